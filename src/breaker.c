@@ -1,0 +1,153 @@
+/* The circuit breaker's state machine and its JSON form. */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "breaker.h"
+#include "json.h"
+#include "xmalloc.h"
+
+static const char *const names[] = { "PASS", "FAIL", "ERROR", "INTERRUPTED" };
+
+const char *
+verdict_name(enum verdict v)
+{
+	return (unsigned)v < 4 ? names[v] : "ERROR";
+}
+
+int
+verdict_parse(const char *s, enum verdict *v)
+{
+	int	i;
+
+	for (i = 0; s != NULL && i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*v = (enum verdict)i;
+			return 0;
+		}
+	return -1;
+}
+
+void
+breaker_init(struct breaker *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void
+breaker_free(struct breaker *b)
+{
+	free(b->opened_at);
+	free(b->last_fail);
+	free(b->last_fail_at);
+	memset(b, 0, sizeof(*b));
+}
+
+static void
+set(char **dst, const char *s)
+{
+	free(*dst);
+	*dst = s != NULL ? xstrdup(s) : NULL;
+}
+
+int
+breaker_record(struct breaker *b, enum verdict v, int threshold,
+    const char *now, const char *what)
+{
+	switch (v) {
+	case VERDICT_PASS:
+		b->streak = 0;
+		return 0;
+	case VERDICT_FAIL:
+		b->streak++;
+		set(&b->last_fail, what);
+		set(&b->last_fail_at, now);
+		if (!b->open && threshold > 0 && b->streak >= threshold) {
+			b->open = 1;
+			set(&b->opened_at, now);
+			return 1;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+void
+breaker_reset(struct breaker *b)
+{
+	b->streak = 0;
+	b->open = 0;
+	set(&b->opened_at, NULL);
+}
+
+void
+breaker_to_json(const struct breaker *b, struct buf *out)
+{
+	struct json	j;
+
+	json_init(&j, out);
+	json_open(&j, '{');
+	json_key(&j, "streak");
+	json_int(&j, b->streak);
+	json_key(&j, "open");
+	json_bool(&j, b->open);
+	json_key(&j, "opened_at");
+	json_str(&j, b->opened_at);
+	json_key(&j, "last_fail");
+	json_str(&j, b->last_fail);
+	json_key(&j, "last_fail_at");
+	json_str(&j, b->last_fail_at);
+	json_close(&j, '}');
+}
+
+int
+breaker_from_json(struct breaker *b, const char *text, size_t len)
+{
+	struct jv	*v, *open;
+	long long	 streak;
+
+	breaker_init(b);
+	if ((v = json_parse(text, len)) == NULL || v->type != JV_OBJ)
+		goto bad;
+	streak = jv_num(jv_get(v, "streak"), -1);
+	open = jv_get(v, "open");
+	if (streak < 0 || streak > 1000000000 || open == NULL ||
+	    open->type != JV_BOOL)
+		goto bad;
+	b->streak = (int)streak;
+	b->open = (int)open->num;
+	set(&b->opened_at, jv_str(jv_get(v, "opened_at")));
+	set(&b->last_fail, jv_str(jv_get(v, "last_fail")));
+	set(&b->last_fail_at, jv_str(jv_get(v, "last_fail_at")));
+	jv_free(v);
+	return 0;
+bad:
+	jv_free(v);
+	breaker_free(b);
+	return -1;
+}
+
+void
+breaker_replay(struct breaker *b, const struct jv *ev, int threshold)
+{
+	const char	*type = jv_str(jv_get(ev, "event"));
+	const char	*time = jv_str(jv_get(ev, "time"));
+	enum verdict	 v;
+
+	if (type == NULL)
+		return;
+	if (strcmp(type, "verify") == 0 &&
+	    verdict_parse(jv_str(jv_get(ev, "verdict")), &v) == 0) {
+		/* A lost breaker-open event must not hide an open
+		 * breaker: the streak alone opens it here too. */
+		(void)breaker_record(b, v, threshold, time,
+		    jv_str(jv_get(ev, "failed")));
+	} else if (strcmp(type, "breaker-open") == 0) {
+		b->open = 1;
+		set(&b->opened_at, time);
+	} else if (strcmp(type, "breaker-reset") == 0) {
+		breaker_reset(b);
+	}
+}

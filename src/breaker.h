@@ -1,0 +1,54 @@
+/*
+ * The circuit breaker, as a state machine with no I/O.
+ *
+ * The streak counts consecutive FAIL verdicts; PASS ends it; ERROR and
+ * INTERRUPTED leave it alone (a broken setup is not a failing test).
+ * When the streak reaches the threshold (0: never) the breaker opens,
+ * and stays open until breaker_reset().
+ *
+ *	struct breaker b;
+ *	breaker_init(&b);
+ *	if (breaker_record(&b, VERDICT_FAIL, 3, now, "make check (exit 2)"))
+ *		... it has just opened: record that ...
+ *	breaker_to_json(&b, &buf);	breaker_from_json(&b, text, len);
+ *	breaker_free(&b);
+ *
+ * The struct owns its strings.
+ */
+#ifndef BREAKER_H
+#define BREAKER_H
+
+#include <stddef.h>
+
+#include "buf.h"
+
+enum verdict {
+	VERDICT_PASS,
+	VERDICT_FAIL,
+	VERDICT_ERROR,
+	VERDICT_INTERRUPTED
+};
+
+struct jv;
+
+struct breaker {
+	int	 streak;
+	int	 open;
+	char	*opened_at;	/* when it opened */
+	char	*last_fail;	/* what failed last, for the refusal */
+	char	*last_fail_at;
+};
+
+void		 breaker_init(struct breaker *);
+void		 breaker_free(struct breaker *);
+int		 breaker_record(struct breaker *, enum verdict, int,
+		    const char *, const char *);
+void		 breaker_reset(struct breaker *);
+void		 breaker_to_json(const struct breaker *, struct buf *);
+int		 breaker_from_json(struct breaker *, const char *, size_t);
+/* Replay one timeline event (as parsed) into b. */
+void		 breaker_replay(struct breaker *, const struct jv *, int);
+const char	*verdict_name(enum verdict);
+int		 verdict_parse(const char *, enum verdict *);
+
+#endif /* BREAKER_H */

@@ -1,0 +1,243 @@
+/* The change report: counts and paths relative to a base commit. */
+#include "config.h"
+
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "change.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "repo.h"
+#include "xmalloc.h"
+
+void
+change_free(struct change *c)
+{
+	free(c->base);
+	free(c->base_id);
+	strv_free(&c->lines);
+	strv_free(&c->from);
+	memset(c, 0, sizeof(*c));
+}
+
+int
+change_parse_diff(struct change *c, const char *p, size_t len)
+{
+	const char	*end = p + len, *status, *a, *b;
+	struct buf	 line = BUF_INIT;
+
+	while (p < end) {
+		status = p;
+		p += strnlen(p, (size_t)(end - p)) + 1;
+		if (p >= end)
+			goto bad;
+		a = p;
+		p += strnlen(p, (size_t)(end - p)) + 1;
+		b = NULL;
+		if (status[0] == 'R' || status[0] == 'C') {
+			if (p >= end)
+				goto bad;
+			b = p;
+			p += strnlen(p, (size_t)(end - p)) + 1;
+		}
+		buf_reset(&line);
+		strv_push(&c->from, status[0] == 'R' ? a : "");
+		switch (status[0]) {
+		case 'R':
+			c->renamed++;
+			buf_addf(&line, "R\t%s", b);
+			break;
+		case 'C':
+			/* A copy adds the new path. */
+			c->added++;
+			buf_addf(&line, "A\t%s", b);
+			break;
+		case 'A':
+			c->added++;
+			buf_addf(&line, "A\t%s", a);
+			break;
+		case 'D':
+			c->deleted++;
+			buf_addf(&line, "D\t%s", a);
+			break;
+		case 'M':
+		case 'T':
+		case 'U':
+			c->modified++;
+			buf_addf(&line, "M\t%s", a);
+			break;
+		default:
+			goto bad;
+		}
+		strv_push(&c->lines, line.data);
+	}
+	buf_free(&line);
+	return 0;
+bad:
+	buf_free(&line);
+	return -1;
+}
+
+void
+change_add_untracked(struct change *c, const char *p, size_t len)
+{
+	const char	*end = p + len;
+	size_t		 n;
+
+	while (p < end) {
+		n = strnlen(p, (size_t)(end - p));
+		if (n > 0) {
+			c->untracked++;
+			strv_pushf(&c->lines, "?\t%.*s", (int)n, p);
+			strv_push(&c->from, "");
+		}
+		p += n + 1;
+	}
+}
+
+int
+change_compute(struct change *c, const struct repo *r, const char *base)
+{
+	const char *const	 ls[] = { "ls-files", "-z", "-o",
+	    "--exclude-standard", NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT;
+	int			 st, ret = -1;
+
+	memset(c, 0, sizeof(*c));
+	c->base = xstrdup(base);
+	if ((c->base_id = repo_resolve_commit(r, base)) == NULL) {
+		warnx("--change=%s: no such commit", fs_vis(base));
+		return -1;
+	}
+	repo_git(r, &g);
+	{
+		const char *const	a[] = { "diff", "-z", "--name-status",
+		    "-M", "--no-ext-diff", "--no-textconv", "--no-relative",
+		    "--no-color", c->base_id, "--", NULL };
+
+		st = git_run(&g, a, 0, NULL, &out, NULL);
+	}
+	if (st != 0) {
+		if (st > 0)
+			warnx("git diff failed (status %d)", st);
+		goto out;
+	}
+	if (change_parse_diff(c, out.data != NULL ? out.data : "",
+	    out.len) == -1) {
+		warnx("cannot parse the output of git diff --name-status");
+		goto out;
+	}
+	buf_reset(&out);
+	if ((st = git_run(&g, ls, 0, NULL, &out, NULL)) != 0) {
+		if (st > 0)
+			warnx("git ls-files failed (status %d)", st);
+		goto out;
+	}
+	change_add_untracked(c, out.data != NULL ? out.data : "", out.len);
+	ret = 0;
+out:
+	buf_free(&out);
+	return ret;
+}
+
+char *
+change_summary(const struct change *c)
+{
+	struct buf	b = BUF_INIT;
+
+#define PART(n, word) do {						\
+	if ((n) > 0)							\
+		buf_addf(&b, "%s%zu " word, b.len ? ", " : "", (n));	\
+} while (0)
+	PART(c->modified, "modified");
+	PART(c->added, "added");
+	PART(c->deleted, "deleted");
+	PART(c->renamed, "renamed");
+	PART(c->untracked, "untracked");
+#undef PART
+	if (b.len == 0)
+		buf_adds(&b, "no changes");
+	return buf_detach(&b);
+}
+
+/* "M path" or "R old -> new", printable. */
+static void
+line_text(const struct change *c, size_t i, struct buf *out)
+{
+	const char	*l = c->lines.v[i];
+
+	buf_reset(out);
+	buf_addc(out, l[0]);
+	buf_addc(out, ' ');
+	if (l[0] == 'R') {
+		buf_adds(out, fs_vis(c->from.v[i]));
+		buf_adds(out, " -> ");
+	}
+	buf_adds(out, fs_vis(l + 2));
+}
+
+void
+change_print(const struct change *c, FILE *fp, size_t max)
+{
+	struct buf	 line = BUF_INIT;
+	char		*sum;
+	size_t		 i;
+
+	sum = change_summary(c);
+	fprintf(fp, "forge: change against %s (%.12s): %s\n",
+	    fs_vis(c->base), c->base_id, sum);
+	free(sum);
+	for (i = 0; i < c->lines.n && i < max; i++) {
+		line_text(c, i, &line);
+		fprintf(fp, "forge:   %s\n", line.data);
+	}
+	if (c->lines.n > max)
+		fprintf(fp, "forge:   ... and %zu more\n", c->lines.n - max);
+	buf_free(&line);
+}
+
+void
+change_json(const struct change *c, struct json *j, size_t max)
+{
+	const char	*l;
+	size_t		 i;
+
+	json_open(j, '{');
+	json_key(j, "base");
+	json_str(j, c->base);
+	json_key(j, "base_commit");
+	json_str(j, c->base_id);
+	json_key(j, "modified");
+	json_int(j, (long long)c->modified);
+	json_key(j, "added");
+	json_int(j, (long long)c->added);
+	json_key(j, "deleted");
+	json_int(j, (long long)c->deleted);
+	json_key(j, "renamed");
+	json_int(j, (long long)c->renamed);
+	json_key(j, "untracked");
+	json_int(j, (long long)c->untracked);
+	json_key(j, "paths");
+	json_open(j, '[');
+	for (i = 0; i < c->lines.n && i < max; i++) {
+		l = c->lines.v[i];
+		json_open(j, '{');
+		json_key(j, "status");
+		json_strn(j, l, 1);
+		if (l[0] == 'R') {
+			json_key(j, "from");
+			json_str(j, c->from.v[i]);
+		}
+		json_key(j, "path");
+		json_str(j, l + 2);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	json_key(j, "more");
+	json_int(j, (long long)(c->lines.n > max ? c->lines.n - max : 0));
+	json_close(j, '}');
+}

@@ -1,0 +1,73 @@
+/* forge breaker: show the circuit breaker, or close it (reset). */
+#include "config.h"
+
+#include <err.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "breaker.h"
+#include "cmd.h"
+#include "context.h"
+#include "forge.h"
+#include "timeutil.h"
+
+int
+cmd_breaker(int argc, char **argv)
+{
+	struct context	 ctx;
+	struct breaker	 b;
+	struct buf	 ev = BUF_INIT;
+	struct json	 j;
+	char		 now[RFC3339_LEN];
+	int		 reset, st, was_open, streak, ret = 0;
+
+	if (argc > 2 || (argc == 2 && strcmp(argv[1], "reset") != 0 &&
+	    strcmp(argv[1], "show") != 0)) {
+		if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
+		    strcmp(argv[1], "--help") == 0)) {
+			cmd_usage("breaker");
+			return 0;
+		}
+		cmd_usage("breaker");
+		return EXIT_USAGE;
+	}
+	reset = argc == 2 && strcmp(argv[1], "reset") == 0;
+	if ((st = context_open(&ctx, 0)) != 0) {
+		context_close(&ctx);
+		return st;
+	}
+	if (state_lock(&ctx.state) == -1) {
+		context_close(&ctx);
+		return EXIT_FORGE;
+	}
+	(void)state_breaker(&ctx.state, &b);
+	was_open = b.open;
+	streak = b.streak;
+	if (reset) {
+		breaker_reset(&b);
+		json_init(&j, &ev);
+		state_event_begin(&j, "breaker-reset", time_rfc3339(now,
+		    time(NULL)));
+		json_key(&j, "was_open");
+		json_bool(&j, was_open);
+		json_key(&j, "streak_was");
+		json_int(&j, streak);
+		json_close(&j, '}');
+		buf_addc(&ev, '\n');
+		if (state_append(&ctx.state, &ev) == -1 ||
+		    state_save_breaker(&ctx.state, &b) == -1)
+			ret = EXIT_FORGE;
+	}
+	state_unlock(&ctx.state);
+	if (reset && ret == 0)
+		printf("breaker: closed (it was %s, streak %d)\n",
+		    was_open ? "open" : "closed", streak);
+	else if (!reset)
+		printf("breaker: %s (streak %d of %d)\n", b.open ? "OPEN" :
+		    "closed", b.streak, ctx.cfg.threshold);
+	buf_free(&ev);
+	breaker_free(&b);
+	context_close(&ctx);
+	return ret;
+}

@@ -1,0 +1,613 @@
+/*
+ * forge verify: run the verification, in place or in an ephemeral copy,
+ * and record the verdict in the real repository.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <err.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "breaker.h"
+#include "change.h"
+#include "cleanup.h"
+#include "cmd.h"
+#include "context.h"
+#include "forge.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "sig.h"
+#include "snapshot.h"
+#include "spawn.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+struct step {
+	char		*display;	/* as the user would type it */
+	struct strv	 argv;
+	int		 shell;		/* a forge.verify value, run by sh */
+	int		 ran;
+	int		 status;
+	long long	 ms;
+};
+
+struct run {
+	struct context	*ctx;
+	struct snapshot	 snap;
+	int		 have_snap;
+	struct change	 change;
+	int		 have_change;
+	int		 isolated;
+	int		 check;
+	struct step	*steps;
+	size_t		 nsteps;
+	char		*tree;
+	enum verdict	 verdict;
+	int		 status;
+	int		 timed_out;
+	int		 signo;		/* what interrupted it */
+	long long	 timeout_ms;
+	long long	 start_ms;
+	time_t		 start;
+	char		*failed;	/* the failing step, for the breaker */
+};
+
+static const struct option longopts[] = {
+	{ "isolated",	no_argument,		NULL, 'i' },
+	{ "in-place",	no_argument,		NULL, 'I' },
+	{ "no-check",	no_argument,		NULL, 'N' },
+	{ "keep",	no_argument,		NULL, 'k' },
+	{ "timeout",	required_argument,	NULL, 't' },
+	{ "change",	optional_argument,	NULL, 'c' },
+	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "help",	no_argument,		NULL, 'h' },
+	{ NULL,		0,			NULL, 0 }
+};
+
+int
+verify_parse(int argc, char **argv, struct verify_opts *o)
+{
+	int	ch;
+
+	memset(o, 0, sizeof(*o));
+	o->isolated = -1;
+	o->check = 1;
+	o->timeout_ms = -1;
+	optind = 0;	/* GNU: start afresh, as tests parse repeatedly */
+	/* "+": the first non-option is COMMAND; its options are its own. */
+	while ((ch = getopt_long(argc, argv, "+ikt:vh", longopts, NULL)) !=
+	    -1) {
+		switch (ch) {
+		case 'i':
+			o->isolated = 1;
+			break;
+		case 'I':
+			o->isolated = 0;
+			break;
+		case 'N':
+			o->check = 0;
+			break;
+		case 'k':
+			o->keep = 1;
+			break;
+		case 't':
+			if ((o->timeout_ms = duration_parse(optarg)) < 0) {
+				warnx("--timeout %s: not a duration such as "
+				    "90s, 10m or 1.5h", fs_vis(optarg));
+				return -1;
+			}
+			break;
+		case 'c':
+			o->change = optarg != NULL ? optarg : "HEAD";
+			if (*o->change == '\0') {
+				warnx("--change=: the base is empty");
+				return -1;
+			}
+			break;
+		case 'v':
+			o->verbose = 1;
+			break;
+		case 'h':
+			cmd_usage("verify");
+			exit(0);
+		default:
+			cmd_usage("verify");
+			return -1;
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->keep && o->isolated == 0) {
+		warnx("--keep keeps the isolated copy: it makes no sense with "
+		    "--in-place");
+		return -1;
+	}
+	return 0;
+}
+
+static void
+free_steps(struct run *r)
+{
+	size_t	i;
+
+	for (i = 0; i < r->nsteps; i++) {
+		free(r->steps[i].display);
+		strv_free(&r->steps[i].argv);
+	}
+	free(r->steps);
+	r->steps = NULL;
+	r->nsteps = 0;
+}
+
+static int
+make_steps(struct run *r, const struct verify_opts *o)
+{
+	struct step	*s;
+	size_t		 i;
+
+	if (o->argv != NULL) {
+		r->steps = xcalloc(1, sizeof(*r->steps));
+		r->nsteps = 1;
+		s = &r->steps[0];
+		strv_pushv(&s->argv, o->argv);
+		s->display = strv_join_shell(o->argv);
+		return 0;
+	}
+	if (r->ctx->cfg.verify.n == 0) {
+		warnx("nothing to verify: give a command (forge verify -- make "
+		    "check) or configure steps (git config --add forge.verify "
+		    "'make check')");
+		return -1;
+	}
+	r->nsteps = r->ctx->cfg.verify.n;
+	r->steps = xcalloc(r->nsteps, sizeof(*r->steps));
+	for (i = 0; i < r->nsteps; i++) {
+		s = &r->steps[i];
+		s->shell = 1;
+		s->display = xstrdup(r->ctx->cfg.verify.v[i]);
+		strv_push(&s->argv, "/bin/sh");
+		strv_push(&s->argv, "-c");
+		strv_push(&s->argv, r->ctx->cfg.verify.v[i]);
+	}
+	return 0;
+}
+
+static char *
+steps_display(const struct run *r)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < r->nsteps; i++) {
+		if (i > 0)
+			buf_adds(&b, " && ");
+		buf_adds(&b, r->steps[i].display);
+	}
+	return buf_detach(&b);
+}
+
+/* The breaker is open: say why and how to close it. */
+static int
+refused(struct run *r)
+{
+	struct breaker	b;
+	int		open;
+
+	if (state_lock(&r->ctx->state) == -1)
+		return -1;
+	(void)state_breaker(&r->ctx->state, &b);
+	state_unlock(&r->ctx->state);
+	if ((open = b.open)) {
+		warnx("the circuit breaker is open: %d consecutive failed "
+		    "verifications, open since %s", b.streak,
+		    b.opened_at != NULL ? b.opened_at : "(unknown)");
+		if (b.last_fail != NULL)
+			warnx("last failure: %s%s%s", fs_vis(b.last_fail),
+			    b.last_fail_at != NULL ? " at " : "",
+			    b.last_fail_at != NULL ? b.last_fail_at : "");
+		warnx("not running anything; once the cause is fixed, "
+		    "close it with: forge breaker reset");
+	}
+	breaker_free(&b);
+	return open;
+}
+
+/* Where a command runs: the copy's counterpart of the caller's dir. */
+static char *
+command_dir(struct run *r, const struct step *s)
+{
+	const char	*prefix = r->ctx->repo.prefix;
+	char		*dir;
+
+	if (!r->isolated)
+		return s->shell ? xstrdup(r->ctx->repo.top) : NULL;
+	if (s->shell || *prefix == '\0')
+		return xstrdup(r->snap.copy);
+	dir = xasprintf("%s/%s", r->snap.copy, prefix);
+	/* It may hold only ignored files, so the copy lacks it. */
+	if (fs_mkdirs(dir, 0777) == -1)
+		warn("cannot create %s", fs_vis(dir));
+	return dir;
+}
+
+static void
+run_steps(struct run *r)
+{
+	struct spawn_limit	 lim;
+	struct spawn_exit	 ex;
+	struct strv		 env = STRV_INIT;
+	struct step		*s;
+	char			*dir, buf[32];
+	long long		 t, left;
+	size_t			 i;
+
+	r->verdict = VERDICT_PASS;
+	r->status = 0;
+	for (i = 0; i < r->nsteps; i++) {
+		struct spawn	sp = SPAWN_INIT;
+
+		s = &r->steps[i];
+		dir = command_dir(r, s);
+		strv_clear(&env);
+		if (r->isolated) {
+			/* From a git hook, these would point the command
+			 * at the real repository. */
+			git_unset_local(&env);
+			strv_pushf(&env, "PWD=%s", dir);
+		}
+		sp.argv = s->argv.v;
+		sp.env = r->isolated ? env.v : NULL;
+		sp.dir = dir;
+		sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
+		memset(&lim, 0, sizeof(lim));
+		lim.grace_ms = r->ctx->cfg.grace_ms;
+		if (r->timeout_ms > 0) {
+			left = r->start_ms + r->timeout_ms - spawn_now_ms();
+			lim.timeout_ms = left > 0 ? left : 1;
+		}
+		t = spawn_now_ms();
+		s->ran = 1;
+		if (sig_pending()) {
+			free(dir);
+			r->verdict = VERDICT_INTERRUPTED;
+			r->signo = sig_pending();
+			break;
+		}
+		if (spawn_start(&sp) == -1) {
+			if (errno == ENOENT) {
+				warnx("%s: command not found",
+				    fs_vis(s->argv.v[0]));
+				s->status = EXIT_NOTFOUND;
+			} else {
+				warn("%s", fs_vis(s->argv.v[0]));
+				s->status = EXIT_NOEXEC;
+			}
+			free(dir);
+			s->ms = spawn_now_ms() - t;
+			r->verdict = VERDICT_FAIL;
+			r->status = s->status;
+			r->failed = xasprintf("%s (%s)", s->display,
+			    s->status == EXIT_NOTFOUND ? "command not found" :
+			    "cannot execute");
+			break;
+		}
+		free(dir);
+		if (r->have_snap)
+			(void)journal_note_child(&r->snap.journal, sp.pid);
+		if (spawn_wait(&sp, &lim, &ex) == -1) {
+			warn("waiting for %s", fs_vis(s->display));
+			r->verdict = VERDICT_ERROR;
+			r->status = EXIT_FORGE;
+			break;
+		}
+		s->ms = spawn_now_ms() - t;
+		s->status = ex.status;
+		if (ex.interrupted || sig_pending()) {
+			r->verdict = VERDICT_INTERRUPTED;
+			r->signo = sig_pending();
+			r->status = 128 + r->signo;
+			break;
+		}
+		if (ex.timed_out) {
+			r->timed_out = 1;
+			r->verdict = VERDICT_FAIL;
+			r->status = EXIT_TIMEOUT;
+			r->failed = xasprintf("%s (timed out after %s)",
+			    s->display, duration_format(buf, sizeof(buf),
+			    r->timeout_ms));
+			break;
+		}
+		/* ^C or ^\ at the terminal reached the command only, as it
+		 * held the foreground: the user meant to stop everything. */
+		if (ex.terminal && WIFSIGNALED(ex.wstatus) &&
+		    (WTERMSIG(ex.wstatus) == SIGINT ||
+		    WTERMSIG(ex.wstatus) == SIGQUIT)) {
+			r->verdict = VERDICT_INTERRUPTED;
+			r->signo = WTERMSIG(ex.wstatus);
+			r->status = ex.status;
+			break;
+		}
+		if (ex.status != 0) {
+			r->verdict = VERDICT_FAIL;
+			r->status = ex.status;
+			if (WIFSIGNALED(ex.wstatus))
+				r->failed = xasprintf("%s (killed by signal "
+				    "%d)", s->display, WTERMSIG(ex.wstatus));
+			else
+				r->failed = xasprintf("%s (exit status %d)",
+				    s->display, ex.status);
+			break;
+		}
+	}
+	strv_free(&env);
+}
+
+static void
+event_json(struct run *r, struct buf *ev, const char *now)
+{
+	struct json	 j;
+	size_t		 i;
+
+	json_init(&j, ev);
+	state_event_begin(&j, "verify", now);
+	json_key(&j, "mode");
+	json_str(&j, r->isolated ? "isolated" : "in-place");
+	json_key(&j, "head");
+	json_str(&j, r->ctx->repo.head);
+	json_key(&j, "tree");
+	json_str(&j, r->tree);
+	json_key(&j, "cwd");
+	json_str(&j, r->ctx->repo.prefix);
+	json_key(&j, "steps");
+	json_open(&j, '[');
+	for (i = 0; i < r->nsteps; i++) {
+		if (!r->steps[i].ran)
+			continue;
+		json_open(&j, '{');
+		json_key(&j, "command");
+		json_str(&j, r->steps[i].display);
+		json_key(&j, "status");
+		json_int(&j, r->steps[i].status);
+		json_key(&j, "duration_ms");
+		json_int(&j, r->steps[i].ms);
+		json_close(&j, '}');
+	}
+	json_close(&j, ']');
+	json_key(&j, "verdict");
+	json_str(&j, verdict_name(r->verdict));
+	json_key(&j, "status");
+	json_int(&j, r->status);
+	if (r->failed != NULL) {
+		json_key(&j, "failed");
+		json_str(&j, r->failed);
+	}
+	if (r->timed_out) {
+		json_key(&j, "timed_out");
+		json_bool(&j, 1);
+	}
+	if (r->signo != 0) {
+		json_key(&j, "signal");
+		json_int(&j, r->signo);
+	}
+	json_key(&j, "duration_ms");
+	json_int(&j, spawn_now_ms() - r->start_ms);
+	if (r->have_change) {
+		json_key(&j, "change");
+		change_json(&r->change, &j, CHANGE_LIST_MAX);
+	}
+	if (r->have_snap && r->snap.kept) {
+		json_key(&j, "kept");
+		json_str(&j, r->snap.copy);
+	}
+	json_close(&j, '}');
+	buf_addc(ev, '\n');
+}
+
+/* Append the verdict to the timeline and fold it into the breaker. */
+static int
+record(struct run *r)
+{
+	struct state	*st = &r->ctx->state;
+	struct breaker	 b;
+	struct buf	 ev = BUF_INIT;
+	struct json	 j;
+	char		 now[RFC3339_LEN], start[RFC3339_LEN];
+	int		 opened, ret = 0;
+
+	time_rfc3339(now, time(NULL));
+	time_rfc3339(start, r->start);
+	event_json(r, &ev, start);
+	if (state_lock(st) == -1) {
+		buf_free(&ev);
+		return -1;
+	}
+	(void)state_breaker(st, &b);
+	opened = breaker_record(&b, r->verdict, st->threshold, now,
+	    r->failed);
+	if (opened) {
+		json_init(&j, &ev);
+		state_event_begin(&j, "breaker-open", now);
+		json_key(&j, "streak");
+		json_int(&j, b.streak);
+		json_key(&j, "threshold");
+		json_int(&j, st->threshold);
+		json_key(&j, "failed");
+		json_str(&j, r->failed);
+		json_close(&j, '}');
+		buf_addc(&ev, '\n');
+	}
+	if (state_append(st, &ev) == -1 || state_save_breaker(st, &b) == -1)
+		ret = -1;
+	state_unlock(st);
+	if (opened)
+		warnx("%d failed verifications in a row: the circuit breaker "
+		    "is now open (forge breaker reset closes it)", b.streak);
+	breaker_free(&b);
+	buf_free(&ev);
+	return ret;
+}
+
+static void
+summary(struct run *r)
+{
+	char	*what, d[32], tree[16];
+
+	what = steps_display(r);
+	duration_format(d, sizeof(d), spawn_now_ms() - r->start_ms);
+	snprintf(tree, sizeof(tree), "%.12s", r->tree != NULL ? r->tree :
+	    "unchecked");
+	fprintf(stderr, "Verify: %s ... Verdict: %s (", fs_vis(what),
+	    verdict_name(r->verdict));
+	switch (r->verdict) {
+	case VERDICT_PASS:
+		break;
+	case VERDICT_FAIL:
+		if (r->timed_out)
+			fprintf(stderr, "timed out, exit status %d; ",
+			    r->status);
+		else
+			fprintf(stderr, "exit status %d; ", r->status);
+		break;
+	case VERDICT_ERROR:
+		fprintf(stderr, "forge could not verify, exit status %d; ",
+		    r->status);
+		break;
+	case VERDICT_INTERRUPTED:
+		fprintf(stderr, "interrupted by signal %d; ", r->signo);
+		break;
+	}
+	fprintf(stderr, "%s, tree %s, %s)\n", r->isolated ? "isolated" :
+	    "in place", tree, d);
+	free(what);
+}
+
+static void
+verbose_phases(const struct snapshot *s)
+{
+	char	a[32], b[32], c[32], d[32];
+
+	fprintf(stderr, "forge: copy %s ready: checkout %s, changes %s, "
+	    "untracked %s, proof %s\n", fs_vis(s->copy),
+	    duration_format(a, sizeof(a), s->ms[SNAP_CHECKOUT]),
+	    duration_format(b, sizeof(b), s->ms[SNAP_APPLY]),
+	    duration_format(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
+	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
+}
+
+int
+cmd_verify(int argc, char **argv)
+{
+	struct verify_opts	 o;
+	struct context		 ctx;
+	struct run		 r;
+	int			 st, keep;
+
+	if (verify_parse(argc, argv, &o) == -1)
+		return EXIT_USAGE;
+	memset(&r, 0, sizeof(r));
+	r.start = time(NULL);
+	r.start_ms = spawn_now_ms();
+	r.ctx = &ctx;
+	if ((st = context_open(&ctx, 0)) != 0) {
+		context_close(&ctx);
+		return st;
+	}
+	r.isolated = o.isolated != -1 ? o.isolated : ctx.cfg.isolated;
+	r.timeout_ms = o.timeout_ms >= 0 ? o.timeout_ms : ctx.cfg.timeout_ms;
+	r.check = o.check;
+	keep = o.keep;
+	if (keep && !r.isolated) {
+		warnx("--keep keeps the isolated copy: add --isolated");
+		context_close(&ctx);
+		return EXIT_USAGE;
+	}
+	if (make_steps(&r, &o) == -1) {
+		context_close(&ctx);
+		return EXIT_USAGE;
+	}
+	if ((st = refused(&r)) != 0) {
+		free_steps(&r);
+		context_close(&ctx);
+		return st == 1 ? EXIT_BREAKER : EXIT_FORGE;
+	}
+
+	r.verdict = VERDICT_ERROR;
+	r.status = EXIT_FORGE;
+	if (o.change != NULL) {
+		if (change_compute(&r.change, &ctx.repo, o.change) == -1)
+			goto done;
+		r.have_change = 1;
+		change_print(&r.change, stderr, CHANGE_LIST_MAX);
+	}
+	if (r.isolated) {
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy (working tree untouched)\n");
+		if (snapshot_create(&r.snap, &ctx.repo, r.check ? 0 :
+		    SNAP_NOCHECK) == -1) {
+			r.have_snap = 0;
+			snapshot_free(&r.snap);
+			goto done;
+		}
+		r.have_snap = 1;
+		if (r.snap.tree != NULL)
+			r.tree = xstrdup(r.snap.tree);
+		if (o.verbose)
+			verbose_phases(&r.snap);
+	} else {
+		fprintf(stderr, "forge: in place: running verification in "
+		    "the working tree itself\n");
+		if (r.check && (r.tree = snapshot_source_tree(&ctx.repo)) ==
+		    NULL)
+			goto done;
+	}
+	if (o.verbose && r.tree != NULL)
+		fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n", r.tree,
+		    ctx.repo.head);
+	run_steps(&r);
+done:
+	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED) {
+		r.verdict = VERDICT_INTERRUPTED;
+		r.signo = sig_pending();
+		r.status = 128 + r.signo;
+	}
+	if (r.have_snap) {
+		if (keep && r.verdict != VERDICT_INTERRUPTED) {
+			(void)snapshot_keep(&r.snap);
+			fprintf(stderr, "forge: kept the copy at %s (forge gc "
+			    "--kept removes it)\n", fs_vis(r.snap.copy));
+		} else
+			(void)snapshot_remove(&r.snap);
+	}
+	if (record(&r) == -1 && r.verdict != VERDICT_INTERRUPTED) {
+		warnx("the verdict could not be recorded");
+		if (r.verdict == VERDICT_PASS) {
+			r.verdict = VERDICT_ERROR;
+			r.status = EXIT_FORGE;
+		}
+	}
+	summary(&r);
+	if (r.have_snap)
+		snapshot_free(&r.snap);
+	free(r.tree);
+	free(r.failed);
+	if (r.have_change)
+		change_free(&r.change);
+	free_steps(&r);
+	context_close(&ctx);
+	if (r.verdict == VERDICT_INTERRUPTED && r.signo != 0) {
+		/* Die of the signal, so whoever ran us sees the cause. */
+		cleanup_run();
+		fflush(NULL);
+		sig_die(r.signo);
+	}
+	return r.status;
+}

@@ -1,0 +1,70 @@
+/* The common start of every repository command. */
+#include "config.h"
+
+#include <err.h>
+#include <string.h>
+#include <time.h>
+
+#include "context.h"
+#include "forge.h"
+#include "gitcmd.h"
+#include "journal.h"
+#include "timeutil.h"
+
+int
+context_open(struct context *ctx, int flags)
+{
+	struct json	 j;
+	struct buf	 ev = BUF_INIT;
+	char		 now[RFC3339_LEN];
+	int		 n;
+
+	memset(ctx, 0, sizeof(*ctx));
+	settings_init(&ctx->cfg);
+	ctx->state.lockfd = -1;
+	if (git_init() == -1 || repo_open(&ctx->repo) == -1)
+		return EXIT_FORGE;
+	ctx->opened = 1;
+	if (settings_load(&ctx->cfg, &ctx->repo) == -1)
+		return EXIT_USAGE;
+	if (state_open(&ctx->state, ctx->repo.common, &ctx->cfg) == -1)
+		return EXIT_FORGE;
+	if (!(flags & CTX_NORECLAIM) &&
+	    journal_reclaim(ctx->repo.common, 0, &n) == 0 && n > 0) {
+		json_init(&j, &ev);
+		state_event_begin(&j, "reclaim", time_rfc3339(now,
+		    time(NULL)));
+		json_key(&j, "count");
+		json_int(&j, n);
+		json_close(&j, '}');
+		(void)context_event(ctx, &ev);
+		buf_free(&ev);
+	}
+	return 0;
+}
+
+int
+context_event(struct context *ctx, struct buf *ev)
+{
+	int	ret;
+
+	if (ev->len == 0 || ev->data[ev->len - 1] != '\n')
+		buf_addc(ev, '\n');
+	if (state_lock(&ctx->state) == -1)
+		return -1;
+	ret = state_append(&ctx->state, ev);
+	state_unlock(&ctx->state);
+	return ret;
+}
+
+void
+context_close(struct context *ctx)
+{
+	if (ctx->state.dir != NULL)
+		state_close(&ctx->state);
+	settings_free(&ctx->cfg);
+	if (ctx->opened)
+		repo_close(&ctx->repo);
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->state.lockfd = -1;
+}

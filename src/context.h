@@ -1,0 +1,34 @@
+/*
+ * What every command that works on a repository starts with: git found
+ * and recent enough, the repository found, its settings read, its
+ * harness state opened, and copies left by dead runs reclaimed.
+ *
+ *	struct context ctx;
+ *	if ((st = context_open(&ctx, CTX_CONFIG)) != 0)
+ *		return st;		a message was printed; st is the
+ *					exit status (125 or 64)
+ *	... ctx.repo, ctx.cfg, ctx.state ...
+ *	context_close(&ctx);
+ */
+#ifndef CONTEXT_H
+#define CONTEXT_H
+
+#include "settings.h"
+#include "repo.h"
+#include "state.h"
+
+#define CTX_NORECLAIM	0x01	/* forge gc reclaims itself, and says so */
+
+struct context {
+	struct repo	repo;
+	struct settings	cfg;
+	struct state	state;
+	int		opened;
+};
+
+int	context_open(struct context *, int);
+void	context_close(struct context *);
+/* Append one event built by fn under the state lock; -1 on failure. */
+int	context_event(struct context *, struct buf *);
+
+#endif /* CONTEXT_H */

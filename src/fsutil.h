@@ -1,0 +1,47 @@
+/*
+ * Files and trees, through directory file descriptors.
+ *
+ * Paths below a directory fd are walked one component at a time with
+ * O_NOFOLLOW, so a symlink planted in a copy can never redirect a write
+ * outside it, and no path length limit applies to the walk.  Every fd
+ * returned is O_CLOEXEC and owned by the caller.  Functions return -1
+ * with errno set; none prints or exits.
+ */
+#ifndef FSUTIL_H
+#define FSUTIL_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+/* Open the directory relpath below dirfd ("" is dirfd itself, dup'd);
+ * with create, missing components are made with mode. */
+int	fs_open_dir(int, const char *, int, mode_t);
+/* Copy one entry: a regular file (content and permission bits) or a
+ * symlink (target, never followed).  Anything else is not opened: -1 with
+ * errno EINVAL, and *st tells what it was.  An existing destination entry
+ * (file, link or tree) is replaced. */
+int	fs_copy_entry(int, const char *, int, const char *, struct stat *);
+/* Copy all of in to out (copy_file_range(2), else read and write). */
+int	fs_copy_fd(int, int);
+/* Remove name below dirfd and everything in it; a missing name is fine.
+ * Read-only directories are made writable first; symlinks are removed,
+ * never followed; depth costs no file descriptors. */
+int	fs_rmtree_at(int, const char *);
+int	fs_rmtree(const char *);
+/* mkdir -p. */
+int	fs_mkdirs(const char *, mode_t);
+/* Replace path with data: a temporary file, fsync, rename, fsync dir. */
+int	fs_write_atomic(const char *, const void *, size_t, mode_t);
+/* Read a whole file, at most max bytes (more: -1, EFBIG). */
+int	fs_read_file(const char *, struct buf *, size_t);
+/* The final component of a path, and the rest. */
+const char *fs_basename(const char *);
+/* A path made safe to print (control and non-ASCII bytes as octal
+ * escapes); valid until the fourth call after. */
+const char *fs_vis(const char *);
+/* Human-readable type of a stat mode: "fifo", "socket", ... */
+const char *fs_type_name(mode_t);
+
+#endif /* FSUTIL_H */

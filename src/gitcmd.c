@@ -1,0 +1,278 @@
+/* Running git with a scrubbed environment and fixed global options. */
+#include "config.h"
+
+#include <ctype.h>
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "gitcmd.h"
+#include "sig.h"
+#include "xmalloc.h"
+
+static char		*git_bin;
+static char		*version;
+static struct strv	 local_vars = STRV_INIT;
+
+/* Known before asking git, so that even the first run is clean. */
+static const char *const builtin_local[] = {
+	"GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_CONFIG",
+	"GIT_CONFIG_PARAMETERS", "GIT_CONFIG_COUNT", "GIT_OBJECT_DIRECTORY",
+	"GIT_DIR", "GIT_WORK_TREE", "GIT_IMPLICIT_WORK_TREE", "GIT_GRAFT_FILE",
+	"GIT_INDEX_FILE", "GIT_NO_REPLACE_OBJECTS", "GIT_REPLACE_REF_BASE",
+	"GIT_PREFIX", "GIT_INTERNAL_SUPER_PREFIX", "GIT_SHALLOW_FILE",
+	"GIT_COMMON_DIR", NULL
+};
+
+const char *
+git_path(void)
+{
+	return git_bin != NULL ? git_bin : "git";
+}
+
+const char *
+git_version_string(void)
+{
+	return version != NULL ? version : "unknown";
+}
+
+int
+git_parse_version(const char *s, int *major, int *minor)
+{
+	const char	*p;
+	char		*end;
+	long		 a, b;
+
+	if (strncmp(s, "git version ", 12) != 0)
+		return -1;
+	p = s + 12;
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	a = strtol(p, &end, 10);
+	if (*end != '.' || !isdigit((unsigned char)end[1]))
+		return -1;
+	b = strtol(end + 1, &end, 10);
+	if (a < 0 || a > 1000 || b < 0 || b > 1000)
+		return -1;
+	*major = (int)a;
+	*minor = (int)b;
+	return 0;
+}
+
+static int	git_major, git_minor;
+
+int
+git_version_at_least(int major, int minor)
+{
+	return git_major > major || (git_major == major && git_minor >= minor);
+}
+
+void
+git_unset_local(struct strv *env)
+{
+	size_t	i;
+
+	if (local_vars.n == 0)
+		for (i = 0; builtin_local[i] != NULL; i++)
+			strv_push(env, builtin_local[i]);
+	for (i = 0; i < local_vars.n; i++)
+		strv_push(env, local_vars.v[i]);
+}
+
+void
+git_env(const struct git *g, struct strv *env)
+{
+	git_unset_local(env);
+	strv_push(env, "LC_ALL=C");
+	if (g == NULL)
+		return;
+	if (g->gitdir != NULL)
+		strv_pushf(env, "GIT_DIR=%s", g->gitdir);
+	if (g->worktree != NULL)
+		strv_pushf(env, "GIT_WORK_TREE=%s", g->worktree);
+	if (g->index != NULL)
+		strv_pushf(env, "GIT_INDEX_FILE=%s", g->index);
+	if (g->objdir != NULL)
+		strv_pushf(env, "GIT_OBJECT_DIRECTORY=%s", g->objdir);
+	if (g->alternates != NULL)
+		strv_pushf(env, "GIT_ALTERNATE_OBJECT_DIRECTORIES=%s",
+		    g->alternates);
+}
+
+void
+git_argv(struct strv *argv, const char *const *args)
+{
+	strv_push(argv, git_path());
+	strv_push(argv, "--no-optional-locks");
+	strv_push(argv, "-c");
+	strv_push(argv, "core.fsmonitor=false");
+	strv_push(argv, "-c");
+	strv_push(argv, "core.hooksPath=/dev/null");
+	for (; args != NULL && *args != NULL; args++)
+		strv_push(argv, *args);
+}
+
+int
+git_lock_busy(const char *err)
+{
+	return strstr(err, ".lock': File exists") != NULL ||
+	    strstr(err, "could not lock config file") != NULL ||
+	    strstr(err, "Unable to create '") != NULL;
+}
+
+static void
+stream(struct spawn_stream *s, int fd, int write, struct buf *b, int relay)
+{
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	s->write = write;
+	s->buf = b;
+	s->relay_to = relay;
+}
+
+static int
+run_once(const struct git *g, const char *const *args, int flags,
+    const struct buf *in, struct buf *out, struct buf *err)
+{
+	struct spawn		 sp = SPAWN_INIT;
+	struct spawn_stream	 st[3];
+	struct spawn_exit	 ex;
+	struct strv		 argv = STRV_INIT, env = STRV_INIT;
+	struct buf		 junk = BUF_INIT, inb = BUF_INIT;
+	size_t			 n = 0;
+	int			 ret = -1, ioerr;
+
+	git_argv(&argv, args);
+	if (flags & GIT_USER_ENV)
+		strv_push(&env, "LC_ALL=C");
+	else
+		git_env(g, &env);
+	sp.argv = argv.v;
+	sp.env = env.v;
+	sp.dir = g != NULL ? g->dir : NULL;
+	sp.in = in != NULL ? SPAWN_PIPE : SPAWN_NULL;
+	sp.out = SPAWN_PIPE;
+	sp.err = SPAWN_PIPE;
+	if (spawn_start(&sp) == -1) {
+		if (errno == ENOENT && sp.dir == NULL)
+			warnx("git not found on PATH");
+		else
+			warn("cannot run git %s", args[0]);
+		goto out;
+	}
+	if (in != NULL) {
+		buf_add(&inb, in->data, in->len);
+		stream(&st[n++], sp.in, 1, &inb, -1);
+	}
+	stream(&st[n++], sp.out, 0, out != NULL ? out : &junk,
+	    out != NULL ? -1 : -2);
+	stream(&st[n++], sp.err, 0, err, -1);
+	ioerr = spawn_io(st, n);
+	while (n-- > 0)
+		if (st[n].fd != -1)
+			close(st[n].fd);
+	if (spawn_wait(&sp, NULL, &ex) == -1) {
+		warn("waiting for git");
+		goto out;
+	}
+	if (ioerr == -1 || ex.interrupted)
+		goto out;
+	ret = ex.status;
+out:
+	strv_free(&argv);
+	strv_free(&env);
+	buf_free(&junk);
+	buf_free(&inb);
+	return ret;
+}
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec	ts;
+
+	ts.tv_sec = ms / 1000;
+	ts.tv_nsec = (ms % 1000) * 1000000L;
+	(void)nanosleep(&ts, NULL);
+}
+
+int
+git_run(const struct git *g, const char *const *args, int flags,
+    const struct buf *in, struct buf *out, struct buf *err)
+{
+	struct buf	 myerr = BUF_INIT, *e;
+	size_t		 outlen = out != NULL ? out->len : 0;
+	long		 delay = 10, waited = 0;
+	int		 st;
+
+	e = err != NULL ? err : &myerr;
+	for (;;) {
+		size_t	errlen = e->len;
+
+		st = run_once(g, args, flags, in, out, e);
+		if (st <= 0 || !(flags & GIT_RETRY) || waited > 15000 ||
+		    sig_pending() || !git_lock_busy(e->data + errlen))
+			break;
+		/* Someone else's git holds a lock: wait and try again. */
+		if (out != NULL)
+			buf_truncate(out, outlen);
+		buf_truncate(e, errlen);
+		sleep_ms(delay + (long)(arc4random_uniform((uint32_t)delay)));
+		waited += delay;
+		if (delay < 500)
+			delay *= 2;
+	}
+	if (st > 0 && err == NULL && !(flags & GIT_QUIET) && myerr.len > 0) {
+		buf_rtrim(&myerr);
+		fprintf(stderr, "%s\n", myerr.data);
+	}
+	buf_free(&myerr);
+	return st;
+}
+
+int
+git_init(void)
+{
+	const char *const	 ver[] = { "version", NULL };
+	const char *const	 lv[] = { "rev-parse", "--local-env-vars", NULL };
+	struct buf		 out = BUF_INIT;
+	char			*line, *p;
+	int			 st;
+
+	if ((git_bin = spawn_which("git", getenv("PATH"))) == NULL) {
+		warnx("git not found on PATH");
+		return -1;
+	}
+	st = git_run(NULL, ver, 0, NULL, &out, NULL);
+	if (st != 0) {
+		if (st > 0)
+			warnx("git version failed (exit status %d)", st);
+		goto fail;
+	}
+	buf_rtrim(&out);
+	version = xstrdup(out.data);
+	if (git_parse_version(out.data, &git_major, &git_minor) == -1) {
+		warnx("cannot parse the output of git version: %s", out.data);
+		goto fail;
+	}
+	if (!git_version_at_least(GIT_MIN_MAJOR, GIT_MIN_MINOR)) {
+		warnx("%s is too old: forge needs git %d.%d or later",
+		    out.data, GIT_MIN_MAJOR, GIT_MIN_MINOR);
+		goto fail;
+	}
+	buf_reset(&out);
+	if (git_run(NULL, lv, 0, NULL, &out, NULL) != 0)
+		goto fail;
+	for (p = out.data; (line = strsep(&p, "\n")) != NULL;)
+		if (*line != '\0')
+			strv_push(&local_vars, line);
+	buf_free(&out);
+	return 0;
+fail:
+	buf_free(&out);
+	return -1;
+}

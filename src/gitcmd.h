@@ -1,0 +1,77 @@
+/*
+ * Running the system git, on top of spawn.
+ *
+ *	if (git_init() == -1)		once: finds git on PATH, checks its
+ *		exit(125);		version, learns which variables are
+ *					local to a repository; prints why not
+ *	struct git g = GIT_INIT;	where and on what git works:
+ *	g.dir = top;			chdir here (NULL: stay)
+ *	g.gitdir = ...;			each non-NULL field is exported as
+ *	g.worktree = ...;		GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE,
+ *	g.index = ...;			GIT_OBJECT_DIRECTORY and
+ *	g.objdir = ...;			GIT_ALTERNATE_OBJECT_DIRECTORIES
+ *	g.alternates = ...;
+ *	const char *a[] = { "ls-files", "-z", NULL };
+ *	st = git_run(&g, a, 0, NULL, &out, NULL);
+ *
+ * Every run starts from the caller's environment with all the
+ * repository-local variables (git rev-parse --local-env-vars) removed, so
+ * that nothing leaks from a git hook that runs forge, then sets the fields
+ * above and LC_ALL=C (forge parses messages).  Every run also gets
+ * --no-optional-locks (never refresh the user's index behind their back),
+ * core.fsmonitor=false (a stale monitor must not hide a change) and
+ * core.hooksPath=/dev/null (checkout hooks do not run in forge's copy).
+ *
+ * git_run() returns git's exit status, or -1 if git could not be run or a
+ * fatal signal arrived (a message is printed, unless for the signal).
+ * Standard output goes to out (NULL: discarded); standard error to err if
+ * given, else it is kept and printed when git fails (GIT_QUIET: never).
+ * GIT_RETRY retries a run that failed only because another git held a
+ * lock file, with backoff, for a few seconds.
+ */
+#ifndef GITCMD_H
+#define GITCMD_H
+
+#include "buf.h"
+#include "spawn.h"
+#include "strv.h"
+
+/* The oldest git with everything forge uses (worktree add --reason). */
+#define GIT_MIN_MAJOR	2
+#define GIT_MIN_MINOR	33
+
+struct git {
+	const char	*dir;
+	const char	*gitdir;
+	const char	*worktree;
+	const char	*index;
+	const char	*objdir;
+	const char	*alternates;
+};
+
+#define GIT_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL }
+
+#define GIT_QUIET	0x01
+#define GIT_RETRY	0x02
+#define GIT_USER_ENV	0x04	/* keep the caller's GIT_DIR and friends:
+				   for finding the repository, and only
+				   for that */
+
+int		 git_init(void);
+int		 git_version_at_least(int, int);
+const char	*git_version_string(void);
+const char	*git_path(void);
+/* Environment changes for a git run in g (see spawn.h's env). */
+void		 git_env(const struct git *, struct strv *);
+/* "git" and the global options every run gets, then args. */
+void		 git_argv(struct strv *, const char *const *);
+/* The repository-local variable names, each pushed as an unset. */
+void		 git_unset_local(struct strv *);
+int		 git_run(const struct git *, const char *const *, int,
+		    const struct buf *, struct buf *, struct buf *);
+/* Parse "git version X.Y.Z..." into major and minor; -1 if not. */
+int		 git_parse_version(const char *, int *, int *);
+/* Did git fail because another process held a lock?  (stderr text) */
+int		 git_lock_busy(const char *);
+
+#endif /* GITCMD_H */

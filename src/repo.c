@@ -1,0 +1,171 @@
+/* Discovery of the repository forge works on, through git rev-parse. */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "repo.h"
+#include "xmalloc.h"
+
+char *
+path_absolute(const char *p)
+{
+	char	*cwd, *r;
+
+	if (*p == '/')
+		return xstrdup(p);
+	if ((cwd = getcwd(NULL, 0)) == NULL)
+		return xstrdup(p);
+	r = xasprintf("%s/%s", cwd, p);
+	free(cwd);
+	return r;
+}
+
+void
+repo_git(const struct repo *r, struct git *g)
+{
+	memset(g, 0, sizeof(*g));
+	g->dir = r->top;
+	g->gitdir = r->gitdir;
+	g->worktree = r->top;
+	g->index = r->index;
+}
+
+char *
+repo_index_path(const struct repo *r)
+{
+	if (r->index != NULL)
+		return xstrdup(r->index);
+	return xasprintf("%s/index", r->gitdir);
+}
+
+char *
+repo_resolve_commit(const struct repo *r, const char *rev)
+{
+	struct git	 g;
+	struct buf	 out = BUF_INIT;
+	char		*spec;
+	int		 st;
+
+	repo_git(r, &g);
+	spec = xasprintf("%s^{commit}", rev);
+	{
+		const char *const	a[] = { "rev-parse", "--verify", "-q",
+		    "--end-of-options", spec, NULL };
+
+		st = git_run(&g, a, GIT_QUIET, NULL, &out, NULL);
+	}
+	free(spec);
+	buf_rtrim(&out);
+	if (st != 0 || out.len == 0) {
+		buf_free(&out);
+		return NULL;
+	}
+	return buf_detach(&out);
+}
+
+/* Take the next line of a rev-parse answer. */
+static char *
+next_line(char **p)
+{
+	char	*line;
+
+	if (*p == NULL)
+		return NULL;
+	line = strsep(p, "\n");
+	return line;
+}
+
+int
+repo_open(struct repo *r)
+{
+	const char *const	 a[] = { "rev-parse", "--path-format=absolute",
+	    "--git-dir", "--git-common-dir", "--is-bare-repository",
+	    "--is-inside-work-tree", "--show-prefix", "--show-toplevel",
+	    NULL };
+	struct buf		 out = BUF_INIT, errb = BUF_INIT;
+	char			*p, *gitdir, *common, *bare, *inside;
+	char			*prefix, *top, *idx;
+	int			 ret = -1, st;
+
+	memset(r, 0, sizeof(*r));
+	/* The caller's GIT_DIR and GIT_WORK_TREE count here, and only here. */
+	st = git_run(NULL, a, GIT_USER_ENV, NULL, &out, &errb);
+	if (st == -1)
+		goto out;
+
+	p = out.data;
+	gitdir = next_line(&p);
+	common = next_line(&p);
+	bare = next_line(&p);
+	inside = next_line(&p);
+	prefix = next_line(&p);
+	top = next_line(&p);
+	if (gitdir == NULL || *gitdir == '\0' || common == NULL ||
+	    bare == NULL || inside == NULL) {
+		buf_rtrim(&errb);
+		if (strstr(errb.data != NULL ? errb.data : "",
+		    "not a git repository") != NULL)
+			warnx("not a git repository (or any parent up to "
+			    "the mount point): forge verifies a git working "
+			    "tree");
+		else if (errb.len > 0)
+			warnx("cannot find the repository: %s", errb.data);
+		else
+			warnx("cannot find the repository: git rev-parse "
+			    "exited with status %d", st);
+		goto out;
+	}
+	if (strcmp(bare, "true") == 0) {
+		warnx("%s is a bare repository: forge needs a working tree",
+		    gitdir);
+		goto out;
+	}
+	if (strcmp(inside, "true") != 0 || top == NULL || *top == '\0') {
+		warnx("not inside a working tree (inside %s?): run forge "
+		    "from the working tree", gitdir);
+		goto out;
+	}
+	if (p != NULL && *p != '\0') {
+		warnx("the repository's path holds a newline; forge cannot "
+		    "work on it");
+		goto out;
+	}
+	r->gitdir = xstrdup(gitdir);
+	r->common = xstrdup(common);
+	r->prefix = xstrdup(prefix);
+	r->top = xstrdup(top);
+	r->objects = xasprintf("%s/objects", r->common);
+	if ((idx = getenv("GIT_INDEX_FILE")) != NULL && *idx != '\0')
+		r->index = path_absolute(idx);
+	if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
+		warnx("%s has no commit yet: forge verifies from HEAD, so "
+		    "commit something first", r->top);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret == -1)
+		repo_close(r);
+	buf_free(&out);
+	buf_free(&errb);
+	return ret;
+}
+
+void
+repo_close(struct repo *r)
+{
+	free(r->top);
+	free(r->gitdir);
+	free(r->common);
+	free(r->objects);
+	free(r->prefix);
+	free(r->head);
+	free(r->index);
+	memset(r, 0, sizeof(*r));
+}

@@ -1,0 +1,42 @@
+/*
+ * Finding the repository forge was started in.
+ *
+ *	struct repo r;
+ *	if (repo_open(&r) == -1)	prints why (not a repository, bare,
+ *		exit(125);		inside .git, no commit yet)
+ *	... r.top, r.gitdir, r.common, r.prefix, r.head ...
+ *	repo_close(&r);
+ *
+ * Discovery honours the caller's GIT_DIR and GIT_WORK_TREE, as the user's
+ * own git would; afterwards forge names the repository explicitly (see
+ * repo_git()), so nothing else in the environment can redirect it.  All
+ * strings are owned by the struct.
+ */
+#ifndef REPO_H
+#define REPO_H
+
+#include "gitcmd.h"
+
+struct repo {
+	char	*top;		/* absolute top level of the working tree */
+	char	*gitdir;	/* absolute git dir of this worktree */
+	char	*common;	/* absolute common dir, shared by worktrees */
+	char	*objects;	/* absolute object directory */
+	char	*prefix;	/* caller's directory under top: "" or "a/b/" */
+	char	*head;		/* full id of the HEAD commit */
+	char	*index;		/* the caller's GIT_INDEX_FILE, absolute, or
+				   NULL for the repository's own index */
+};
+
+int	repo_open(struct repo *);
+void	repo_close(struct repo *);
+/* A git context for commands that read this repository's working state. */
+void	repo_git(const struct repo *, struct git *);
+/* The index file the working state is described by. */
+char	*repo_index_path(const struct repo *);
+/* Make a path absolute against the current directory; caller frees. */
+char	*path_absolute(const char *);
+/* Resolve a commit-ish to a full commit id; NULL if it names no commit. */
+char	*repo_resolve_commit(const struct repo *, const char *);
+
+#endif /* REPO_H */

@@ -1,0 +1,191 @@
+/* Tables and JSON views of the timeline. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "report.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+static void
+keep_event(const struct jv *ev, void *arg)
+{
+	struct events	*e = arg;
+	const char	*s;
+	struct buf	 b = BUF_INIT;
+	struct json	 j;
+	struct jv	*copy;
+
+	if (e->session != NULL && ((s = jv_str(jv_get(ev, "session"))) ==
+	    NULL || strcmp(s, e->session) != 0))
+		return;
+	e->seen++;
+	if (e->max == 0)
+		return;
+	/* The callback's value is borrowed: keep a copy of our own. */
+	json_init(&j, &b);
+	json_value(&j, ev);
+	copy = json_parse(b.data, b.len);
+	buf_free(&b);
+	if (copy == NULL)
+		return;
+	if (e->n < e->max) {
+		e->v[e->n++] = copy;
+	} else {
+		jv_free(e->v[e->head]);
+		e->v[e->head] = copy;
+		e->head = (e->head + 1) % e->max;
+	}
+}
+
+void
+events_load(struct events *e, struct state *st, const char *session,
+    size_t max)
+{
+	memset(e, 0, sizeof(*e));
+	e->max = max;
+	e->session = session;
+	e->v = xcalloc(max > 0 ? max : 1, sizeof(*e->v));
+	(void)state_events(st, keep_event, e);
+}
+
+const struct jv *
+events_at(const struct events *e, size_t i)
+{
+	return e->v[(e->head + i) % (e->max > 0 ? e->max : 1)];
+}
+
+void
+events_free(struct events *e)
+{
+	size_t	i;
+
+	for (i = 0; i < e->n; i++)
+		jv_free(e->v[i]);
+	free(e->v);
+	memset(e, 0, sizeof(*e));
+}
+
+static void
+pad(struct buf *b, const char *s, size_t width)
+{
+	size_t	n = strlen(s);
+
+	buf_adds(b, s);
+	do
+		buf_addc(b, ' ');
+	while (++n < width + 1);
+}
+
+void
+event_row(const struct jv *ev, struct buf *b)
+{
+	const char	*type, *s;
+	const struct jv	*c;
+	char		 dur[32], tmp[64], sess[16];
+	struct buf	 note = BUF_INIT;
+
+	type = jv_str(jv_get(ev, "event"));
+	if (type == NULL)
+		type = "?";
+	s = jv_str(jv_get(ev, "time"));
+	pad(b, s != NULL ? fs_vis(s) : "-", 20);
+	s = jv_str(jv_get(ev, "session"));
+	snprintf(sess, sizeof(sess), "%s", s != NULL ? fs_vis(s) : "-");
+	pad(b, sess, 12);
+	if (strcmp(type, "verify") == 0) {
+		s = jv_str(jv_get(ev, "mode"));
+		pad(b, s != NULL ? fs_vis(s) : "-", 8);
+		s = jv_str(jv_get(ev, "verdict"));
+		pad(b, s != NULL ? fs_vis(s) : "-", 11);
+		duration_format(dur, sizeof(dur), jv_num(jv_get(ev,
+		    "duration_ms"), 0));
+		pad(b, dur, 8);
+		s = jv_str(jv_get(ev, "tree"));
+		snprintf(tmp, sizeof(tmp), "%.10s", s != NULL ? s : "-");
+		pad(b, tmp, 10);
+		if ((c = jv_get(ev, "change")) != NULL &&
+		    c->type == JV_OBJ) {
+			static const char *const keys[] = { "modified",
+			    "added", "deleted", "renamed", "untracked" };
+			static const char tags[] = "MADR?";
+			size_t	i;
+			long long n;
+
+			for (i = 0; i < 5; i++)
+				if ((n = jv_num(jv_get(c, keys[i]), 0)) > 0)
+					buf_addf(&note, "%s%lld%c",
+					    note.len ? " " : "", n, tags[i]);
+			if (note.len == 0)
+				buf_adds(&note, "no changes");
+		} else if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
+			buf_adds(&note, fs_vis(s));
+		else
+			buf_adds(&note, "-");
+	} else {
+		pad(b, "-", 8);
+		snprintf(tmp, sizeof(tmp), "%s", type);
+		{
+			char	*p;
+
+			for (p = tmp; *p != '\0'; p++)
+				if (*p >= 'a' && *p <= 'z')
+					*p = (char)(*p - 'a' + 'A');
+		}
+		pad(b, fs_vis(tmp), 11);
+		pad(b, "-", 8);
+		pad(b, "-", 10);
+		if (strcmp(type, "breaker-open") == 0)
+			buf_addf(&note, "streak %lld", jv_num(jv_get(ev,
+			    "streak"), 0));
+		else if (strcmp(type, "breaker-reset") == 0)
+			buf_addf(&note, "streak was %lld", jv_num(jv_get(ev,
+			    "streak_was"), 0));
+		else if (strcmp(type, "reclaim") == 0)
+			buf_addf(&note, "%lld left-over copies removed",
+			    jv_num(jv_get(ev, "count"), 0));
+	}
+	buf_adds(b, note.len ? note.data : "");
+	buf_rtrim(b);
+	buf_free(&note);
+}
+
+void
+events_print_table(const struct events *e, FILE *fp)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	if (e->n == 0) {
+		fprintf(fp, "no verifications recorded yet\n");
+		return;
+	}
+	fprintf(fp, "%-20s %-12s %-8s %-11s %-8s %-10s %s\n", "TIME",
+	    "SESSION", "MODE", "VERDICT", "DURATION", "TREE", "CHANGES");
+	for (i = 0; i < e->n; i++) {
+		buf_reset(&b);
+		event_row(events_at(e, i), &b);
+		fprintf(fp, "%s\n", b.data);
+	}
+	buf_free(&b);
+}
+
+void
+events_print_json(const struct events *e, FILE *fp)
+{
+	struct buf	b = BUF_INIT;
+	struct json	j;
+	size_t		i;
+
+	for (i = 0; i < e->n; i++) {
+		buf_reset(&b);
+		json_init(&j, &b);
+		json_value(&j, events_at(e, i));
+		fprintf(fp, "%s\n", b.data);
+	}
+	buf_free(&b);
+}

@@ -1,0 +1,37 @@
+/*
+ * Reading the timeline back for people: forge log and forge status.
+ *
+ *	struct events e;
+ *	events_load(&e, &state, session_or_NULL, max);	the last max events
+ *	events_print_table(&e, stdout);
+ *	events_free(&e);
+ *
+ * The struct owns the parsed events, oldest first.
+ */
+#ifndef REPORT_H
+#define REPORT_H
+
+#include <stdio.h>
+
+#include "json.h"
+#include "state.h"
+
+struct events {
+	struct jv	**v;
+	size_t		  n;		/* held */
+	size_t		  max;
+	size_t		  head;		/* ring start when full */
+	const char	 *session;
+	size_t		  seen;		/* all events read */
+};
+
+void	events_load(struct events *, struct state *, const char *, size_t);
+/* The i-th held event, oldest first. */
+const struct jv *events_at(const struct events *, size_t);
+void	events_print_table(const struct events *, FILE *);
+void	events_print_json(const struct events *, FILE *);
+void	events_free(struct events *);
+/* One table row for an event (exposed for tests). */
+void	event_row(const struct jv *, struct buf *);
+
+#endif /* REPORT_H */

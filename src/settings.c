@@ -1,0 +1,190 @@
+/* Reading forge.* settings from git config and from .forgeconfig. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <err.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "buf.h"
+#include "settings.h"
+#include "forge.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "repo.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+void
+settings_init(struct settings *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->grace_ms = DEFAULT_GRACE_MS;
+	c->threshold = DEFAULT_THRESHOLD;
+	c->timeline_max = DEFAULT_TIMELINE_MAX;
+}
+
+void
+settings_free(struct settings *c)
+{
+	strv_free(&c->verify);
+}
+
+int
+settings_bool(const char *v)
+{
+	if (v == NULL || strcasecmp(v, "true") == 0 ||
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0 ||
+	    strcmp(v, "1") == 0)
+		return 1;
+	if (*v == '\0' || strcasecmp(v, "false") == 0 ||
+	    strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0 ||
+	    strcmp(v, "0") == 0)
+		return 0;
+	return -1;
+}
+
+static int
+bad(const char *key, const char *val, const char *origin, const char *what)
+{
+	warnx("%s: bad value '%s' for %s: %s", origin, fs_vis(val), key,
+	    what);
+	return -1;
+}
+
+int
+settings_apply(struct settings *c, const char *text, size_t len,
+    const char *origin, int *verify_set)
+{
+	const char	*p = text, *end = text + len, *rec, *nl, *val;
+	char		*key;
+	long long	 n;
+	size_t		 rlen;
+	int		 b, ret = 0;
+
+	*verify_set = 0;
+	while (p < end) {
+		rec = p;
+		rlen = strnlen(rec, (size_t)(end - p));
+		p += rlen + 1;
+		/* "key\nvalue", or just "key" for a bare boolean. */
+		if ((nl = memchr(rec, '\n', rlen)) != NULL) {
+			key = xstrndup(rec, (size_t)(nl - rec));
+			val = nl + 1;
+		} else {
+			key = xstrndup(rec, rlen);
+			val = NULL;
+		}
+		if (strcmp(key, "forge.verify") == 0) {
+			if (!*verify_set) {
+				strv_clear(&c->verify);
+				*verify_set = 1;
+			}
+			if (val == NULL || *val == '\0')
+				strv_clear(&c->verify);
+			else
+				strv_push(&c->verify, val);
+		} else if (strcmp(key, "forge.isolated") == 0) {
+			if ((b = settings_bool(val)) == -1)
+				ret = bad(key, val, origin, "not a boolean");
+			else
+				c->isolated = b;
+		} else if (strcmp(key, "forge.timeout") == 0) {
+			if (val == NULL || (n = duration_parse(val)) < 0)
+				ret = bad(key, val ? val : "", origin,
+				    "not a duration such as 90s or 10m");
+			else
+				c->timeout_ms = n;
+		} else if (strcmp(key, "forge.killafter") == 0) {
+			if (val == NULL || (n = duration_parse(val)) <= 0)
+				ret = bad(key, val ? val : "", origin,
+				    "not a positive duration such as 5s");
+			else
+				c->grace_ms = n;
+		} else if (strcmp(key, "forge.breakerthreshold") == 0) {
+			const char	*e = NULL;
+
+			n = val != NULL ? strtonum(val, 0, 1000000, &e) : 0;
+			if (val == NULL || e != NULL)
+				ret = bad(key, val ? val : "", origin,
+				    "not a whole number from 0 (off) up");
+			else
+				c->threshold = (int)n;
+		} else if (strcmp(key, "forge.timelinemaxsize") == 0) {
+			if (val == NULL || (n = size_parse(val)) < 4096)
+				ret = bad(key, val ? val : "", origin,
+				    "not a size of at least 4k, such as 10m");
+			else
+				c->timeline_max = n;
+		} else {
+			warnx("%s: unknown setting %s (ignored)", origin,
+			    fs_vis(key));
+		}
+		free(key);
+	}
+	return ret;
+}
+
+static int
+read_layer(const struct repo *r, const char *file, struct buf *out)
+{
+	struct git	 g;
+	struct strv	 a = STRV_INIT;
+	int		 st;
+
+	repo_git(r, &g);
+	strv_push(&a, "config");
+	strv_push(&a, "-z");
+	if (file != NULL) {
+		strv_push(&a, "--file");
+		strv_push(&a, file);
+	}
+	strv_push(&a, "--get-regexp");
+	strv_push(&a, "^forge\\.");
+	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, NULL);
+	strv_free(&a);
+	/* 1: no such key, which is fine. */
+	if (st == 1) {
+		buf_reset(out);
+		return 0;
+	}
+	if (st != 0) {
+		if (st > 0)
+			warnx("git config failed (status %d) reading %s", st,
+			    file != NULL ? fs_vis(file) : "forge.* settings");
+		return -1;
+	}
+	return 0;
+}
+
+int
+settings_load(struct settings *c, const struct repo *r)
+{
+	struct stat	 st;
+	struct buf	 out = BUF_INIT;
+	char		*path;
+	int		 set, ret = -1;
+
+	settings_init(c);
+	/* .forgeconfig first: any git config layer overrides it, and a
+	 * forge.verify there replaces its list (settings_apply clears). */
+	path = xasprintf("%s/.forgeconfig", r->top);
+	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (read_layer(r, path, &out) == -1 ||
+	    settings_apply(c, out.data ? out.data : "", out.len,
+	    ".forgeconfig", &set) == -1))
+		goto out;
+	buf_reset(&out);
+	if (read_layer(r, NULL, &out) == -1 ||
+	    settings_apply(c, out.data ? out.data : "", out.len, "git config",
+	    &set) == -1)
+		goto out;
+	ret = 0;
+out:
+	free(path);
+	buf_free(&out);
+	return ret;
+}

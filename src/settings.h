@@ -1,0 +1,49 @@
+/*
+ * forge's settings, all read through git config.
+ *
+ *	struct settings c;
+ *	if (settings_load(&c, &repo) == -1)	a message names the bad value
+ *		exit(EXIT_USAGE);
+ *	... c.verify, c.timeout_ms ...
+ *	settings_free(&c);
+ *
+ * Every forge.* key of the repository's configuration (system, global,
+ * local and worktree, as git merges them) is read with one git config
+ * call; a tracked .forgeconfig file at the top of the working tree, in
+ * git-config syntax, supplies defaults that any of those override.  For
+ * the multi-valued forge.verify, the list from git config replaces the
+ * one from .forgeconfig as a whole, and an empty value clears what came
+ * before it.
+ */
+#ifndef SETTINGS_H
+#define SETTINGS_H
+
+#include <stddef.h>
+
+#include "strv.h"
+
+struct repo;
+
+#define DEFAULT_THRESHOLD	3
+#define DEFAULT_TIMELINE_MAX	(10LL << 20)
+
+struct settings {
+	struct strv	 verify;	/* forge.verify */
+	int		 isolated;	/* forge.isolated: 0 or 1 */
+	long long	 timeout_ms;	/* forge.timeout: 0 none */
+	long long	 grace_ms;	/* forge.killAfter */
+	int		 threshold;	/* forge.breakerThreshold: 0 off */
+	long long	 timeline_max;	/* forge.timelineMaxSize */
+};
+
+void	settings_init(struct settings *);
+int	settings_load(struct settings *, const struct repo *);
+/* Apply `git config -z --get-regexp` output; origin names it in errors.
+ * verify_set tells whether this layer set forge.verify. */
+int	settings_apply(struct settings *, const char *, size_t, const char *,
+	    int *);
+void	settings_free(struct settings *);
+/* git's notion of a boolean: 1, 0, or -1 if it is none. */
+int	settings_bool(const char *);
+
+#endif /* SETTINGS_H */

@@ -1,0 +1,178 @@
+/* Records fatal signals, wakes poll loops, forwards to the running command. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sig.h"
+
+static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+#define NFATAL	(sizeof(fatal) / sizeof(fatal[0]))
+
+/* Signals whose disposition a child gets back, as forge found it. */
+static const int restored[] = {
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE,
+	SIGTSTP, SIGTTIN, SIGTTOU
+};
+#define NRESTORED	(sizeof(restored) / sizeof(restored[0]))
+
+static volatile sig_atomic_t	 got_sig;
+static volatile sig_atomic_t	 nsig;
+static volatile sig_atomic_t	 fwd_pgid;
+static int			 wake[2] = { -1, -1 };
+static int			 ignored_at_start[NRESTORED];
+static sigset_t			 start_mask;
+
+static void
+handler(int signo)
+{
+	int	saved = errno;
+
+	if (signo != SIGCHLD) {
+		if (got_sig == 0)
+			got_sig = signo;
+		nsig++;
+		if (fwd_pgid > 0)
+			(void)kill(-(pid_t)fwd_pgid, nsig > 1 ? SIGKILL : signo);
+	}
+	if (wake[1] != -1)
+		(void)write(wake[1], "", 1);
+	errno = saved;
+}
+
+void
+sig_init(void)
+{
+	struct sigaction	sa, old;
+	size_t			i;
+
+	sigprocmask(SIG_SETMASK, NULL, &start_mask);
+	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) == -1)
+		wake[0] = wake[1] = -1;
+	for (i = 0; i < NRESTORED; i++) {
+		if (sigaction(restored[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			ignored_at_start[i] = 1;
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < NFATAL; i++)
+		sigaddset(&sa.sa_mask, fatal[i]);
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < NFATAL; i++) {
+		if (sigaction(fatal[i], NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
+		sigaction(fatal[i], &sa, NULL);
+	}
+	sa.sa_flags = SA_RESTART | SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+
+	/* A fatal signal blocked by our parent must still reach us. */
+	{
+		sigset_t	unblock;
+
+		sigemptyset(&unblock);
+		for (i = 0; i < NFATAL; i++)
+			sigaddset(&unblock, fatal[i]);
+		sigaddset(&unblock, SIGCHLD);
+		sigprocmask(SIG_UNBLOCK, &unblock, NULL);
+	}
+}
+
+int
+sig_fd(void)
+{
+	return wake[0];
+}
+
+void
+sig_drain(void)
+{
+	char	junk[64];
+
+	if (wake[0] == -1)
+		return;
+	while (read(wake[0], junk, sizeof(junk)) > 0)
+		;
+}
+
+int
+sig_pending(void)
+{
+	return got_sig;
+}
+
+int
+sig_count(void)
+{
+	return nsig;
+}
+
+void
+sig_forward(pid_t pgid)
+{
+	fwd_pgid = pgid;
+	/* A signal that came before the group existed is passed on now. */
+	if (pgid > 0 && got_sig != 0)
+		(void)kill(-pgid, nsig > 1 ? SIGKILL : got_sig);
+}
+
+void
+sig_block_all(sigset_t *old)
+{
+	sigset_t	all;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, old);
+}
+
+void
+sig_restore(const sigset_t *old)
+{
+	sigprocmask(SIG_SETMASK, old, NULL);
+}
+
+void
+sig_child_reset(void)
+{
+	struct sigaction	sa;
+	size_t			i;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < NRESTORED; i++) {
+		sa.sa_handler = ignored_at_start[i] ? SIG_IGN : SIG_DFL;
+		sigaction(restored[i], &sa, NULL);
+	}
+	sigprocmask(SIG_SETMASK, &start_mask, NULL);
+}
+
+void
+sig_die(int signo)
+{
+	struct sigaction	sa;
+	sigset_t		set;
+
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = SIG_DFL;
+	sigaction(signo, &sa, NULL);
+	sigemptyset(&set);
+	sigaddset(&set, signo);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(signo);
+	/* Only reached if the signal cannot kill us. */
+	_exit(128 + signo);
+}

@@ -1,0 +1,43 @@
+/*
+ * Fatal signals: recorded by a handler, acted on by the main flow.
+ *
+ *	sig_init();		once, first thing in main.  SIGINT, SIGTERM,
+ *				SIGHUP and SIGQUIT are recorded (unless they
+ *				were ignored when forge started, which is kept);
+ *				SIGCHLD only wakes poll loops; SIGPIPE is
+ *				ignored so a closed output is an EPIPE error.
+ *	poll on sig_fd() ...	readable whenever any of those signals came;
+ *	sig_drain();		empty it after poll says so.
+ *	if (sig_pending())	the first fatal signal, 0 if none: the caller
+ *				stops what it is doing, cleans up and calls
+ *				cleanup_exit(), which re-raises it.
+ *
+ * While a command runs in its own process group, sig_forward(pgid) makes
+ * the handler pass each fatal signal on to that group, and turn the second
+ * one into SIGKILL; sig_forward(0) stops that.  The handler does nothing
+ * else: it never allocates, never touches files.
+ *
+ * Between fork and exec a child calls sig_child_reset(), which is
+ * async-signal-safe: the dispositions forge started with come back (an
+ * ignored SIGINT stays ignored, as it would without forge) and the signal
+ * mask is restored.
+ */
+#ifndef SIG_H
+#define SIG_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+void	sig_init(void);
+int	sig_fd(void);
+void	sig_drain(void);
+int	sig_pending(void);
+int	sig_count(void);
+void	sig_forward(pid_t);
+void	sig_block_all(sigset_t *);
+void	sig_restore(const sigset_t *);
+void	sig_child_reset(void);
+/* Die of signo: default disposition, unblocked, raised; never returns. */
+void	sig_die(int) __attribute__((__noreturn__));
+
+#endif /* SIG_H */

@@ -1,0 +1,567 @@
+/*
+ * fork, exec and wait, with the fd contract, process groups, terminal
+ * hand-over and time limits described in spawn.h.
+ */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "forge.h"
+#include "sig.h"
+#include "spawn.h"
+#include "xmalloc.h"
+
+extern char	**environ;
+
+/* What the child reports through the exec pipe when it cannot start. */
+struct child_error {
+	int	stage;		/* 0: chdir, 1: exec */
+	int	err;
+};
+
+long long
+spawn_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+spawn_status(int ws)
+{
+	if (WIFEXITED(ws))
+		return WEXITSTATUS(ws);
+	if (WIFSIGNALED(ws))
+		return 128 + WTERMSIG(ws);
+	return EXIT_FORGE;
+}
+
+static size_t
+namelen(const char *s)
+{
+	const char	*eq;
+
+	return (eq = strchr(s, '=')) != NULL ? (size_t)(eq - s) : strlen(s);
+}
+
+char **
+spawn_env(char *const *base, char *const *changes)
+{
+	char		**env;
+	size_t		  nb = 0, nc = 0, n = 0, i, j, len;
+	int		  drop;
+
+	while (base != NULL && base[nb] != NULL)
+		nb++;
+	while (changes != NULL && changes[nc] != NULL)
+		nc++;
+	env = xreallocarray(NULL, nb + nc + 1, sizeof(*env));
+	for (i = 0; i < nb; i++) {
+		len = namelen(base[i]);
+		drop = base[i][len] != '=';	/* malformed: not passed on */
+		for (j = 0; j < nc && !drop; j++)
+			drop = namelen(changes[j]) == len &&
+			    strncmp(changes[j], base[i], len) == 0;
+		if (!drop)
+			env[n++] = base[i];
+	}
+	for (j = 0; j < nc; j++) {
+		if (strchr(changes[j], '=') == NULL)
+			continue;
+		/* A later change to the same name wins. */
+		len = namelen(changes[j]);
+		for (i = j + 1; i < nc; i++)
+			if (namelen(changes[i]) == len &&
+			    strncmp(changes[i], changes[j], len) == 0)
+				break;
+		if (i == nc)
+			env[n++] = changes[j];
+	}
+	env[n] = NULL;
+	return env;
+}
+
+static const char *
+env_get(char *const *env, const char *name)
+{
+	size_t	len = strlen(name);
+
+	for (; env != NULL && *env != NULL; env++)
+		if (strncmp(*env, name, len) == 0 && (*env)[len] == '=')
+			return *env + len + 1;
+	return NULL;
+}
+
+char *
+spawn_which(const char *name, const char *path)
+{
+	struct stat	 st;
+	const char	*p, *colon;
+	char		*cand;
+	size_t		 dlen;
+	int		 denied = 0;
+
+	if (*name == '\0') {
+		errno = ENOENT;
+		return NULL;
+	}
+	if (strchr(name, '/') != NULL)
+		return xstrdup(name);
+	if (path == NULL)
+		path = "/bin:/usr/bin";
+	for (p = path;; p = colon + 1) {
+		colon = strchr(p, ':');
+		dlen = colon != NULL ? (size_t)(colon - p) : strlen(p);
+		if (dlen == 0)
+			cand = xasprintf("./%s", name);
+		else
+			cand = xasprintf("%.*s/%s", (int)dlen, p, name);
+		if (stat(cand, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			if (access(cand, X_OK) == 0)
+				return cand;
+			denied = 1;
+		}
+		free(cand);
+		if (colon == NULL)
+			break;
+	}
+	errno = denied ? EACCES : ENOENT;
+	return NULL;
+}
+
+static int
+devnull(void)
+{
+	return open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+
+/* Take the terminal's foreground for pgid without being stopped by it. */
+static void
+set_foreground(pid_t pgid)
+{
+	sigset_t	ttou, old;
+
+	sigemptyset(&ttou);
+	sigaddset(&ttou, SIGTTOU);
+	sigprocmask(SIG_BLOCK, &ttou, &old);
+	(void)tcsetpgrp(STDIN_FILENO, pgid);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+}
+
+int
+spawn_start(struct spawn *sp)
+{
+	struct child_error	 ce;
+	sigset_t		 oldmask;
+	char			*path = NULL, **envp = NULL, **shargv = NULL;
+	int			 want[3], child[3] = { -1, -1, -1 };
+	int			 mine[3] = { -1, -1, -1 }, ep[2] = { -1, -1 };
+	int			 give_tty = 0, i, p[2], saved;
+	size_t			 n;
+	ssize_t			 r;
+	pid_t			 pid;
+
+	want[0] = sp->in;
+	want[1] = sp->out;
+	want[2] = sp->err;
+	sp->pid = -1;
+	sp->has_tty = 0;
+
+	envp = spawn_env(environ, sp->env);
+	if ((path = spawn_which(sp->argv[0], env_get(envp, "PATH"))) == NULL)
+		goto fail;
+	/* A file without #! runs under sh, as execvp(3) and shells do. */
+	for (n = 0; sp->argv[n] != NULL; n++)
+		;
+	shargv = xreallocarray(NULL, n + 2, sizeof(*shargv));
+	shargv[0] = "sh";
+	shargv[1] = path;
+	for (i = 1; (size_t)i <= n; i++)
+		shargv[i + 1] = sp->argv[i];
+
+	for (i = 0; i < 3; i++) {
+		if (want[i] == SPAWN_PIPE) {
+			if (pipe2(p, O_CLOEXEC) == -1)
+				goto fail;
+			child[i] = i == 0 ? p[0] : p[1];
+			mine[i] = i == 0 ? p[1] : p[0];
+		} else if (want[i] == SPAWN_NULL) {
+			if ((child[i] = devnull()) == -1)
+				goto fail;
+		}
+	}
+	if (pipe2(ep, O_CLOEXEC) == -1)
+		goto fail;
+
+	if ((sp->flags & SPAWN_PGROUP) && (sp->flags & SPAWN_TERMINAL) &&
+	    isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
+		give_tty = 1;
+
+	sig_block_all(&oldmask);
+	pid = fork();
+	if (pid == 0) {
+		int	fd;
+
+		if (sp->flags & SPAWN_PGROUP)
+			(void)setpgid(0, 0);
+		if (give_tty)
+			(void)tcsetpgrp(STDIN_FILENO, getpid());
+		for (i = 0; i < 3; i++) {
+			fd = child[i] != -1 ? child[i] : want[i] > 0 ?
+			    want[i] : -1;
+			if (fd == -1)
+				continue;
+			if (fd == i)
+				(void)fcntl(fd, F_SETFD, 0);
+			else if (dup2(fd, i) == -1)
+				goto child_fail_exec;
+		}
+		if (sp->dir != NULL && chdir(sp->dir) == -1) {
+			ce.stage = 0;
+			goto child_fail;
+		}
+		sig_child_reset();
+		execve(path, sp->argv, envp);
+		if (errno == ENOEXEC)
+			execve("/bin/sh", shargv, envp);
+child_fail_exec:
+		ce.stage = 1;
+child_fail:
+		ce.err = errno;
+		(void)write(ep[1], &ce, sizeof(ce));
+		_exit(EXIT_NOTFOUND);
+	}
+	saved = errno;
+	sig_restore(&oldmask);
+	if (pid == -1) {
+		errno = saved;
+		goto fail;
+	}
+	if (sp->flags & SPAWN_PGROUP)
+		(void)setpgid(pid, pid);
+	if (give_tty)
+		set_foreground(pid);
+
+	for (i = 0; i < 3; i++)
+		if (child[i] != -1) {
+			close(child[i]);
+			child[i] = -1;
+		}
+	close(ep[1]);
+	ep[1] = -1;
+	do
+		r = read(ep[0], &ce, sizeof(ce));
+	while (r == -1 && errno == EINTR);
+	close(ep[0]);
+	ep[0] = -1;
+	if (r == (ssize_t)sizeof(ce)) {
+		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+			;
+		if (give_tty)
+			set_foreground(getpgrp());
+		errno = ce.err;
+		if (ce.stage == 0)
+			errno = ce.err == ENOENT ? ENOTDIR : ce.err;
+		goto fail;
+	}
+
+	sp->pid = pid;
+	sp->has_tty = give_tty;
+	if (want[0] == SPAWN_PIPE)
+		sp->in = mine[0];
+	if (want[1] == SPAWN_PIPE)
+		sp->out = mine[1];
+	if (want[2] == SPAWN_PIPE)
+		sp->err = mine[2];
+	if ((sp->flags & SPAWN_PGROUP) && (sp->flags & SPAWN_FORWARD))
+		sig_forward(pid);
+	free(path);
+	free(envp);
+	free(shargv);
+	return 0;
+
+fail:
+	saved = errno;
+	for (i = 0; i < 3; i++) {
+		if (child[i] != -1)
+			close(child[i]);
+		if (mine[i] != -1)
+			close(mine[i]);
+	}
+	if (ep[0] != -1)
+		close(ep[0]);
+	if (ep[1] != -1)
+		close(ep[1]);
+	free(path);
+	free(envp);
+	free(shargv);
+	errno = saved;
+	return -1;
+}
+
+/* Sleep until a signal arrives or ms pass (ms < 0: until a signal). */
+static void
+pause_ms(long long ms)
+{
+	struct pollfd	pfd;
+	int		fd = sig_fd();
+
+	if (ms > INT_MAX)
+		ms = INT_MAX;
+	if (fd == -1 && (ms < 0 || ms > 20))
+		ms = 20;
+	pfd.fd = fd;
+	pfd.events = POLLIN;
+	(void)poll(&pfd, fd == -1 ? 0 : 1, (int)ms);
+	sig_drain();
+}
+
+/* The child stopped (^Z): stop with it, as it would have under a shell. */
+static void
+job_stop(struct spawn *sp)
+{
+	set_foreground(getpgrp());
+	(void)kill(getpid(), SIGTSTP);
+	/* Continued: if we are in the foreground again, so is the child. */
+	if (tcgetpgrp(STDIN_FILENO) == getpgrp())
+		set_foreground(sp->pid);
+	(void)kill(-sp->pid, SIGCONT);
+}
+
+/*
+ * The leader is gone; end whatever else of its group is left (a
+ * background job, a grandchild that ignores SIGTERM) so that nothing runs
+ * on in a copy about to be removed.
+ */
+static void
+end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
+{
+	long long	now, until;
+
+	if (kill(-pgid, 0) == -1)
+		return;
+	now = spawn_now_ms();
+	if (!term_sent) {
+		(void)kill(-pgid, SIGTERM);
+		kill_at = now + grace;
+	}
+	(void)kill(-pgid, SIGCONT);
+	while ((now = spawn_now_ms()) < kill_at && sig_count() < 2) {
+		if (kill(-pgid, 0) == -1)
+			return;
+		pause_ms(10);
+	}
+	(void)kill(-pgid, SIGKILL);
+	until = spawn_now_ms() + 2000;
+	while (kill(-pgid, 0) == 0 && spawn_now_ms() < until)
+		pause_ms(5);
+}
+
+int
+spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
+    struct spawn_exit *ex)
+{
+	long long	 now, deadline = 0, kill_at = 0, wait_ms;
+	long		 grace;
+	pid_t		 target, r;
+	int		 term_sent = 0, kill_sent = 0, ws = 0, pgroup;
+
+	memset(ex, 0, sizeof(*ex));
+	if (sp->pid <= 0) {
+		errno = ECHILD;
+		return -1;
+	}
+	pgroup = (sp->flags & SPAWN_PGROUP) != 0;
+	target = pgroup ? -sp->pid : sp->pid;
+	grace = lim != NULL && lim->grace_ms > 0 ? lim->grace_ms :
+	    DEFAULT_GRACE_MS;
+	if (lim != NULL && lim->timeout_ms > 0)
+		deadline = spawn_now_ms() + lim->timeout_ms;
+
+	for (;;) {
+		r = waitpid(sp->pid, &ws, WNOHANG |
+		    (sp->has_tty ? WUNTRACED : 0));
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r == -1)
+			return -1;
+		if (r == sp->pid) {
+			if (WIFSTOPPED(ws)) {
+				job_stop(sp);
+				continue;
+			}
+			break;
+		}
+		now = spawn_now_ms();
+		if (!term_sent && sig_pending() != 0) {
+			ex->interrupted = 1;
+			if (!(pgroup && (sp->flags & SPAWN_FORWARD)))
+				(void)kill(target, SIGTERM);
+			(void)kill(target, SIGCONT);
+			term_sent = 1;
+			kill_at = now + grace;
+		}
+		if (!term_sent && deadline != 0 && now >= deadline) {
+			ex->timed_out = 1;
+			(void)kill(target, SIGTERM);
+			(void)kill(target, SIGCONT);
+			term_sent = 1;
+			kill_at = now + grace;
+		}
+		if (term_sent && !kill_sent &&
+		    (now >= kill_at || sig_count() > 1)) {
+			(void)kill(target, SIGKILL);
+			kill_sent = 1;
+		}
+		wait_ms = -1;
+		if (!term_sent && deadline != 0)
+			wait_ms = deadline > now ? deadline - now : 0;
+		else if (term_sent && !kill_sent)
+			wait_ms = kill_at > now ? kill_at - now : 0;
+		pause_ms(wait_ms);
+	}
+
+	if (pgroup && (sp->flags & SPAWN_FORWARD))
+		sig_forward(0);
+	ex->terminal = sp->has_tty;
+	if (sp->has_tty)
+		set_foreground(getpgrp());
+	if (pgroup)
+		end_group(sp->pid, term_sent, kill_sent ? 0 : kill_at, grace);
+	ex->wstatus = ws;
+	ex->status = spawn_status(ws);
+	sp->pid = -1;
+	sp->has_tty = 0;
+	return 0;
+}
+
+static void
+close_stream(struct spawn_stream *s)
+{
+	if (s->fd != -1)
+		close(s->fd);
+	s->fd = -1;
+}
+
+int
+spawn_io(struct spawn_stream *st, size_t n)
+{
+	struct pollfd	*pfd;
+	size_t		 i, j, np, *idx;
+	ssize_t		 r;
+	int		 fed, ret = 0;
+
+	pfd = xreallocarray(NULL, n + 1, sizeof(*pfd));
+	idx = xreallocarray(NULL, n + 1, sizeof(*idx));
+	for (i = 0; i < n; i++)
+		if (st[i].write && st[i].fd != -1)
+			(void)fcntl(st[i].fd, F_SETFL,
+			    fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);
+	for (;;) {
+		np = 0;
+		for (i = 0; i < n; i++) {
+			if (st[i].fd == -1)
+				continue;
+			if (st[i].write) {
+				if (st[i].off < st[i].buf->len) {
+					pfd[np].events = POLLOUT;
+				} else {
+					fed = 0;
+					for (j = 0; j < n; j++)
+						if (!st[j].write &&
+						    st[j].fd != -1 &&
+						    st[j].relay_to == (int)i)
+							fed = 1;
+					if (!fed)
+						close_stream(&st[i]);
+					continue;
+				}
+			} else {
+				/* Back-pressure: let the reader wait. */
+				if (st[i].relay_to >= 0 &&
+				    st[st[i].relay_to].buf->len -
+				    st[st[i].relay_to].off > (1 << 20))
+					continue;
+				pfd[np].events = POLLIN;
+			}
+			pfd[np].fd = st[i].fd;
+			pfd[np].revents = 0;
+			idx[np++] = i;
+		}
+		if (np == 0)
+			break;
+		pfd[np].fd = sig_fd();
+		pfd[np].events = POLLIN;
+		pfd[np].revents = 0;
+		if (poll(pfd, np + (sig_fd() != -1), -1) == -1 &&
+		    errno != EINTR) {
+			ret = -1;
+			break;
+		}
+		sig_drain();
+		if (sig_pending()) {
+			errno = EINTR;
+			ret = -1;
+			break;
+		}
+		for (j = 0; j < np; j++) {
+			struct spawn_stream	*s = &st[idx[j]];
+
+			if (pfd[j].revents == 0)
+				continue;
+			if (s->write) {
+				r = write(s->fd, s->buf->data + s->off,
+				    s->buf->len - s->off);
+				if (r > 0) {
+					s->off += (size_t)r;
+					if (s->off == s->buf->len &&
+					    s->off > (1 << 16)) {
+						buf_reset(s->buf);
+						s->off = 0;
+					}
+				} else if (r == -1 && errno != EAGAIN &&
+				    errno != EINTR) {
+					/* The reader went away: discard. */
+					close_stream(s);
+					for (i = 0; i < n; i++)
+						if (st[i].relay_to ==
+						    (int)idx[j])
+							st[i].relay_to = -2;
+				}
+				continue;
+			}
+			r = buf_read(s->buf, s->fd, 65536);
+			if (r == 0 || (r == -1 && errno != EAGAIN &&
+			    errno != EINTR)) {
+				close_stream(s);
+			} else if (r > 0 && s->stop_on_data) {
+				ret = 1;
+			} else if (r > 0 && s->relay_to >= 0) {
+				buf_add(st[s->relay_to].buf,
+				    s->buf->data, s->buf->len);
+				buf_reset(s->buf);
+			} else if (r > 0 && s->relay_to == -2) {
+				buf_reset(s->buf);
+			}
+		}
+		if (ret == 1)
+			break;
+	}
+	free(pfd);
+	free(idx);
+	return ret;
+}

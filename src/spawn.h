@@ -1,0 +1,118 @@
+/*
+ * Running programs: the only place that forks, execs and waits.
+ *
+ * Calling sequence:
+ *
+ *	struct spawn sp = SPAWN_INIT;
+ *	sp.argv = argv;			argv[0] is looked up in PATH (as
+ *					execvp does) unless it holds a '/'
+ *	sp.env = changes;		NULL, or "NAME=value" to set and
+ *					"NAME" to unset, applied to environ
+ *	sp.dir = "/some/dir";		the child chdirs there first
+ *	sp.in = SPAWN_NULL;		see the fd contract below
+ *	sp.out = SPAWN_PIPE;
+ *	if (spawn_start(&sp) == -1)	nothing was started; errno says why:
+ *		...			ENOENT not found, EACCES/ENOEXEC not
+ *					executable, anything else from fork
+ *	... read sp.out, or spawn_io() ...
+ *	spawn_wait(&sp, &lim, &ex);	reaps the child; ex.status is what a
+ *					shell would put in $?
+ *
+ * The fd contract, for in, out and err:
+ *	SPAWN_INHERIT (0)	the child gets ours
+ *	SPAWN_PIPE (-1)		a pipe is made; our end (O_CLOEXEC) replaces
+ *				the field, and the caller closes it
+ *	SPAWN_NULL (-2)		/dev/null
+ *	fd > 0			the child gets a dup of fd; the caller keeps
+ *				owning (and closing) fd
+ *
+ * Flags:
+ *	SPAWN_PGROUP	the child leads a new process group, so that a
+ *			time limit or a signal can reach everything it
+ *			starts; when it has exited, whatever is left of
+ *			the group is terminated too
+ *	SPAWN_TERMINAL	with SPAWN_PGROUP: if stdin is a terminal and we
+ *			hold its foreground, the group gets it while it
+ *			runs (and stops and continues with us, as under a
+ *			shell); we take it back afterwards
+ *	SPAWN_FORWARD	with SPAWN_PGROUP: sig.c passes fatal signals on
+ *			to the group while it runs
+ *
+ * spawn_wait() never gives up on a child: when a fatal signal is pending or
+ * the time limit passes, it sends SIGTERM (the signal itself, for a
+ * forwarded group) and, after the grace period, SIGKILL, then reaps.
+ */
+#ifndef SPAWN_H
+#define SPAWN_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "buf.h"
+
+#define SPAWN_INHERIT	0
+#define SPAWN_PIPE	(-1)
+#define SPAWN_NULL	(-2)
+
+#define SPAWN_PGROUP	0x01
+#define SPAWN_TERMINAL	0x02
+#define SPAWN_FORWARD	0x04
+
+struct spawn {
+	char *const	*argv;
+	char *const	*env;
+	const char	*dir;
+	int		 in;
+	int		 out;
+	int		 err;
+	int		 flags;
+	pid_t		 pid;		/* set by spawn_start */
+	int		 has_tty;	/* private: we gave it the terminal */
+};
+
+#define SPAWN_INIT	{ NULL, NULL, NULL, 0, 0, 0, 0, -1, 0 }
+
+struct spawn_limit {
+	long		 timeout_ms;	/* 0: none */
+	long		 grace_ms;	/* SIGTERM to SIGKILL; 0: default */
+};
+
+struct spawn_exit {
+	int		 status;	/* 0-255, or 128+N for signal N */
+	int		 wstatus;	/* as from waitpid(2) */
+	int		 timed_out;	/* the time limit stopped it */
+	int		 interrupted;	/* stopped because forge got a signal */
+	int		 terminal;	/* it had the terminal's foreground */
+};
+
+/* One stream that spawn_io() moves: read into buf, or write from it. */
+struct spawn_stream {
+	int		 fd;		/* closed and set to -1 when done */
+	int		 write;		/* 0: read fd into buf; 1: write buf */
+	struct buf	*buf;
+	size_t		 off;		/* for writes: bytes written so far */
+	int		 relay_to;	/* for reads: index of a write stream
+					   to pass everything read on to, -1
+					   to keep it in buf, -2 to discard */
+	int		 stop_on_data;	/* for reads: spawn_io() returns 1 as
+					   soon as this stream has data */
+};
+
+int	spawn_start(struct spawn *);
+int	spawn_wait(struct spawn *, const struct spawn_limit *,
+	    struct spawn_exit *);
+/* Move every stream until all reads reach EOF and all writes are done
+ * (0), or a stop_on_data stream has data (1); -1 with errno EINTR if a
+ * fatal signal came first.  Streams not finished are left open. */
+int	spawn_io(struct spawn_stream *, size_t);
+/* The shell's $? for a waitpid(2) status. */
+int	spawn_status(int);
+/* Find a program as execvp(3) would; the caller frees.  NULL, errno set. */
+char	*spawn_which(const char *, const char *);
+/* environ with changes applied ("N=v" sets, "N" unsets); the caller frees
+ * the vector with free(), its strings are borrowed. */
+char	**spawn_env(char *const *, char *const *);
+/* Milliseconds on the monotonic clock. */
+long long spawn_now_ms(void);
+
+#endif /* SPAWN_H */

@@ -1,0 +1,282 @@
+/* The timeline and the circuit breaker, on disk and locked. */
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "settings.h"
+#include "sig.h"
+#include "state.h"
+#include "timeutil.h"
+#include "xmalloc.h"
+
+int
+state_open(struct state *st, const char *common, const struct settings *c)
+{
+	memset(st, 0, sizeof(*st));
+	st->lockfd = -1;
+	st->dir = xasprintf("%s/forge", common);
+	st->timeline = xasprintf("%s/timeline.jsonl", st->dir);
+	st->breaker = xasprintf("%s/breaker.json", st->dir);
+	st->threshold = c != NULL ? c->threshold : DEFAULT_THRESHOLD;
+	st->max_size = c != NULL ? c->timeline_max : DEFAULT_TIMELINE_MAX;
+	if (fs_mkdirs(st->dir, 0777) == -1) {
+		warn("cannot create %s", fs_vis(st->dir));
+		return -1;
+	}
+	return 0;
+}
+
+void
+state_close(struct state *st)
+{
+	state_unlock(st);
+	free(st->dir);
+	free(st->timeline);
+	free(st->breaker);
+	memset(st, 0, sizeof(*st));
+	st->lockfd = -1;
+}
+
+int
+state_lock(struct state *st)
+{
+	struct timespec	 ts = { 0, 2 * 1000 * 1000 };
+	char		*path;
+
+	if (st->lockfd != -1)
+		return 0;
+	path = xasprintf("%s/lock", st->dir);
+	st->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
+	    0666);
+	if (st->lockfd == -1) {
+		warn("cannot open %s", fs_vis(path));
+		free(path);
+		return -1;
+	}
+	free(path);
+	/* Poll rather than block, so that a signal still gets through. */
+	while (flock(st->lockfd, LOCK_EX | LOCK_NB) == -1) {
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			if (errno == ENOLCK || errno == EOPNOTSUPP)
+				return 0;	/* no locks here: go on */
+			warn("cannot lock %s", fs_vis(st->dir));
+			goto fail;
+		}
+		if (sig_pending())
+			goto fail;
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+fail:
+	close(st->lockfd);
+	st->lockfd = -1;
+	return -1;
+}
+
+void
+state_unlock(struct state *st)
+{
+	if (st->lockfd != -1)
+		close(st->lockfd);
+	st->lockfd = -1;
+}
+
+void
+state_event_begin(struct json *j, const char *type, const char *now)
+{
+	const char	*session = getenv("FORGE_SESSION");
+
+	json_open(j, '{');
+	json_key(j, "event");
+	json_str(j, type);
+	json_key(j, "time");
+	json_str(j, now);
+	json_key(j, "session");
+	if (session != NULL && *session != '\0')
+		json_str(j, session);
+	else
+		json_null(j);
+	json_key(j, "version");
+	json_str(j, PACKAGE_VERSION);
+}
+
+int
+timeline_parse(const char *text, size_t len, const char *origin,
+    void (*fn)(const struct jv *, void *), void *arg)
+{
+	const char	*p = text, *end = text + len, *nl;
+	struct jv	*v;
+	size_t		 lineno = 0;
+	int		 bad = 0;
+
+	while (p < end) {
+		lineno++;
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL) {
+			/* No newline: a write that never finished. */
+			warnx("%s:%zu: skipping a torn last line", origin,
+			    lineno);
+			bad++;
+			break;
+		}
+		if (nl == p) {
+			p++;
+			continue;
+		}
+		v = json_parse(p, (size_t)(nl - p));
+		if (v == NULL || v->type != JV_OBJ) {
+			warnx("%s:%zu: skipping a line that is not a JSON "
+			    "object", origin, lineno);
+			bad++;
+		} else if (fn != NULL)
+			fn(v, arg);
+		jv_free(v);
+		p = nl + 1;
+	}
+	return bad;
+}
+
+static int
+read_events(const char *path, void (*fn)(const struct jv *, void *),
+    void *arg)
+{
+	struct buf	b = BUF_INIT;
+
+	if (fs_read_file(path, &b, (size_t)1 << 30) == -1) {
+		buf_free(&b);
+		if (errno == ENOENT)
+			return 0;
+		warn("cannot read %s", fs_vis(path));
+		return -1;
+	}
+	(void)timeline_parse(b.data != NULL ? b.data : "", b.len, path, fn,
+	    arg);
+	buf_free(&b);
+	return 0;
+}
+
+int
+state_events(struct state *st, void (*fn)(const struct jv *, void *),
+    void *arg)
+{
+	char	*old;
+	int	 ret;
+
+	old = xasprintf("%s.1", st->timeline);
+	ret = read_events(old, fn, arg);
+	free(old);
+	if (read_events(st->timeline, fn, arg) == -1)
+		ret = -1;
+	return ret;
+}
+
+struct replay {
+	struct breaker	*b;
+	int		 threshold;
+};
+
+static void
+replay_one(const struct jv *ev, void *arg)
+{
+	struct replay	*r = arg;
+
+	breaker_replay(r->b, ev, r->threshold);
+}
+
+int
+state_breaker(struct state *st, struct breaker *b)
+{
+	struct replay	 r;
+	struct buf	 text = BUF_INIT;
+	struct stat	 sb;
+	int		 exists;
+
+	breaker_init(b);
+	exists = lstat(st->breaker, &sb) == 0;
+	if (exists) {
+		if (fs_read_file(st->breaker, &text, 1 << 20) == 0 &&
+		    breaker_from_json(b, text.data, text.len) == 0) {
+			buf_free(&text);
+			return 0;
+		}
+		warnx("%s is corrupt: rebuilding the breaker from the "
+		    "timeline", fs_vis(st->breaker));
+	} else if (lstat(st->timeline, &sb) == 0) {
+		warnx("%s is missing: rebuilding the breaker from the "
+		    "timeline", fs_vis(st->breaker));
+	}
+	buf_free(&text);
+	/* The timeline has the whole story; with none, start fresh. */
+	breaker_init(b);
+	r.b = b;
+	r.threshold = st->threshold;
+	return state_events(st, replay_one, &r);
+}
+
+int
+state_save_breaker(struct state *st, const struct breaker *b)
+{
+	struct buf	out = BUF_INIT;
+	int		ret;
+
+	breaker_to_json(b, &out);
+	buf_addc(&out, '\n');
+	if ((ret = fs_write_atomic(st->breaker, out.data, out.len, 0666)) ==
+	    -1)
+		warn("cannot write %s", fs_vis(st->breaker));
+	buf_free(&out);
+	return ret;
+}
+
+int
+state_append(struct state *st, const struct buf *lines)
+{
+	struct stat	 sb;
+	char		*old;
+	ssize_t		 w;
+	int		 fd, saved;
+
+	/* Rotation happens under the state lock, which callers hold. */
+	if (stat(st->timeline, &sb) == 0 && sb.st_size > 0 &&
+	    (long long)sb.st_size + (long long)lines->len > st->max_size) {
+		old = xasprintf("%s.1", st->timeline);
+		if (rename(st->timeline, old) == -1)
+			warn("cannot rotate %s", fs_vis(st->timeline));
+		free(old);
+	}
+	fd = open(st->timeline, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW, 0666);
+	if (fd == -1) {
+		warn("cannot open %s", fs_vis(st->timeline));
+		return -1;
+	}
+	/* A line torn by a crash must not swallow this one. */
+	if (fstat(fd, &sb) == 0 && sb.st_size > 0) {
+		char	last;
+
+		if (pread(fd, &last, 1, sb.st_size - 1) == 1 && last != '\n')
+			(void)write(fd, "\n", 1);
+	}
+	/* One write: a reader sees the whole of it or none of it. */
+	do
+		w = write(fd, lines->data, lines->len);
+	while (w == -1 && errno == EINTR);
+	if (w != (ssize_t)lines->len || fsync(fd) == -1) {
+		saved = w == -1 ? errno : EIO;
+		close(fd);
+		errno = saved;
+		warn("cannot append to %s", fs_vis(st->timeline));
+		return -1;
+	}
+	return close(fd);
+}

@@ -1,0 +1,147 @@
+/* NULL-terminated string vectors for argv and environments. */
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+static void
+strv_take(struct strv *sv, char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		sv->cap = sv->cap ? sv->cap * 2 : 8;
+		sv->v = xreallocarray(sv->v, sv->cap, sizeof(*sv->v));
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+}
+
+void
+strv_push(struct strv *sv, const char *s)
+{
+	strv_take(sv, xstrdup(s));
+}
+
+void
+strv_pushn(struct strv *sv, const char *s, size_t n)
+{
+	strv_take(sv, xstrndup(s, n));
+}
+
+void
+strv_pushf(struct strv *sv, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) == -1)
+		s = NULL;
+	va_end(ap);
+	if (s == NULL)
+		s = xstrdup("");	/* only reached when out of memory */
+	strv_take(sv, s);
+}
+
+void
+strv_pushv(struct strv *sv, char *const *v)
+{
+	for (; v != NULL && *v != NULL; v++)
+		strv_push(sv, *v);
+}
+
+void
+strv_pop(struct strv *sv)
+{
+	if (sv->n == 0)
+		return;
+	free(sv->v[--sv->n]);
+	sv->v[sv->n] = NULL;
+}
+
+void
+strv_clear(struct strv *sv)
+{
+	while (sv->n > 0)
+		strv_pop(sv);
+}
+
+void
+strv_free(struct strv *sv)
+{
+	strv_clear(sv);
+	free(sv->v);
+	sv->v = NULL;
+	sv->cap = 0;
+}
+
+char *
+strv_join(const struct strv *sv, const char *sep)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < sv->n; i++) {
+		if (i > 0)
+			buf_adds(&b, sep);
+		buf_adds(&b, sv->v[i]);
+	}
+	return buf_detach(&b);
+}
+
+void
+strv_split_z(struct strv *sv, const char *p, size_t len)
+{
+	const char	*end = p + len, *nul;
+
+	while (p < end) {
+		if ((nul = memchr(p, '\0', (size_t)(end - p))) == NULL)
+			nul = end;
+		if (nul > p)
+			strv_pushn(sv, p, (size_t)(nul - p));
+		p = nul + 1;
+	}
+}
+
+static int
+needs_quotes(const char *s)
+{
+	if (*s == '\0')
+		return 1;
+	for (; *s != '\0'; s++)
+		if (strchr("abcdefghijklmnopqrstuvwxyz"
+		    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_@%+=:,./-", *s) ==
+		    NULL)
+			return 1;
+	return 0;
+}
+
+char *
+strv_join_shell(char *const *v)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*p;
+
+	for (; v != NULL && *v != NULL; v++) {
+		if (b.len > 0)
+			buf_addc(&b, ' ');
+		if (!needs_quotes(*v)) {
+			buf_adds(&b, *v);
+			continue;
+		}
+		buf_addc(&b, '\'');
+		for (p = *v; *p != '\0'; p++) {
+			if (*p == '\'')
+				buf_adds(&b, "'\\''");
+			else
+				buf_addc(&b, *p);
+		}
+		buf_addc(&b, '\'');
+	}
+	return buf_detach(&b);
+}

@@ -1,0 +1,40 @@
+/*
+ * NULL-terminated string vectors, for argv and environment lists.
+ *
+ *	struct strv v = STRV_INIT;
+ *	strv_push(&v, "git"); strv_pushf(&v, "--git-dir=%s", dir);
+ *	execve(v.v[0], v.v, ...);	   v.v is always NULL-terminated
+ *	strv_free(&v);
+ *
+ * The vector owns its strings (copies are made on push) and the array.
+ */
+#ifndef STRV_H
+#define STRV_H
+
+#include <stddef.h>
+
+struct strv {
+	char	**v;
+	size_t	  n;
+	size_t	  cap;
+};
+
+#define STRV_INIT	{ NULL, 0, 0 }
+
+void	 strv_push(struct strv *, const char *);
+void	 strv_pushn(struct strv *, const char *, size_t);
+void	 strv_pushf(struct strv *, const char *, ...)
+	    __attribute__((__format__(__printf__, 2, 3)));
+void	 strv_pushv(struct strv *, char *const *);
+void	 strv_pop(struct strv *);
+void	 strv_clear(struct strv *);
+void	 strv_free(struct strv *);
+/* Join with sep; the caller frees the result. */
+char	*strv_join(const struct strv *, const char *);
+/* Join an argv for display, single-quoting words a shell would split
+ * or expand; the caller frees the result. */
+char	*strv_join_shell(char *const *);
+/* Split a NUL-separated buffer (git -z output) into v, dropping empties. */
+void	 strv_split_z(struct strv *, const char *, size_t);
+
+#endif /* STRV_H */

@@ -1,0 +1,175 @@
+# Shared setup for forge's shell tests; sourced, never run.
+#
+# Each test runs in a fresh mktemp -d directory ($T) with HOME, TMPDIR
+# and the git configuration all inside it, every GIT_* variable unset,
+# LC_ALL=C and TZ=UTC, and writes nothing anywhere else.  Output is TAP.
+#
+#	. "$TESTLIB"
+#	new_repo r
+#	ok "it passes" forge verify --isolated -- true
+#	...
+#	done_testing
+
+set -u
+
+: "${FORGE:?FORGE must name the forge binary}"
+: "${TREELIST:?TREELIST must name the treelist helper}"
+
+for _v in $(env | sed -n 's/^\(GIT_[A-Za-z0-9_]*\)=.*/\1/p'); do
+	unset "$_v"
+done
+unset _v FORGE_SESSION
+export LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z'
+export GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/forge-test.XXXXXX") || exit 99
+T=$(cd "$T" && pwd -P)
+export HOME="$T/home"
+export TMPDIR="$T/tmp"
+mkdir -p "$HOME" "$TMPDIR"
+cleanup_test_dir() {
+	chmod -R u+rwx "$T" 2>/dev/null
+	rm -rf "$T"
+}
+trap cleanup_test_dir EXIT
+
+git config --global user.name "Forge Test"
+git config --global user.email "test@forge.invalid"
+git config --global init.defaultBranch main
+git config --global advice.detachedHead false
+git config --global protocol.file.allow always
+
+# How forge runs: a wrapper (valgrind) may be put in front.
+forge() {
+	${FORGE_WRAPPER:-} "$FORGE" "$@"
+}
+
+_n=0
+_failed=0
+
+pass() {
+	_n=$((_n + 1))
+	echo "ok $_n - $1"
+}
+
+fail() {
+	_n=$((_n + 1))
+	_failed=$((_failed + 1))
+	echo "not ok $_n - $1"
+	shift
+	for _line in "$@"; do
+		printf '%s\n' "$_line" | sed 's/^/# /'
+	done
+}
+
+skip() {
+	_n=$((_n + 1))
+	echo "ok $_n - $1 # SKIP ${2:-}"
+}
+
+# ok DESCRIPTION COMMAND...: the command must succeed.
+ok() {
+	_d=$1
+	shift
+	if "$@" >"$T/.out" 2>&1; then
+		pass "$_d"
+	else
+		fail "$_d" "command: $*" "$(tail -n 20 "$T/.out")"
+	fi
+}
+
+# not_ok DESCRIPTION COMMAND...: the command must fail.
+not_ok() {
+	_d=$1
+	shift
+	if "$@" >"$T/.out" 2>&1; then
+		fail "$_d" "command succeeded: $*" "$(tail -n 20 "$T/.out")"
+	else
+		pass "$_d"
+	fi
+}
+
+# is DESCRIPTION GOT WANT
+is() {
+	if [ "$2" = "$3" ]; then
+		pass "$1"
+	else
+		fail "$1" "got:  $2" "want: $3"
+	fi
+}
+
+# like DESCRIPTION TEXT PATTERN (grep -E)
+like() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		pass "$1"
+	else
+		fail "$1" "no match for /$3/ in:" "$2"
+	fi
+}
+
+unlike() {
+	if printf '%s\n' "$2" | grep -Eq -- "$3"; then
+		fail "$1" "unexpected match for /$3/ in:" "$2"
+	else
+		pass "$1"
+	fi
+}
+
+done_testing() {
+	echo "1..$_n"
+	[ "$_failed" -eq 0 ]
+}
+
+# run_forge [forge args]: runs forge, keeping stdout, stderr and status
+# in $out, $err and $rc.
+run_forge() {
+	forge "$@" >"$T/.stdout" 2>"$T/.stderr" </dev/null
+	rc=$?
+	out=$(cat "$T/.stdout")
+	err=$(cat "$T/.stderr")
+}
+
+# new_repo DIR: a repository with a few committed files; cd into it.
+new_repo() {
+	git init -q "$1" || exit 99
+	cd "$1" || exit 99
+	printf 'hello\n' >hello.txt
+	mkdir -p src
+	printf 'int main(void) { return 0; }\n' >src/main.c
+	printf '#!/bin/sh\necho run\n' >run.sh
+	chmod +x run.sh
+	printf '*.o\nbuild/\n' >.gitignore
+	git add -A && git commit -q -m initial || exit 99
+}
+
+# state_of DIR: everything a verification must leave as it was: every
+# file of the working tree (ignored ones too) with modes and mtimes, the
+# index, HEAD and all refs.
+state_of() {
+	"$TREELIST" -a -m "$1"
+	echo "--- index"
+	cksum <"$(git -C "$1" rev-parse --git-path index)"
+	echo "--- HEAD"
+	cat "$(git -C "$1" rev-parse --git-dir)/HEAD"
+	echo "--- refs"
+	git -C "$1" for-each-ref --format='%(refname) %(objectname)'
+}
+
+# leftovers REPO: what a run may have left behind, empty if nothing.
+leftovers() {
+	_gd=$(git -C "$1" rev-parse --git-common-dir)
+	case $_gd in /*) ;; *) _gd="$1/$_gd" ;; esac
+	ls -A "$TMPDIR"
+	git -C "$1" worktree list --porcelain | grep '^worktree ' | sed 1d
+	[ -d "$_gd/worktrees" ] && ls -A "$_gd/worktrees"
+	[ -d "$_gd/forge/copies" ] && ls -A "$_gd/forge/copies"
+	true
+}
+
+# manifest_source DIR: files and links of the working state that git
+# does not ignore (what the copy must hold).
+manifest_source() {
+	git -C "$1" ls-files -z -c -o --exclude-standard |
+	    "$TREELIST" -L "$1"
+}

@@ -1,0 +1,35 @@
+## The test suite: check unit programs and shell tests on real
+## repositories, all speaking TAP to automake's driver.
+
+LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) \
+	$(top_srcdir)/build-aux/tap-driver.sh
+SH_LOG_DRIVER = $(LOG_DRIVER)
+TEST_EXTENSIONS = .sh
+
+AM_TESTS_ENVIRONMENT = \
+	FORGE='$(abs_top_builddir)/forge'; export FORGE; \
+	TREELIST='$(abs_top_builddir)/tests/treelist'; export TREELIST; \
+	TESTLIB='$(abs_top_srcdir)/tests/lib.sh'; export TESTLIB; \
+	MANPAGE='$(abs_top_srcdir)/man/forge.1'; export MANPAGE; \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir;
+
+check_PROGRAMS = tests/treelist
+tests_treelist_SOURCES = tests/treelist.c
+tests_treelist_LDADD = $(LIBBSD_LIBS)
+
+# Unit tests: each tests/check_NAME.c is one check program, linked with
+# the modules it tests (libforge.a, never main.c).
+UNIT_TESTS_LIST =
+if UNIT_TESTS
+UNIT_TESTS_LIST +=
+check_PROGRAMS += $(UNIT_TESTS_LIST)
+endif
+TEST_CFLAGS_COMMON = $(AM_CFLAGS) $(CHECK_CFLAGS)
+TEST_LIBS_COMMON = libforge.a $(CHECK_LIBS) $(LIBBSD_LIBS)
+
+SHELL_TESTS = \
+	tests/t-basic.sh \
+	tests/t-manpage.sh
+
+TESTS = $(UNIT_TESTS_LIST) $(SHELL_TESTS)
+EXTRA_DIST += tests/lib.sh $(SHELL_TESTS)

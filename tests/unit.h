@@ -1,0 +1,28 @@
+/*
+ * The main of every check unit test program: run the suite that the
+ * program defines and report in TAP on standard output, which automake's
+ * TAP driver reads.  Each test runs in its own child (check's default),
+ * so a crash fails one test, not the program.
+ */
+#ifndef UNIT_H
+#define UNIT_H
+
+#include <check.h>
+#include <stdlib.h>
+
+#define UNIT_MAIN(suite_fn)						\
+int									\
+main(void)								\
+{									\
+	SRunner	*sr;							\
+	int	 failed;						\
+									\
+	sr = srunner_create((suite_fn)());				\
+	srunner_set_tap(sr, "-");					\
+	srunner_run_all(sr, CK_SILENT);					\
+	failed = srunner_ntests_failed(sr);				\
+	srunner_free(sr);						\
+	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;		\
+}
+
+#endif /* UNIT_H */
