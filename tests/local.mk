@@ -18,18 +18,21 @@ tests_treelist_SOURCES = tests/treelist.c
 tests_treelist_LDADD = $(LIBBSD_LIBS)
 
 # Unit tests: each tests/check_NAME.c is one check program, linked with
-# the modules it tests (libforge.a, never main.c).
+# the modules it tests (libforge.a, never main.c).  Shell tests are
+# tests/t-NAME.sh.  Each area lists its own in an included file.
 UNIT_TESTS_LIST =
-if UNIT_TESTS
-UNIT_TESTS_LIST +=
-check_PROGRAMS += $(UNIT_TESTS_LIST)
-endif
+SHELL_TESTS = tests/t-basic.sh tests/t-manpage.sh
 TEST_CFLAGS_COMMON = $(AM_CFLAGS) $(CHECK_CFLAGS)
 TEST_LIBS_COMMON = libforge.a $(CHECK_LIBS) $(LIBBSD_LIBS)
 
-SHELL_TESTS = \
-	tests/t-basic.sh \
-	tests/t-manpage.sh
+include tests/unit.mk
+include tests/core.mk
+include tests/fidelity.mk
+include tests/robust.mk
+
+if UNIT_TESTS
+check_PROGRAMS += $(UNIT_TESTS_LIST)
+endif
 
 TESTS = $(UNIT_TESTS_LIST) $(SHELL_TESTS)
 EXTRA_DIST += tests/lib.sh $(SHELL_TESTS)

@@ -1,0 +1,1 @@
+## Tests: shell tests of forge verify: refusals, exit statuses, steps, hooks, hostile settings, signals.

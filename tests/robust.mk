@@ -1,0 +1,1 @@
+## Tests: shell tests of crash recovery, concurrency, time limits, hostile machines, and the harness state.

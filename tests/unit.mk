@@ -1,0 +1,1 @@
+## Tests: check unit tests of the modules.
