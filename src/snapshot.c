@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +44,32 @@ struct snap_repo {
 };
 
 static int	copy_repo(struct snapshot *, struct snap_repo *);
+
+/*
+ * For the test suite: FORGE_TEST_STALL=<phase> makes forge announce the
+ * phase on stderr and wait there (for a signal, at most a minute), so a
+ * test can interrupt it at that exact point.  The phases are journal,
+ * checkout, apply, untracked and proof.
+ */
+static void
+test_stall(const char *phase)
+{
+	const char	*want = getenv("FORGE_TEST_STALL");
+	long long	 until;
+
+	if (want == NULL || strcmp(want, phase) != 0)
+		return;
+	fprintf(stderr, "forge: test stall: %s\n", phase);
+	until = spawn_now_ms() + 60000;
+	while (!sig_pending() && spawn_now_ms() < until) {
+		struct pollfd	pfd;
+
+		pfd.fd = sig_fd();
+		pfd.events = POLLIN;
+		(void)poll(&pfd, 1, 100);
+		sig_drain();
+	}
+}
 
 void
 lsfiles_free(struct lsfiles *l)
@@ -563,6 +590,8 @@ copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
 	for (i = 0; i < l->untracked.n && ret == 0; i++) {
 		if (copy_path(&c, sr, l->untracked.v[i]) == -1)
 			ret = -1;
+		if (i == 0)
+			test_stall("untracked");
 		if ((i & 255) == 0 && sig_pending())
 			ret = -1;
 	}
@@ -744,9 +773,11 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (sig_pending() || add_worktree(s, sr) == -1)
 		goto out;
 	s->ms[SNAP_CHECKOUT] += spawn_now_ms() - t;
+	test_stall("checkout");
 	t = spawn_now_ms();
 	if (sig_pending() || apply_changes(sr) == -1)
 		goto out;
+	test_stall("apply");
 	s->ms[SNAP_APPLY] += spawn_now_ms() - t;
 	t = spawn_now_ms();
 	if (sig_pending() || copy_flagged(sr, &l) == -1)
@@ -855,6 +886,7 @@ snapshot_create(struct snapshot *s, const struct repo *r, int flags)
 	strv_push(&s->commons, r->common);
 	s->state = ST_LIVE;
 	s->cleanup = cleanup_push(on_exit_remove, s);
+	test_stall("journal");
 
 	if (mkdir(s->top, 0700) == -1) {
 		warn("cannot create the copy's directory %s", fs_vis(s->top));
@@ -890,6 +922,7 @@ snapshot_create(struct snapshot *s, const struct repo *r, int flags)
 
 	if (copy_repo(s, sr) == -1)
 		goto fail;
+	test_stall("proof");
 	t = spawn_now_ms();
 	if (!(flags & SNAP_NOCHECK) && (sig_pending() || prove(s) == -1))
 		goto fail;
