@@ -123,7 +123,7 @@ change_compute(struct change *c, const struct repo *r, const char *base)
 	}
 	if (st != 0) {
 		if (st > 0)
-			warnx("git diff failed (status %d)", st);
+			warnx("git diff failed: %s", git_error());
 		goto out;
 	}
 	if (change_parse_diff(c, out.data != NULL ? out.data : "",
@@ -134,7 +134,7 @@ change_compute(struct change *c, const struct repo *r, const char *base)
 	buf_reset(&out);
 	if ((st = git_run(&g, ls, 0, NULL, &out, NULL)) != 0) {
 		if (st > 0)
-			warnx("git ls-files failed (status %d)", st);
+			warnx("git ls-files failed: %s", git_error());
 		goto out;
 	}
 	change_add_untracked(c, out.data != NULL ? out.data : "", out.len);

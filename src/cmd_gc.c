@@ -62,8 +62,10 @@ cmd_gc(int argc, char **argv)
 		/* Registrations whose directory went some other way. */
 		repo_git(&ctx.repo, &g);
 		g.index = NULL;
-		if (git_run(&g, prune, 0, NULL, NULL, NULL) != 0)
+		if (git_run(&g, prune, 0, NULL, NULL, NULL) != 0) {
+			warnx("git worktree prune failed: %s", git_error());
 			ret = EXIT_FORGE;
+		}
 		if (n > 0) {
 			json_init(&j, &ev);
 			state_event_begin(&j, "reclaim", time_rfc3339(now,

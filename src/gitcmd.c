@@ -15,6 +15,7 @@
 #include "xmalloc.h"
 
 static char		*git_bin;
+static struct buf	 last_error = BUF_INIT;
 static char		*version;
 static struct strv	 local_vars = STRV_INIT;
 
@@ -119,9 +120,16 @@ git_argv(struct strv *argv, const char *const *args)
 int
 git_lock_busy(const char *err)
 {
-	return strstr(err, ".lock': File exists") != NULL ||
+	const char	*p;
+
+	if (strstr(err, ".lock': File exists") != NULL ||
 	    strstr(err, "could not lock config file") != NULL ||
-	    strstr(err, "Unable to create '") != NULL;
+	    strstr(err, "Unable to create '") != NULL)
+		return 1;
+	/* Another git worktree add, half way through registering its
+	 * worktree, is listed by ours before its files exist. */
+	return (p = strstr(err, "failed to read ")) != NULL &&
+	    strstr(p, "/worktrees/") != NULL;
 }
 
 static void
@@ -157,6 +165,7 @@ run_once(const struct git *g, const char *const *args, int flags,
 	sp.in = in != NULL ? SPAWN_PIPE : SPAWN_NULL;
 	sp.out = SPAWN_PIPE;
 	sp.err = SPAWN_PIPE;
+	sp.flags = SPAWN_TIED;
 	if (spawn_start(&sp) == -1) {
 		if (errno == ENOENT && sp.dir == NULL)
 			warnx("git not found on PATH");
@@ -226,12 +235,44 @@ git_run(const struct git *g, const char *const *args, int flags,
 		if (delay < 500)
 			delay *= 2;
 	}
-	if (st > 0 && err == NULL && !(flags & GIT_QUIET) && myerr.len > 0) {
-		buf_rtrim(&myerr);
-		fprintf(stderr, "%s\n", myerr.data);
+	if (st > 0) {
+		buf_reset(&last_error);
+		buf_add(&last_error, e->data != NULL ? e->data : "", e->len);
+		buf_rtrim(&last_error);
+		if (last_error.len == 0)
+			buf_addf(&last_error, "exit status %d", st);
 	}
 	buf_free(&myerr);
 	return st;
+}
+
+const char *
+git_error(void)
+{
+	static struct buf	 line = BUF_INIT;
+	const char		*p, *best = NULL, *nl;
+	size_t			 len;
+
+	p = buf_str(&last_error);
+	/* The first fatal: or error: line says most; else the last line. */
+	for (; *p != '\0'; p = *nl ? nl + 1 : nl) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			nl = p + strlen(p);
+		if (nl == p)
+			continue;
+		if (strncmp(p, "fatal: ", 7) == 0 ||
+		    strncmp(p, "error: ", 7) == 0) {
+			best = p + 7;
+			break;
+		}
+		best = p;
+	}
+	if (best == NULL)
+		return "no message";
+	len = strcspn(best, "\n");
+	buf_reset(&line);
+	buf_add(&line, best, len);
+	return line.data;
 }
 
 int
@@ -250,7 +291,7 @@ git_init(void)
 	st = git_run(NULL, ver, 0, NULL, &out, NULL);
 	if (st != 0) {
 		if (st > 0)
-			warnx("git version failed (exit status %d)", st);
+			warnx("git version failed: %s", git_error());
 		goto fail;
 	}
 	buf_rtrim(&out);
@@ -265,8 +306,12 @@ git_init(void)
 		goto fail;
 	}
 	buf_reset(&out);
-	if (git_run(NULL, lv, 0, NULL, &out, NULL) != 0)
+	if ((st = git_run(NULL, lv, 0, NULL, &out, NULL)) != 0) {
+		if (st > 0)
+			warnx("git rev-parse --local-env-vars failed: %s",
+			    git_error());
 		goto fail;
+	}
 	for (p = out.data; (line = strsep(&p, "\n")) != NULL;)
 		if (*line != '\0')
 			strv_push(&local_vars, line);

@@ -25,9 +25,10 @@
  * git_run() returns git's exit status, or -1 if git could not be run or a
  * fatal signal arrived (a message is printed, unless for the signal).
  * Standard output goes to out (NULL: discarded); standard error to err if
- * given, else it is kept and printed when git fails (GIT_QUIET: never).
- * GIT_RETRY retries a run that failed only because another git held a
- * lock file, with backoff, for a few seconds.
+ * given.  When git fails, git_error() gives the line of its standard
+ * error that says why, for the caller's one-line message.
+ * GIT_RETRY retries a run that failed only because another git was busy
+ * in the repository (git_lock_busy()), with backoff, for up to 15 seconds.
  */
 #ifndef GITCMD_H
 #define GITCMD_H
@@ -51,7 +52,7 @@ struct git {
 
 #define GIT_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL }
 
-#define GIT_QUIET	0x01
+#define GIT_QUIET	0x01	/* (kept for callers that expect failure) */
 #define GIT_RETRY	0x02
 #define GIT_USER_ENV	0x04	/* keep the caller's GIT_DIR and friends:
 				   for finding the repository, and only
@@ -69,9 +70,13 @@ void		 git_argv(struct strv *, const char *const *);
 void		 git_unset_local(struct strv *);
 int		 git_run(const struct git *, const char *const *, int,
 		    const struct buf *, struct buf *, struct buf *);
+/* Why the last failed git_run() failed: its first fatal: or error: line
+ * without the prefix, else its last line.  Valid until the next call. */
+const char	*git_error(void);
 /* Parse "git version X.Y.Z..." into major and minor; -1 if not. */
 int		 git_parse_version(const char *, int *, int *);
-/* Did git fail because another process held a lock?  (stderr text) */
+/* Did git fail only because another git was busy in the same repository
+ * (a lock held, a worktree half registered)?  err is git's stderr. */
 int		 git_lock_busy(const char *);
 
 #endif /* GITCMD_H */

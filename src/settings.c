@@ -153,8 +153,9 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 	}
 	if (st != 0) {
 		if (st > 0)
-			warnx("git config failed (status %d) reading %s", st,
-			    file != NULL ? fs_vis(file) : "forge.* settings");
+			warnx("cannot read %s: git config: %s",
+			    file != NULL ? fs_vis(file) : "forge.* settings",
+			    git_error());
 		return -1;
 	}
 	return 0;

@@ -184,16 +184,24 @@ on_exit_remove(void *arg)
 		(void)snapshot_remove(s);
 }
 
+/*
+ * $TMPDIR, resolved: git records a worktree by its real path, and the
+ * journal must name the copy the same way to find its registration.
+ */
 static char *
 tmpdir(void)
 {
 	const char	*t = getenv("TMPDIR");
-	char		*d;
+	char		*d, *real;
 	size_t		 n;
 
 	if (t == NULL || *t == '\0')
 		t = "/tmp";
 	d = path_absolute(t);
+	if ((real = realpath(d, NULL)) != NULL) {
+		free(d);
+		d = real;
+	}
 	n = strlen(d);
 	while (n > 1 && d[n - 1] == '/')
 		d[--n] = '\0';
@@ -256,8 +264,8 @@ list_files(struct snap_repo *sr, struct lsfiles *l)
 	src_git(sr, &g);
 	if ((st = git_run(&g, a, 0, NULL, &out, NULL)) != 0) {
 		if (st > 0)
-			warnx("git ls-files failed in %s (status %d)",
-			    fs_vis(sr->src), st);
+			warnx("git ls-files failed in %s: %s",
+			    fs_vis(sr->src), git_error());
 		buf_free(&out);
 		return -1;
 	}
@@ -323,8 +331,8 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	strv_free(&a);
 	if (st != 0) {
 		if (st > 0)
-			warnx("git worktree add failed (status %d): cannot "
-			    "check out HEAD into the copy", st);
+			warnx("cannot check out HEAD into the copy: git "
+			    "worktree add: %s", git_error());
 		return -1;
 	}
 	if ((sr->dst_gitdir = read_gitfile(sr->dst)) == NULL) {
@@ -384,6 +392,7 @@ apply_changes(struct snap_repo *sr)
 	dsp.in = SPAWN_NULL;
 	dsp.out = SPAWN_PIPE;
 	dsp.err = SPAWN_PIPE;
+	dsp.flags = SPAWN_TIED;
 	if (spawn_start(&dsp) == -1) {
 		warn("cannot run git diff");
 		goto out;
@@ -405,6 +414,7 @@ apply_changes(struct snap_repo *sr)
 		asp.in = SPAWN_PIPE;
 		asp.out = SPAWN_PIPE;
 		asp.err = SPAWN_PIPE;
+		asp.flags = SPAWN_TIED;
 		if (spawn_start(&asp) == -1) {
 			warn("cannot run git apply");
 		} else {

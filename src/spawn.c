@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -173,7 +174,7 @@ spawn_start(struct spawn *sp)
 	int			 give_tty = 0, i, p[2], saved;
 	size_t			 n;
 	ssize_t			 r;
-	pid_t			 pid;
+	pid_t			 pid, parent;
 
 	want[0] = sp->in;
 	want[1] = sp->out;
@@ -211,10 +212,16 @@ spawn_start(struct spawn *sp)
 	    isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
 		give_tty = 1;
 
+	parent = getpid();
 	sig_block_all(&oldmask);
 	pid = fork();
 	if (pid == 0) {
 		int	fd;
+
+		if ((sp->flags & SPAWN_TIED) &&
+		    (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+		    getppid() != parent))
+			_exit(EXIT_FORGE);
 
 		if (sp->flags & SPAWN_PGROUP)
 			(void)setpgid(0, 0);

@@ -37,6 +37,9 @@
  *			shell); we take it back afterwards
  *	SPAWN_FORWARD	with SPAWN_PGROUP: sig.c passes fatal signals on
  *			to the group while it runs
+ *	SPAWN_TIED	the child is killed if forge dies, even by SIGKILL
+ *			(Linux PR_SET_PDEATHSIG): git helpers never outlive
+ *			the run that needs them
  *
  * spawn_wait() never gives up on a child: when a fatal signal is pending or
  * the time limit passes, it sends SIGTERM (the signal itself, for a
@@ -57,6 +60,7 @@
 #define SPAWN_PGROUP	0x01
 #define SPAWN_TERMINAL	0x02
 #define SPAWN_FORWARD	0x04
+#define SPAWN_TIED	0x08
 
 struct spawn {
 	char *const	*argv;

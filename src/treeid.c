@@ -72,8 +72,8 @@ treeid_compute(const struct treeid_req *q, const char *tag)
 		}
 		if (st != 0) {
 			if (st > 0)
-				warnx("git update-index failed on the "
-				    "temporary index (status %d)", st);
+				warnx("git update-index failed on a "
+				    "temporary index: %s", git_error());
 			goto out;
 		}
 	}
@@ -87,8 +87,9 @@ treeid_compute(const struct treeid_req *q, const char *tag)
 	st = git_run(&g, (const char *const *)args.v, 0, NULL, NULL, NULL);
 	if (st != 0) {
 		if (st > 0)
-			warnx("git add failed on the temporary index "
-			    "(status %d)", st);
+			warnx("cannot compute the tree of %s: git add: %s",
+			    q->git->dir != NULL ? fs_vis(q->git->dir) : ".",
+			    git_error());
 		goto out;
 	}
 	{
@@ -98,7 +99,7 @@ treeid_compute(const struct treeid_req *q, const char *tag)
 	}
 	if (st != 0) {
 		if (st > 0)
-			warnx("git write-tree failed (status %d)", st);
+			warnx("git write-tree failed: %s", git_error());
 		goto out;
 	}
 	buf_rtrim(&out);
