@@ -47,26 +47,30 @@ static int	copy_repo(struct snapshot *, struct snap_repo *);
 
 /*
  * For the test suite: FORGE_TEST_STALL=<phase> makes forge announce the
- * phase on stderr and wait there (for a signal, at most a minute), so a
- * test can interrupt it at that exact point.  The phases are journal,
+ * phase on stderr and wait there -- until a signal comes, or until the
+ * file FORGE_TEST_STALL_RELEASE names exists, or a minute has passed --
+ * so a test can act at that exact point.  The phases are journal,
  * checkout, apply, untracked and proof.
  */
 static void
 test_stall(const char *phase)
 {
 	const char	*want = getenv("FORGE_TEST_STALL");
+	const char	*release = getenv("FORGE_TEST_STALL_RELEASE");
 	long long	 until;
+	struct stat	 st;
 
 	if (want == NULL || strcmp(want, phase) != 0)
 		return;
 	fprintf(stderr, "forge: test stall: %s\n", phase);
 	until = spawn_now_ms() + 60000;
-	while (!sig_pending() && spawn_now_ms() < until) {
+	while (!sig_pending() && spawn_now_ms() < until &&
+	    (release == NULL || stat(release, &st) == -1)) {
 		struct pollfd	pfd;
 
 		pfd.fd = sig_fd();
 		pfd.events = POLLIN;
-		(void)poll(&pfd, 1, 100);
+		(void)poll(&pfd, 1, 50);
 		sig_drain();
 	}
 }

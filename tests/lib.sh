@@ -45,6 +45,16 @@ forge() {
 	${FORGE_WRAPPER:-} "$FORGE" "$@"
 }
 
+# start_forge ERRFILE [forge args]: forge in the background, its stderr
+# in ERRFILE, its pid in $forge_pid.  (A shell function run with & is a
+# subshell, so $! would not be forge's pid; this runs forge itself.)
+start_forge() {
+	_errfile=$1
+	shift
+	${FORGE_WRAPPER:-} "$FORGE" "$@" >/dev/null 2>"$_errfile" </dev/null &
+	forge_pid=$!
+}
+
 _n=0
 _failed=0
 
@@ -172,4 +182,57 @@ leftovers() {
 manifest_source() {
 	git -C "$1" ls-files -z -c -o --exclude-standard |
 	    "$TREELIST" -L "$1"
+}
+
+# wait_for SECONDS COMMAND...: poll (every 0.05s) until the command
+# succeeds; fails after SECONDS.
+wait_for() {
+	_limit=$(($1 * 20))
+	shift
+	_i=0
+	while ! "$@" >/dev/null 2>&1; do
+		_i=$((_i + 1))
+		[ "$_i" -gt "$_limit" ] && return 1
+		sleep 0.05
+	done
+	return 0
+}
+
+# REAL_GIT: the git forge would find before a test changes PATH.
+REAL_GIT=$(command -v git)
+
+# fake_git DIR SCRIPT: a "git" in DIR that runs SCRIPT (sh code with "$@"
+# as git's arguments and $REAL_GIT to delegate); put DIR first in PATH.
+# forge puts global options before the subcommand (--no-optional-locks,
+# -c name=value), so SCRIPT gets the subcommand and the word after it in
+# $SUB and $SUB2.
+fake_git() {
+	mkdir -p "$1"
+	{
+		echo '#!/bin/sh'
+		echo "REAL_GIT='$REAL_GIT'"
+		cat <<'PREAMBLE'
+SUB= SUB2= _skip=
+for _a in "$@"; do
+	if [ -n "$_skip" ]; then _skip=; continue; fi
+	if [ -z "$SUB" ]; then
+		case $_a in
+		-c|-C) _skip=1; continue ;;
+		-*) continue ;;
+		esac
+		SUB=$_a
+	else
+		SUB2=$_a
+		break
+	fi
+done
+PREAMBLE
+		printf '%s\n' "$2"
+	} >"$1/git"
+	chmod +x "$1/git"
+}
+
+# json_lines FILE: every line of FILE is a JSON object (jsonpick -c).
+json_lines() {
+	"$JSONPICK" -c <"$1"
 }

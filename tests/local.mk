@@ -9,13 +9,17 @@ TEST_EXTENSIONS = .sh
 AM_TESTS_ENVIRONMENT = \
 	FORGE='$(abs_top_builddir)/forge'; export FORGE; \
 	TREELIST='$(abs_top_builddir)/tests/treelist'; export TREELIST; \
+	JSONPICK='$(abs_top_builddir)/tests/jsonpick'; export JSONPICK; \
+	FORGE_WRAPPER='$(FORGE_WRAPPER)'; export FORGE_WRAPPER; \
 	TESTLIB='$(abs_top_srcdir)/tests/lib.sh'; export TESTLIB; \
 	MANPAGE='$(abs_top_srcdir)/man/forge.1'; export MANPAGE; \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir;
 
-check_PROGRAMS = tests/treelist
+check_PROGRAMS = tests/treelist tests/jsonpick
 tests_treelist_SOURCES = tests/treelist.c
 tests_treelist_LDADD = $(LIBBSD_LIBS)
+tests_jsonpick_SOURCES = tests/jsonpick.c
+tests_jsonpick_LDADD = libforge.a $(LIBBSD_LIBS)
 
 # Unit tests: each tests/check_NAME.c is one check program, linked with
 # the modules it tests (libforge.a, never main.c).  Shell tests are

@@ -1,1 +1,2 @@
 ## Tests: shell tests of crash recovery, concurrency, time limits, hostile machines, and the harness state.
+SHELL_TESTS += tests/t-crash.sh
