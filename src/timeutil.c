@@ -36,6 +36,8 @@ duration_parse(const char *s)
 	}
 	if (*p == '.') {
 		p++;
+		if (!isdigit((unsigned char)*p))
+			return -1;	/* "5." or ".": say what you mean */
 		while (isdigit((unsigned char)*p)) {
 			if (scale < 1000000) {
 				frac = frac * 10 + (*p - '0');

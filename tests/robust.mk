@@ -1,2 +1,4 @@
 ## Tests: shell tests of crash recovery, concurrency, time limits, hostile machines, and the harness state.
 SHELL_TESTS += tests/t-crash.sh
+SHELL_TESTS += tests/t-concurrent.sh
+SHELL_TESTS += tests/t-timeout.sh
