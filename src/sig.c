@@ -15,7 +15,7 @@ static const int fatal[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
 
 /* Signals whose disposition a child gets back, as forge found it. */
 static const int restored[] = {
-	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE,
+	SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGCHLD, SIGPIPE, SIGXFSZ,
 	SIGTSTP, SIGTTIN, SIGTTOU
 };
 #define NRESTORED	(sizeof(restored) / sizeof(restored[0]))
@@ -78,6 +78,8 @@ sig_init(void)
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = SIG_IGN;
 	sigaction(SIGPIPE, &sa, NULL);
+	/* Past a file size limit, a write fails with EFBIG: clean up then. */
+	sigaction(SIGXFSZ, &sa, NULL);
 
 	/* A fatal signal blocked by our parent must still reach us. */
 	{

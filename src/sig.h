@@ -4,8 +4,10 @@
  *	sig_init();		once, first thing in main.  SIGINT, SIGTERM,
  *				SIGHUP and SIGQUIT are recorded (unless they
  *				were ignored when forge started, which is kept);
- *				SIGCHLD only wakes poll loops; SIGPIPE is
- *				ignored so a closed output is an EPIPE error.
+ *				SIGCHLD only wakes poll loops; SIGPIPE and
+ *				SIGXFSZ are ignored, so a closed output or a
+ *				file size limit is an error (EPIPE, EFBIG)
+ *				that forge cleans up after.
  *	poll on sig_fd() ...	readable whenever any of those signals came;
  *	sig_drain();		empty it after poll says so.
  *	if (sig_pending())	the first fatal signal, 0 if none: the caller

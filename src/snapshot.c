@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 
 #include <ctype.h>
 #include <err.h>
@@ -305,6 +306,65 @@ sparse_supported(struct snap_repo *sr)
 	return !sparse;
 }
 
+/*
+ * git worktree add says only "unable to write file" when the disk is
+ * full, and cleans up after itself so the space is free again by the
+ * time we look: compare what HEAD holds with what the file system has.
+ */
+static int
+no_space(struct snap_repo *sr, const char *dir, struct buf *why)
+{
+	const char *const	 a[] = { "ls-tree", "-r", "-l", "-z",
+	    "--full-tree", NULL };
+	struct statvfs		 vfs;
+	struct strv		 args = STRV_INIT;
+	struct buf		 out = BUF_INIT;
+	struct git		 g;
+	unsigned long long	 need = 0, files = 0, avail;
+	const char		*p, *end;
+	char			*f, *e;
+	int			 i, ret = 0;
+
+	if (statvfs(dir, &vfs) == -1)
+		return 0;
+	memset(&g, 0, sizeof(g));
+	g.dir = sr->src;
+	g.gitdir = sr->gitdir;
+	for (i = 0; a[i] != NULL; i++)
+		strv_push(&args, a[i]);
+	strv_push(&args, sr->head);
+	if (git_run(&g, (const char *const *)args.v, GIT_QUIET, NULL, &out,
+	    NULL) != 0)
+		goto out;
+	/* "mode type oid size\tpath": the size is the fourth field. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		f = strchr(p, ' ');
+		f = f != NULL ? strchr(f + 1, ' ') : NULL;
+		f = f != NULL ? strchr(f + 1, ' ') : NULL;
+		if (f == NULL)
+			break;
+		need += strtoull(f + 1, &e, 10);
+		files++;
+	}
+	avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+	if (need > avail) {
+		buf_addf(why, "No space left on device: %s has %llu KiB free, "
+		    "HEAD holds %llu KiB", fs_vis(dir), avail / 1024,
+		    need / 1024);
+		ret = 1;
+	} else if (vfs.f_files > 0 && files > vfs.f_favail) {
+		buf_addf(why, "No space left on device: %s has %llu inodes "
+		    "free, HEAD holds %llu files", fs_vis(dir),
+		    (unsigned long long)vfs.f_favail, files);
+		ret = 1;
+	}
+out:
+	strv_free(&args);
+	buf_free(&out);
+	return ret;
+}
+
 static int
 add_worktree(struct snapshot *s, struct snap_repo *sr)
 {
@@ -334,9 +394,19 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	    NULL);
 	strv_free(&a);
 	if (st != 0) {
-		if (st > 0)
-			warnx("cannot check out HEAD into the copy: git "
-			    "worktree add: %s", git_error());
+		if (st > 0) {
+			struct buf	why = BUF_INIT;
+			char		*said = xstrdup(git_error());
+
+			if (no_space(sr, s->top, &why))
+				warnx("cannot check out HEAD into the copy: %s",
+				    why.data);
+			else
+				warnx("cannot check out HEAD into the copy: "
+				    "git worktree add: %s", said);
+			free(said);
+			buf_free(&why);
+		}
 		return -1;
 	}
 	if ((sr->dst_gitdir = read_gitfile(sr->dst)) == NULL) {

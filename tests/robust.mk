@@ -2,3 +2,5 @@
 SHELL_TESTS += tests/t-crash.sh
 SHELL_TESTS += tests/t-concurrent.sh
 SHELL_TESTS += tests/t-timeout.sh
+SHELL_TESTS += tests/t-keep.sh
+SHELL_TESTS += tests/t-hostile.sh
