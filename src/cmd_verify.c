@@ -57,6 +57,7 @@ struct run {
 	int		 signo;		/* what interrupted it */
 	long long	 timeout_ms;
 	long long	 start_ms;
+	long long	 steps_ms;	/* when the first step started */
 	time_t		 start;
 	char		*failed;	/* the failing step, for the breaker */
 };
@@ -232,7 +233,9 @@ command_dir(struct run *r, const struct step *s)
 		return s->shell ? xstrdup(r->ctx->repo.top) : NULL;
 	if (s->shell || *prefix == '\0')
 		return xstrdup(r->snap.copy);
-	dir = xasprintf("%s/%s", r->snap.copy, prefix);
+	/* The prefix ends in a slash; a shell's PWD would not. */
+	dir = xasprintf("%s/%.*s", r->snap.copy, (int)strlen(prefix) - 1,
+	    prefix);
 	/* It may hold only ignored files, so the copy lacks it. */
 	if (fs_mkdirs(dir, 0777) == -1)
 		warn("cannot create %s", fs_vis(dir));
@@ -252,6 +255,8 @@ run_steps(struct run *r)
 
 	r->verdict = VERDICT_PASS;
 	r->status = 0;
+	/* The limit is the verification's: building the copy is forge's. */
+	r->steps_ms = spawn_now_ms();
 	for (i = 0; i < r->nsteps; i++) {
 		struct spawn	sp = SPAWN_INIT;
 
@@ -268,10 +273,13 @@ run_steps(struct run *r)
 		sp.env = r->isolated ? env.v : NULL;
 		sp.dir = dir;
 		sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
+		/* In a copy about to be removed, nothing may run on. */
+		if (r->isolated)
+			sp.flags |= SPAWN_ENDGROUP;
 		memset(&lim, 0, sizeof(lim));
 		lim.grace_ms = r->ctx->cfg.grace_ms;
 		if (r->timeout_ms > 0) {
-			left = r->start_ms + r->timeout_ms - spawn_now_ms();
+			left = r->steps_ms + r->timeout_ms - spawn_now_ms();
 			lim.timeout_ms = left > 0 ? left : 1;
 		}
 		t = spawn_now_ms();
@@ -522,6 +530,7 @@ cmd_verify(int argc, char **argv)
 		return st;
 	}
 	r.isolated = o.isolated != -1 ? o.isolated : ctx.cfg.isolated;
+	spawn_adopt();
 	r.timeout_ms = o.timeout_ms >= 0 ? o.timeout_ms : ctx.cfg.timeout_ms;
 	r.check = o.check;
 	keep = o.keep;

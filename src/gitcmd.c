@@ -88,6 +88,9 @@ void
 git_env(const struct git *g, struct strv *env)
 {
 	git_unset_local(env);
+	/* These change what git diff prints, after its command line. */
+	strv_push(env, "GIT_DIFF_OPTS");
+	strv_push(env, "GIT_EXTERNAL_DIFF");
 	strv_push(env, "LC_ALL=C");
 	if (g == NULL)
 		return;

@@ -8,11 +8,14 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <dirent.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <termios.h>
@@ -349,6 +352,61 @@ job_stop(struct spawn *sp)
 	(void)kill(-sp->pid, SIGCONT);
 }
 
+/* Reap whatever has become our child and died (see spawn_adopt()). */
+static void
+reap_orphans(void)
+{
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+/* Is the process group empty, counting its dead as gone? */
+static int
+group_gone(pid_t pgid)
+{
+	reap_orphans();
+	return kill(-pgid, 0) == -1;
+}
+
+/*
+ * Processes that left the group, and whose parents have died since, are
+ * ours now (spawn_adopt()): end them too.  Any child we still have at
+ * this point is such a leftover, since the command itself was reaped.
+ */
+static void
+kill_adopted(void)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[64], buf[512], *p;
+	long		 pid, ppid;
+	ssize_t		 n;
+	int		 fd;
+
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if ((pid = strtol(de->d_name, &p, 10)) <= 0 || *p != '\0')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold anything. */
+		if ((p = strrchr(buf, ')')) == NULL ||
+		    sscanf(p + 1, " %*c %ld", &ppid) != 1)
+			continue;
+		if (ppid == (long)getpid())
+			(void)kill((pid_t)pid, SIGKILL);
+	}
+	closedir(d);
+	reap_orphans();
+}
+
 /*
  * The leader is gone; end whatever else of its group is left (a
  * background job, a grandchild that ignores SIGTERM) so that nothing runs
@@ -359,8 +417,8 @@ end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
 {
 	long long	now, until;
 
-	if (kill(-pgid, 0) == -1)
-		return;
+	if (group_gone(pgid))
+		goto adopted;
 	now = spawn_now_ms();
 	if (!term_sent) {
 		(void)kill(-pgid, SIGTERM);
@@ -368,14 +426,22 @@ end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
 	}
 	(void)kill(-pgid, SIGCONT);
 	while ((now = spawn_now_ms()) < kill_at && sig_count() < 2) {
-		if (kill(-pgid, 0) == -1)
-			return;
+		if (group_gone(pgid))
+			goto adopted;
 		pause_ms(10);
 	}
 	(void)kill(-pgid, SIGKILL);
 	until = spawn_now_ms() + 2000;
-	while (kill(-pgid, 0) == 0 && spawn_now_ms() < until)
+	while (!group_gone(pgid) && spawn_now_ms() < until)
 		pause_ms(5);
+adopted:
+	kill_adopted();
+}
+
+void
+spawn_adopt(void)
+{
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
 int
@@ -447,7 +513,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 	ex->terminal = sp->has_tty;
 	if (sp->has_tty)
 		set_foreground(getpgrp());
-	if (pgroup)
+	if (pgroup && (term_sent || (sp->flags & SPAWN_ENDGROUP)))
 		end_group(sp->pid, term_sent, kill_sent ? 0 : kill_at, grace);
 	ex->wstatus = ws;
 	ex->status = spawn_status(ws);

@@ -29,8 +29,12 @@
  * Flags:
  *	SPAWN_PGROUP	the child leads a new process group, so that a
  *			time limit or a signal can reach everything it
- *			starts; when it has exited, whatever is left of
- *			the group is terminated too
+ *			starts (after a time limit or a signal, all of the
+ *			group is ended)
+ *	SPAWN_ENDGROUP	with SPAWN_PGROUP: when the child has exited,
+ *			whatever is left of its group is ended too, and so
+ *			is any process that left the group and became ours
+ *			(see spawn_adopt())
  *	SPAWN_TERMINAL	with SPAWN_PGROUP: if stdin is a terminal and we
  *			hold its foreground, the group gets it while it
  *			runs (and stops and continues with us, as under a
@@ -61,6 +65,7 @@
 #define SPAWN_TERMINAL	0x02
 #define SPAWN_FORWARD	0x04
 #define SPAWN_TIED	0x08
+#define SPAWN_ENDGROUP	0x10
 
 struct spawn {
 	char *const	*argv;
@@ -116,6 +121,10 @@ char	*spawn_which(const char *, const char *);
 /* environ with changes applied ("N=v" sets, "N" unsets); the caller frees
  * the vector with free(), its strings are borrowed. */
 char	**spawn_env(char *const *, char *const *);
+/* Become the "subreaper" of what we start: a process that leaves the
+ * command's group and loses its parent becomes our child, so it can be
+ * reaped, and ended with the group (Linux PR_SET_CHILD_SUBREAPER). */
+void	spawn_adopt(void);
 /* Milliseconds on the monotonic clock. */
 long long spawn_now_ms(void);
 

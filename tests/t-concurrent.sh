@@ -23,7 +23,7 @@ round() {
 	i=0
 	while [ $i -lt 16 ]; do
 		code=$(($1 + i % $2))
-		FORGE_SESSION="s$i" "$FORGE" verify --isolated -- sh -c '
+		FORGE_SESSION="s$i" ${FORGE_WRAPPER:-} "$FORGE" verify --isolated -- sh -c '
 			test ! -e claimed || exit 90
 			echo "$1" >claimed
 			grep -q edit hello.txt || exit 91
@@ -66,6 +66,9 @@ is "the streak matches the timeline's order" "$got" "$want"
 
 round 1 1
 is "16 failing runs add 16 events" "$(wc -l <.git/forge/timeline.jsonl)" 32
+is "all of them FAIL" "$(tail -n 16 .git/forge/timeline.jsonl |
+    "$JSONPICK" verdict | sort | uniq -c | sed 's/^ *//')" "16 FAIL" ||
+    cat "$T"/err.* | grep -v '^Verify:' | sed 's/^/# /' >&2
 is "and 16 to the streak, each counted once" \
     "$("$JSONPICK" streak <.git/forge/breaker.json)" "$((want + 16))"
 is "nothing is left behind" "$(leftovers "$T/r")" ""

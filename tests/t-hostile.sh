@@ -44,11 +44,12 @@ exec "$REAL_GIT" "$@"'
 PATH="$T/oldgit:$PATH" run_forge verify --isolated -- touch "$T/ran"
 expect_125 "git too old" 'git version 2\.20\.1 is too old: forge needs git 2\.33 or later'
 
-TMPDIR="$T/missing" run_forge verify --isolated -- touch "$T/ran"
+# (Not under a wrapper: valgrind itself needs a usable TMPDIR.)
+TMPDIR="$T/missing" FORGE_WRAPPER= run_forge verify --isolated -- touch "$T/ran"
 expect_125 "TMPDIR missing" "TMPDIR .*/missing: No such file or directory"
 
 printf 'x' >"$T/afile"
-TMPDIR="$T/afile" run_forge verify --isolated -- touch "$T/ran"
+TMPDIR="$T/afile" FORGE_WRAPPER= run_forge verify --isolated -- touch "$T/ran"
 expect_125 "TMPDIR a file" "TMPDIR .*/afile is not a directory"
 
 mkdir -p "$T/ro"
@@ -128,13 +129,13 @@ like "with a clear message" "$err" "noexec: Permission denied"
 is "nothing is left behind" "$(leftovers "$T/r")" ""
 
 # Output into a pipe that closes: the command gets SIGPIPE, forge cleans up.
-"$FORGE" verify --isolated -- sh -c 'while :; do echo y; done' 2>"$T/pipe.err" |
+${FORGE_WRAPPER:-} "$FORGE" verify --isolated -- sh -c 'while :; do echo y; done' 2>"$T/pipe.err" |
     head -n 1 >"$T/pipe.out"
 is "the reader got its line" "$(cat "$T/pipe.out")" y
 like "the writer died of SIGPIPE: FAIL 141" "$(tail -n 1 "$T/pipe.err")" \
     'Verdict: FAIL \(exit status 141'
 is "nothing is left behind" "$(leftovers "$T/r")" ""
-"$FORGE" verify --isolated -- sh -c 'sleep 0.2; echo more' 2>&1 | head -n 1 \
+${FORGE_WRAPPER:-} "$FORGE" verify --isolated -- sh -c 'sleep 0.2; echo more' 2>&1 | head -n 1 \
     >/dev/null
 is "nor when forge's own messages hit the closed pipe" \
     "$(leftovers "$T/r")" ""
