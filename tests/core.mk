@@ -1,1 +1,4 @@
 ## Tests: shell tests of forge verify: refusals, exit statuses, steps, hooks, hostile settings, signals.
+EXTRA_DIST += tests/core-lib.sh
+SHELL_TESTS += tests/t-refuse.sh
+SHELL_TESTS += tests/t-exit.sh
