@@ -3,3 +3,4 @@ EXTRA_DIST += tests/core-lib.sh
 SHELL_TESTS += tests/t-refuse.sh
 SHELL_TESTS += tests/t-exit.sh
 SHELL_TESTS += tests/t-steps.sh
+SHELL_TESTS += tests/t-subdir.sh
