@@ -4,3 +4,4 @@ SHELL_TESTS += tests/t-refuse.sh
 SHELL_TESTS += tests/t-exit.sh
 SHELL_TESTS += tests/t-steps.sh
 SHELL_TESTS += tests/t-subdir.sh
+SHELL_TESTS += tests/t-hook.sh
