@@ -5,3 +5,4 @@ SHELL_TESTS += tests/t-exit.sh
 SHELL_TESTS += tests/t-steps.sh
 SHELL_TESTS += tests/t-subdir.sh
 SHELL_TESTS += tests/t-hook.sh
+SHELL_TESTS += tests/t-hostile-config.sh
