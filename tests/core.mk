@@ -6,3 +6,4 @@ SHELL_TESTS += tests/t-steps.sh
 SHELL_TESTS += tests/t-subdir.sh
 SHELL_TESTS += tests/t-hook.sh
 SHELL_TESTS += tests/t-hostile-config.sh
+SHELL_TESTS += tests/t-racy-index.sh

@@ -1,0 +1,65 @@
+#!/bin/sh
+# A file changed within the same timestamp tick as the index was written
+# looks clean by its stat data alone; git knows to read such "racily
+# clean" entries again, because their mtime is not older than the
+# index's.  The tree id forge computes (the proof of the copy, and the
+# tree it records) must see the file as git does.
+#
+# The race is made deterministic here: the stat data the index holds is
+# made to match the changed file (same size, inode and mtime; ctime not
+# trusted), and the index's mtime is set to the entry's, as a write in
+# the same tick would leave it.
+. "$TESTLIB"
+. "${TESTLIB%/*}/core-lib.sh"
+
+stamp='2020-01-01 00:00:00'
+
+# racy CONFIG VALUE: a fresh repository where racy.txt is changed on disk
+# but its index entry's stat data still matches.
+racy() {
+	new_repo "$T/r-$1"
+	git config "$1" "$2"
+	printf 'AAAA\n' >racy.txt
+	touch -d "$stamp" racy.txt
+	git add racy.txt && git commit -q -m racy
+	printf 'BBBB\n' >racy.txt	# same size, same inode
+	touch -d "$stamp" racy.txt .git/index
+}
+
+# true_tree: the working state's tree, from a fresh index (no stat cache).
+true_tree() {
+	mkdir -p "$T/obj"
+	GIT_INDEX_FILE="$T/fresh-index" GIT_OBJECT_DIRECTORY="$T/obj" \
+	    GIT_ALTERNATE_OBJECT_DIRECTORIES="$PWD/.git/objects" \
+	    sh -c 'git add -A && git write-tree'
+	rm -f "$T/fresh-index"
+}
+
+for setting in 'core.trustctime false' 'core.checkStat minimal'; do
+	set -- $setting
+	racy "$1" "$2"
+	want=$(true_tree)
+	# git itself sees the change.
+	touch -d "$stamp" .git/index
+	is "$1=$2: git diff sees the change" \
+	    "$(git diff --name-only HEAD)" racy.txt
+	touch -d "$stamp" .git/index
+
+	run_forge verify --isolated -- cat racy.txt
+	is "$1=$2: the isolated run passes" "$rc" 0
+	is "$1=$2: the copy holds the change" "$out" BBBB
+	unlike "$1=$2: the proof does not call the copy different" "$err" \
+	    'is not the working state'
+	like "$1=$2: the verdict names the working state's tree" \
+	    "$(printf '%s\n' "$err" | tail -n 1)" \
+	    "Verdict: PASS \\(isolated, tree $(printf '%.12s' "$want"),"
+
+	touch -d "$stamp" .git/index
+	run_forge verify --in-place -- true
+	like "$1=$2: in place, the recorded tree is the working state's" \
+	    "$(printf '%s\n' "$err" | tail -n 1)" \
+	    "Verdict: PASS \\(in place, tree $(printf '%.12s' "$want"),"
+	is "$1=$2: nothing is left behind" "$(leftovers "$PWD")" ""
+done
+
+done_testing
