@@ -7,3 +7,4 @@ SHELL_TESTS += tests/t-subdir.sh
 SHELL_TESTS += tests/t-hook.sh
 SHELL_TESTS += tests/t-hostile-config.sh
 SHELL_TESTS += tests/t-racy-index.sh
+SHELL_TESTS += tests/t-patch-fail.sh
