@@ -39,17 +39,52 @@ exited() {
 	[ -z "$_state" ] || [ "$_state" = Z ]
 }
 
-# reap PID [SECONDS]: wait for a background job and set $st to its
-# status; a job still running after SECONDS (30) is killed (st=timeout).
-reap() {
-	if wait_until "${2:-30}" exited "$1"; then
-		wait "$1"
-		st=$?
+# The helper that tells how a command ended (see waitstatus.c).
+WAITSTATUS=${TREELIST%/*}/waitstatus
+
+# start_bg COMMAND...: start a command in the background, its output in
+# $T/bg.out and $T/bg.err, with SIGINT and SIGQUIT at their defaults: a
+# background job of a non-interactive shell starts with them ignored,
+# and forge, like a shell, keeps ignored what it finds ignored.  Sets
+# $pid to the command's pid once it has started.
+start_bg() {
+	rm -f "$T/bg.pid" "$T/bg.how"
+	"$WAITSTATUS" "$T/bg.pid" "$T/bg.how" env --default-signal=INT,QUIT \
+	    "$@" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
+	_bg=$!
+	wait_until 30 test -s "$T/bg.pid" || return 1
+	pid=$(cat "$T/bg.pid")
+}
+
+# finish_bg [SECONDS]: wait for the command of start_bg and set $how to
+# "signal N" or "exit N"; if it still runs after SECONDS (30), kill it
+# and set $how to "timeout".
+finish_bg() {
+	if wait_until "${1:-30}" gone "$_bg"; then
+		wait "$_bg"
+		how=$(cat "$T/bg.how" 2>/dev/null) || how=unknown
 	else
-		kill -KILL "$1" 2>/dev/null
-		wait "$1"
-		st=timeout
+		kill -KILL "$pid" 2>/dev/null
+		wait "$_bg"
+		how=timeout
 	fi
+}
+
+# signum NAME: the number of a signal.
+signum() {
+	case $1 in
+	HUP) echo 1 ;;
+	INT) echo 2 ;;
+	QUIT) echo 3 ;;
+	KILL) echo 9 ;;
+	TERM) echo 15 ;;
+	*) kill -l "$1" ;;
+	esac
+}
+
+# gone PID: no such process (a zombie counts as gone).
+gone() {
+	! kill -0 "$1" 2>/dev/null || exited "$1"
 }
 
 # A git in front of the real one, to fail or stall a chosen subcommand.
@@ -58,8 +93,9 @@ reap() {
 #
 #	fail		print a complaint and exit 1 without running git
 #	noop		exit 0 without running git, reading its input
-#	stall		create $FAKEGIT_MARK and sleep, without running git
-#	stall-after	run git, then create $FAKEGIT_MARK and sleep
+#	stall		write its pid to $FAKEGIT_MARK and sleep, without
+#			running git
+#	stall-after	run git, then write its pid and sleep
 #
 # Anything else goes to the real git untouched.  Put it first in PATH
 # with use_fake_git.
@@ -94,11 +130,11 @@ if [ -n "${FAKEGIT_ON:-}" ] && [ "$sub" = "$FAKEGIT_ON" ]; then
 		cat >/dev/null
 		exit 0 ;;
 	stall)
-		: >"$FAKEGIT_MARK"
+		echo $$ >"$FAKEGIT_MARK.tmp" && mv "$FAKEGIT_MARK.tmp" "$FAKEGIT_MARK"
 		exec sleep 60 ;;
 	stall-after)
 		"$real" "$@" || exit
-		: >"$FAKEGIT_MARK"
+		echo $$ >"$FAKEGIT_MARK.tmp" && mv "$FAKEGIT_MARK.tmp" "$FAKEGIT_MARK"
 		exec sleep 60 ;;
 	esac
 fi

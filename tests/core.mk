@@ -1,5 +1,11 @@
 ## Tests: shell tests of forge verify: refusals, exit statuses, steps, hooks, hostile settings, signals.
+
+# Helpers: the functions the tests share, and a program that tells how a
+# background command ended (killed by a signal, or exited).
 EXTRA_DIST += tests/core-lib.sh
+check_PROGRAMS += tests/waitstatus
+tests_waitstatus_SOURCES = tests/waitstatus.c
+
 SHELL_TESTS += tests/t-refuse.sh
 SHELL_TESTS += tests/t-exit.sh
 SHELL_TESTS += tests/t-steps.sh
@@ -8,3 +14,5 @@ SHELL_TESTS += tests/t-hook.sh
 SHELL_TESTS += tests/t-hostile-config.sh
 SHELL_TESTS += tests/t-racy-index.sh
 SHELL_TESTS += tests/t-patch-fail.sh
+SHELL_TESTS += tests/t-signals.sh
+SHELL_TESTS += tests/t-signal-escalate.sh
