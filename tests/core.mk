@@ -16,3 +16,4 @@ SHELL_TESTS += tests/t-racy-index.sh
 SHELL_TESTS += tests/t-patch-fail.sh
 SHELL_TESTS += tests/t-signals.sh
 SHELL_TESTS += tests/t-signal-escalate.sh
+SHELL_TESTS += tests/t-terminal.sh
