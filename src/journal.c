@@ -103,11 +103,12 @@ int
 journal_open(struct journal *j, const char *common, const char *run,
     const char *top)
 {
+	struct timespec		 pause = { 0, 2 * 1000 * 1000 };
 	struct buf		 line = BUF_INIT;
 	struct json		 js;
 	unsigned long long	 start = 0;
 	char			*dir, ts[RFC3339_LEN];
-	int			 saved;
+	int			 saved, tries;
 
 	j->fd = -1;
 	dir = xasprintf("%s/forge/copies", common);
@@ -125,12 +126,19 @@ journal_open(struct journal *j, const char *common, const char *run,
 		warn("cannot record the copy in %s", j->path);
 		goto fail;
 	}
-	/* Locked before anything is written: an empty, unlocked record
-	 * can only belong to a run that died at once. */
-	if (flock(j->fd, LOCK_EX | LOCK_NB) == -1 && errno != ENOLCK &&
-	    errno != EOPNOTSUPP) {
-		warn("cannot lock %s", j->path);
-		goto fail;
+	/*
+	 * Locked before anything is written.  Another run's reclaim may be
+	 * holding the lock for the instant it takes to see that the record
+	 * is new and empty (it leaves those alone): wait that out.
+	 */
+	for (tries = 0; flock(j->fd, LOCK_EX | LOCK_NB) == -1; tries++) {
+		if (errno == ENOLCK || errno == EOPNOTSUPP)
+			break;	/* no locks here: the pid check remains */
+		if ((errno != EWOULDBLOCK && errno != EINTR) || tries > 1000) {
+			warn("cannot lock %s", j->path);
+			goto fail;
+		}
+		(void)nanosleep(&pause, NULL);
 	}
 	(void)proc_start_time(getpid(), &start);
 	json_init(&js, &line);
@@ -487,9 +495,14 @@ journal_reclaim(const char *common, int flags, int *count)
 			;
 		if (journal_parse(text.data != NULL ? text.data : "",
 		    text.len, &e) == -1) {
-			/* Created and never written: the run died at once,
-			 * before it made anything. */
-			if (!(flags & JOURNAL_DRY_RUN))
+			struct stat	st;
+
+			/* Created and never written: a run that died at
+			 * once, before it made anything -- or one starting
+			 * right now, that has yet to lock it. */
+			if (!(flags & JOURNAL_DRY_RUN) &&
+			    fstat(fd, &st) == 0 &&
+			    st.st_mtime < time(NULL) - 60)
 				(void)unlink(path);
 			journal_entry_free(&e);
 			close(fd);

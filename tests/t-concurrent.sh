@@ -49,7 +49,8 @@ while [ $i -lt 16 ]; do
 	want=$((i % 3))
 	got=$("$JSONPICK" -s ' ' session status <.git/forge/timeline.jsonl |
 	    sed -n "s/^s$i //p")
-	[ "$got" = "$want" ] || bad="$bad s$i:$got!=$want"
+	[ "$got" = "$want" ] ||
+	    bad="$bad s$i:$got!=$want:$(grep -v '^Verify' "$T/err.$i" | tr '\n' ' ')"
 	tail -n 1 "$T/err.$i" | grep -q "^Verify: .* Verdict: " ||
 	    bad="$bad s$i:no-verdict"
 	i=$((i + 1))
