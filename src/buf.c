@@ -127,6 +127,7 @@ buf_read(struct buf *b, int fd, size_t n)
 	ssize_t	r;
 
 	buf_grow(b, n);
+	b->data[b->len] = '\0';	/* terminated even if nothing comes */
 	r = read(fd, b->data + b->len, n);
 	if (r > 0) {
 		b->len += (size_t)r;
