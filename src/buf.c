@@ -26,6 +26,7 @@ buf_grow(struct buf *b, size_t more)
 	while (b->cap < need)
 		b->cap = b->cap > ((size_t)-1) / 2 ? need : b->cap * 2;
 	b->data = xreallocarray(b->data, b->cap, 1);
+	b->data[b->len] = '\0';
 }
 
 void
@@ -73,10 +74,10 @@ buf_addf(struct buf *b, const char *fmt, ...)
 void
 buf_truncate(struct buf *b, size_t len)
 {
-	if (len < b->len) {
+	if (len < b->len)
 		b->len = len;
-		b->data[len] = '\0';
-	}
+	if (b->data != NULL)
+		b->data[b->len] = '\0';
 }
 
 void

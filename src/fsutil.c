@@ -32,8 +32,10 @@ fs_vis(const char *p)
 	static int	 next;
 	char		*out;
 
-	if (stravis(&out, p, VIS_SAFE | VIS_OCTAL | VIS_CSTYLE | VIS_TAB |
-	    VIS_NL) == -1)
+	/* Not VIS_SAFE: a bell, backspace or carriage return in a file
+	 * name must not get to rewrite what forge prints. */
+	if (stravis(&out, p, VIS_OCTAL | VIS_CSTYLE | VIS_TAB | VIS_NL) ==
+	    -1)
 		return "(unprintable name)";
 	free(ring[next]);
 	ring[next] = out;
@@ -409,9 +411,23 @@ fs_rmtree_at(int pfd, const char *name)
 int
 fs_rmtree(const char *path)
 {
-	char	*dir;
+	char	*dir, *trimmed;
+	size_t	 n;
 	int	 fd, ret, saved;
 
+	/* "dir/" names dir. */
+	trimmed = xstrdup(path);
+	n = strlen(trimmed);
+	while (n > 1 && trimmed[n - 1] == '/')
+		trimmed[--n] = '\0';
+	if (strcmp(trimmed, path) != 0) {
+		ret = fs_rmtree(trimmed);
+		saved = errno;
+		free(trimmed);
+		errno = saved;
+		return ret;
+	}
+	free(trimmed);
 	dir = xstrdup(path);
 	if (strrchr(dir, '/') == NULL) {
 		free(dir);
@@ -442,6 +458,10 @@ fs_mkdirs(const char *path, mode_t mode)
 	char		*p, *s;
 	int		 ret = 0;
 
+	if (*path == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
 	p = xstrdup(path);
 	for (s = p + 1;; s++) {
 		if (*s != '/' && *s != '\0')

@@ -430,7 +430,9 @@ kill_orphans(const struct journal_entry *e)
 {
 	long long	until;
 
-	if (e->child <= 0 || !same_process(e->child, e->child_start))
+	/* Without a start time, a live pid could be anyone's now. */
+	if (e->child <= 0 || e->child_start == 0 ||
+	    !same_process(e->child, e->child_start))
 		return;
 	/* The command outlived its forge: it must not run on in a copy
 	 * that is about to disappear. */

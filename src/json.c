@@ -365,18 +365,24 @@ new_value(enum jv_type t)
 static struct jv *
 parse_number(struct reader *r)
 {
-	const char	*start = r->p;
-	struct jv	*v;
-	long long	 n = 0;
-	int		 neg = 0, digits = 0;
+	const char		*start = r->p;
+	struct jv		*v;
+	unsigned long long	 n = 0, limit;
+	int			 neg = 0, digits = 0, over = 0;
 
 	if (r->p < r->end && *r->p == '-') {
 		neg = 1;
 		r->p++;
 	}
+	/* The magnitude LLONG_MIN has is one more than LLONG_MAX's. */
+	limit = neg ? (unsigned long long)LLONG_MAX + 1 : LLONG_MAX;
 	while (r->p < r->end && *r->p >= '0' && *r->p <= '9') {
-		if (n < (LLONG_MAX - 9) / 10)
-			n = n * 10 + (*r->p - '0');
+		unsigned	d = (unsigned)(*r->p - '0');
+
+		if (n > (limit - d) / 10)
+			over = 1;	/* out of range: clamp */
+		else
+			n = n * 10 + d;
 		r->p++;
 		digits++;
 	}
@@ -401,7 +407,13 @@ parse_number(struct reader *r)
 			return NULL;
 	}
 	v = new_value(JV_NUM);
-	v->num = neg ? -n : n;
+	if (over)
+		n = limit;
+	if (neg)
+		v->num = n == (unsigned long long)LLONG_MAX + 1 ? LLONG_MIN :
+		    -(long long)n;
+	else
+		v->num = (long long)n;
 	return v;
 }
 

@@ -95,8 +95,9 @@ event_row(const struct jv *ev, struct buf *b)
 	s = jv_str(jv_get(ev, "time"));
 	pad(b, s != NULL ? fs_vis(s) : "-", 20);
 	s = jv_str(jv_get(ev, "session"));
-	snprintf(sess, sizeof(sess), "%s", s != NULL ? fs_vis(s) : "-");
-	pad(b, sess, 12);
+	/* Cut the raw name, then escape it: never half an escape. */
+	snprintf(sess, sizeof(sess), "%.12s", s != NULL ? s : "-");
+	pad(b, fs_vis(sess), 12);
 	if (strcmp(type, "verify") == 0) {
 		s = jv_str(jv_get(ev, "mode"));
 		pad(b, s != NULL ? fs_vis(s) : "-", 8);

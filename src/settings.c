@@ -36,15 +36,21 @@ settings_free(struct settings *c)
 int
 settings_bool(const char *v)
 {
+	const char	*p;
+
 	if (v == NULL || strcasecmp(v, "true") == 0 ||
-	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0 ||
-	    strcmp(v, "1") == 0)
+	    strcasecmp(v, "yes") == 0 || strcasecmp(v, "on") == 0)
 		return 1;
 	if (*v == '\0' || strcasecmp(v, "false") == 0 ||
-	    strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0 ||
-	    strcmp(v, "0") == 0)
+	    strcasecmp(v, "no") == 0 || strcasecmp(v, "off") == 0)
 		return 0;
-	return -1;
+	/* As git: any integer, non-zero for true. */
+	p = v;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (*p == '\0' || strspn(p, "0123456789") != strlen(p))
+		return -1;
+	return strspn(p, "0") != strlen(p);
 }
 
 static int

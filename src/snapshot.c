@@ -133,7 +133,8 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 				strv_push(&l->flagged, f.data);
 				buf_free(&f);
 			}
-			if (tag == 'S')
+			/* 's': skip-worktree and assume-unchanged. */
+			if (tag == 'S' || tag == 's')
 				l->sparse = 1;
 		}
 len:

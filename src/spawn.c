@@ -35,6 +35,46 @@ struct child_error {
 	int	err;
 };
 
+/*
+ * The children spawn_start() made that spawn_wait() has yet to reap.
+ * Any other child of ours is a process we adopted (spawn_adopt()).
+ */
+static pid_t	*live;
+static size_t	 nlive, caplive;
+
+static void
+live_add(pid_t pid)
+{
+	if (nlive == caplive) {
+		caplive = caplive ? caplive * 2 : 8;
+		live = xreallocarray(live, caplive, sizeof(*live));
+	}
+	live[nlive++] = pid;
+}
+
+static void
+live_del(pid_t pid)
+{
+	size_t	i;
+
+	for (i = 0; i < nlive; i++)
+		if (live[i] == pid) {
+			live[i] = live[--nlive];
+			return;
+		}
+}
+
+static int
+live_has(pid_t pid)
+{
+	size_t	i;
+
+	for (i = 0; i < nlive; i++)
+		if (live[i] == pid)
+			return 1;
+	return 0;
+}
+
 long long
 spawn_now_ms(void)
 {
@@ -291,6 +331,7 @@ child_fail:
 
 	sp->pid = pid;
 	sp->has_tty = give_tty;
+	live_add(pid);
 	if (want[0] == SPAWN_PIPE)
 		sp->in = mine[0];
 	if (want[1] == SPAWN_PIPE)
@@ -352,29 +393,13 @@ job_stop(struct spawn *sp)
 	(void)kill(-sp->pid, SIGCONT);
 }
 
-/* Reap whatever has become our child and died (see spawn_adopt()). */
-static void
-reap_orphans(void)
-{
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
-}
-
-/* Is the process group empty, counting its dead as gone? */
-static int
-group_gone(pid_t pgid)
-{
-	reap_orphans();
-	return kill(-pgid, 0) == -1;
-}
-
 /*
- * Processes that left the group, and whose parents have died since, are
- * ours now (spawn_adopt()): end them too.  Any child we still have at
- * this point is such a leftover, since the command itself was reaped.
+ * Reap our adopted children that have died -- and, with kill_them, end
+ * the others first: processes that left the command's group and whose
+ * parents have exited since, which must not outlive a copy.
  */
 static void
-kill_adopted(void)
+adopted(int kill_them)
 {
 	struct dirent	*de;
 	DIR		*d;
@@ -386,7 +411,8 @@ kill_adopted(void)
 	if ((d = opendir("/proc")) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if ((pid = strtol(de->d_name, &p, 10)) <= 0 || *p != '\0')
+		if ((pid = strtol(de->d_name, &p, 10)) <= 0 || *p != '\0' ||
+		    live_has((pid_t)pid))
 			continue;
 		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
@@ -398,13 +424,24 @@ kill_adopted(void)
 		buf[n] = '\0';
 		/* "pid (comm) state ppid ...": comm may hold anything. */
 		if ((p = strrchr(buf, ')')) == NULL ||
-		    sscanf(p + 1, " %*c %ld", &ppid) != 1)
+		    sscanf(p + 1, " %*c %ld", &ppid) != 1 ||
+		    ppid != (long)getpid())
 			continue;
-		if (ppid == (long)getpid())
+		if (kill_them)
 			(void)kill((pid_t)pid, SIGKILL);
+		(void)waitpid((pid_t)pid, NULL, kill_them ? 0 : WNOHANG);
 	}
 	closedir(d);
-	reap_orphans();
+}
+
+/* Is the process group empty, counting its dead as gone? */
+static int
+group_gone(pid_t pgid)
+{
+	if (kill(-pgid, 0) == -1)
+		return 1;
+	adopted(0);
+	return kill(-pgid, 0) == -1;
 }
 
 /*
@@ -435,7 +472,7 @@ end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
 	while (!group_gone(pgid) && spawn_now_ms() < until)
 		pause_ms(5);
 adopted:
-	kill_adopted();
+	adopted(1);
 }
 
 void
@@ -477,6 +514,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 				job_stop(sp);
 				continue;
 			}
+			live_del(sp->pid);
 			break;
 		}
 		now = spawn_now_ms();

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -26,10 +27,12 @@ duration_parse(const char *s)
 {
 	long long	 whole = 0, frac = 0, scale = 1, unit, ms;
 	const char	*p = s;
-	int		 digits = 0;
+	int		 digits = 0, nonzero = 0;
 
 	while (isdigit((unsigned char)*p)) {
-		whole = whole * 10 + (*p++ - '0');
+		whole = whole * 10 + (*p - '0');
+		nonzero |= *p != '0';
+		p++;
 		digits++;
 		if (whole > MAX_DURATION_MS)
 			return -1;
@@ -39,10 +42,13 @@ duration_parse(const char *s)
 		if (!isdigit((unsigned char)*p))
 			return -1;	/* "5." or ".": say what you mean */
 		while (isdigit((unsigned char)*p)) {
-			if (scale < 1000000) {
+			/* Nanosecond precision; later digits only count
+			 * as "more than nothing". */
+			if (scale < 1000000000LL) {
 				frac = frac * 10 + (*p - '0');
 				scale *= 10;
 			}
+			nonzero |= *p != '0';
 			p++;
 			digits++;
 		}
@@ -63,11 +69,12 @@ duration_parse(const char *s)
 		return -1;
 	if (whole > MAX_DURATION_MS / unit)
 		return -1;
+	/* frac < 10^9 and unit <= 8.64 * 10^7: no overflow. */
 	ms = whole * unit + frac * unit / scale;
 	if (ms > MAX_DURATION_MS)
 		return -1;
 	/* A positive value that rounds to nothing still sets a limit. */
-	if (ms == 0 && (whole != 0 || frac != 0))
+	if (ms == 0 && nonzero)
 		ms = 1;
 	return ms;
 }
@@ -123,7 +130,7 @@ size_parse(const char *s)
 		p++;
 	if (*p == 'b' || *p == 'B')
 		p++;
-	if (*p != '\0')
+	if (*p != '\0' || v > LLONG_MAX / mult)
 		return -1;
 	return v * mult;
 }
