@@ -1,1 +1,12 @@
 ## Tests: check unit tests of the modules.
+
+# The modules' headers are in src/; the tests that make files share
+# tests/unitfs.c, their scratch directories.
+TEST_CPPFLAGS_UNIT = $(AM_CPPFLAGS) -I$(top_srcdir)/src
+UNITFS = tests/unitfs.c tests/unitfs.h tests/unit.h
+
+UNIT_TESTS_LIST += tests/check_json
+tests_check_json_SOURCES = tests/check_json.c tests/unit.h
+tests_check_json_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_json_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_json_LDADD = $(TEST_LIBS_COMMON)
