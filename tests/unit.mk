@@ -10,3 +10,9 @@ tests_check_json_SOURCES = tests/check_json.c tests/unit.h
 tests_check_json_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_json_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_json_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_util
+tests_check_util_SOURCES = tests/check_util.c tests/unit.h
+tests_check_util_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_util_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_util_LDADD = $(TEST_LIBS_COMMON)
