@@ -16,3 +16,9 @@ tests_check_util_SOURCES = tests/check_util.c tests/unit.h
 tests_check_util_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_util_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_util_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_fsutil
+tests_check_fsutil_SOURCES = tests/check_fsutil.c $(UNITFS)
+tests_check_fsutil_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_fsutil_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_fsutil_LDADD = $(TEST_LIBS_COMMON)

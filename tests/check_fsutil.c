@@ -1,0 +1,1162 @@
+/*
+ * fsutil.c: tree removal that no depth, permission or symlink can stop
+ * or redirect, entry copies that never open what is not a regular file,
+ * and the fd-relative walk that refuses symlinks.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "unitfs.h"
+
+static char *
+path(const char *dir, const char *name)
+{
+	char	*p;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
+	return p;
+}
+
+static void
+mkdir_in(const char *dir, const char *name, mode_t mode)
+{
+	char	*p = path(dir, name);
+
+	ck_assert_msg(mkdir(p, 0700) == 0, "mkdir %s: %s", p,
+	    strerror(errno));
+	ck_assert_int_eq(chmod(p, mode), 0);
+	free(p);
+}
+
+static void
+file_in(const char *dir, const char *name, const char *text, mode_t mode)
+{
+	char	*p = path(dir, name);
+
+	unitfs_write(p, text, mode);
+	free(p);
+}
+
+static void
+link_in(const char *dir, const char *name, const char *target)
+{
+	char	*p = path(dir, name);
+
+	ck_assert_int_eq(symlink(target, p), 0);
+	free(p);
+}
+
+static void
+fifo_in(const char *dir, const char *name)
+{
+	char	*p = path(dir, name);
+
+	ck_assert_int_eq(mkfifo(p, 0644), 0);
+	free(p);
+}
+
+static void
+chmod_in(const char *dir, const char *name, mode_t mode)
+{
+	char	*p = path(dir, name);
+
+	ck_assert_int_eq(chmod(p, mode), 0);
+	free(p);
+}
+
+static int
+rmtree_in(const char *dir, const char *name)
+{
+	char	*p = path(dir, name);
+	int	 r, saved;
+
+	r = fs_rmtree(p);
+	saved = errno;
+	free(p);
+	errno = saved;
+	return r;
+}
+
+static int
+exists_in(const char *dir, const char *name)
+{
+	char	*p = path(dir, name);
+	int	 r;
+
+	r = unitfs_exists(p);
+	free(p);
+	return r;
+}
+
+static int
+open_dir(const char *p)
+{
+	int	fd;
+
+	fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ck_assert_msg(fd != -1, "open %s: %s", p, strerror(errno));
+	return fd;
+}
+
+static size_t
+count_entries(const char *dir)
+{
+	struct dirent	*de;
+	DIR		*d;
+	size_t		 n = 0;
+
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) != NULL)
+		if (strcmp(de->d_name, ".") != 0 &&
+		    strcmp(de->d_name, "..") != 0)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* A directory outside the tree under test, with things worth keeping. */
+static char *
+outside(void)
+{
+	char	*o = unitfs_dir("outside");
+
+	file_in(o, "precious", "keep me\n", 0644);
+	mkdir_in(o, "sub", 0755);
+	file_in(o, "sub/also", "and me\n", 0644);
+	return o;
+}
+
+static void
+outside_intact(const char *o)
+{
+	char	*p, *text;
+
+	p = path(o, "precious");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "keep me\n");
+	free(text);
+	free(p);
+	p = path(o, "sub/also");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "and me\n");
+	free(text);
+	free(p);
+}
+
+/* fs_rmtree */
+
+START_TEST(t_rmtree_basic)
+{
+	char	*d, *top;
+
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	file_in(top, "a", "a", 0644);
+	file_in(top, ".hidden", "h", 0600);
+	mkdir_in(top, "empty", 0755);
+	mkdir_in(top, "sub", 0755);
+	mkdir_in(top, "sub/subsub", 0755);
+	file_in(top, "sub/subsub/x", "x", 0755);
+	file_in(top, "sub/name with\nnewline", "n", 0644);
+	link_in(top, "dangling", "no/such/thing");
+	link_in(top, "self", ".");
+	fifo_in(d, "top/fifo");
+	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert_uint_eq(count_entries(d), 0);
+	/* Nothing there: nothing to do, and that is fine. */
+	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert_int_eq(fs_rmtree("/nonexistent-forge-unit/x/y"), 0);
+	free(top);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_rmtree_file_and_relative)
+{
+	char	*d, *cwd;
+
+	d = unitfs_dir("rm");
+	file_in(d, "plain", "p", 0444);
+	ck_assert_int_eq(rmtree_in(d, "plain"), 0);
+	ck_assert(!exists_in(d, "plain"));
+	/* A name without a slash is relative to the current directory. */
+	cwd = getcwd(NULL, 0);
+	ck_assert_int_eq(chdir(d), 0);
+	mkdir_in(".", "rel", 0755);
+	file_in("rel", "f", "f", 0644);
+	ck_assert_int_eq(fs_rmtree("rel"), 0);
+	ck_assert(!exists_in(d, "rel"));
+	ck_assert_int_eq(chdir(cwd), 0);
+	free(cwd);
+	free(d);
+}
+END_TEST
+
+/* `rm -rf dir/` removes dir; success must mean it is gone. */
+START_TEST(t_rmtree_trailing_slash)
+{
+	char	*d, *top, *slash;
+
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	file_in(top, "f", "f", 0644);
+	slash = path(top, "");
+	if (fs_rmtree(slash) == 0)
+		ck_assert_msg(!unitfs_exists(top),
+		    "fs_rmtree(\"%s\") returned 0 and left the tree", slash);
+	free(slash);
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* Far deeper than the descriptors a walk holding one per level has. */
+START_TEST(t_rmtree_deep)
+{
+	struct rlimit	 old, rl;
+	char		*d, *top;
+	int		 dfd;
+
+	d = unitfs_dir("deep");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	unitfs_deep(top, 2000);
+	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
+	rl = old;
+	rl.rlim_cur = 64;
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert(!unitfs_exists(top));
+	/* And through fs_rmtree_at. */
+	mkdir_in(d, "top", 0755);
+	unitfs_deep(top, 2000);
+	dfd = open_dir(d);
+	ck_assert_int_eq(fs_rmtree_at(dfd, "top"), 0);
+	ck_assert_uint_eq(count_entries(d), 0);
+	close(dfd);
+	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* Directories a build made read-only, or closed entirely. */
+START_TEST(t_rmtree_modes)
+{
+	char	*d, *top;
+	int	 unpriv;
+
+	d = unitfs_dir("modes");
+	unpriv = unitfs_unprivileged(d);
+	ck_assert_int_ge(unpriv, -1);
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	mkdir_in(top, "ro", 0755);
+	file_in(top, "ro/f", "f", 0444);
+	mkdir_in(top, "ro/inner", 0755);
+	file_in(top, "ro/inner/g", "g", 0644);
+	mkdir_in(top, "closed", 0755);
+	file_in(top, "closed/f", "f", 0644);
+	mkdir_in(top, "closed/inner", 0755);
+	file_in(top, "closed/inner/g", "g", 0644);
+	mkdir_in(top, "wx", 0755);
+	file_in(top, "wx/f", "f", 0644);
+	chmod_in(top, "ro/inner", 0555);
+	chmod_in(top, "ro", 0555);
+	chmod_in(top, "closed/inner", 0000);
+	chmod_in(top, "closed", 0000);
+	chmod_in(top, "wx", 0300);
+	ck_assert_int_eq(chmod(top, 0500), 0);
+	ck_assert_msg(fs_rmtree(top) == 0, "fs_rmtree: %s%s", strerror(errno),
+	    unpriv == 1 ? " (as an unprivileged user)" : "");
+	ck_assert(!unitfs_exists(top));
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* The top itself closed: it must be opened to be emptied. */
+START_TEST(t_rmtree_closed_top)
+{
+	char	*d, *top;
+
+	d = unitfs_dir("modes");
+	(void)unitfs_unprivileged(d);
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	file_in(top, "f", "f", 0644);
+	ck_assert_int_eq(chmod(top, 0000), 0);
+	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert(!unitfs_exists(top));
+	free(top);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_rmtree_symlinks_not_followed)
+{
+	char	*d, *top, *o, *target;
+
+	o = outside();
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	mkdir_in(top, "sub", 0755);
+	link_in(top, "to-outside", o);
+	target = path(o, "precious");
+	link_in(top, "sub/to-file", target);
+	free(target);
+	target = path(o, "sub");
+	link_in(top, "sub/to-subdir", target);
+	free(target);
+	link_in(top, "relative", "../../");
+	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert(!unitfs_exists(top));
+	outside_intact(o);
+	/* The top itself a symlink: the link goes, not what it names. */
+	link_in(d, "linktop", o);
+	ck_assert_int_eq(rmtree_in(d, "linktop"), 0);
+	ck_assert(!exists_in(d, "linktop"));
+	outside_intact(o);
+	free(top);
+	free(d);
+	free(o);
+}
+END_TEST
+
+/* A fifo in the tree is unlinked, never opened (an open would hang). */
+START_TEST(t_rmtree_special_files)
+{
+	struct sockaddr_un	 sun;
+	char			*d, *top, *sock;
+	int			 s;
+
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	fifo_in(top, "fifo");
+	sock = path(top, "sock");
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	if (strlen(sock) < sizeof(sun.sun_path)) {
+		strlcpy(sun.sun_path, sock, sizeof(sun.sun_path));
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		ck_assert_int_ne(s, -1);
+		ck_assert_int_eq(bind(s, (struct sockaddr *)&sun,
+		    sizeof(sun)), 0);
+		close(s);
+	}
+	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert(!unitfs_exists(top));
+	free(sock);
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* fs_copy_entry */
+
+static void
+check_copy_file(const char *src, const char *dst, const char *name,
+    const char *text, mode_t mode)
+{
+	struct stat	 st, dst_st;
+	char		*p, *got;
+	int		 sfd, dfd;
+
+	file_in(src, name, text, mode);
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	memset(&st, 0, sizeof(st));
+	ck_assert_msg(fs_copy_entry(sfd, name, dfd, name, &st) == 0,
+	    "copy %s: %s", name, strerror(errno));
+	ck_assert(S_ISREG(st.st_mode));
+	ck_assert_int_eq(st.st_mode & 07777, mode);
+	p = path(dst, name);
+	ck_assert_int_eq(lstat(p, &dst_st), 0);
+	ck_assert(S_ISREG(dst_st.st_mode));
+	ck_assert_msg((dst_st.st_mode & 0777) == (mode & 0777),
+	    "%s: mode %o, not %o", name, dst_st.st_mode & 07777,
+	    mode & 0777);
+	got = unitfs_read(p, NULL);
+	ck_assert_str_eq(got, text);
+	free(got);
+	free(p);
+	close(sfd);
+	close(dfd);
+}
+
+START_TEST(t_copy_file_modes)
+{
+	char	*src, *dst;
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	/* The source's bits, not the umask's. */
+	umask(077);
+	check_copy_file(src, dst, "script", "#!/bin/sh\nexit 0\n", 0755);
+	check_copy_file(src, dst, "private", "secret", 0600);
+	check_copy_file(src, dst, "shared", "text", 0664);
+	check_copy_file(src, dst, "readonly", "ro", 0444);
+	check_copy_file(src, dst, "odd", "x", 0517);
+	check_copy_file(src, dst, "empty", "", 0644);
+	check_copy_file(src, dst, "name with\ttab\nand newline", "n", 0644);
+	umask(022);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+/* The set-id bits are not permission bits: they are not carried over. */
+START_TEST(t_copy_file_setid)
+{
+	struct stat	 st;
+	char		*src, *dst, *p;
+	int		 sfd, dfd;
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	file_in(src, "suid", "x", 0755);
+	p = path(src, "suid");
+	ck_assert_int_eq(chmod(p, 04755), 0);
+	free(p);
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	ck_assert_int_eq(fs_copy_entry(sfd, "suid", dfd, "suid", &st), 0);
+	p = path(dst, "suid");
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0755);
+	free(p);
+	close(sfd);
+	close(dfd);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+START_TEST(t_copy_file_large)
+{
+	struct stat	 st;
+	size_t		 len = (3 << 20) + 12345, i, glen;
+	char		*src, *dst, *data, *p, *got;
+	int		 sfd, dfd, fd;
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	data = malloc(len);
+	ck_assert_ptr_nonnull(data);
+	for (i = 0; i < len; i++)
+		data[i] = (char)((i * 2654435761u) >> 13);
+	p = path(src, "big");
+	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(p);
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	ck_assert_int_eq(fs_copy_entry(sfd, "big", dfd, "copy", &st), 0);
+	ck_assert_int_eq(st.st_size, (off_t)len);
+	p = path(dst, "copy");
+	got = unitfs_read(p, &glen);
+	ck_assert_uint_eq(glen, len);
+	ck_assert(memcmp(got, data, len) == 0);
+	free(got);
+	free(p);
+	free(data);
+	close(sfd);
+	close(dfd);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+static void
+check_copy_link(const char *src, const char *dst, const char *name,
+    const char *target)
+{
+	struct stat	 st;
+	char		*p, buf[PATH_MAX + 1];
+	ssize_t		 n;
+	int		 sfd, dfd;
+
+	link_in(src, name, target);
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	ck_assert_msg(fs_copy_entry(sfd, name, dfd, name, &st) == 0,
+	    "copy link %s: %s", name, strerror(errno));
+	ck_assert(S_ISLNK(st.st_mode));
+	p = path(dst, name);
+	ck_assert_int_eq(lstat(p, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	n = readlink(p, buf, sizeof(buf));
+	ck_assert_int_eq(n, (ssize_t)strlen(target));
+	ck_assert(memcmp(buf, target, (size_t)n) == 0);
+	free(p);
+	close(sfd);
+	close(dfd);
+}
+
+START_TEST(t_copy_symlinks)
+{
+	char	*src, *dst, *o, *target, long_target[4001];
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	o = outside();
+	file_in(src, "real", "real", 0644);
+	check_copy_link(src, dst, "rel", "real");
+	check_copy_link(src, dst, "up", "../../etc/passwd");
+	check_copy_link(src, dst, "dangling", "does/not/exist");
+	check_copy_link(src, dst, "abs-dir", o);
+	target = path(o, "precious");
+	check_copy_link(src, dst, "abs-file", target);
+	free(target);
+	memset(long_target, 'x', sizeof(long_target) - 1);
+	long_target[sizeof(long_target) - 1] = '\0';
+	check_copy_link(src, dst, "long", long_target);
+	/* Copying a link to a directory copied nothing from inside it. */
+	outside_intact(o);
+	ck_assert_uint_eq(count_entries(dst), 6);
+	free(o);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+START_TEST(t_copy_fifo_not_opened)
+{
+	struct stat	 st;
+	char		*src, *dst;
+	int		 sfd, dfd, r;
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	/* No writer will ever come: an open for reading would block. */
+	fifo_in(src, "fifo");
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	memset(&st, 0, sizeof(st));
+	errno = 0;
+	r = fs_copy_entry(sfd, "fifo", dfd, "fifo", &st);
+	ck_assert_int_eq(r, -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert(!exists_in(dst, "fifo"));
+	close(sfd);
+	close(dfd);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+START_TEST(t_copy_other_types)
+{
+	struct sockaddr_un	 sun;
+	struct stat		 st;
+	char			*src, *dst, *sock;
+	int			 sfd, dfd, s;
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	mkdir_in(src, "dir", 0755);
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	errno = 0;
+	ck_assert_int_eq(fs_copy_entry(sfd, "dir", dfd, "dir", &st), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_str_eq(fs_type_name(st.st_mode), "directory");
+	sock = path(src, "sock");
+	if (strlen(sock) < sizeof(sun.sun_path)) {
+		memset(&sun, 0, sizeof(sun));
+		sun.sun_family = AF_UNIX;
+		strlcpy(sun.sun_path, sock, sizeof(sun.sun_path));
+		s = socket(AF_UNIX, SOCK_STREAM, 0);
+		ck_assert_int_ne(s, -1);
+		ck_assert_int_eq(bind(s, (struct sockaddr *)&sun,
+		    sizeof(sun)), 0);
+		errno = 0;
+		ck_assert_int_eq(fs_copy_entry(sfd, "sock", dfd, "sock",
+		    &st), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert(S_ISSOCK(st.st_mode));
+		close(s);
+	}
+	errno = 0;
+	ck_assert_int_eq(fs_copy_entry(sfd, "missing", dfd, "missing", &st),
+	    -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_uint_eq(count_entries(dst), 0);
+	close(sfd);
+	close(dfd);
+	free(sock);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+/* Whatever is at the destination goes, and only it. */
+START_TEST(t_copy_replaces)
+{
+	struct stat	 st;
+	char		*src, *dst, *o, *p, *text, buf[64];
+	ssize_t		 n;
+	int		 sfd, dfd;
+
+	src = unitfs_dir("src");
+	dst = unitfs_dir("dst");
+	o = outside();
+	file_in(src, "f", "new content", 0644);
+	link_in(src, "l", "new-target");
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+
+	/* A file over a directory tree, with a closed directory in it. */
+	mkdir_in(dst, "tree", 0755);
+	mkdir_in(dst, "tree/closed", 0755);
+	file_in(dst, "tree/closed/x", "x", 0644);
+	chmod_in(dst, "tree/closed", 0);
+	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "tree", &st), 0);
+	p = path(dst, "tree");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "new content");
+	free(text);
+	free(p);
+
+	/* A file over a symlink to a directory outside: the link goes. */
+	link_in(dst, "dirlink", o);
+	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "dirlink", &st), 0);
+	ck_assert_int_eq(fstatat(dfd, "dirlink", &st, AT_SYMLINK_NOFOLLOW),
+	    0);
+	ck_assert(S_ISREG(st.st_mode));
+	outside_intact(o);
+	ck_assert(!exists_in(o, "dirlink"));
+
+	/* A file over a symlink to a file outside: never written through. */
+	p = path(o, "precious");
+	link_in(dst, "filelink", p);
+	free(p);
+	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "filelink", &st), 0);
+	outside_intact(o);
+
+	/* A file over a fifo: replaced, not opened. */
+	fifo_in(dst, "fifo");
+	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "fifo", &st), 0);
+	ck_assert_int_eq(fstatat(dfd, "fifo", &st, AT_SYMLINK_NOFOLLOW), 0);
+	ck_assert(S_ISREG(st.st_mode));
+
+	/* A file over a read-only file. */
+	file_in(dst, "ro", "old", 0444);
+	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "ro", &st), 0);
+	p = path(dst, "ro");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "new content");
+	free(text);
+	free(p);
+
+	/* A symlink over a file, and over a directory. */
+	file_in(dst, "wasfile", "old", 0644);
+	ck_assert_int_eq(fs_copy_entry(sfd, "l", dfd, "wasfile", &st), 0);
+	n = readlinkat(dfd, "wasfile", buf, sizeof(buf));
+	ck_assert_int_eq(n, 10);
+	ck_assert(memcmp(buf, "new-target", 10) == 0);
+	mkdir_in(dst, "wasdir", 0755);
+	file_in(dst, "wasdir/x", "x", 0644);
+	ck_assert_int_eq(fs_copy_entry(sfd, "l", dfd, "wasdir", &st), 0);
+	ck_assert_int_eq(readlinkat(dfd, "wasdir", buf, sizeof(buf)), 10);
+	/* And a symlink over a symlink. */
+	ck_assert_int_eq(fs_copy_entry(sfd, "l", dfd, "wasdir", &st), 0);
+	ck_assert_int_eq(readlinkat(dfd, "wasdir", buf, sizeof(buf)), 10);
+
+	close(sfd);
+	close(dfd);
+	free(o);
+	free(src);
+	free(dst);
+}
+END_TEST
+
+/* A copy that cannot read its source leaves the destination alone. */
+START_TEST(t_copy_unreadable)
+{
+	struct stat	 st;
+	char		*d, *src, *dst, *p, *text;
+	int		 sfd, dfd;
+
+	d = unitfs_dir("unreadable");
+	if (unitfs_unprivileged(d) != 1 && geteuid() == 0) {
+		free(d);
+		return;		/* root reads anything: nothing to show */
+	}
+	src = path(d, "src");
+	dst = path(d, "dst");
+	mkdir_in(d, "src", 0755);
+	mkdir_in(d, "dst", 0755);
+	file_in(src, "f", "unreadable", 0000);
+	file_in(dst, "f", "old", 0644);
+	sfd = open_dir(src);
+	dfd = open_dir(dst);
+	errno = 0;
+	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "f", &st), -1);
+	ck_assert_int_eq(errno, EACCES);
+	p = path(dst, "f");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "old");
+	free(text);
+	free(p);
+	close(sfd);
+	close(dfd);
+	free(src);
+	free(dst);
+	free(d);
+}
+END_TEST
+
+/* fs_open_dir */
+
+START_TEST(t_open_dir_self)
+{
+	struct stat	 a, b;
+	char		*d;
+	int		 dfd, fd;
+
+	d = unitfs_dir("open");
+	dfd = open_dir(d);
+	fd = fs_open_dir(dfd, "", 0, 0755);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_ne(fd, dfd);
+	ck_assert_int_eq(fstat(fd, &a), 0);
+	ck_assert_int_eq(fstat(dfd, &b), 0);
+	ck_assert(a.st_ino == b.st_ino && a.st_dev == b.st_dev);
+	ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	close(fd);
+	/* "." and empty components are the same directory. */
+	fd = fs_open_dir(dfd, "././/", 0, 0755);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &a), 0);
+	ck_assert(a.st_ino == b.st_ino);
+	close(fd);
+	close(dfd);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_open_dir_create)
+{
+	struct stat	 a, b;
+	char		*d, *p;
+	int		 dfd, fd;
+
+	d = unitfs_dir("open");
+	dfd = open_dir(d);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "a/b/c", 0, 0755), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert(!exists_in(d, "a"));
+	umask(022);
+	fd = fs_open_dir(dfd, "a/b/c", 1, 0750);
+	ck_assert_int_ge(fd, 0);
+	ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
+	p = path(d, "a/b/c");
+	ck_assert_int_eq(stat(p, &a), 0);
+	ck_assert_int_eq(fstat(fd, &b), 0);
+	ck_assert(a.st_ino == b.st_ino && S_ISDIR(a.st_mode));
+	ck_assert_int_eq(a.st_mode & 0777, 0750);
+	free(p);
+	close(fd);
+	/* Existing components are fine. */
+	fd = fs_open_dir(dfd, "a/b/c/d", 1, 0755);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = fs_open_dir(dfd, "a/b", 0, 0755);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	close(dfd);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_open_dir_refuses)
+{
+	char	*d, *o;
+	int	 dfd;
+
+	d = unitfs_dir("open");
+	o = outside();
+	mkdir_in(d, "real", 0755);
+	link_in(d, "link", o);
+	link_in(d, "real/inner", o);
+	link_in(d, "dangling", "nowhere");
+	file_in(d, "file", "f", 0644);
+	dfd = open_dir(d);
+
+	/* Through a symlink: never, not even to create. */
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "link", 0, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "link/sub", 0, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "link/new/deeper", 1, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "real/inner/new", 1, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "dangling/new", 1, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	ck_assert(!exists_in(o, "new"));
+	ck_assert_uint_eq(count_entries(o), 2);
+	outside_intact(o);
+	ck_assert(exists_in(d, "dangling"));
+	/* Not a directory. */
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "file", 1, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "file/x", 1, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	/* No way up. */
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "..", 0, 0755), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	errno = 0;
+	ck_assert_int_eq(fs_open_dir(dfd, "real/../../x", 1, 0755), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ck_assert(!exists_in(d, "x"));
+	close(dfd);
+	free(o);
+	free(d);
+}
+END_TEST
+
+/* fs_write_atomic, fs_read_file, fs_mkdirs */
+
+START_TEST(t_write_atomic)
+{
+	struct stat	 a, b;
+	struct buf	 rb = BUF_INIT;
+	char		*d, *p, *text, *o, *target;
+
+	d = unitfs_dir("atomic");
+	p = path(d, "breaker.json");
+	umask(022);
+	ck_assert_int_eq(fs_write_atomic(p, "{\"a\":1}\n", 8, 0666), 0);
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "{\"a\":1}\n");
+	free(text);
+	ck_assert_int_eq(stat(p, &a), 0);
+	ck_assert_int_eq(a.st_mode & 0777, 0644);
+	/* Replaced by a new file (rename), not rewritten in place. */
+	ck_assert_int_eq(fs_write_atomic(p, "second", 6, 0666), 0);
+	ck_assert_int_eq(stat(p, &b), 0);
+	ck_assert(a.st_ino != b.st_ino);
+	ck_assert_int_eq(fs_read_file(p, &rb, 100), 0);
+	ck_assert_str_eq(rb.data, "second");
+	/* Empty content. */
+	ck_assert_int_eq(fs_write_atomic(p, "", 0, 0666), 0);
+	ck_assert_int_eq(stat(p, &b), 0);
+	ck_assert_int_eq(b.st_size, 0);
+	/* Nothing left behind: no temporary files. */
+	ck_assert_uint_eq(count_entries(d), 1);
+	/* A symlink at the path is replaced; its target is not written. */
+	o = outside();
+	target = path(o, "precious");
+	free(p);
+	p = path(d, "link");
+	ck_assert_int_eq(symlink(target, p), 0);
+	ck_assert_int_eq(fs_write_atomic(p, "over", 4, 0600), 0);
+	ck_assert_int_eq(lstat(p, &a), 0);
+	ck_assert(S_ISREG(a.st_mode));
+	outside_intact(o);
+	free(target);
+	free(o);
+	free(p);
+	buf_free(&rb);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_write_atomic_fails)
+{
+	char	*d, *p, *cwd, *text;
+
+	d = unitfs_dir("atomic");
+	p = path(d, "missing/dir/file");
+	errno = 0;
+	ck_assert_int_eq(fs_write_atomic(p, "x", 1, 0644), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_uint_eq(count_entries(d), 0);
+	free(p);
+	/* A bare name is in the current directory. */
+	cwd = getcwd(NULL, 0);
+	ck_assert_int_eq(chdir(d), 0);
+	ck_assert_int_eq(fs_write_atomic("bare", "b", 1, 0644), 0);
+	text = unitfs_read("bare", NULL);
+	ck_assert_str_eq(text, "b");
+	free(text);
+	ck_assert_int_eq(chdir(cwd), 0);
+	ck_assert_uint_eq(count_entries(d), 1);
+	free(cwd);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_read_file)
+{
+	struct buf	 b = BUF_INIT;
+	char		*d, *p, big[70000];
+
+	d = unitfs_dir("read");
+	p = path(d, "f");
+	unitfs_write(p, "0123456789", 0644);
+	buf_adds(&b, "prefix:");
+	ck_assert_int_eq(fs_read_file(p, &b, 10), 0);
+	ck_assert_str_eq(b.data, "prefix:0123456789");
+	/* The limit counts what this call reads, not what b held. */
+	buf_reset(&b);
+	errno = 0;
+	ck_assert_int_eq(fs_read_file(p, &b, 9), -1);
+	ck_assert_int_eq(errno, EFBIG);
+	/* Past one read's worth. */
+	memset(big, 'b', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	unitfs_write(p, big, 0644);
+	buf_reset(&b);
+	ck_assert_int_eq(fs_read_file(p, &b, sizeof(big) - 1), 0);
+	ck_assert_uint_eq(b.len, sizeof(big) - 1);
+	buf_reset(&b);
+	errno = 0;
+	ck_assert_int_eq(fs_read_file(p, &b, sizeof(big) - 2), -1);
+	ck_assert_int_eq(errno, EFBIG);
+	/* Empty, missing, a directory.  An empty file read into a new
+	 * buffer is "", in memory that was not zero before. */
+#ifdef M_PERTURB
+	(void)mallopt(M_PERTURB, 0x5a);
+#endif
+	unitfs_write(p, "", 0644);
+	buf_free(&b);
+	ck_assert_int_eq(fs_read_file(p, &b, 10), 0);
+	ck_assert_ptr_nonnull(b.data);
+	ck_assert_uint_eq(b.len, 0);
+	ck_assert_msg(b.data[0] == '\0', "an empty file read as a string "
+	    "that is not empty: not NUL-terminated");
+	free(p);
+	p = path(d, "missing");
+	errno = 0;
+	ck_assert_int_eq(fs_read_file(p, &b, 10), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	errno = 0;
+	ck_assert_int_eq(fs_read_file(d, &b, 10), -1);
+	ck_assert_int_eq(errno, EISDIR);
+	buf_free(&b);
+	free(p);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_mkdirs)
+{
+	struct stat	 st;
+	char		*d, *p;
+
+	d = unitfs_dir("mkdirs");
+	umask(022);
+	p = path(d, "a/b//c/");
+	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
+	free(p);
+	p = path(d, "a/b/c");
+	ck_assert_int_eq(stat(p, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
+	free(p);
+	file_in(d, "file", "f", 0644);
+	p = path(d, "file/sub");
+	errno = 0;
+	ck_assert_int_eq(fs_mkdirs(p, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	free(p);
+	p = path(d, "file");
+	errno = 0;
+	ck_assert_int_eq(fs_mkdirs(p, 0755), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	free(p);
+	/* A symlink to a directory is a directory here, as for mkdir -p. */
+	link_in(d, "ln", "a");
+	p = path(d, "ln/new");
+	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
+	ck_assert(exists_in(d, "a/new"));
+	free(p);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_mkdirs_empty)
+{
+	errno = 0;
+	ck_assert_int_eq(fs_mkdirs("", 0755), -1);
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/* fs_copy_fd, the small helpers */
+
+START_TEST(t_copy_fd)
+{
+	char	*d, *p, *text;
+	int	 pp[2], in, out;
+
+	d = unitfs_dir("copyfd");
+	/* From a pipe, where copy_file_range(2) cannot work. */
+	ck_assert_int_eq(pipe(pp), 0);
+	ck_assert_int_eq(write(pp[1], "through a pipe", 14), 14);
+	close(pp[1]);
+	p = path(d, "out");
+	out = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ne(out, -1);
+	ck_assert_int_eq(fs_copy_fd(pp[0], out), 0);
+	close(pp[0]);
+	close(out);
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "through a pipe");
+	free(text);
+	/* From where the input's offset stands. */
+	in = open(p, O_RDONLY);
+	ck_assert_int_ne(in, -1);
+	ck_assert_int_eq(lseek(in, 8, SEEK_SET), 8);
+	free(p);
+	p = path(d, "tail");
+	out = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_eq(fs_copy_fd(in, out), 0);
+	close(in);
+	close(out);
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "a pipe");
+	free(text);
+	free(p);
+	free(d);
+}
+END_TEST
+
+START_TEST(t_small_helpers)
+{
+	const char	*a, *b, *c, *e, *p;
+	char		 name[4];
+	int		 i;
+
+	ck_assert_str_eq(fs_basename("a/b/c"), "c");
+	ck_assert_str_eq(fs_basename("c"), "c");
+	ck_assert_str_eq(fs_basename("/c"), "c");
+	ck_assert_str_eq(fs_basename("a/"), "");
+	ck_assert_str_eq(fs_vis("plain/name.c"), "plain/name.c");
+	ck_assert_str_eq(fs_vis("a\nb\tc"), "a\\nb\\tc");
+	ck_assert_str_eq(fs_vis("\x1b[2J"), "\\033[2J");
+	ck_assert_str_eq(fs_vis("\xc3\xa9"), "\\303\\251");
+	ck_assert_str_eq(fs_vis("back\\slash"), "back\\\\slash");
+	/* No control byte gets through: a carriage return or a backspace
+	 * in a file name could rewrite what the terminal shows. */
+	for (i = 1; i < 256; i++) {
+		if (i >= 0x20 && i < 0x7f)
+			continue;
+		name[0] = 'a';
+		name[1] = (char)i;
+		name[2] = 'b';
+		name[3] = '\0';
+		for (p = fs_vis(name); *p != '\0'; p++)
+			ck_assert_msg((unsigned char)*p >= 0x20 &&
+			    (unsigned char)*p < 0x7f,
+			    "byte 0x%02x printed as it is", i);
+	}
+	/* Four results stay valid at once. */
+	a = fs_vis("one");
+	b = fs_vis("two");
+	c = fs_vis("three");
+	e = fs_vis("four");
+	ck_assert_str_eq(a, "one");
+	ck_assert_str_eq(b, "two");
+	ck_assert_str_eq(c, "three");
+	ck_assert_str_eq(e, "four");
+	ck_assert_str_eq(fs_type_name(S_IFREG | 0644), "file");
+	ck_assert_str_eq(fs_type_name(S_IFDIR), "directory");
+	ck_assert_str_eq(fs_type_name(S_IFLNK), "symlink");
+	ck_assert_str_eq(fs_type_name(S_IFIFO), "fifo");
+	ck_assert_str_eq(fs_type_name(S_IFSOCK), "socket");
+	ck_assert_str_eq(fs_type_name(S_IFCHR), "character device");
+	ck_assert_str_eq(fs_type_name(S_IFBLK), "block device");
+}
+END_TEST
+
+static Suite *
+fsutil_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("fsutil");
+	tc = tcase_create("rmtree");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_rmtree_basic);
+	tcase_add_test(tc, t_rmtree_file_and_relative);
+	tcase_add_test(tc, t_rmtree_trailing_slash);
+	tcase_add_test(tc, t_rmtree_deep);
+	tcase_add_test(tc, t_rmtree_modes);
+	tcase_add_test(tc, t_rmtree_closed_top);
+	tcase_add_test(tc, t_rmtree_symlinks_not_followed);
+	tcase_add_test(tc, t_rmtree_special_files);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("copy");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, t_copy_file_modes);
+	tcase_add_test(tc, t_copy_file_setid);
+	tcase_add_test(tc, t_copy_file_large);
+	tcase_add_test(tc, t_copy_symlinks);
+	tcase_add_test(tc, t_copy_fifo_not_opened);
+	tcase_add_test(tc, t_copy_other_types);
+	tcase_add_test(tc, t_copy_replaces);
+	tcase_add_test(tc, t_copy_unreadable);
+	tcase_add_test(tc, t_copy_fd);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("paths");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_add_test(tc, t_open_dir_self);
+	tcase_add_test(tc, t_open_dir_create);
+	tcase_add_test(tc, t_open_dir_refuses);
+	tcase_add_test(tc, t_write_atomic);
+	tcase_add_test(tc, t_write_atomic_fails);
+	tcase_add_test(tc, t_read_file);
+	tcase_add_test(tc, t_mkdirs);
+	tcase_add_test(tc, t_mkdirs_empty);
+	tcase_add_test(tc, t_small_helpers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(fsutil_suite)
