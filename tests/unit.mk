@@ -22,3 +22,9 @@ tests_check_fsutil_SOURCES = tests/check_fsutil.c $(UNITFS)
 tests_check_fsutil_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_fsutil_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_fsutil_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_state
+tests_check_state_SOURCES = tests/check_state.c $(UNITFS)
+tests_check_state_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_state_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_state_LDADD = $(TEST_LIBS_COMMON)
