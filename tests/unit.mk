@@ -28,3 +28,9 @@ tests_check_state_SOURCES = tests/check_state.c $(UNITFS)
 tests_check_state_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_state_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_state_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_journal
+tests_check_journal_SOURCES = tests/check_journal.c $(UNITFS)
+tests_check_journal_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_journal_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_journal_LDADD = $(TEST_LIBS_COMMON)
