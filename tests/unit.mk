@@ -34,3 +34,9 @@ tests_check_journal_SOURCES = tests/check_journal.c $(UNITFS)
 tests_check_journal_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_journal_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_journal_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_spawn
+tests_check_spawn_SOURCES = tests/check_spawn.c $(UNITFS)
+tests_check_spawn_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_spawn_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_spawn_LDADD = $(TEST_LIBS_COMMON)
