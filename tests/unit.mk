@@ -40,3 +40,9 @@ tests_check_spawn_SOURCES = tests/check_spawn.c $(UNITFS)
 tests_check_spawn_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_spawn_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_spawn_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_parse
+tests_check_parse_SOURCES = tests/check_parse.c tests/unit.h
+tests_check_parse_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_parse_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_parse_LDADD = $(TEST_LIBS_COMMON)

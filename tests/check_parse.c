@@ -1,0 +1,890 @@
+/*
+ * Everything forge reads that it did not write: its command line, git's
+ * configuration output, git ls-files and git diff -z records, git's
+ * version string and its lock messages.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "change.h"
+#include "cmd.h"
+#include "gitcmd.h"
+#include "json.h"
+#include "settings.h"
+#include "snapshot.h"
+#include "strv.h"
+
+#define OID	"78981922613b2afb6025042ff6bd878ac1994e85"
+
+/* Records joined with NUL bytes, as git -z prints them; each record is
+ * followed by its NUL. */
+static size_t
+zjoin(struct buf *b, const char *const *recs)
+{
+	buf_reset(b);
+	for (; *recs != NULL; recs++)
+		buf_add(b, *recs, strlen(*recs) + 1);
+	return b->len;
+}
+
+/* verify_parse */
+
+/* o->argv points into the vector parsed: it must outlive the call. */
+static int
+vparse(struct verify_opts *o, const char *const *args)
+{
+	static char	*argv[16];
+	int		 argc = 0;
+
+	argv[argc++] = "verify";
+	for (; *args != NULL; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return verify_parse(argc, argv, o);
+}
+
+#define V(...)	((const char *const []){ __VA_ARGS__, NULL })
+
+START_TEST(t_verify_defaults)
+{
+	struct verify_opts	o;
+
+	ck_assert_int_eq(vparse(&o, (const char *const []){ NULL }), 0);
+	ck_assert_int_eq(o.isolated, -1);
+	ck_assert_int_eq(o.check, 1);
+	ck_assert_int_eq(o.keep, 0);
+	ck_assert_int_eq(o.verbose, 0);
+	ck_assert_int_eq(o.timeout_ms, -1);
+	ck_assert_ptr_null(o.change);
+	ck_assert_ptr_null(o.argv);
+}
+END_TEST
+
+START_TEST(t_verify_options)
+{
+	struct verify_opts	o;
+
+	ck_assert_int_eq(vparse(&o, V("--isolated", "--no-check", "--keep",
+	    "--timeout", "10m", "--verbose")), 0);
+	ck_assert_int_eq(o.isolated, 1);
+	ck_assert_int_eq(o.check, 0);
+	ck_assert_int_eq(o.keep, 1);
+	ck_assert_int_eq(o.timeout_ms, 600000);
+	ck_assert_int_eq(o.verbose, 1);
+	ck_assert_ptr_null(o.argv);
+	ck_assert_int_eq(vparse(&o, V("-i", "-k", "-t", "90s", "-v")), 0);
+	ck_assert_int_eq(o.isolated, 1);
+	ck_assert_int_eq(o.keep, 1);
+	ck_assert_int_eq(o.timeout_ms, 90000);
+	ck_assert_int_eq(o.verbose, 1);
+	ck_assert_int_eq(vparse(&o, V("--timeout=1.5h", "-t0")), 0);
+	ck_assert_int_eq(o.timeout_ms, 0);
+	ck_assert_int_eq(vparse(&o, V("--in-place")), 0);
+	ck_assert_int_eq(o.isolated, 0);
+	/* The last of two says. */
+	ck_assert_int_eq(vparse(&o, V("--in-place", "--isolated")), 0);
+	ck_assert_int_eq(o.isolated, 1);
+	ck_assert_int_eq(vparse(&o, V("--isolated", "--in-place")), 0);
+	ck_assert_int_eq(o.isolated, 0);
+	/* --keep is fine once --isolated has the last word. */
+	ck_assert_int_eq(vparse(&o, V("--in-place", "--keep", "--isolated")),
+	    0);
+	ck_assert_int_eq(o.keep, 1);
+}
+END_TEST
+
+/* The command's options are its own. */
+START_TEST(t_verify_command)
+{
+	struct verify_opts	o;
+
+	ck_assert_int_eq(vparse(&o, V("--isolated", "--", "make", "-j4")), 0);
+	ck_assert_ptr_nonnull(o.argv);
+	ck_assert_str_eq(o.argv[0], "make");
+	ck_assert_str_eq(o.argv[1], "-j4");
+	ck_assert_ptr_null(o.argv[2]);
+	ck_assert_int_eq(o.isolated, 1);
+	/* Without "--", the first word that is not an option starts it. */
+	ck_assert_int_eq(vparse(&o, V("-i", "make", "-j4", "--keep", "-t",
+	    "bogus")), 0);
+	ck_assert_str_eq(o.argv[0], "make");
+	ck_assert_str_eq(o.argv[2], "--keep");
+	ck_assert_int_eq(o.keep, 0);
+	ck_assert_int_eq(o.timeout_ms, -1);
+	/* After "--", even forge's own options are the command's. */
+	ck_assert_int_eq(vparse(&o, V("--", "--isolated", "--", "x")), 0);
+	ck_assert_int_eq(o.isolated, -1);
+	ck_assert_str_eq(o.argv[0], "--isolated");
+	ck_assert_str_eq(o.argv[1], "--");
+	ck_assert_str_eq(o.argv[2], "x");
+	/* "--" and nothing: no command. */
+	ck_assert_int_eq(vparse(&o, V("--keep", "--")), 0);
+	ck_assert_ptr_null(o.argv);
+	/* "-" is a word, not an option. */
+	ck_assert_int_eq(vparse(&o, V("-", "x")), 0);
+	ck_assert_str_eq(o.argv[0], "-");
+	/* POSIXLY_CORRECT or not, nothing is permuted. */
+	ck_assert_int_eq(setenv("POSIXLY_CORRECT", "1", 1), 0);
+	ck_assert_int_eq(vparse(&o, V("sh", "-c", "exit 0")), 0);
+	ck_assert_str_eq(o.argv[1], "-c");
+	ck_assert_int_eq(unsetenv("POSIXLY_CORRECT"), 0);
+}
+END_TEST
+
+START_TEST(t_verify_change)
+{
+	struct verify_opts	o;
+
+	ck_assert_int_eq(vparse(&o, V("--change")), 0);
+	ck_assert_str_eq(o.change, "HEAD");
+	ck_assert_int_eq(vparse(&o, V("--change=origin/main")), 0);
+	ck_assert_str_eq(o.change, "origin/main");
+	ck_assert_ptr_null(o.argv);
+	/* The base is attached with "=", never the next word: that is the
+	 * command. */
+	ck_assert_int_eq(vparse(&o, V("--change", "origin/main")), 0);
+	ck_assert_str_eq(o.change, "HEAD");
+	ck_assert_str_eq(o.argv[0], "origin/main");
+	ck_assert_int_eq(vparse(&o, V("--change=")), -1);
+}
+END_TEST
+
+START_TEST(t_verify_bad)
+{
+	const char *const *const bad[] = {
+		V("--timeout", "abc"),
+		V("--timeout", "-1"),
+		V("--timeout=1x"),
+		V("-t", ""),
+		V("--timeout"),
+		V("-t"),
+		V("--bogus"),
+		V("-x"),
+		V("--keep", "--in-place"),
+		V("--in-place", "--keep"),
+		V("-k", "--in-place", "--", "make"),
+		V("--no-check=yes"),
+		V("--isolated=1"),
+	};
+	struct verify_opts	o;
+	size_t			i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(vparse(&o, bad[i]) == -1, "case %zu accepted",
+		    i);
+	/* And a good one after the bad ones still parses from scratch. */
+	ck_assert_int_eq(vparse(&o, V("-k", "--", "true")), 0);
+	ck_assert_int_eq(o.keep, 1);
+	ck_assert_str_eq(o.argv[0], "true");
+}
+END_TEST
+
+START_TEST(t_verify_help)
+{
+	struct verify_opts	o;
+
+	(void)vparse(&o, V("--help"));
+}
+END_TEST
+
+/* settings_apply, settings_bool */
+
+static int
+apply(struct settings *c, const char *const *recs, int *set)
+{
+	struct buf	b = BUF_INIT;
+	int		r;
+
+	zjoin(&b, recs);
+	r = settings_apply(c, b.data != NULL ? b.data : "", b.len, "test",
+	    set);
+	buf_free(&b);
+	return r;
+}
+
+START_TEST(t_settings_defaults)
+{
+	struct settings	c;
+	int		set = -1;
+
+	settings_init(&c);
+	ck_assert_uint_eq(c.verify.n, 0);
+	ck_assert_int_eq(c.isolated, 0);
+	ck_assert_int_eq(c.timeout_ms, 0);
+	ck_assert_int_eq(c.grace_ms, 5000);
+	ck_assert_int_eq(c.threshold, 3);
+	ck_assert_int_eq(c.timeline_max, 10 << 20);
+	ck_assert_int_eq(settings_apply(&c, "", 0, "test", &set), 0);
+	ck_assert_int_eq(set, 0);
+	ck_assert_int_eq(c.threshold, 3);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_verify)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	ck_assert_int_eq(apply(&c, V("forge.verify\nmake -j4",
+	    "forge.verify\nmake check"), &set), 0);
+	ck_assert_int_eq(set, 1);
+	ck_assert_uint_eq(c.verify.n, 2);
+	ck_assert_str_eq(c.verify.v[0], "make -j4");
+	ck_assert_str_eq(c.verify.v[1], "make check");
+	/* A layer without forge.verify leaves the steps alone. */
+	ck_assert_int_eq(apply(&c, V("forge.timeout\n1m"), &set), 0);
+	ck_assert_int_eq(set, 0);
+	ck_assert_uint_eq(c.verify.n, 2);
+	/* A layer with it replaces the list as a whole. */
+	ck_assert_int_eq(apply(&c, V("forge.verify\nnpm test"), &set), 0);
+	ck_assert_int_eq(set, 1);
+	ck_assert_uint_eq(c.verify.n, 1);
+	ck_assert_str_eq(c.verify.v[0], "npm test");
+	/* An empty value clears what came before it; so does a bare key. */
+	ck_assert_int_eq(apply(&c, V("forge.verify\na", "forge.verify\n",
+	    "forge.verify\nb", "forge.verify\nc"), &set), 0);
+	ck_assert_uint_eq(c.verify.n, 2);
+	ck_assert_str_eq(c.verify.v[0], "b");
+	ck_assert_int_eq(apply(&c, V("forge.verify\na", "forge.verify"),
+	    &set), 0);
+	ck_assert_uint_eq(c.verify.n, 0);
+	/* A value keeps its newlines. */
+	ck_assert_int_eq(apply(&c, V("forge.verify\nmake &&\nmake check"),
+	    &set), 0);
+	ck_assert_str_eq(c.verify.v[0], "make &&\nmake check");
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_isolated)
+{
+	static const struct {
+		const char	*rec;
+		int		 want;
+	} cases[] = {
+		{ "forge.isolated", 1 },	/* "[forge] isolated" */
+		{ "forge.isolated\n", 0 },	/* "isolated =" */
+		{ "forge.isolated\ntrue", 1 }, { "forge.isolated\nTrue", 1 },
+		{ "forge.isolated\nyes", 1 }, { "forge.isolated\non", 1 },
+		{ "forge.isolated\n1", 1 }, { "forge.isolated\nfalse", 0 },
+		{ "forge.isolated\nNO", 0 }, { "forge.isolated\noff", 0 },
+		{ "forge.isolated\n0", 0 },
+	};
+	struct settings	c;
+	size_t		i;
+	int		set;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		settings_init(&c);
+		c.isolated = !cases[i].want;
+		ck_assert_int_eq(apply(&c, V(cases[i].rec), &set), 0);
+		ck_assert_msg(c.isolated == cases[i].want, "%s: %d",
+		    cases[i].rec, c.isolated);
+		settings_free(&c);
+	}
+	settings_init(&c);
+	ck_assert_int_eq(apply(&c, V("forge.isolated\ntrue",
+	    "forge.isolated\nfalse"), &set), 0);
+	ck_assert_int_eq(c.isolated, 0);
+	ck_assert_int_eq(apply(&c, V("forge.isolated\nmaybe"), &set), -1);
+	ck_assert_int_eq(c.isolated, 0);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_bool)
+{
+	ck_assert_int_eq(settings_bool(NULL), 1);
+	ck_assert_int_eq(settings_bool("TRUE"), 1);
+	ck_assert_int_eq(settings_bool("Yes"), 1);
+	ck_assert_int_eq(settings_bool("oN"), 1);
+	ck_assert_int_eq(settings_bool("1"), 1);
+	ck_assert_int_eq(settings_bool(""), 0);
+	ck_assert_int_eq(settings_bool("False"), 0);
+	ck_assert_int_eq(settings_bool("no"), 0);
+	ck_assert_int_eq(settings_bool("OFF"), 0);
+	ck_assert_int_eq(settings_bool("0"), 0);
+	ck_assert_int_eq(settings_bool("maybe"), -1);
+	ck_assert_int_eq(settings_bool(" true"), -1);
+	ck_assert_int_eq(settings_bool("true "), -1);
+	ck_assert_int_eq(settings_bool("y"), -1);
+}
+END_TEST
+
+/* git takes any integer as a boolean (0 false, else true), as
+ * `git config --type=bool` shows; forge must read the same config the
+ * same way. */
+START_TEST(t_settings_bool_integers)
+{
+	ck_assert_int_eq(settings_bool("2"), 1);
+	ck_assert_int_eq(settings_bool("-1"), 1);
+	ck_assert_int_eq(settings_bool("010"), 1);
+	ck_assert_int_eq(settings_bool("00"), 0);
+}
+END_TEST
+
+START_TEST(t_settings_numbers)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	ck_assert_int_eq(apply(&c, V("forge.timeout\n10m",
+	    "forge.killafter\n2.5s", "forge.breakerthreshold\n5",
+	    "forge.timelinemaxsize\n1m"), &set), 0);
+	ck_assert_int_eq(c.timeout_ms, 600000);
+	ck_assert_int_eq(c.grace_ms, 2500);
+	ck_assert_int_eq(c.threshold, 5);
+	ck_assert_int_eq(c.timeline_max, 1 << 20);
+	ck_assert_int_eq(apply(&c, V("forge.timeout\n0",
+	    "forge.breakerthreshold\n0", "forge.timelinemaxsize\n4k"), &set),
+	    0);
+	ck_assert_int_eq(c.timeout_ms, 0);
+	ck_assert_int_eq(c.threshold, 0);
+	ck_assert_int_eq(c.timeline_max, 4096);
+	ck_assert_int_eq(apply(&c, V("forge.breakerthreshold\n1000000"),
+	    &set), 0);
+	ck_assert_int_eq(c.threshold, 1000000);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_bad)
+{
+	static const char *const bad[] = {
+		"forge.timeout", "forge.timeout\n", "forge.timeout\nsoon",
+		"forge.timeout\n-1", "forge.timeout\n101d",
+		"forge.killafter", "forge.killafter\n0", "forge.killafter\n0s",
+		"forge.killafter\nx",
+		"forge.breakerthreshold", "forge.breakerthreshold\n",
+		"forge.breakerthreshold\n-1", "forge.breakerthreshold\nthree",
+		"forge.breakerthreshold\n1000001",
+		"forge.breakerthreshold\n3 ",
+		"forge.timelinemaxsize", "forge.timelinemaxsize\n4095",
+		"forge.timelinemaxsize\n1k", "forge.timelinemaxsize\nbig",
+		"forge.isolated\n2x",
+	};
+	struct settings	c;
+	size_t		i;
+	int		set;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		settings_init(&c);
+		ck_assert_msg(apply(&c, V(bad[i]), &set) == -1,
+		    "accepted: %s", bad[i]);
+		/* A bad value changes nothing. */
+		ck_assert_int_eq(c.timeout_ms, 0);
+		ck_assert_int_eq(c.grace_ms, 5000);
+		ck_assert_int_eq(c.threshold, 3);
+		ck_assert_int_eq(c.timeline_max, 10 << 20);
+		settings_free(&c);
+	}
+	/* One bad value spoils the layer, wherever it is. */
+	settings_init(&c);
+	ck_assert_int_eq(apply(&c, V("forge.timeout\nsoon",
+	    "forge.breakerthreshold\n4"), &set), -1);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_unknown)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	/* git lower-cases the section and the key; anything else is not
+	 * ours to understand, and only warned about. */
+	ck_assert_int_eq(apply(&c, V("forge.colour\nblue", "forge.verbose",
+	    "forge.killAfter\n1s", "forge.verify.extra\nx",
+	    "forge.breakerthreshold\n4"), &set), 0);
+	ck_assert_int_eq(c.grace_ms, 5000);
+	ck_assert_int_eq(c.threshold, 4);
+	ck_assert_uint_eq(c.verify.n, 0);
+	ck_assert_int_eq(set, 0);
+	settings_free(&c);
+}
+END_TEST
+
+/* lsfiles_parse */
+
+static int
+ls(struct lsfiles *l, const char *const *recs)
+{
+	struct buf	b = BUF_INIT;
+	int		r;
+
+	zjoin(&b, recs);
+	r = lsfiles_parse(b.data != NULL ? b.data : "", b.len, l);
+	buf_free(&b);
+	return r;
+}
+
+START_TEST(t_lsfiles)
+{
+	struct lsfiles	l;
+
+	ck_assert_int_eq(ls(&l, V(
+	    "? nested/",
+	    "? untracked",
+	    "? dir/file",
+	    "H 100644 " OID " 0\tplain",
+	    "H 100755 " OID " 0\tbin/tool",
+	    "H 120000 " OID " 0\tlink",
+	    "H 160000 " OID " 0\tsubmodule",
+	    "S 100644 " OID " 0\tsparse/a",
+	    "h 100644 " OID " 0\tassumed",
+	    "s 100755 " OID " 0\tboth")), 0);
+	ck_assert_uint_eq(l.untracked.n, 2);
+	ck_assert_str_eq(l.untracked.v[0], "untracked");
+	ck_assert_str_eq(l.untracked.v[1], "dir/file");
+	ck_assert_uint_eq(l.nested.n, 2);
+	ck_assert_str_eq(l.nested.v[0], "nested");
+	ck_assert_str_eq(l.nested.v[1], "submodule");
+	/* As update-index --index-info takes them back. */
+	ck_assert_uint_eq(l.flagged.n, 3);
+	ck_assert_str_eq(l.flagged.v[0], "100644 " OID "\tsparse/a");
+	ck_assert_str_eq(l.flagged.v[1], "100644 " OID "\tassumed");
+	ck_assert_str_eq(l.flagged.v[2], "100755 " OID "\tboth");
+	ck_assert_int_eq(l.sparse, 1);
+	ck_assert_uint_eq(l.maxlen, 9);
+	lsfiles_free(&l);
+}
+END_TEST
+
+START_TEST(t_lsfiles_sparse)
+{
+	struct lsfiles	l;
+
+	ck_assert_int_eq(ls(&l, V("H 100644 " OID " 0\ta",
+	    "h 100644 " OID " 0\tb")), 0);
+	ck_assert_int_eq(l.sparse, 0);
+	ck_assert_uint_eq(l.flagged.n, 1);
+	lsfiles_free(&l);
+	/* Skip-worktree and assume-unchanged at once: git prints "s".  It
+	 * is skip-worktree all the same. */
+	ck_assert_int_eq(ls(&l, V("H 100644 " OID " 0\ta",
+	    "s 100644 " OID " 0\tb")), 0);
+	ck_assert_uint_eq(l.flagged.n, 1);
+	ck_assert_int_eq(l.sparse, 1);
+	lsfiles_free(&l);
+}
+END_TEST
+
+/* A conflict is what is on disk: its stages are not flagged. */
+START_TEST(t_lsfiles_stages)
+{
+	struct lsfiles	l;
+
+	ck_assert_int_eq(ls(&l, V(
+	    "M 100644 " OID " 1\tconflicted",
+	    "M 100644 " OID " 2\tconflicted",
+	    "M 100644 " OID " 3\tconflicted",
+	    "m 100644 " OID " 2\tx",
+	    "S 160000 " OID " 1\tgitlink-in-conflict")), 0);
+	ck_assert_uint_eq(l.flagged.n, 0);
+	ck_assert_uint_eq(l.nested.n, 0);
+	ck_assert_uint_eq(l.untracked.n, 0);
+	ck_assert_uint_eq(l.maxlen, strlen("gitlink-in-conflict"));
+	lsfiles_free(&l);
+}
+END_TEST
+
+/* Names hold anything but NUL. */
+START_TEST(t_lsfiles_names)
+{
+	struct lsfiles	l;
+
+	ck_assert_int_eq(ls(&l, V(
+	    "? new\nline",
+	    "? tab\there",
+	    "? \xff\xfe",
+	    "? space ",
+	    "S 100644 " OID " 0\twith\ttab and\nnewline",
+	    "H 160000 " OID " 0\tsub\tmodule")), 0);
+	ck_assert_str_eq(l.untracked.v[0], "new\nline");
+	ck_assert_str_eq(l.untracked.v[1], "tab\there");
+	ck_assert_str_eq(l.untracked.v[2], "\xff\xfe");
+	ck_assert_str_eq(l.untracked.v[3], "space ");
+	ck_assert_str_eq(l.flagged.v[0], "100644 " OID
+	    "\twith\ttab and\nnewline");
+	ck_assert_str_eq(l.nested.v[0], "sub\tmodule");
+	ck_assert_uint_eq(l.maxlen, strlen("with\ttab and\nnewline"));
+	lsfiles_free(&l);
+	ck_assert_int_eq(ls(&l, (const char *const []){ NULL }), 0);
+	ck_assert_uint_eq(l.untracked.n + l.nested.n + l.flagged.n, 0);
+	ck_assert_uint_eq(l.maxlen, 0);
+	lsfiles_free(&l);
+}
+END_TEST
+
+START_TEST(t_lsfiles_bad)
+{
+	static const char *const bad[] = {
+		"x", "?", "? ", "?path", "H100644 " OID " 0\tp",
+		"H 100644 " OID " 0 path-without-tab",
+	};
+	struct lsfiles	l;
+	size_t		i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ck_assert_msg(ls(&l, V("? fine", bad[i])) == -1,
+		    "accepted: %s", bad[i]);
+		lsfiles_free(&l);
+	}
+}
+END_TEST
+
+/* change_parse_diff and friends */
+
+START_TEST(t_change_parse)
+{
+	struct change	c;
+	struct buf	b = BUF_INIT;
+
+	memset(&c, 0, sizeof(c));
+	zjoin(&b, V("M", "src/main.c", "A", "new file", "D", "gone",
+	    "T", "now-a-link", "U", "conflicted", "R100", "old name",
+	    "new\tname", "C075", "orig", "copy", "M", "line\nbreak"));
+	ck_assert_int_eq(change_parse_diff(&c, b.data, b.len), 0);
+	ck_assert_uint_eq(c.modified, 4);
+	ck_assert_uint_eq(c.added, 2);
+	ck_assert_uint_eq(c.deleted, 1);
+	ck_assert_uint_eq(c.renamed, 1);
+	ck_assert_uint_eq(c.untracked, 0);
+	ck_assert_uint_eq(c.lines.n, 8);
+	ck_assert_uint_eq(c.from.n, 8);
+	ck_assert_str_eq(c.lines.v[0], "M\tsrc/main.c");
+	ck_assert_str_eq(c.lines.v[1], "A\tnew file");
+	ck_assert_str_eq(c.lines.v[2], "D\tgone");
+	ck_assert_str_eq(c.lines.v[3], "M\tnow-a-link");
+	ck_assert_str_eq(c.lines.v[4], "M\tconflicted");
+	ck_assert_str_eq(c.lines.v[5], "R\tnew\tname");
+	ck_assert_str_eq(c.from.v[5], "old name");
+	ck_assert_str_eq(c.lines.v[6], "A\tcopy");
+	ck_assert_str_eq(c.from.v[6], "");
+	ck_assert_str_eq(c.lines.v[7], "M\tline\nbreak");
+	ck_assert_str_eq(c.from.v[0], "");
+	change_add_untracked(&c, "u1\0dir/u 2\0\0last", 16);
+	ck_assert_uint_eq(c.untracked, 3);
+	ck_assert_uint_eq(c.lines.n, 11);
+	ck_assert_uint_eq(c.from.n, 11);
+	ck_assert_str_eq(c.lines.v[8], "?\tu1");
+	ck_assert_str_eq(c.lines.v[9], "?\tdir/u 2");
+	ck_assert_str_eq(c.lines.v[10], "?\tlast");
+	change_free(&c);
+	ck_assert_uint_eq(c.lines.n, 0);
+	/* Nothing at all. */
+	ck_assert_int_eq(change_parse_diff(&c, "", 0), 0);
+	change_add_untracked(&c, "", 0);
+	ck_assert_uint_eq(c.lines.n, 0);
+	change_free(&c);
+	buf_free(&b);
+}
+END_TEST
+
+START_TEST(t_change_parse_bad)
+{
+	const char *const *const bad[] = {
+		V("X", "path"),
+		V("M"),
+		V("R100", "old"),
+		V("C050", "orig"),
+		V("M", "ok", "D"),
+	};
+	struct change	c;
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&c, 0, sizeof(c));
+		zjoin(&b, bad[i]);
+		ck_assert_msg(change_parse_diff(&c, b.data, b.len) == -1,
+		    "case %zu accepted", i);
+		change_free(&c);
+	}
+	buf_free(&b);
+}
+END_TEST
+
+START_TEST(t_change_summary)
+{
+	struct change	 c;
+	char		*s;
+
+	memset(&c, 0, sizeof(c));
+	s = change_summary(&c);
+	ck_assert_str_eq(s, "no changes");
+	free(s);
+	c.untracked = 1;
+	s = change_summary(&c);
+	ck_assert_str_eq(s, "1 untracked");
+	free(s);
+	c.modified = 3;
+	c.added = 2;
+	c.deleted = 1;
+	c.renamed = 4;
+	s = change_summary(&c);
+	ck_assert_str_eq(s, "3 modified, 2 added, 1 deleted, 4 renamed, "
+	    "1 untracked");
+	free(s);
+	c.added = 0;
+	c.untracked = 0;
+	s = change_summary(&c);
+	ck_assert_str_eq(s, "3 modified, 1 deleted, 4 renamed");
+	free(s);
+}
+END_TEST
+
+static struct change
+sample_change(void)
+{
+	struct change	c;
+	struct buf	b = BUF_INIT;
+
+	memset(&c, 0, sizeof(c));
+	c.base = strdup("origin/main");
+	c.base_id = strdup(OID);
+	zjoin(&b, V("M", "a.c", "R090", "old", "new", "D", "evil\x1b[2J",
+	    "A", "cr\rhidden"));
+	ck_assert_int_eq(change_parse_diff(&c, b.data, b.len), 0);
+	change_add_untracked(&c, "u\0", 2);
+	buf_free(&b);
+	return c;
+}
+
+START_TEST(t_change_print)
+{
+	struct change	 c = sample_change();
+	char		*text = NULL;
+	size_t		 len = 0;
+	FILE		*fp;
+
+	fp = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(fp);
+	change_print(&c, fp, 3);
+	fclose(fp);
+	ck_assert_str_eq(text,
+	    "forge: change against origin/main (78981922613b): "
+	    "1 modified, 1 added, 1 deleted, 1 renamed, 1 untracked\n"
+	    "forge:   M a.c\n"
+	    "forge:   R old -> new\n"
+	    "forge:   D evil\\033[2J\n"
+	    "forge:   ... and 2 more\n");
+	free(text);
+	/* A carriage return in a name must not let it rewrite the line. */
+	fp = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(fp);
+	change_print(&c, fp, 10);
+	fclose(fp);
+	ck_assert_msg(strchr(text, '\r') == NULL, "raw CR printed: %s", text);
+	free(text);
+	change_free(&c);
+}
+END_TEST
+
+START_TEST(t_change_json)
+{
+	struct change	 c = sample_change();
+	struct buf	 b = BUF_INIT;
+	struct json	 j;
+	struct jv	*v, *paths;
+
+	json_init(&j, &b);
+	change_json(&c, &j, 2);
+	v = json_parse(b.data, b.len);
+	ck_assert_ptr_nonnull(v);
+	ck_assert_str_eq(jv_str(jv_get(v, "base")), "origin/main");
+	ck_assert_str_eq(jv_str(jv_get(v, "base_commit")), OID);
+	ck_assert_int_eq(jv_num(jv_get(v, "modified"), -1), 1);
+	ck_assert_int_eq(jv_num(jv_get(v, "added"), -1), 1);
+	ck_assert_int_eq(jv_num(jv_get(v, "deleted"), -1), 1);
+	ck_assert_int_eq(jv_num(jv_get(v, "renamed"), -1), 1);
+	ck_assert_int_eq(jv_num(jv_get(v, "untracked"), -1), 1);
+	ck_assert_int_eq(jv_num(jv_get(v, "more"), -1), 3);
+	paths = jv_get(v, "paths");
+	ck_assert_ptr_nonnull(paths);
+	ck_assert_uint_eq(paths->len, 2);
+	ck_assert_str_eq(jv_str(jv_get(paths->items[0], "status")), "M");
+	ck_assert_str_eq(jv_str(jv_get(paths->items[0], "path")), "a.c");
+	ck_assert_ptr_null(jv_get(paths->items[0], "from"));
+	ck_assert_str_eq(jv_str(jv_get(paths->items[1], "status")), "R");
+	ck_assert_str_eq(jv_str(jv_get(paths->items[1], "from")), "old");
+	ck_assert_str_eq(jv_str(jv_get(paths->items[1], "path")), "new");
+	jv_free(v);
+	/* All of them, with the raw bytes of the hostile name. */
+	buf_reset(&b);
+	json_init(&j, &b);
+	change_json(&c, &j, 20);
+	v = json_parse(b.data, b.len);
+	ck_assert_ptr_nonnull(v);
+	paths = jv_get(v, "paths");
+	ck_assert_uint_eq(paths->len, 5);
+	ck_assert_str_eq(jv_str(jv_get(paths->items[2], "path")),
+	    "evil\x1b[2J");
+	ck_assert_str_eq(jv_str(jv_get(paths->items[3], "path")),
+	    "cr\rhidden");
+	ck_assert_str_eq(jv_str(jv_get(paths->items[4], "status")), "?");
+	ck_assert_int_eq(jv_num(jv_get(v, "more"), -1), 0);
+	jv_free(v);
+	buf_free(&b);
+	change_free(&c);
+}
+END_TEST
+
+/* gitcmd.c */
+
+START_TEST(t_git_version)
+{
+	static const struct {
+		const char	*s;
+		int		 major, minor;
+	} ok[] = {
+		{ "git version 2.39.5", 2, 39 },
+		{ "git version 2.39.5\n", 2, 39 },
+		{ "git version 2.40.0.rc1", 2, 40 },
+		{ "git version 2.39.5.windows.1", 2, 39 },
+		{ "git version 2.37.1 (Apple Git-137.1)", 2, 37 },
+		{ "git version 3.0", 3, 0 },
+		{ "git version 1.8.3.1", 1, 8 },
+	};
+	static const char *const bad[] = {
+		"", "git", "git version", "git version ", "git version x.y",
+		"git version 2", "git version 2.", "git version .39",
+		"git version  2.39.5", "Git version 2.39.5", "hub version 2.1",
+		"git version 2.x", "git version -2.39",
+		"git version 99999999999999999999.1",
+		"git version 2.99999999999999999999",
+	};
+	size_t	i;
+	int	major, minor;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		major = minor = -7;
+		ck_assert_msg(git_parse_version(ok[i].s, &major, &minor) == 0,
+		    "rejected: %s", ok[i].s);
+		ck_assert_int_eq(major, ok[i].major);
+		ck_assert_int_eq(minor, ok[i].minor);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(git_parse_version(bad[i], &major, &minor) == -1,
+		    "accepted: %s", bad[i]);
+}
+END_TEST
+
+START_TEST(t_git_lock_busy)
+{
+	ck_assert(git_lock_busy("fatal: Unable to create '/r/.git/index.lock'"
+	    ": File exists.\n\nAnother git process seems to be running"));
+	ck_assert(git_lock_busy("error: could not lock config file "
+	    ".git/config: File exists"));
+	ck_assert(git_lock_busy("error: cannot lock ref 'refs/x': Unable to "
+	    "create '/r/.git/refs/x.lock': File exists."));
+	/* Another git worktree add, half way through registering. */
+	ck_assert(git_lock_busy("fatal: failed to read "
+	    "/r/.git/worktrees/copy1/commondir: Success"));
+	ck_assert(!git_lock_busy("fatal: failed to read object abc: "
+	    "Input/output error"));
+	ck_assert(!git_lock_busy(""));
+	ck_assert(!git_lock_busy("fatal: not a git repository"));
+	ck_assert(!git_lock_busy("error: patch failed: a.c:1\n"
+	    "error: a.c: patch does not apply"));
+}
+END_TEST
+
+START_TEST(t_git_env_argv)
+{
+	const char *const	 args[] = { "ls-files", "-z", NULL };
+	struct git		 g = GIT_INIT;
+	struct strv		 env = STRV_INIT, argv = STRV_INIT;
+	size_t			 i;
+	int			 unset_dir = 0, unset_index = 0, lc = 0;
+	int			 unset_diff = 0, unset_ext = 0;
+
+	g.gitdir = "/r/.git";
+	g.index = "/tmp/idx";
+	git_env(&g, &env);
+	for (i = 0; i < env.n; i++) {
+		unset_dir |= strcmp(env.v[i], "GIT_DIR") == 0;
+		unset_index |= strcmp(env.v[i], "GIT_INDEX_FILE") == 0;
+		lc |= strcmp(env.v[i], "LC_ALL=C") == 0;
+		unset_diff |= strcmp(env.v[i], "GIT_DIFF_OPTS") == 0;
+		unset_ext |= strcmp(env.v[i], "GIT_EXTERNAL_DIFF") == 0;
+	}
+	/* What would change git diff's output behind its options goes. */
+	ck_assert(unset_diff && unset_ext);
+	/* Every inherited repository variable goes first, then ours. */
+	ck_assert(unset_dir && unset_index && lc);
+	ck_assert_str_eq(env.v[env.n - 2], "GIT_DIR=/r/.git");
+	ck_assert_str_eq(env.v[env.n - 1], "GIT_INDEX_FILE=/tmp/idx");
+	strv_free(&env);
+	git_env(NULL, &env);
+	ck_assert_str_eq(env.v[env.n - 1], "LC_ALL=C");
+	strv_free(&env);
+	git_argv(&argv, args);
+	ck_assert_str_eq(argv.v[1], "--no-optional-locks");
+	ck_assert_str_eq(argv.v[argv.n - 2], "ls-files");
+	ck_assert_str_eq(argv.v[argv.n - 1], "-z");
+	for (i = 0; i < argv.n; i++)
+		if (strcmp(argv.v[i], "-c") == 0)
+			ck_assert(strcmp(argv.v[i + 1], "core.fsmonitor=false")
+			    == 0 || strcmp(argv.v[i + 1],
+			    "core.hooksPath=/dev/null") == 0);
+	strv_free(&argv);
+}
+END_TEST
+
+static Suite *
+parse_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("parse");
+	tc = tcase_create("verify");
+	tcase_add_test(tc, t_verify_defaults);
+	tcase_add_test(tc, t_verify_options);
+	tcase_add_test(tc, t_verify_command);
+	tcase_add_test(tc, t_verify_change);
+	tcase_add_test(tc, t_verify_bad);
+	tcase_add_exit_test(tc, t_verify_help, 0);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("settings");
+	tcase_add_test(tc, t_settings_defaults);
+	tcase_add_test(tc, t_settings_verify);
+	tcase_add_test(tc, t_settings_isolated);
+	tcase_add_test(tc, t_settings_bool);
+	tcase_add_test(tc, t_settings_bool_integers);
+	tcase_add_test(tc, t_settings_numbers);
+	tcase_add_test(tc, t_settings_bad);
+	tcase_add_test(tc, t_settings_unknown);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("git");
+	tcase_add_test(tc, t_lsfiles);
+	tcase_add_test(tc, t_lsfiles_sparse);
+	tcase_add_test(tc, t_lsfiles_stages);
+	tcase_add_test(tc, t_lsfiles_names);
+	tcase_add_test(tc, t_lsfiles_bad);
+	tcase_add_test(tc, t_change_parse);
+	tcase_add_test(tc, t_change_parse_bad);
+	tcase_add_test(tc, t_change_summary);
+	tcase_add_test(tc, t_change_print);
+	tcase_add_test(tc, t_change_json);
+	tcase_add_test(tc, t_git_version);
+	tcase_add_test(tc, t_git_lock_busy);
+	tcase_add_test(tc, t_git_env_argv);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(parse_suite)
