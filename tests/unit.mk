@@ -46,3 +46,9 @@ tests_check_parse_SOURCES = tests/check_parse.c tests/unit.h
 tests_check_parse_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_parse_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_parse_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_gitcmd
+tests_check_gitcmd_SOURCES = tests/check_gitcmd.c $(UNITFS)
+tests_check_gitcmd_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_gitcmd_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_gitcmd_LDADD = $(TEST_LIBS_COMMON)

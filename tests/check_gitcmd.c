@@ -1,0 +1,327 @@
+/*
+ * gitcmd.c, against a stand-in for git: the command line and environment
+ * every run gets, stdin and stdout, the one-line cause of a failure, the
+ * retry when another git holds a lock, and git_init()'s checks.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "gitcmd.h"
+#include "unitfs.h"
+
+/*
+ * The stand-in: it counts its runs, records its arguments, environment
+ * and directory, and does what $FAKE_GIT says.
+ */
+static const char fake_git[] =
+    "#!/bin/sh\n"
+    "n=$(cat \"$FAKE_DIR/count\" 2>/dev/null || echo 0)\n"
+    "n=$((n + 1))\n"
+    "echo $n >\"$FAKE_DIR/count\"\n"
+    "printf '%s\\n' \"$@\" >\"$FAKE_DIR/args\"\n"
+    "env >\"$FAKE_DIR/env\"\n"
+    "pwd -P >\"$FAKE_DIR/pwd\"\n"
+    "for a; do last=$a; done\n"
+    "case $FAKE_GIT in\n"
+    "echo)\tcat; printf '|out'; exit 0 ;;\n"
+    "status)\texit 3 ;;\n"
+    "chatty)\tprintf 'hint: try this\\nerror: the cause\\nfatal: later\\n' "
+    ">&2; exit 128 ;;\n"
+    "plain)\tprintf 'warning: first\\n\\nthe last line\\n\\n' >&2; "
+    "exit 1 ;;\n"
+    "busy)\tif [ $n -le 2 ]; then printf 'partial'; printf \"fatal: "
+    "Unable to create '/r/.git/index.lock': File exists.\\n\" >&2; "
+    "exit 128; fi; printf done; exit 0 ;;\n"
+    "old|new)\tcase $last in\n"
+    "\tversion) if [ $FAKE_GIT = old ]; then echo 'git version 2.20.1'; "
+    "else echo 'git version 2.39.5'; fi ;;\n"
+    "\t--local-env-vars) printf 'GIT_DIR\\nGIT_FAKE_LOCAL\\n' ;;\n"
+    "\tesac; exit 0 ;;\n"
+    "esac\n"
+    "exit 99\n";
+
+static char	*fakedir;
+
+/* Put the stand-in first on PATH, in a directory of its own. */
+static void
+use_fake_git(const char *mode)
+{
+	char	*p, *pathvar;
+
+	fakedir = unitfs_dir("git");
+	ck_assert_int_ne(asprintf(&p, "%s/git", fakedir), -1);
+	unitfs_write(p, fake_git, 0755);
+	free(p);
+	ck_assert_int_ne(asprintf(&pathvar, "%s:%s", fakedir,
+	    getenv("PATH") != NULL ? getenv("PATH") : "/bin:/usr/bin"), -1);
+	ck_assert_int_eq(setenv("PATH", pathvar, 1), 0);
+	free(pathvar);
+	ck_assert_int_eq(setenv("FAKE_DIR", fakedir, 1), 0);
+	ck_assert_int_eq(setenv("FAKE_GIT", mode, 1), 0);
+}
+
+static char *
+fake_file(const char *name)
+{
+	char	*p, *text;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", fakedir, name), -1);
+	text = unitfs_read(p, NULL);
+	free(p);
+	return text;
+}
+
+static int
+runs(void)
+{
+	char	*text;
+	int	 n;
+
+	text = fake_file("count");
+	n = atoi(text);
+	free(text);
+	return n;
+}
+
+/* Does the recorded environment hold this exact line? */
+static int
+env_has(const char *line)
+{
+	char	*env, *p;
+	size_t	 len = strlen(line);
+	int	 found = 0;
+
+	env = fake_file("env");
+	for (p = env; p != NULL && *p != '\0'; p = strchr(p, '\n'),
+	    p = p != NULL ? p + 1 : NULL)
+		if (strncmp(p, line, len) == 0 && (p[len] == '\n' ||
+		    p[len] == '\0'))
+			found = 1;
+	free(env);
+	return found;
+}
+
+/* Does the recorded environment set this variable at all? */
+static int
+env_sets(const char *name)
+{
+	char	*env, *p;
+	size_t	 len = strlen(name);
+	int	 found = 0;
+
+	env = fake_file("env");
+	for (p = env; p != NULL && *p != '\0'; p = strchr(p, '\n'),
+	    p = p != NULL ? p + 1 : NULL)
+		if (strncmp(p, name, len) == 0 && p[len] == '=')
+			found = 1;
+	free(env);
+	return found;
+}
+
+START_TEST(t_run_io)
+{
+	const char *const	 a[] = { "hash-object", "--stdin", NULL };
+	struct git		 g = GIT_INIT;
+	struct buf		 in = BUF_INIT, out = BUF_INIT;
+	char			*text, *dir, *real;
+
+	use_fake_git("echo");
+	dir = unitfs_dir("work");
+	real = realpath(dir, NULL);
+	buf_adds(&in, "to git's stdin");
+	buf_adds(&out, "kept:");
+	g.dir = dir;
+	g.gitdir = "/r/.git";
+	g.index = "/tmp/forge-x/index";
+	ck_assert_int_eq(git_run(&g, a, 0, &in, &out, NULL), 0);
+	ck_assert_str_eq(out.data, "kept:to git's stdin|out");
+	/* The options every run gets, then ours. */
+	text = fake_file("args");
+	ck_assert_str_eq(text, "--no-optional-locks\n-c\ncore.fsmonitor=false\n"
+	    "-c\ncore.hooksPath=/dev/null\nhash-object\n--stdin\n");
+	free(text);
+	text = fake_file("pwd");
+	ck_assert_int_eq(strncmp(text, real, strlen(real)), 0);
+	free(text);
+	ck_assert(env_has("GIT_DIR=/r/.git"));
+	ck_assert(env_has("GIT_INDEX_FILE=/tmp/forge-x/index"));
+	ck_assert(env_has("LC_ALL=C"));
+	ck_assert(!env_sets("GIT_WORK_TREE"));
+	buf_free(&in);
+	buf_free(&out);
+	free(real);
+	free(dir);
+}
+END_TEST
+
+/* What a git hook (or the user) exported does not reach forge's git. */
+START_TEST(t_run_scrubbed)
+{
+	const char *const	 a[] = { "status", NULL };
+	struct git		 g = GIT_INIT;
+
+	use_fake_git("echo");
+	ck_assert_int_eq(setenv("GIT_DIR", "/evil/.git", 1), 0);
+	ck_assert_int_eq(setenv("GIT_INDEX_FILE", "/evil/index", 1), 0);
+	ck_assert_int_eq(setenv("GIT_WORK_TREE", "/evil", 1), 0);
+	ck_assert_int_eq(setenv("GIT_DIFF_OPTS", "-u9", 1), 0);
+	ck_assert_int_eq(setenv("GIT_EXTERNAL_DIFF", "evil", 1), 0);
+	ck_assert_int_eq(setenv("LC_ALL", "fr_FR.UTF-8", 1), 0);
+	ck_assert_int_eq(git_run(&g, a, 0, NULL, NULL, NULL), 0);
+	ck_assert(!env_sets("GIT_DIR"));
+	ck_assert(!env_sets("GIT_INDEX_FILE"));
+	ck_assert(!env_sets("GIT_WORK_TREE"));
+	ck_assert(!env_sets("GIT_DIFF_OPTS"));
+	ck_assert(!env_sets("GIT_EXTERNAL_DIFF"));
+	ck_assert(env_has("LC_ALL=C"));
+	ck_assert(env_has("FAKE_GIT=echo"));
+	/* Unless the caller means it: finding the repository. */
+	ck_assert_int_eq(git_run(NULL, a, GIT_USER_ENV, NULL, NULL, NULL), 0);
+	ck_assert(env_has("GIT_DIR=/evil/.git"));
+	ck_assert(env_has("LC_ALL=C"));
+}
+END_TEST
+
+START_TEST(t_run_failures)
+{
+	const char *const	 a[] = { "diff", NULL };
+	struct buf		 err = BUF_INIT;
+
+	use_fake_git("status");
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 3);
+	ck_assert_str_eq(git_error(), "exit status 3");
+	/* The first error: or fatal: line, without its prefix. */
+	ck_assert_int_eq(setenv("FAKE_GIT", "chatty", 1), 0);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 128);
+	ck_assert_str_eq(git_error(), "the cause");
+	/* Else the last line that says anything. */
+	ck_assert_int_eq(setenv("FAKE_GIT", "plain", 1), 0);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 1);
+	ck_assert_str_eq(git_error(), "the last line");
+	/* The caller's err gets all of it. */
+	ck_assert_int_eq(setenv("FAKE_GIT", "chatty", 1), 0);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, &err), 128);
+	ck_assert_str_eq(err.data, "hint: try this\nerror: the cause\n"
+	    "fatal: later\n");
+	ck_assert_str_eq(git_error(), "the cause");
+	/* A success leaves the last failure's message alone. */
+	ck_assert_int_eq(setenv("FAKE_GIT", "echo", 1), 0);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 0);
+	ck_assert_str_eq(git_error(), "the cause");
+	buf_free(&err);
+}
+END_TEST
+
+START_TEST(t_run_not_found)
+{
+	const char *const	 a[] = { "status", NULL };
+	char			*empty;
+
+	empty = unitfs_dir("empty");
+	ck_assert_int_eq(setenv("PATH", empty, 1), 0);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), -1);
+	free(empty);
+}
+END_TEST
+
+/* Another git holds the index lock: wait and run again, and the output
+ * is that of the run that worked, alone. */
+START_TEST(t_run_retry)
+{
+	const char *const	 a[] = { "update-index", "--refresh", NULL };
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+
+	use_fake_git("busy");
+	buf_adds(&out, "kept:");
+	ck_assert_int_eq(git_run(NULL, a, GIT_RETRY, NULL, &out, &err), 0);
+	ck_assert_int_eq(runs(), 3);
+	ck_assert_str_eq(out.data, "kept:done");
+	ck_assert_uint_eq(err.len, 0);
+	buf_free(&out);
+	buf_free(&err);
+	free(fakedir);
+	/* Without GIT_RETRY, the first failure is the answer. */
+	use_fake_git("busy");
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, &out, NULL), 128);
+	ck_assert_int_eq(runs(), 1);
+	ck_assert_str_eq(git_error(), "Unable to create "
+	    "'/r/.git/index.lock': File exists.");
+	buf_free(&out);
+}
+END_TEST
+
+START_TEST(t_init)
+{
+	struct strv	 env = STRV_INIT;
+	char		*want;
+	size_t		 i;
+	int		 seen = 0;
+
+	use_fake_git("new");
+	ck_assert_int_eq(git_init(), 0);
+	ck_assert_str_eq(git_version_string(), "git version 2.39.5");
+	ck_assert(git_version_at_least(2, 33));
+	ck_assert(git_version_at_least(1, 99));
+	ck_assert(!git_version_at_least(2, 40));
+	ck_assert(!git_version_at_least(3, 0));
+	ck_assert_int_ne(asprintf(&want, "%s/git", fakedir), -1);
+	ck_assert_str_eq(git_path(), want);
+	free(want);
+	/* What git says is local to a repository is what is unset. */
+	git_unset_local(&env);
+	for (i = 0; i < env.n; i++)
+		seen |= strcmp(env.v[i], "GIT_FAKE_LOCAL") == 0;
+	ck_assert(seen);
+	strv_free(&env);
+}
+END_TEST
+
+START_TEST(t_init_too_old)
+{
+	use_fake_git("old");
+	ck_assert_int_eq(git_init(), -1);
+}
+END_TEST
+
+START_TEST(t_init_missing)
+{
+	char	*empty;
+
+	empty = unitfs_dir("empty");
+	ck_assert_int_eq(setenv("PATH", empty, 1), 0);
+	ck_assert_int_eq(git_init(), -1);
+	free(empty);
+}
+END_TEST
+
+static Suite *
+gitcmd_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("gitcmd");
+	tc = tcase_create("run");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, t_run_io);
+	tcase_add_test(tc, t_run_scrubbed);
+	tcase_add_test(tc, t_run_failures);
+	tcase_add_test(tc, t_run_not_found);
+	tcase_add_test(tc, t_run_retry);
+	tcase_add_test(tc, t_init);
+	tcase_add_test(tc, t_init_too_old);
+	tcase_add_test(tc, t_init_missing);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(gitcmd_suite)
