@@ -11,7 +11,6 @@
 #include "forge.h"
 #include "gitcmd.h"
 #include "journal.h"
-#include "timeutil.h"
 
 static const struct option longopts[] = {
 	{ "dry-run",	no_argument,	NULL, 'n' },
@@ -26,9 +25,6 @@ cmd_gc(int argc, char **argv)
 	const char *const	 prune[] = { "worktree", "prune", NULL };
 	struct context		 ctx;
 	struct git		 g;
-	struct buf		 ev = BUF_INIT;
-	struct json		 j;
-	char			 now[RFC3339_LEN];
 	int			 ch, flags = JOURNAL_VERBOSE, n, st, ret = 0;
 
 	optind = 0;
@@ -66,17 +62,8 @@ cmd_gc(int argc, char **argv)
 			warnx("git worktree prune failed: %s", git_error());
 			ret = EXIT_FORGE;
 		}
-		if (n > 0) {
-			json_init(&j, &ev);
-			state_event_begin(&j, "reclaim", time_rfc3339(now,
-			    time(NULL)));
-			json_key(&j, "count");
-			json_int(&j, n);
-			json_close(&j, '}');
-			if (context_event(&ctx, &ev) == -1)
-				ret = EXIT_FORGE;
-			buf_free(&ev);
-		}
+		if (n > 0 && context_reclaimed(&ctx, n) == -1)
+			ret = EXIT_FORGE;
 	}
 	if (n == 0)
 		printf("%s\n", flags & JOURNAL_DRY_RUN ? "nothing to remove" :

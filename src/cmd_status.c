@@ -68,12 +68,10 @@ cmd_status(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	if (state_lock(&ctx.state) == -1) {
+	if (context_breaker(&ctx, &b) == -1) {
 		context_close(&ctx);
 		return EXIT_FORGE;
 	}
-	(void)state_breaker(&ctx.state, &b);
-	state_unlock(&ctx.state);
 
 	if (b.open)
 		printf("breaker: OPEN since %s, after %d failed verifications "

@@ -203,10 +203,8 @@ refused(struct run *r)
 	struct breaker	b;
 	int		open;
 
-	if (state_lock(&r->ctx->state) == -1)
+	if (context_breaker(r->ctx, &b) == -1)
 		return -1;
-	(void)state_breaker(&r->ctx->state, &b);
-	state_unlock(&r->ctx->state);
 	if ((open = b.open)) {
 		warnx("the circuit breaker is open: %d consecutive failed "
 		    "verifications, open since %s", b.streak,

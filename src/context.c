@@ -14,10 +14,7 @@
 int
 context_open(struct context *ctx, int flags)
 {
-	struct json	 j;
-	struct buf	 ev = BUF_INIT;
-	char		 now[RFC3339_LEN];
-	int		 n;
+	int	n;
 
 	memset(ctx, 0, sizeof(*ctx));
 	settings_init(&ctx->cfg);
@@ -30,16 +27,38 @@ context_open(struct context *ctx, int flags)
 	if (state_open(&ctx->state, ctx->repo.common, &ctx->cfg) == -1)
 		return EXIT_FORGE;
 	if (!(flags & CTX_NORECLAIM) &&
-	    journal_reclaim(ctx->repo.common, 0, &n) == 0 && n > 0) {
-		json_init(&j, &ev);
-		state_event_begin(&j, "reclaim", time_rfc3339(now,
-		    time(NULL)));
-		json_key(&j, "count");
-		json_int(&j, n);
-		json_close(&j, '}');
-		(void)context_event(ctx, &ev);
-		buf_free(&ev);
+	    journal_reclaim(ctx->repo.common, 0, &n) == 0 && n > 0)
+		(void)context_reclaimed(ctx, n);
+	return 0;
+}
+
+int
+context_reclaimed(struct context *ctx, int n)
+{
+	struct json	 j;
+	struct buf	 ev = BUF_INIT;
+	char		 now[RFC3339_LEN];
+	int		 ret;
+
+	json_init(&j, &ev);
+	state_event_begin(&j, "reclaim", time_rfc3339(now, time(NULL)));
+	json_key(&j, "count");
+	json_int(&j, n);
+	json_close(&j, '}');
+	ret = context_event(ctx, &ev);
+	buf_free(&ev);
+	return ret;
+}
+
+int
+context_breaker(struct context *ctx, struct breaker *b)
+{
+	if (state_lock(&ctx->state) == -1) {
+		breaker_init(b);
+		return -1;
 	}
+	(void)state_breaker(&ctx->state, b);
+	state_unlock(&ctx->state);
 	return 0;
 }
 

@@ -28,7 +28,11 @@ struct context {
 
 int	context_open(struct context *, int);
 void	context_close(struct context *);
-/* Append one event built by fn under the state lock; -1 on failure. */
+/* Append one event (a JSON object) under the state lock; -1 on failure. */
 int	context_event(struct context *, struct buf *);
+/* Record that n left-over copies were removed. */
+int	context_reclaimed(struct context *, int);
+/* Read the circuit breaker under the state lock; -1 on failure. */
+int	context_breaker(struct context *, struct breaker *);
 
 #endif /* CONTEXT_H */
