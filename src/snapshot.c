@@ -784,7 +784,7 @@ copy_nested(struct snapshot *s, struct snap_repo *sr,
 	struct stat		 st;
 	char			*sp, *dp, *dotgit, *gitdir, *common, *head;
 	size_t			 i;
-	int			 ret = 0, isrepo;
+	int			 ret = 0, isrepo, fd, dfd;
 
 	for (i = 0; i < l->nested.n && ret == 0; i++) {
 		const char	*np = l->nested.v[i];
@@ -799,11 +799,17 @@ copy_nested(struct snapshot *s, struct snap_repo *sr,
 			goto next;
 		}
 		isrepo = lstat(dotgit, &st) == 0;
-		if (fs_mkdirs(dp, 0777) == -1) {
+		/* Walked from the copy's root: no symlink in it is followed. */
+		if ((fd = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+		    -1 || (dfd = fs_open_dir(fd, np, 1, 0777)) == -1) {
 			warn("cannot create %s", fs_vis(dp));
+			if (fd != -1)
+				close(fd);
 			ret = -1;
 			goto next;
 		}
+		close(dfd);
+		close(fd);
 		if (!isrepo)
 			goto next;	/* uninitialized: empty, as here */
 		if (nested_repo(sp, &gitdir, &common, &head) == -1) {
