@@ -1,1 +1,11 @@
 ## Tests: shell tests that the copy is exactly the working state, and the property test.
+
+# One script per part of the working state; fidelity-lib.sh holds their
+# shared checks.
+SHELL_TESTS += \
+	tests/t-fidelity-edits.sh \
+	tests/t-fidelity-moves.sh \
+	tests/t-fidelity-merge.sh \
+	tests/t-fidelity-names.sh
+EXTRA_DIST += \
+	tests/fidelity-lib.sh
