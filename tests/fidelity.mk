@@ -6,6 +6,9 @@ SHELL_TESTS += \
 	tests/t-fidelity-edits.sh \
 	tests/t-fidelity-moves.sh \
 	tests/t-fidelity-merge.sh \
-	tests/t-fidelity-names.sh
+	tests/t-fidelity-names.sh \
+	tests/t-fidelity-untracked.sh \
+	tests/t-fidelity-flagged.sh \
+	tests/t-fidelity-sparse.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh
