@@ -9,6 +9,8 @@ SHELL_TESTS += \
 	tests/t-fidelity-names.sh \
 	tests/t-fidelity-untracked.sh \
 	tests/t-fidelity-flagged.sh \
-	tests/t-fidelity-sparse.sh
+	tests/t-fidelity-sparse.sh \
+	tests/t-fidelity-submodules.sh \
+	tests/t-fidelity-nested.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh
