@@ -11,6 +11,8 @@ SHELL_TESTS += \
 	tests/t-fidelity-flagged.sh \
 	tests/t-fidelity-sparse.sh \
 	tests/t-fidelity-submodules.sh \
-	tests/t-fidelity-nested.sh
+	tests/t-fidelity-nested.sh \
+	tests/t-fidelity-config.sh \
+	tests/t-fidelity-special.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh
