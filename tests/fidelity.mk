@@ -13,6 +13,7 @@ SHELL_TESTS += \
 	tests/t-fidelity-submodules.sh \
 	tests/t-fidelity-nested.sh \
 	tests/t-fidelity-config.sh \
-	tests/t-fidelity-special.sh
+	tests/t-fidelity-special.sh \
+	tests/t-fidelity-proof.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh
