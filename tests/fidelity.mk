@@ -1,7 +1,8 @@
 ## Tests: shell tests that the copy is exactly the working state, and the property test.
 
 # One script per part of the working state; fidelity-lib.sh holds their
-# shared checks.
+# shared checks, fidelity-gen.sh the random repositories of the property
+# test, which scripts/fuzz-fidelity runs at length.
 SHELL_TESTS += \
 	tests/t-fidelity-edits.sh \
 	tests/t-fidelity-moves.sh \
@@ -14,6 +15,9 @@ SHELL_TESTS += \
 	tests/t-fidelity-nested.sh \
 	tests/t-fidelity-config.sh \
 	tests/t-fidelity-special.sh \
-	tests/t-fidelity-proof.sh
+	tests/t-fidelity-proof.sh \
+	tests/t-property.sh
 EXTRA_DIST += \
-	tests/fidelity-lib.sh
+	tests/fidelity-lib.sh \
+	tests/fidelity-gen.sh \
+	scripts/fuzz-fidelity
