@@ -611,37 +611,6 @@ gen_lie() {
 	done
 }
 
-# gen_resize: unless FIDELITY_KNOWN_BUGS, every tracked file or link whose
-# content differs from HEAD's but whose size does not is made one byte
-# longer.  forge's proof copies the index without its mtime, so git's
-# racy-entry check cannot save it from trusting the stat data of a file
-# that git apply rewrote, with the same size, in the second of the
-# checkout: a refusal that would depend on the machine's load.
-gen_resize() {
-	[ -z "${FIDELITY_KNOWN_BUGS:-}" ] || return 0
-	git -c core.fsmonitor=false diff-index -z --name-only HEAD 2>/dev/null |
-	    xargs -0 -r sh -c '
-		for f; do
-			h=$(git cat-file -s "HEAD:$f" 2>/dev/null) || continue
-			if [ -L "$f" ]; then
-				t=$(readlink -- "$f") || continue
-				[ "${#t}" -eq "$h" ] || continue
-				[ "$(git cat-file blob "HEAD:$f")" = "$t" ] &&
-				    continue
-				rm -f -- "$f" && ln -s -- "$t-" "$f"
-			elif [ -f "$f" ]; then
-				[ "$(($(wc -c <"$f")))" -eq "$h" ] || continue
-				[ "$(git hash-object -- "$f")" = \
-				    "$(git rev-parse "HEAD:$f")" ] && continue
-				printf . >>"$f"
-			else
-				continue
-			fi
-			printf "resized %s\n" "$f" | tr "\n\t" "|>" >>"$0"
-			echo >>"$0"
-		done' "$GEN_LOG"
-}
-
 gen_case() {
 	gen_srand "$2"
 	GEN_NESTED=
@@ -691,6 +660,5 @@ gen_case() {
 	gen_settle
 	gen_rand 5
 	[ $R -eq 0 ] && gen_lie
-	gen_resize
 	return 0
 }

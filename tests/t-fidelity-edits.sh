@@ -16,6 +16,7 @@ while [ $i -lt 2000 ]; do
 	printf 'record %d\000\001\377\n' $i
 	i=$((i + 1))
 done >blob.bin
+printf '\000binary\n' >hello.bin
 printf 'to be emptied\n' >empty-me.txt
 : >empty.txt
 git add -A && git commit -q -m content
@@ -27,9 +28,10 @@ printf 'now without one' >hello.txt
 printf 'dos\r\nmore\r\nlines\r\n' >crlf.txt
 printf 'mixed\r\nendings\n\r\n' >>text.txt
 printf 'trailing   \n \tspace before tab\n\t \n\nblank at end\n\n\n' >ws.txt
-sed 's/^record 1000/RECORD 1000 (edited)/' blob.bin >blob.new &&
-    mv blob.new blob.bin
+sed 's/^record 1000/RECORD 1000/' blob.bin >blob.new &&	# same size
+    cat blob.new >blob.bin && rm blob.new				# in place
 printf '\000\001\002\377\376 new binary' >new.bin
+printf '\000\001\002\377\376 grown' >>hello.bin
 : >empty-me.txt
 printf 'no longer empty\n' >empty.txt
 is "git sees blob.bin as binary" "$(git diff --numstat -- blob.bin)" \

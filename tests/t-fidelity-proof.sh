@@ -102,9 +102,7 @@ corrupted retarget tracked-link "a link retargeted"
 # (git's racy-entry check) tells, and the proof must keep it.
 CORRUPT_ALIGN=1
 export CORRUPT_ALIGN
-KNOWN_BUG="the proof copies the index without its mtime, so trusts stale stat data"
 corrupted rewrite src/main.c "an unpatched file rewritten in place, same size"
-KNOWN_BUG=
 unset CORRUPT_ALIGN
 
 # The proof covers nested repositories: damage in a submodule's copy.
@@ -149,12 +147,10 @@ done
 if [ $tries -lt 5 ]; then
 	sleep 1
 	want=$(expected_tree)
-	KNOWN_BUG="the proof copies the index without its mtime, so trusts stale stat data"
 	copy_is_working_state "a same-size edit in the second of a fresh index"
 	like "the tree is that of the working state" \
 	    "$(printf '%s\n' "$err" | tail -n 1)" \
 	    "tree $(printf '%s' "$want" | cut -c 1-12), "
-	KNOWN_BUG=
 else
 	skip "a same-size edit in the second of a fresh index" \
 	    "could not write the index and the file in one second"

@@ -6,7 +6,7 @@
 # proof, the copy's manifest must be the source's, the source must be as
 # it was and nothing may be left behind.
 #
-#	FIDELITY_CASES	how many cases (default 20: well under a minute)
+#	FIDELITY_CASES	how many cases (default 30: well under a minute)
 #	FIDELITY_SEED	the seed of the first case (default 1); case i has
 #			seed FIDELITY_SEED + i
 #	FIDELITY_KNOWN_BUGS=1	also draw states forge is known to get wrong
@@ -18,7 +18,7 @@
 . "$top_srcdir/tests/fidelity-lib.sh"
 . "$top_srcdir/tests/fidelity-gen.sh"
 
-cases=${FIDELITY_CASES:-20}
+cases=${FIDELITY_CASES:-30}
 seed=${FIDELITY_SEED:-1}
 case $cases$seed in
 *[!0-9]*)
