@@ -11,6 +11,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "repo.h"
+#include "rundir.h"
 #include "xmalloc.h"
 
 void
@@ -99,21 +100,34 @@ change_add_untracked(struct change *c, const char *p, size_t len)
 }
 
 int
-change_compute(struct change *c, const struct repo *r, const char *base)
+change_compute(struct change *c, const struct repo *r, const char *base,
+    struct rundir *rd)
 {
 	const char *const	 ls[] = { "ls-files", "-z", "-o",
 	    "--exclude-standard", NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
+	char			*idx = NULL;
 	int			 st, ret = -1;
 
 	memset(c, 0, sizeof(*c));
 	c->base = xstrdup(base);
 	if ((c->base_id = repo_resolve_commit(r, base)) == NULL) {
 		warnx("--change=%s: no such commit", fs_vis(base));
+		change_free(c);
 		return -1;
 	}
 	repo_git(r, &g);
+	/* git diff may write back a refreshed index: never the user's. */
+	if (rd != NULL) {
+		char	*real = repo_index_path(r);
+
+		idx = rundir_index(rd, real);
+		free(real);
+		if (idx == NULL)
+			goto out;
+		g.index = idx;
+	}
 	{
 		const char *const	a[] = { "diff", "-z", "--name-status",
 		    "-M", "--no-ext-diff", "--no-textconv", "--no-relative",
@@ -140,6 +154,9 @@ change_compute(struct change *c, const struct repo *r, const char *base)
 	change_add_untracked(c, out.data != NULL ? out.data : "", out.len);
 	ret = 0;
 out:
+	if (ret == -1)
+		change_free(c);
+	free(idx);
 	buf_free(&out);
 	return ret;
 }

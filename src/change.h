@@ -33,7 +33,10 @@ struct change {
 
 #define CHANGE_LIST_MAX	20
 
-int	change_compute(struct change *, const struct repo *, const char *);
+/* With a run directory, git reads the index through a private copy. */
+struct rundir;
+int	change_compute(struct change *, const struct repo *, const char *,
+	    struct rundir *);
 /* Parse `git diff -z --name-status` output into c (exposed for tests). */
 int	change_parse_diff(struct change *, const char *, size_t);
 void	change_add_untracked(struct change *, const char *, size_t);

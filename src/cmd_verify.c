@@ -26,6 +26,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "sig.h"
+#include "rundir.h"
 #include "snapshot.h"
 #include "spawn.h"
 #include "timeutil.h"
@@ -42,6 +43,8 @@ struct step {
 
 struct run {
 	struct context	*ctx;
+	struct rundir	 rd;
+	int		 have_rd;
 	struct snapshot	 snap;
 	int		 have_snap;
 	struct change	 change;
@@ -307,8 +310,8 @@ run_steps(struct run *r)
 			break;
 		}
 		free(dir);
-		if (r->have_snap)
-			(void)journal_note_child(&r->snap.journal, sp.pid);
+		if (r->have_rd)
+			(void)journal_note_child(&r->rd.journal, sp.pid);
 		if (spawn_wait(&sp, &lim, &ex) == -1) {
 			warn("waiting for %s", fs_vis(s->display));
 			r->verdict = VERDICT_ERROR;
@@ -410,7 +413,7 @@ event_json(struct run *r, struct buf *ev, const char *now)
 		json_key(&j, "change");
 		change_json(&r->change, &j, CHANGE_LIST_MAX);
 	}
-	if (r->have_snap && r->snap.kept) {
+	if (r->have_snap && rundir_kept(&r->rd)) {
 		json_key(&j, "kept");
 		json_str(&j, r->snap.copy);
 	}
@@ -549,8 +552,12 @@ cmd_verify(int argc, char **argv)
 
 	r.verdict = VERDICT_ERROR;
 	r.status = EXIT_FORGE;
+	if (rundir_open(&r.rd, ctx.repo.common) == -1)
+		goto done;
+	r.have_rd = 1;
 	if (o.change != NULL) {
-		if (change_compute(&r.change, &ctx.repo, o.change) == -1)
+		if (change_compute(&r.change, &ctx.repo, o.change, &r.rd) ==
+		    -1)
 			goto done;
 		r.have_change = 1;
 		change_print(&r.change, stderr, CHANGE_LIST_MAX);
@@ -558,13 +565,10 @@ cmd_verify(int argc, char **argv)
 	if (r.isolated) {
 		fprintf(stderr, "forge: isolated: running verification in an "
 		    "ephemeral copy (working tree untouched)\n");
-		if (snapshot_create(&r.snap, &ctx.repo, r.check ? 0 :
-		    SNAP_NOCHECK) == -1) {
-			r.have_snap = 0;
-			snapshot_free(&r.snap);
-			goto done;
-		}
 		r.have_snap = 1;
+		if (snapshot_create(&r.snap, &r.rd, &ctx.repo, r.check ? 0 :
+		    SNAP_NOCHECK) == -1)
+			goto done;
 		if (r.snap.tree != NULL)
 			r.tree = xstrdup(r.snap.tree);
 		if (o.verbose)
@@ -572,8 +576,8 @@ cmd_verify(int argc, char **argv)
 	} else {
 		fprintf(stderr, "forge: in place: running verification in "
 		    "the working tree itself\n");
-		if (r.check && (r.tree = snapshot_source_tree(&ctx.repo)) ==
-		    NULL)
+		if (r.check && (r.tree = snapshot_source_tree(&r.rd,
+		    &ctx.repo)) == NULL)
 			goto done;
 	}
 	if (o.verbose && r.tree != NULL)
@@ -586,13 +590,14 @@ done:
 		r.signo = sig_pending();
 		r.status = 128 + r.signo;
 	}
-	if (r.have_snap) {
-		if (keep && r.verdict != VERDICT_INTERRUPTED) {
-			(void)snapshot_keep(&r.snap);
+	if (r.have_rd) {
+		if (keep && r.have_snap && r.verdict != VERDICT_INTERRUPTED &&
+		    r.verdict != VERDICT_ERROR) {
+			(void)rundir_keep(&r.rd, r.snap.copy);
 			fprintf(stderr, "forge: kept the copy at %s (forge gc "
 			    "--kept removes it)\n", fs_vis(r.snap.copy));
 		} else
-			(void)snapshot_remove(&r.snap);
+			(void)rundir_remove(&r.rd);
 	}
 	if (record(&r) == -1 && r.verdict != VERDICT_INTERRUPTED) {
 		warnx("the verdict could not be recorded");
@@ -604,6 +609,8 @@ done:
 	summary(&r);
 	if (r.have_snap)
 		snapshot_free(&r.snap);
+	if (r.have_rd)
+		rundir_free(&r.rd);
 	free(r.tree);
 	free(r.failed);
 	if (r.have_change)

@@ -153,6 +153,33 @@ fs_copy_fd(int in, int out)
 	}
 }
 
+int
+fs_copy_file(const char *from, const char *to)
+{
+	struct stat	st;
+	struct timespec	times[2];
+	int		in, out, ret = -1, saved;
+
+	if ((in = open(from, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(in, &st) == 0 && (out = open(to, O_WRONLY | O_CREAT |
+	    O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600)) != -1) {
+		times[0] = st.st_atim;
+		times[1] = st.st_mtim;
+		if (fs_copy_fd(in, out) == 0 && futimens(out, times) == 0)
+			ret = 0;
+		saved = errno;
+		if (close(out) == -1 && ret == 0)
+			ret = -1;
+		else
+			errno = saved;
+	}
+	saved = errno;
+	close(in);
+	errno = saved;
+	return ret;
+}
+
 /* Make room for a new entry called name: remove whatever is there. */
 static int
 clear_entry(int dfd, const char *name)

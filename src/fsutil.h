@@ -23,6 +23,9 @@ int	fs_open_dir(int, const char *, int, mode_t);
  * errno EINVAL, and *st tells what it was.  An existing destination entry
  * (file, link or tree) is replaced. */
 int	fs_copy_entry(int, const char *, int, const char *, struct stat *);
+/* Copy the file from to a new file to (mode 0600), keeping its access
+ * and modification times; a missing from is -1 with ENOENT. */
+int	fs_copy_file(const char *, const char *);
 /* Copy all of in to out (copy_file_range(2), else read and write). */
 int	fs_copy_fd(int, int);
 /* Remove name below dirfd and everything in it; a missing name is fine.

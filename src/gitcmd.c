@@ -116,6 +116,11 @@ git_argv(struct strv *argv, const char *const *args)
 	strv_push(argv, "core.fsmonitor=false");
 	strv_push(argv, "-c");
 	strv_push(argv, "core.hooksPath=/dev/null");
+	/* An edit that keeps size and mtime still changes the ctime. */
+	strv_push(argv, "-c");
+	strv_push(argv, "core.trustctime=true");
+	strv_push(argv, "-c");
+	strv_push(argv, "core.checkStat=default");
 	for (; args != NULL && *args != NULL; args++)
 		strv_push(argv, *args);
 }

@@ -18,9 +18,11 @@
  * repository-local variables (git rev-parse --local-env-vars) removed, so
  * that nothing leaks from a git hook that runs forge, then sets the fields
  * above and LC_ALL=C (forge parses messages).  Every run also gets
- * --no-optional-locks (never refresh the user's index behind their back),
- * core.fsmonitor=false (a stale monitor must not hide a change) and
- * core.hooksPath=/dev/null (checkout hooks do not run in forge's copy).
+ * --no-optional-locks, core.fsmonitor=false (a stale monitor must not
+ * hide a change), core.trustctime=true and core.checkStat=default (nor
+ * may a lax stat check) and core.hooksPath=/dev/null (checkout hooks do
+ * not run in forge's copy).  git diff may still write back an index it
+ * refreshed, so forge points it at a private copy (rundir.h).
  *
  * git_run() returns git's exit status, or -1 if git could not be run or a
  * fatal signal arrived (a message is printed, unless for the signal).

@@ -1,9 +1,13 @@
 /* Records fatal signals, wakes poll loops, forwards to the running command. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -159,6 +163,29 @@ sig_child_reset(void)
 		sigaction(restored[i], &sa, NULL);
 	}
 	sigprocmask(SIG_SETMASK, &start_mask, NULL);
+}
+
+void
+sig_test_stall(const char *phase)
+{
+	const char	*want = getenv("FORGE_TEST_STALL");
+	const char	*release = getenv("FORGE_TEST_STALL_RELEASE");
+	struct stat	 st;
+	int		 waited = 0;
+
+	if (want == NULL || strcmp(want, phase) != 0)
+		return;
+	fprintf(stderr, "forge: test stall: %s\n", phase);
+	while (got_sig == 0 && waited < 60000 &&
+	    (release == NULL || stat(release, &st) == -1)) {
+		struct pollfd	pfd;
+
+		pfd.fd = wake[0];
+		pfd.events = POLLIN;
+		(void)poll(&pfd, wake[0] != -1, 50);
+		sig_drain();
+		waited += 50;
+	}
 }
 
 void

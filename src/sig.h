@@ -39,6 +39,14 @@ void	sig_forward(pid_t);
 void	sig_block_all(sigset_t *);
 void	sig_restore(const sigset_t *);
 void	sig_child_reset(void);
+/*
+ * For the test suite: FORGE_TEST_STALL=<phase> makes forge announce the
+ * phase on stderr and wait there -- until a signal comes, or until the
+ * file FORGE_TEST_STALL_RELEASE names exists, or a minute has passed --
+ * so a test can act at that exact point.  The phases are journal,
+ * checkout, apply, untracked and proof.
+ */
+void	sig_test_stall(const char *);
 /* Die of signo: default disposition, unblocked, raised; never returns. */
 void	sig_die(int) __attribute__((__noreturn__));
 

@@ -1,32 +1,31 @@
 /*
- * Building, proving and removing the ephemeral copy of a working state.
+ * Building and proving the ephemeral copy of a working state.
  */
 #include "config.h"
 
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 
-#include <ctype.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "cleanup.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "lsfiles.h"
+#include "patch.h"
+#include "pathcopy.h"
+#include "settings.h"
 #include "sig.h"
 #include "snapshot.h"
 #include "spawn.h"
 #include "treeid.h"
 #include "xmalloc.h"
-
-enum { ST_NEW, ST_LIVE, ST_GONE, ST_KEPT };
 
 /* One repository of the copy: the top one, or a nested one. */
 struct snap_repo {
@@ -34,115 +33,19 @@ struct snap_repo {
 	char		*gitdir;
 	char		*common;
 	char		*objects;
-	char		*index;		/* the index describing it */
-	const char	*user_index;	/* the caller's GIT_INDEX_FILE */
+	char		*index;		/* a private copy of its index */
 	char		*head;		/* the commit checked out */
 	char		*dst;		/* its copy */
 	char		*dst_gitdir;	/* the copy's registration */
 	char		*rel;		/* dst below the top copy */
-	struct strv	 reflag;	/* for treeid.h */
-	struct strv	 exclude;
+	struct strv	 reflag;	/* index entries the proof re-adds */
+	struct strv	 drop;		/* ... and removes */
+	struct strv	 exclude;	/* paths the proof leaves out */
+	int		 filemode;	/* core.fileMode */
+	int		 sparse;	/* a sparse checkout */
 };
 
 static int	copy_repo(struct snapshot *, struct snap_repo *);
-
-/*
- * For the test suite: FORGE_TEST_STALL=<phase> makes forge announce the
- * phase on stderr and wait there -- until a signal comes, or until the
- * file FORGE_TEST_STALL_RELEASE names exists, or a minute has passed --
- * so a test can act at that exact point.  The phases are journal,
- * checkout, apply, untracked and proof.
- */
-static void
-test_stall(const char *phase)
-{
-	const char	*want = getenv("FORGE_TEST_STALL");
-	const char	*release = getenv("FORGE_TEST_STALL_RELEASE");
-	long long	 until;
-	struct stat	 st;
-
-	if (want == NULL || strcmp(want, phase) != 0)
-		return;
-	fprintf(stderr, "forge: test stall: %s\n", phase);
-	until = spawn_now_ms() + 60000;
-	while (!sig_pending() && spawn_now_ms() < until &&
-	    (release == NULL || stat(release, &st) == -1)) {
-		struct pollfd	pfd;
-
-		pfd.fd = sig_fd();
-		pfd.events = POLLIN;
-		(void)poll(&pfd, 1, 50);
-		sig_drain();
-	}
-}
-
-void
-lsfiles_free(struct lsfiles *l)
-{
-	strv_free(&l->untracked);
-	strv_free(&l->nested);
-	strv_free(&l->flagged);
-	memset(l, 0, sizeof(*l));
-}
-
-/*
- * Records are "? path" for untracked paths (a nested repository ends
- * in '/') and "T mode oid stage\tpath" for index entries, where T is
- * 'S' for skip-worktree and lower case for assume-unchanged.
- */
-int
-lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
-{
-	const char	*end = p + len, *rec, *tab, *path;
-	size_t		 rlen, plen;
-	int		 tag;
-
-	memset(l, 0, sizeof(*l));
-	while (p < end) {
-		rec = p;
-		rlen = strnlen(rec, (size_t)(end - p));
-		p += rlen + 1;
-		if (rlen < 3 || rec[1] != ' ')
-			return -1;
-		tag = (unsigned char)rec[0];
-		if (tag == '?') {
-			path = rec + 2;
-			plen = rlen - 2;
-			if (path[plen - 1] == '/')
-				strv_pushn(&l->nested, path, plen - 1);
-			else
-				strv_pushn(&l->untracked, path, plen);
-		} else {
-			if ((tab = memchr(rec, '\t', rlen)) == NULL)
-				return -1;
-			path = tab + 1;
-			plen = rlen - (size_t)(path - rec);
-			/* Only stage 0: a conflict is what is on disk. */
-			if (tab < rec + 4 || tab[-1] != '0' || tab[-2] != ' ')
-				goto len;
-			if (strncmp(rec + 2, "160000 ", 7) == 0) {
-				strv_pushn(&l->nested, path, plen);
-			} else if (tag == 'S' || islower(tag)) {
-				struct buf	f = BUF_INIT;
-
-				/* "mode oid\tpath", as update-index takes */
-				buf_add(&f, rec + 2, (size_t)(tab - 2 -
-				    (rec + 2)));
-				buf_addc(&f, '\t');
-				buf_add(&f, path, plen);
-				strv_push(&l->flagged, f.data);
-				buf_free(&f);
-			}
-			/* 's': skip-worktree and assume-unchanged. */
-			if (tag == 'S' || tag == 's')
-				l->sparse = 1;
-		}
-len:
-		if (plen > l->maxlen)
-			l->maxlen = plen;
-	}
-	return 0;
-}
 
 static void
 sr_free(struct snap_repo *sr)
@@ -157,11 +60,16 @@ sr_free(struct snap_repo *sr)
 	free(sr->dst_gitdir);
 	free(sr->rel);
 	strv_free(&sr->reflag);
+	strv_free(&sr->drop);
 	strv_free(&sr->exclude);
 	free(sr);
 }
 
-/* The git context for reading a source repository's working state. */
+/*
+ * The git context for reading a source repository's working state,
+ * through the private copy of its index: git diff may refresh an index
+ * and write it back, and the user's must stay as it is.
+ */
 static void
 src_git(const struct snap_repo *sr, struct git *g)
 {
@@ -169,7 +77,7 @@ src_git(const struct snap_repo *sr, struct git *g)
 	g->dir = sr->src;
 	g->gitdir = sr->gitdir;
 	g->worktree = sr->src;
-	g->index = sr->user_index;
+	g->index = sr->index;
 }
 
 static void
@@ -179,59 +87,6 @@ dst_git(const struct snap_repo *sr, struct git *g)
 	g->dir = sr->dst;
 	g->gitdir = sr->dst_gitdir;
 	g->worktree = sr->dst;
-}
-
-static void
-on_exit_remove(void *arg)
-{
-	struct snapshot	*s = arg;
-
-	if (s->state == ST_LIVE)
-		(void)snapshot_remove(s);
-}
-
-/*
- * $TMPDIR, resolved: git records a worktree by its real path, and the
- * journal must name the copy the same way to find its registration.
- */
-static char *
-tmpdir(void)
-{
-	const char	*t = getenv("TMPDIR");
-	char		*d, *real;
-	size_t		 n;
-
-	if (t == NULL || *t == '\0')
-		t = "/tmp";
-	d = path_absolute(t);
-	if ((real = realpath(d, NULL)) != NULL) {
-		free(d);
-		d = real;
-	}
-	n = strlen(d);
-	while (n > 1 && d[n - 1] == '/')
-		d[--n] = '\0';
-	return d;
-}
-
-static int
-check_tmpdir(const char *d)
-{
-	struct stat	st;
-
-	if (stat(d, &st) == -1) {
-		warn("TMPDIR %s", d);
-		return -1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		warnx("TMPDIR %s is not a directory", d);
-		return -1;
-	}
-	if (access(d, W_OK | X_OK) == -1) {
-		warn("TMPDIR %s is not writable", d);
-		return -1;
-	}
-	return 0;
 }
 
 /* What `gitdir: <path>` in a worktree's .git file says. */
@@ -258,53 +113,43 @@ read_gitfile(const char *wt)
 	return r;
 }
 
+/*
+ * The settings of the source repository that change how its copy must
+ * be made: core.fileMode, and (before git 2.36, which cannot copy one)
+ * whether it is a sparse checkout.
+ */
 static int
-list_files(struct snap_repo *sr, struct lsfiles *l)
+repo_settings(struct snap_repo *sr, int sparse)
 {
-	const char *const	 a[] = { "ls-files", "-z", "-v", "-s", "-c",
-	    "-o", "--exclude-standard", NULL };
+	const char *const	 a[] = { "config", "-z", "--get-regexp",
+	    "^core\\.(filemode|sparsecheckout)$", NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
-	int			 st;
+	const char		*p, *end, *nl;
+	int			 b;
 
 	src_git(sr, &g);
-	if ((st = git_run(&g, a, 0, NULL, &out, NULL)) != 0) {
-		if (st > 0)
-			warnx("git ls-files failed in %s: %s",
-			    fs_vis(sr->src), git_error());
-		buf_free(&out);
-		return -1;
-	}
-	if (lsfiles_parse(out.data != NULL ? out.data : "", out.len, l) ==
-	    -1) {
-		warnx("cannot parse the output of git ls-files");
-		buf_free(&out);
-		return -1;
+	sr->filemode = 1;
+	(void)git_run(&g, a, GIT_QUIET, NULL, &out, NULL);
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if ((nl = strchr(p, '\n')) == NULL)
+			continue;
+		b = settings_bool(nl + 1);
+		if (strncmp(p, "core.filemode\n", 14) == 0)
+			sr->filemode = b != 0;
+		else if (strncmp(p, "core.sparsecheckout\n", 20) == 0)
+			sr->sparse = b == 1;
+		if (sr->sparse && sparse && !git_version_at_least(2, 36)) {
+			warnx("%s is a sparse checkout: forge needs git 2.36 "
+			    "or later to copy one (this is %s)",
+			    fs_vis(sr->src), git_version_string());
+			buf_free(&out);
+			return -1;
+		}
 	}
 	buf_free(&out);
 	return 0;
-}
-
-static int
-sparse_supported(struct snap_repo *sr)
-{
-	const char *const	 a[] = { "config", "--type=bool", "--get",
-	    "core.sparseCheckout", NULL };
-	struct git		 g;
-	struct buf		 out = BUF_INIT;
-	int			 sparse;
-
-	if (git_version_at_least(2, 36))
-		return 1;
-	src_git(sr, &g);
-	(void)git_run(&g, a, GIT_QUIET, NULL, &out, NULL);
-	sparse = out.data != NULL && strncmp(out.data, "true", 4) == 0;
-	buf_free(&out);
-	if (sparse)
-		warnx("%s is a sparse checkout: forge needs git 2.36 or later "
-		    "to copy one (this is %s)", fs_vis(sr->src),
-		    git_version_string());
-	return !sparse;
 }
 
 /*
@@ -373,9 +218,8 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	struct strv	 a = STRV_INIT;
 	int		 st;
 
-	if (journal_note_repo(&s->journal, sr->common) == -1)
+	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
-	strv_push(&s->commons, sr->common);
 	memset(&g, 0, sizeof(g));
 	g.dir = sr->src;
 	g.gitdir = sr->gitdir;
@@ -386,8 +230,8 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	strv_push(&a, "--lock");
 	strv_push(&a, "--reason");
 	strv_pushf(&a, "forge run %s pid %ld: an ephemeral copy, removed "
-	    "when forge exits (forge gc removes it if forge died)", s->run,
-	    (long)getpid());
+	    "when forge exits (forge gc removes it if forge died)",
+	    s->rd->run, (long)getpid());
 	strv_push(&a, "--");
 	strv_push(&a, sr->dst);
 	strv_push(&a, sr->head);
@@ -399,7 +243,7 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 			struct buf	why = BUF_INIT;
 			char		*said = xstrdup(git_error());
 
-			if (no_space(sr, s->top, &why))
+			if (no_space(sr, s->rd->top, &why))
 				warnx("cannot check out HEAD into the copy: %s",
 				    why.data);
 			else
@@ -418,322 +262,213 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	return 0;
 }
 
-static void
-stream(struct spawn_stream *st, int fd, int write, struct buf *b, int relay)
+/* Run git in the copy with paths, NUL-separated, on its stdin. */
+static int
+dst_git_paths(struct snap_repo *sr, const char *const *args,
+    const struct strv *paths)
 {
-	memset(st, 0, sizeof(*st));
-	st->fd = fd;
-	st->write = write;
-	st->buf = b;
-	st->relay_to = relay;
+	struct git	 g;
+	struct buf	 in = BUF_INIT;
+	size_t		 i;
+	int		 st;
+
+	for (i = 0; i < paths->n; i++)
+		buf_add(&in, paths->v[i], strlen(paths->v[i]) + 1);
+	dst_git(sr, &g);
+	if ((st = git_run(&g, args, 0, &in, NULL, NULL)) > 0)
+		warnx("git %s failed in the copy: %s", args[0], git_error());
+	buf_free(&in);
+	return st == 0 ? 0 : -1;
 }
 
 /*
- * git diff HEAD, streamed into git apply in the copy.  Every option that
- * user configuration could change in the patch text is fixed here.
+ * In a sparse checkout, a file outside the patterns may be on disk
+ * anyway (git then drops its skip-worktree bit).  The copy was checked
+ * out by the patterns alone: check such files out there too, before the
+ * patch, which may change them.
  */
 static int
-apply_changes(struct snap_repo *sr)
+unsparse(struct snap_repo *sr, const struct lsfiles *l)
 {
-	const char *const	 diff[] = { "-c", "diff.suppressBlankEmpty=false",
-	    "-c", "diff.noprefix=false", "-c", "diff.mnemonicPrefix=false",
-	    "diff", "--binary", "--no-color", "--no-ext-diff",
-	    "--no-textconv", "--full-index", "--no-renames", "--no-relative",
-	    "-U3", "--src-prefix=a/", "--dst-prefix=b/",
-	    "--ignore-submodules=all", "-O/dev/null", NULL };
-	const char *const	 apply[] = { "-c", "apply.whitespace=nowarn",
-	    "-c", "apply.ignoreWhitespace=no", "-c", "core.whitespace=",
-	    "apply", "--whitespace=nowarn", "-p1", "-", NULL };
-	struct spawn		 dsp = SPAWN_INIT, asp = SPAWN_INIT;
-	struct spawn_stream	 st[5];
-	struct spawn_exit	 dex, aex;
-	struct strv		 dargv = STRV_INIT, denv = STRV_INIT;
-	struct strv		 aargv = STRV_INIT, aenv = STRV_INIT;
-	struct buf		 rd = BUF_INIT, pipe_buf = BUF_INIT;
-	struct buf		 derr = BUF_INIT, aerr = BUF_INIT;
-	struct buf		 junk = BUF_INIT;
+	const char *const	 ls[] = { "ls-files", "-z", "-t", NULL };
+	const char *const	 noskip[] = { "update-index",
+	    "--no-skip-worktree", "-z", "--stdin", NULL };
+	const char *const	 checkout[] = { "checkout-index", "-f", "-z",
+	    "--stdin", NULL };
+	struct strv		 want = STRV_INIT, flagged = STRV_INIT;
+	struct buf		 out = BUF_INIT;
+	struct stat		 st;
 	struct git		 g;
-	size_t			 i, n;
-	int			 r, ret = -1, started = 0;
+	const char		*p, *end, *path;
+	char			*sp;
+	size_t			 k = 0;
+	int			 ret = 0;
 
-	src_git(sr, &g);
-	git_argv(&dargv, diff);
-	strv_push(&dargv, sr->head);
-	strv_push(&dargv, "--");
-	git_env(&g, &denv);
-	dsp.argv = dargv.v;
-	dsp.env = denv.v;
-	dsp.dir = sr->src;
-	dsp.in = SPAWN_NULL;
-	dsp.out = SPAWN_PIPE;
-	dsp.err = SPAWN_PIPE;
-	dsp.flags = SPAWN_TIED;
-	if (spawn_start(&dsp) == -1) {
-		warn("cannot run git diff");
-		goto out;
+	dst_git(sr, &g);
+	if (git_run(&g, ls, 0, NULL, &out, NULL) != 0) {
+		warnx("git ls-files failed in the copy: %s", git_error());
+		buf_free(&out);
+		return -1;
 	}
-
-	stream(&st[0], dsp.out, 0, &rd, -1);
-	st[0].stop_on_data = 1;
-	stream(&st[1], dsp.err, 0, &derr, -1);
-	n = 2;
-	r = spawn_io(st, n);
-	if (r == 1) {
-		/* There is a patch: only now is git apply worth running. */
-		dst_git(sr, &g);
-		git_argv(&aargv, apply);
-		git_env(&g, &aenv);
-		asp.argv = aargv.v;
-		asp.env = aenv.v;
-		asp.dir = sr->dst;
-		asp.in = SPAWN_PIPE;
-		asp.out = SPAWN_PIPE;
-		asp.err = SPAWN_PIPE;
-		asp.flags = SPAWN_TIED;
-		if (spawn_start(&asp) == -1) {
-			warn("cannot run git apply");
-		} else {
-			started = 1;
-			buf_add(&pipe_buf, rd.data, rd.len);
-			buf_reset(&rd);
-			st[0].stop_on_data = 0;
-			st[0].relay_to = 2;
-			stream(&st[2], asp.in, 1, &pipe_buf, -1);
-			stream(&st[3], asp.out, 0, &junk, -2);
-			stream(&st[4], asp.err, 0, &aerr, -1);
-			n = 5;
-			r = spawn_io(st, n);
-		}
+	for (k = 0; k < l->flagged.n; k++)
+		strv_push(&flagged, lsfiles_entry_path(l->flagged.v[k]));
+	/* Both lists are in index order: walk them together. */
+	for (k = 0, p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if (p[0] != 'S' || p[1] != ' ')
+			continue;
+		path = p + 2;
+		while (k < flagged.n && strcmp(flagged.v[k], path) < 0)
+			k++;
+		if (k < flagged.n && strcmp(flagged.v[k], path) == 0)
+			continue;	/* skip-worktree in the source too */
+		sp = xasprintf("%s/%s", sr->src, path);
+		if (lstat(sp, &st) == 0)
+			strv_push(&want, path);
+		free(sp);
 	}
-	for (i = 0; i < n; i++)
-		if (st[i].fd != -1)
-			close(st[i].fd);
-	if (spawn_wait(&dsp, NULL, &dex) == -1 ||
-	    (started && spawn_wait(&asp, NULL, &aex) == -1)) {
-		warn("waiting for git");
-		goto out;
-	}
-	if (r == -1 || sig_pending() || (!started && r == 1))
-		goto out;
-	if (dex.status != 0) {
-		buf_rtrim(&derr);
-		if (derr.len > 0)
-			fprintf(stderr, "%s\n", derr.data);
-		warnx("git diff failed (status %d): cannot read the "
-		    "uncommitted changes", dex.status);
-		goto out;
-	}
-	if (started && aex.status != 0) {
-		buf_rtrim(&aerr);
-		if (aerr.len > 0)
-			fprintf(stderr, "%s\n", aerr.data);
-		warnx("the uncommitted changes did not apply to the copy "
-		    "(git apply status %d): stopping before running anything",
-		    aex.status);
-		goto out;
-	}
-	ret = 0;
-out:
-	strv_free(&dargv);
-	strv_free(&denv);
-	strv_free(&aargv);
-	strv_free(&aenv);
-	buf_free(&rd);
-	buf_free(&pipe_buf);
-	buf_free(&derr);
-	buf_free(&aerr);
-	buf_free(&junk);
+	if (want.n > 0 && (dst_git_paths(sr, noskip, &want) == -1 ||
+	    dst_git_paths(sr, checkout, &want) == -1))
+		ret = -1;
+	strv_free(&want);
+	strv_free(&flagged);
+	buf_free(&out);
 	return ret;
 }
 
-/* The directory part of a path ("" for none), and the last component. */
+/* "0 <zeros>\tpath": the update-index --index-info line removing path. */
 static void
-split_path(const char *p, struct buf *dir, const char **base)
+push_removal(struct strv *v, const char *entry)
 {
-	const char	*slash = strrchr(p, '/');
+	const char	*sp = strchr(entry, ' ');
+	const char	*tab = strchr(entry, '\t');
+	struct buf	 b = BUF_INIT;
+	size_t		 n;
 
-	buf_reset(dir);
-	if (slash == NULL) {
-		buf_str(dir);
-		*base = p;
-	} else {
-		buf_add(dir, p, (size_t)(slash - p));
-		*base = slash + 1;
-	}
-}
-
-/*
- * Copy paths from the source tree into the copy, opening each directory
- * once for a run of paths in it (ls-files lists them sorted).
- */
-struct copier {
-	int		 sroot, droot;
-	int		 sfd, dfd;
-	struct buf	 cur, dir;
-	int		 have;
-};
-
-static int
-copier_open(struct copier *c, struct snap_repo *sr)
-{
-	memset(c, 0, sizeof(*c));
-	c->sfd = c->dfd = -1;
-	c->sroot = open(sr->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	c->droot = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (c->sroot == -1 || c->droot == -1) {
-		warn("cannot open %s", fs_vis(c->sroot == -1 ? sr->src :
-		    sr->dst));
-		return -1;
-	}
-	return 0;
-}
-
-static void
-copier_close(struct copier *c)
-{
-	if (c->sfd != -1)
-		close(c->sfd);
-	if (c->dfd != -1)
-		close(c->dfd);
-	if (c->sroot != -1)
-		close(c->sroot);
-	if (c->droot != -1)
-		close(c->droot);
-	buf_free(&c->cur);
-	buf_free(&c->dir);
-	c->sfd = c->dfd = c->sroot = c->droot = -1;
-}
-
-/* Point the copier at path's directory; 1 if the source has none. */
-static int
-copier_cd(struct copier *c, const char *path, const char **base)
-{
-	split_path(path, &c->dir, base);
-	if (c->have && strcmp(c->dir.data, c->cur.data) == 0)
-		return c->sfd == -1 ? 1 : 0;
-	if (c->sfd != -1)
-		close(c->sfd);
-	if (c->dfd != -1)
-		close(c->dfd);
-	c->sfd = c->dfd = -1;
-	buf_reset(&c->cur);
-	buf_adds(&c->cur, c->dir.data);
-	c->have = 1;
-	if ((c->sfd = fs_open_dir(c->sroot, c->dir.data, 0, 0)) == -1)
-		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
-	if ((c->dfd = fs_open_dir(c->droot, c->dir.data, 1, 0777)) == -1) {
-		close(c->sfd);
-		c->sfd = -1;
-		c->have = 0;
-		return -1;
-	}
-	return 0;
-}
-
-/*
- * Copy one path; 0 copied, 1 absent from the source, -1 failed.
- * Special files are skipped with a warning and never opened.
- */
-static int
-copy_path(struct copier *c, struct snap_repo *sr, const char *path)
-{
-	struct stat	 st;
-	const char	*base;
-	int		 r;
-
-	if ((r = copier_cd(c, path, &base)) != 0) {
-		if (r == -1)
-			warn("cannot copy %s%s", fs_vis(sr->rel), fs_vis(path));
-		return r;
-	}
-	if (fs_copy_entry(c->sfd, base, c->dfd, base, &st) == 0)
-		return 0;
-	if (errno == ENOENT)
-		return 1;
-	if (errno == EINVAL) {
-		warnx("skipping %s%s: a %s, not a file or symlink",
-		    fs_vis(sr->rel), fs_vis(path), fs_type_name(st.st_mode));
-		return 0;
-	}
-	warn("cannot copy %s%s", fs_vis(sr->rel), fs_vis(path));
-	return -1;
-}
-
-static int
-copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
-{
-	struct copier	c;
-	size_t		i;
-	int		ret = 0;
-
-	if (l->untracked.n == 0)
-		return 0;
-	if (copier_open(&c, sr) == -1) {
-		copier_close(&c);
-		return -1;
-	}
-	for (i = 0; i < l->untracked.n && ret == 0; i++) {
-		if (copy_path(&c, sr, l->untracked.v[i]) == -1)
-			ret = -1;
-		if (i == 0)
-			test_stall("untracked");
-		if ((i & 255) == 0 && sig_pending())
-			ret = -1;
-	}
-	copier_close(&c);
-	return ret;
+	buf_adds(&b, "0 ");
+	for (n = sp != NULL && tab > sp ? (size_t)(tab - sp - 1) : 40; n > 0;
+	    n--)
+		buf_addc(&b, '0');
+	buf_addc(&b, '\t');
+	buf_adds(&b, lsfiles_entry_path(entry));
+	strv_push(v, b.data);
+	buf_free(&b);
 }
 
 /*
  * Entries flagged skip-worktree or assume-unchanged are invisible to git
  * diff, yet what is on disk is what the user has: make the copy match the
- * source path by path, and tell the proof to look at them afresh.
+ * source path by path, and tell the proof to look at them afresh -- or,
+ * where the source has no file, to leave them out on both sides.
  */
 static int
 copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
 {
-	struct copier	 c;
-	const char	*path, *base;
+	struct pathcopy	 pc;
+	struct stat	 st;
+	const char	*entry, *path;
 	size_t		 i;
 	int		 r, ret = 0;
 
 	if (l->flagged.n == 0)
 		return 0;
-	if (copier_open(&c, sr) == -1) {
-		copier_close(&c);
+	if (pathcopy_open(&pc, sr->src, sr->dst) == -1) {
+		warn("cannot open %s", fs_vis(sr->src));
 		return -1;
 	}
 	for (i = 0; i < l->flagged.n && ret == 0; i++) {
-		path = strchr(l->flagged.v[i], '\t') + 1;
-		{
-			struct stat	st;
-			char		*sp = xasprintf("%s/%s", sr->src, path);
+		entry = l->flagged.v[i];
+		path = lsfiles_entry_path(entry);
+		r = pathcopy_copy(&pc, path, &st);
+		if (r == 0) {
+			strv_push(&sr->reflag, entry);
+			continue;
+		}
+		if (r == -1 && errno != EINVAL) {
+			warn("cannot copy %s%s", fs_vis(sr->rel), fs_vis(path));
+			ret = -1;
+			continue;
+		}
+		/* Gone, or a directory (its files are untracked): no file
+		 * here either, and no entry on either side of the proof. */
+		if (r == -1 && !S_ISDIR(st.st_mode))
+			warnx("skipping %s%s: a %s, not a file or symlink",
+			    fs_vis(sr->rel), fs_vis(path),
+			    fs_type_name(st.st_mode));
+		if (pathcopy_clear(&pc, path) == -1) {
+			warn("cannot remove %s%s from the copy",
+			    fs_vis(sr->rel), fs_vis(path));
+			ret = -1;
+		}
+		push_removal(&sr->drop, entry);
+	}
+	pathcopy_close(&pc);
+	return ret;
+}
 
-			r = lstat(sp, &st);
-			free(sp);
-			if (r == 0 && S_ISDIR(st.st_mode))
-				continue;
-			if (r == -1) {
-				/* Gone from the source: gone from the copy. */
-				split_path(path, &c.dir, &base);
-				{
-					int	d = fs_open_dir(c.droot,
-					    c.dir.data, 0, 0);
+static int
+copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
+{
+	struct pathcopy	 pc;
+	struct stat	 st;
+	const char	*path;
+	size_t		 i;
+	int		 r, ret = 0;
 
-					if (d != -1) {
-						(void)unlinkat(d, base, 0);
-						close(d);
-					}
-				}
-				continue;
+	if (l->untracked.n == 0)
+		return 0;
+	if (pathcopy_open(&pc, sr->src, sr->dst) == -1) {
+		warn("cannot open %s", fs_vis(sr->src));
+		return -1;
+	}
+	for (i = 0; i < l->untracked.n && ret == 0; i++) {
+		path = l->untracked.v[i];
+		if ((r = pathcopy_copy(&pc, path, &st)) == -1) {
+			if (errno == EINVAL) {
+				warnx("skipping %s%s: a %s, not a file or "
+				    "symlink", fs_vis(sr->rel), fs_vis(path),
+				    fs_type_name(st.st_mode));
+			} else {
+				warn("cannot copy %s%s", fs_vis(sr->rel),
+				    fs_vis(path));
+				ret = -1;
 			}
 		}
-		if ((r = copy_path(&c, sr, path)) == -1)
+		if (i == 0)
+			sig_test_stall("untracked");
+		if ((i & 255) == 0 && sig_pending())
 			ret = -1;
-		else if (r == 0)
-			strv_push(&sr->reflag, l->flagged.v[i]);
 	}
-	copier_close(&c);
+	pathcopy_close(&pc);
+	return ret;
+}
+
+/*
+ * With core.fileMode false, git keeps no exec bits of its own: the copy
+ * got them from HEAD.  Give it the source's, file by file.
+ */
+static int
+copy_modes(struct snap_repo *sr, const struct lsfiles *l)
+{
+	struct stat	 sst, dst;
+	char		*sp, *dp;
+	size_t		 i;
+	int		 ret = 0;
+
+	for (i = 0; i < l->tracked.n && ret == 0; i++) {
+		sp = xasprintf("%s/%s", sr->src, l->tracked.v[i]);
+		dp = xasprintf("%s/%s", sr->dst, l->tracked.v[i]);
+		if (lstat(sp, &sst) == 0 && S_ISREG(sst.st_mode) &&
+		    lstat(dp, &dst) == 0 && S_ISREG(dst.st_mode) &&
+		    (sst.st_mode & 0111) != (dst.st_mode & 0111) &&
+		    chmod(dp, (dst.st_mode & 0666) | (sst.st_mode & 0111)) ==
+		    -1) {
+			warn("cannot set the mode of %s", fs_vis(dp));
+			ret = -1;
+		}
+		free(sp);
+		free(dp);
+	}
 	return ret;
 }
 
@@ -827,12 +562,17 @@ copy_nested(struct snapshot *s, struct snap_repo *sr,
 		child->common = common;
 		child->head = head;
 		child->objects = xasprintf("%s/objects", common);
-		child->index = xasprintf("%s/index", gitdir);
 		child->rel = xasprintf("%s%s/", sr->rel, np);
 		s->repos = xreallocarray(s->repos, s->nrepos + 1,
 		    sizeof(*s->repos));
 		s->repos[s->nrepos++] = child;
-		if (copy_repo(s, child) == -1)
+		{
+			char	*idx = xasprintf("%s/index", gitdir);
+
+			child->index = rundir_index(s->rd, idx);
+			free(idx);
+		}
+		if (child->index == NULL || copy_repo(s, child) == -1)
 			ret = -1;
 next:
 		free(sp);
@@ -846,34 +586,46 @@ static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
 	struct lsfiles	l;
+	struct git	g;
 	long long	t;
 	int		ret = -1;
 
-	if (list_files(sr, &l) == -1)
+	src_git(sr, &g);
+	if (lsfiles_read(&l, &g) == -1)
 		return -1;
 	if (strlen(sr->dst) + 1 + l.maxlen >= PATH_MAX) {
 		warnx("a path in %s is too long for a copy in %s: %zu bytes "
 		    "with the copy's prefix, the limit is %d; set TMPDIR to a "
-		    "shorter directory", fs_vis(sr->src), fs_vis(s->top),
+		    "shorter directory", fs_vis(sr->src), fs_vis(s->rd->top),
 		    strlen(sr->dst) + 1 + l.maxlen, PATH_MAX - 1);
 		goto out;
 	}
-	if (l.sparse && !sparse_supported(sr))
+	if (repo_settings(sr, l.sparse) == -1)
 		goto out;
 	t = spawn_now_ms();
 	if (sig_pending() || add_worktree(s, sr) == -1)
 		goto out;
-	s->ms[SNAP_CHECKOUT] += spawn_now_ms() - t;
-	test_stall("checkout");
-	t = spawn_now_ms();
-	if (sig_pending() || apply_changes(sr) == -1)
+	if (sr->sparse && unsparse(sr, &l) == -1)
 		goto out;
-	test_stall("apply");
+	s->ms[SNAP_CHECKOUT] += spawn_now_ms() - t;
+	sig_test_stall("checkout");
+	t = spawn_now_ms();
+	{
+		struct git	dg;
+
+		dst_git(sr, &dg);
+		if (sig_pending() || patch_replay(&g, &dg, sr->head, NULL) ==
+		    -1)
+			goto out;
+	}
 	s->ms[SNAP_APPLY] += spawn_now_ms() - t;
+	sig_test_stall("apply");
 	t = spawn_now_ms();
 	if (sig_pending() || copy_flagged(sr, &l) == -1)
 		goto out;
 	if (sig_pending() || copy_untracked(sr, &l) == -1)
+		goto out;
+	if (!sr->filemode && (sig_pending() || copy_modes(sr, &l) == -1))
 		goto out;
 	s->ms[SNAP_UNTRACKED] += spawn_now_ms() - t;
 	if (sig_pending() || copy_nested(s, sr, &l) == -1)
@@ -889,36 +641,38 @@ prove(struct snapshot *s)
 {
 	struct treeid_req	 q = TREEID_INIT;
 	struct snap_repo	*sr;
-	struct strv		 paths = STRV_INIT;
+	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
 	struct git		 g;
-	char			*a = NULL, *b = NULL, *objdir, tag[32];
+	char			*a = NULL, *b = NULL, *ci, tag[32];
 	size_t			 i, j;
 
-	objdir = xasprintf("%s/objects", s->scratch);
 	for (i = 0; i < s->nrepos; i++) {
 		sr = s->repos[i];
-		q.scratch = s->scratch;
-		q.objdir = objdir;
+		strv_clear(&edits);
+		strv_pushv(&edits, sr->drop.v);
+		strv_pushv(&edits, sr->reflag.v);
+		q.scratch = s->rd->scratch;
+		q.objdir = s->rd->objects;
 		q.alternates = sr->objects;
-		q.reflag = &sr->reflag;
+		q.edits = &edits;
 		q.exclude = &sr->exclude;
 
 		src_git(sr, &g);
 		q.git = &g;
 		q.index = sr->index;
+		q.force = 0;
 		snprintf(tag, sizeof(tag), "src%zu", i);
 		if ((a = treeid_compute(&q, tag)) == NULL)
 			goto fail;
+		/* Nothing git ignores is ever in the copy, so a tracked
+		 * file that an ignore rule matches counts there too. */
 		dst_git(sr, &g);
-		q.index = NULL;
-		{
-			char	*ci = xasprintf("%s/index", sr->dst_gitdir);
-
-			q.index = ci;
-			snprintf(tag, sizeof(tag), "copy%zu", i);
-			b = treeid_compute(&q, tag);
-			free(ci);
-		}
+		ci = xasprintf("%s/index", sr->dst_gitdir);
+		q.index = ci;
+		q.force = 1;
+		snprintf(tag, sizeof(tag), "copy%zu", i);
+		b = treeid_compute(&q, tag);
+		free(ci);
 		if (b == NULL)
 			goto fail;
 		if (strcmp(a, b) != 0) {
@@ -942,122 +696,56 @@ prove(struct snapshot *s)
 		free(b);
 		a = b = NULL;
 	}
-	free(objdir);
 	strv_free(&paths);
+	strv_free(&edits);
 	return 0;
 fail:
-	free(objdir);
 	free(a);
 	free(b);
 	strv_free(&paths);
+	strv_free(&edits);
 	return -1;
 }
 
 int
-snapshot_create(struct snapshot *s, const struct repo *r, int flags)
+snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
+    int flags)
 {
 	struct snap_repo	*sr;
-	char			*tmp, *objects;
 	const char		*name;
 	long long		 t;
 
 	memset(s, 0, sizeof(*s));
-	s->journal.fd = -1;
-	s->repo = r;
-	journal_new_run_id(s->run, sizeof(s->run));
-	tmp = tmpdir();
-	if (check_tmpdir(tmp) == -1) {
-		free(tmp);
-		return -1;
-	}
-	s->top = xasprintf("%s/forge-%s", tmp, s->run);
-	free(tmp);
-	if (journal_open(&s->journal, r->common, s->run, s->top) == -1)
-		return -1;
-	strv_push(&s->commons, r->common);
-	s->state = ST_LIVE;
-	s->cleanup = cleanup_push(on_exit_remove, s);
-	test_stall("journal");
-
-	if (mkdir(s->top, 0700) == -1) {
-		warn("cannot create the copy's directory %s", fs_vis(s->top));
-		goto fail;
-	}
-	s->scratch = xasprintf("%s/.forge", s->top);
-	objects = xasprintf("%s/objects", s->scratch);
-	if (mkdir(s->scratch, 0700) == -1 || mkdir(objects, 0700) == -1) {
-		warn("cannot create %s", fs_vis(objects));
-		free(objects);
-		goto fail;
-	}
-	free(objects);
-
+	s->rd = rd;
 	name = fs_basename(r->top);
 	if (*name == '\0' || strcmp(name, ".forge") == 0)
 		name = "tree";
-	s->copy = xasprintf("%s/%s", s->top, name);
+	s->copy = xasprintf("%s/%s", rd->top, name);
 
 	sr = xcalloc(1, sizeof(*sr));
 	sr->src = xstrdup(r->top);
 	sr->gitdir = xstrdup(r->gitdir);
 	sr->common = xstrdup(r->common);
 	sr->objects = xstrdup(r->objects);
-	sr->index = repo_index_path(r);
-	sr->user_index = r->index;
 	sr->head = xstrdup(r->head);
 	sr->dst = xstrdup(s->copy);
 	sr->rel = xstrdup("");
 	s->repos = xreallocarray(NULL, 1, sizeof(*s->repos));
 	s->repos[0] = sr;
 	s->nrepos = 1;
+	{
+		char	*idx = repo_index_path(r);
 
-	if (copy_repo(s, sr) == -1)
-		goto fail;
-	test_stall("proof");
+		sr->index = rundir_index(rd, idx);
+		free(idx);
+	}
+	if (sr->index == NULL || copy_repo(s, sr) == -1)
+		return -1;
+	sig_test_stall("proof");
 	t = spawn_now_ms();
 	if (!(flags & SNAP_NOCHECK) && (sig_pending() || prove(s) == -1))
-		goto fail;
-	s->ms[SNAP_PROOF] = spawn_now_ms() - t;
-	return 0;
-fail:
-	(void)snapshot_remove(s);
-	return -1;
-}
-
-int
-snapshot_remove(struct snapshot *s)
-{
-	struct journal_entry	e;
-	int			ret;
-
-	if (s->state != ST_LIVE)
-		return 0;
-	memset(&e, 0, sizeof(e));
-	e.run = s->run;
-	e.top = s->top;
-	e.repos = s->commons;
-	ret = journal_remove_copy(&e);
-	if (ret == 0) {
-		journal_close(&s->journal, 1);
-		s->state = ST_GONE;
-	} else {
-		warnx("could not remove all of %s: forge gc will try again",
-		    fs_vis(s->top));
-		journal_close(&s->journal, 0);
-		s->state = ST_GONE;
-	}
-	return ret;
-}
-
-int
-snapshot_keep(struct snapshot *s)
-{
-	if (s->state != ST_LIVE)
 		return -1;
-	(void)journal_note_kept(&s->journal, s->copy);
-	journal_close(&s->journal, 0);
-	s->state = ST_KEPT;
-	s->kept = 1;
+	s->ms[SNAP_PROOF] = spawn_now_ms() - t;
 	return 0;
 }
 
@@ -1066,88 +754,57 @@ snapshot_free(struct snapshot *s)
 {
 	size_t	i;
 
-	if (s->cleanup != NULL)
-		cleanup_pop(s->cleanup, 1);
-	s->cleanup = NULL;
 	for (i = 0; i < s->nrepos; i++)
 		sr_free(s->repos[i]);
 	free(s->repos);
-	free(s->top);
 	free(s->copy);
-	free(s->scratch);
 	free(s->tree);
-	strv_free(&s->commons);
 	memset(s, 0, sizeof(*s));
-	s->journal.fd = -1;
 }
 
 char *
-snapshot_source_tree(const struct repo *r)
+snapshot_source_tree(struct rundir *rd, const struct repo *r)
 {
 	struct treeid_req	 q = TREEID_INIT;
-	struct journal_entry	 e;
-	struct journal		 j;
-	struct snap_repo	 sr;
+	struct strv		 edits = STRV_INIT;
 	struct lsfiles		 l;
 	struct git		 g;
-	char			*top, *objdir, *tmp, *tree = NULL, *idx;
-	char			 run[32];
+	struct stat		 st;
+	char			*idx, *tree = NULL, *p;
 	size_t			 i;
 
-	memset(&sr, 0, sizeof(sr));
-	sr.src = r->top;
-	sr.gitdir = r->gitdir;
-	sr.user_index = r->index;
-	if (list_files(&sr, &l) == -1)
+	if ((idx = repo_index_path(r)) == NULL)
 		return NULL;
-	tmp = tmpdir();
-	if (check_tmpdir(tmp) == -1) {
-		free(tmp);
-		lsfiles_free(&l);
+	p = idx;
+	idx = rundir_index(rd, p);
+	free(p);
+	if (idx == NULL)
+		return NULL;
+	repo_git(r, &g);
+	g.index = idx;
+	if (lsfiles_read(&l, &g) == -1) {
+		free(idx);
 		return NULL;
 	}
-	journal_new_run_id(run, sizeof(run));
-	top = xasprintf("%s/forge-%s", tmp, run);
-	objdir = xasprintf("%s/objects", top);
-	free(tmp);
-	/* Recorded like a copy, so a run killed here leaves nothing. */
-	if (journal_open(&j, r->common, run, top) == -1)
-		goto out;
-	if (mkdir(top, 0700) == -1 || mkdir(objdir, 0700) == -1) {
-		warn("cannot create %s", fs_vis(objdir));
-		goto remove;
-	}
+	/* As for a copy: flagged entries are taken as they are on disk. */
 	for (i = 0; i < l.flagged.n; i++) {
-		struct stat	 st;
-		char		*p = xasprintf("%s/%s", r->top,
-		    strchr(l.flagged.v[i], '\t') + 1);
-
+		p = xasprintf("%s/%s", r->top,
+		    lsfiles_entry_path(l.flagged.v[i]));
 		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
-			strv_push(&sr.reflag, l.flagged.v[i]);
+			strv_push(&edits, l.flagged.v[i]);
+		else
+			push_removal(&edits, l.flagged.v[i]);
 		free(p);
 	}
-	src_git(&sr, &g);
-	idx = repo_index_path(r);
 	q.git = &g;
 	q.index = idx;
-	q.scratch = top;
-	q.objdir = objdir;
+	q.scratch = rd->scratch;
+	q.objdir = rd->objects;
 	q.alternates = r->objects;
-	q.reflag = &sr.reflag;
+	q.edits = &edits;
 	tree = treeid_compute(&q, "src");
 	free(idx);
-remove:
-	memset(&e, 0, sizeof(e));
-	e.run = run;
-	e.top = top;
-	if (journal_remove_copy(&e) == 0)
-		journal_close(&j, 1);
-	else
-		journal_close(&j, 0);
-out:
-	free(top);
-	free(objdir);
-	strv_free(&sr.reflag);
+	strv_free(&edits);
 	lsfiles_free(&l);
 	return tree;
 }

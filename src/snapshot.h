@@ -1,22 +1,20 @@
 /*
  * The ephemeral copy: built from the real repository's working state,
- * proved equal to it, and removed.
+ * proved equal to it, and removed with the run's directory.
  *
+ *	struct rundir rd;	(rundir.h: journaled, removed on any exit)
  *	struct snapshot s;
- *	if (snapshot_create(&s, &repo, flags) == -1)	message printed;
- *		...					whatever was made is
- *							already gone
+ *	if (snapshot_create(&s, &rd, &repo, flags) == -1)
+ *		...		a message says why; the caller removes rd
  *	... run the verification in s.copy ...
- *	snapshot_remove(&s);	or snapshot_keep(&s) for --keep
  *	snapshot_free(&s);
  *
- * The copy is $TMPDIR/forge-<run id>/<name of the working tree>, a
- * detached, locked `git worktree` at HEAD, with the uncommitted changes
- * replayed by `git diff | git apply`, the untracked files that git does
- * not ignore copied in, and each initialized submodule or nested
- * repository copied the same way, recursively.  Every step is recorded in
- * the journal before it happens, and a cleanup entry removes the copy on
- * any exit (journal.h, cleanup.h).
+ * The copy is rd.top/<name of the working tree>: a detached, locked `git
+ * worktree` at HEAD, with the uncommitted changes replayed (patch.h),
+ * tracked files flagged skip-worktree or assume-unchanged copied as they
+ * are on disk, the untracked files git does not ignore copied in, and
+ * each initialized submodule or nested repository copied the same way,
+ * recursively.  Each repository is noted in rd before its worktree add.
  *
  * Unless SNAP_NOCHECK, the copy is then proved: the tree id of the source
  * working state and that of the copy are computed (treeid.h) and must be
@@ -25,9 +23,8 @@
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
 
-#include "journal.h"
 #include "repo.h"
-#include "strv.h"
+#include "rundir.h"
 
 #define SNAP_NOCHECK	0x01
 
@@ -41,42 +38,20 @@ enum {
 };
 
 struct snap_repo;
-struct cleanup;
 
 struct snapshot {
-	char			  run[32];	/* random id of this run */
-	char			 *top;		/* the private directory */
 	char			 *copy;		/* the copy's top level */
-	char			 *scratch;	/* temporary index, objects */
 	char			 *tree;		/* proved tree id, or NULL */
-	const struct repo	 *repo;
-	struct journal		  journal;
-	struct strv		  commons;	/* repos with a registration */
+	struct rundir		 *rd;
 	struct snap_repo	**repos;
 	size_t			  nrepos;
-	struct cleanup		 *cleanup;
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
-	int			  kept;		/* snapshot_keep() was called */
-	int			  state;	/* private */
 };
 
-int	snapshot_create(struct snapshot *, const struct repo *, int);
-int	snapshot_remove(struct snapshot *);
-int	snapshot_keep(struct snapshot *);
+int	snapshot_create(struct snapshot *, struct rundir *,
+	    const struct repo *, int);
 void	snapshot_free(struct snapshot *);
 /* The tree id of a working tree as it is now (in-place runs). */
-char	*snapshot_source_tree(const struct repo *);
-
-/* Parse `git ls-files -z -v -s -c -o` output (exposed for tests). */
-struct lsfiles {
-	struct strv	 untracked;	/* files and links, not dirs */
-	struct strv	 nested;	/* gitlinks and nested repositories */
-	struct strv	 flagged;	/* "mode oid\tpath": skip-worktree or
-					   assume-unchanged */
-	size_t		 maxlen;	/* longest path */
-	int		 sparse;	/* some entry is skip-worktree */
-};
-int	lsfiles_parse(const char *, size_t, struct lsfiles *);
-void	lsfiles_free(struct lsfiles *);
+char	*snapshot_source_tree(struct rundir *, const struct repo *);
 
 #endif /* SNAPSHOT_H */

@@ -15,33 +15,6 @@
 #include "treeid.h"
 #include "xmalloc.h"
 
-/*
- * The copy keeps the index's mtime: git trusts an entry's stat data only
- * if the file is older than the index ("racily clean" otherwise), and a
- * fresh mtime would make it trust a same-size edit it never looked at.
- */
-static int
-copy_file(const char *from, const char *to)
-{
-	struct stat	st;
-	struct timespec	times[2];
-	int		in, out, ret = -1;
-
-	if ((in = open(from, O_RDONLY | O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	if (fstat(in, &st) == 0 && (out = open(to, O_WRONLY | O_CREAT |
-	    O_TRUNC | O_CLOEXEC, 0600)) != -1) {
-		times[0] = st.st_atim;
-		times[1] = st.st_mtim;
-		if (fs_copy_fd(in, out) == 0 && futimens(out, times) == 0)
-			ret = 0;
-		if (close(out) == -1)
-			ret = -1;
-	}
-	close(in);
-	return ret;
-}
-
 /* The git context for a run on the temporary index and objects. */
 static void
 scratch_git(const struct treeid_req *q, const char *index, struct git *g)
@@ -63,18 +36,21 @@ treeid_compute(const struct treeid_req *q, const char *tag)
 	int		 st;
 
 	index = xasprintf("%s/index-%s", q->scratch, tag);
-	if (q->index != NULL && copy_file(q->index, index) == -1) {
-		warn("cannot copy the index %s", q->index);
+	/* The copy keeps the index's mtime: git trusts an entry's stat
+	 * data only if the file is older than the index ("racily clean"
+	 * otherwise), and a fresh mtime would make it trust a same-size
+	 * edit it never looked at. */
+	if (q->index != NULL && fs_copy_file(q->index, index) == -1 &&
+	    errno != ENOENT) {
+		warn("cannot copy the index %s", fs_vis(q->index));
 		goto out;
 	}
 	scratch_git(q, index, &g);
 
-	if (q->reflag != NULL && q->reflag->n > 0) {
-		/* Entries put back without stat data or flags: git must
-		 * look at these files again. */
-		for (i = 0; i < q->reflag->n; i++)
-			buf_add(&in, q->reflag->v[i],
-			    strlen(q->reflag->v[i]) + 1);
+	if (q->edits != NULL && q->edits->n > 0) {
+		for (i = 0; i < q->edits->n; i++)
+			buf_add(&in, q->edits->v[i],
+			    strlen(q->edits->v[i]) + 1);
 		{
 			const char *const	a[] = { "update-index", "-z",
 			    "--index-info", NULL };
@@ -89,8 +65,14 @@ treeid_compute(const struct treeid_req *q, const char *tag)
 		}
 	}
 
+	/* The modes on disk, as the verification sees them, even where
+	 * git is told to ignore them (core.fileMode false). */
+	strv_push(&args, "-c");
+	strv_push(&args, "core.fileMode=true");
 	strv_push(&args, "add");
 	strv_push(&args, "-A");
+	if (q->force)
+		strv_push(&args, "-f");
 	strv_push(&args, "--");
 	strv_push(&args, ".");
 	for (i = 0; q->exclude != NULL && i < q->exclude->n; i++)

@@ -10,10 +10,13 @@
  *	q.scratch = dir;	private directory for the temporary index
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
- *	q.reflag = &v;		"mode oid\tpath" of entries whose file is
- *				on disk but whose skip-worktree or
- *				assume-unchanged bit would hide it
+ *	q.edits = &v;		update-index --index-info lines applied
+ *				to the temporary index first: "mode
+ *				oid\tpath" puts an entry back without
+ *				stat data or flags (git looks at the file
+ *				afresh), "0 0...0\tpath" removes one
  *	q.exclude = &x;		paths to leave out (may be NULL)
+ *	q.force = 1;		add files that ignore rules match, too
  *	char *tree = treeid_compute(&q, "src");	  NULL: failed, said why
  *
  *	treeid_diff(&q, a, b, &paths);	the paths whose entries differ
@@ -30,11 +33,12 @@ struct treeid_req {
 	const char		*scratch;
 	const char		*objdir;
 	const char		*alternates;
-	const struct strv	*reflag;
+	const struct strv	*edits;
 	const struct strv	*exclude;
+	int			 force;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL }
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
 
 char	*treeid_compute(const struct treeid_req *, const char *);
 int	 treeid_diff(const struct treeid_req *, const char *, const char *,

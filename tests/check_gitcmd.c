@@ -146,7 +146,8 @@ START_TEST(t_run_io)
 	/* The options every run gets, then ours. */
 	text = fake_file("args");
 	ck_assert_str_eq(text, "--no-optional-locks\n-c\ncore.fsmonitor=false\n"
-	    "-c\ncore.hooksPath=/dev/null\nhash-object\n--stdin\n");
+	    "-c\ncore.hooksPath=/dev/null\n-c\ncore.trustctime=true\n"
+	    "-c\ncore.checkStat=default\nhash-object\n--stdin\n");
 	free(text);
 	text = fake_file("pwd");
 	ck_assert_int_eq(strncmp(text, real, strlen(real)), 0);

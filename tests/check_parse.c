@@ -17,7 +17,7 @@
 #include "gitcmd.h"
 #include "json.h"
 #include "settings.h"
-#include "snapshot.h"
+#include "lsfiles.h"
 #include "strv.h"
 
 #define OID	"78981922613b2afb6025042ff6bd878ac1994e85"
@@ -837,7 +837,10 @@ START_TEST(t_git_env_argv)
 		if (strcmp(argv.v[i], "-c") == 0)
 			ck_assert(strcmp(argv.v[i + 1], "core.fsmonitor=false")
 			    == 0 || strcmp(argv.v[i + 1],
-			    "core.hooksPath=/dev/null") == 0);
+			    "core.hooksPath=/dev/null") == 0 ||
+			    strcmp(argv.v[i + 1], "core.trustctime=true") == 0 ||
+			    strcmp(argv.v[i + 1], "core.checkStat=default") ==
+			    0);
 	strv_free(&argv);
 }
 END_TEST

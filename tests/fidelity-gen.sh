@@ -16,8 +16,10 @@
 # and mv; modes; symbolic links made and retargeted; files turned into
 # links and directories and back; untracked directories, ignored files,
 # odd names; .gitignore edits; nested repositories; skip-worktree and
-# assume-unchanged files; hostile git settings.  States that forge is
-# known to get wrong are only drawn with FIDELITY_KNOWN_BUGS=1.
+# assume-unchanged files; hostile git settings.  core.autocrlf set after
+# the checkout, where forge's copy is checked out as git would check it
+# out now (a documented limitation), is only drawn with
+# FIDELITY_KNOWN_BUGS=1.
 #
 # Settings go into the repository's own configuration, except the global
 # ones, which go into $HOME/.gitconfig: the caller restores it between
@@ -277,7 +279,6 @@ op_move() {
 		mv -- "$_g_from" "$_g_to" 2>/dev/null
 		gen_note mv "$_g_from" "$_g_to"
 	fi
-	gen_no_loop "$_g_to"
 }
 
 op_chmod() {
@@ -310,19 +311,6 @@ op_symlink() {
 	rm -f -- "$_g_link"
 	ln -s -- "$_g_target" "$_g_link"
 	gen_note ln -s "$_g_target" "$_g_link"
-	gen_no_loop "$_g_link"
-}
-
-# gen_no_loop PATH: unless FIDELITY_KNOWN_BUGS, a link that resolves to
-# itself (directly or through others) is pointed elsewhere: a loop that
-# becomes a directory of staged files is known to stop forge.
-gen_no_loop() {
-	[ -z "${FIDELITY_KNOWN_BUGS:-}" ] || return 0
-	[ -L "$1" ] && [ ! -e "$1" ] || return 0
-	ls -L -- "$1" 2>&1 | grep -q 'Too many levels' || return 0
-	rm -f -- "$1"
-	ln -s -- dangling "$1"
-	gen_note unlooped "$1"
 }
 
 op_to_dir() {
@@ -410,9 +398,8 @@ op_nested() {
 	gen_note nested repository "$_g_n"
 }
 
-# Skip-worktree and assume-unchanged, on files as committed, then edited.
-# Only at the end: later operations would delete them, which is known to
-# be mishandled (with FIDELITY_KNOWN_BUGS=1, done on purpose here).
+# Skip-worktree and assume-unchanged, on files as committed, then edited
+# or deleted.  Only at the end, so that later operations do not undo them.
 op_flag() {
 	gen_pick_entry || return 0
 	[ -f "$P" ] || [ -L "$P" ] || return 0
@@ -438,10 +425,8 @@ op_flag() {
 	1) gen_binary >"$P" ; gen_note write binary "$P" ;;
 	2) op_flagged_chmod ;;
 	3)
-		if [ -n "${FIDELITY_KNOWN_BUGS:-}" ]; then
-			rm -f -- "$P"
-			gen_note rm flagged "$P"
-		fi
+		rm -f -- "$P"
+		gen_note rm flagged "$P"
 		;;
 	esac
 }
@@ -494,14 +479,10 @@ op_setting() {
 		_g_kv='core.autocrlf true'
 		;;
 	21)
-		[ -n "${FIDELITY_KNOWN_BUGS:-}" ] || return 0
 		_g_scope=--local
 		_g_kv='core.fileMode false'
 		;;
-	22)
-		[ -n "${FIDELITY_KNOWN_BUGS:-}" ] || return 0
-		_g_kv='core.trustctime false'
-		;;
+	22) _g_kv='core.trustctime false' ;;
 	23) _g_kv='diff.ignoreSubmodules all' ;;
 	esac
 	gen_git config "$_g_scope" ${_g_kv%% *} "${_g_kv#* }"
@@ -552,49 +533,10 @@ gen_op() {
 	esac
 }
 
-# gen_settle: unless FIDELITY_KNOWN_BUGS, steer clear of two states that
-# forge is known to mishandle: new files in the index that an ignore rule
-# matches (added with git mv, or ignored after git add: the proof refuses
-# them) are unstaged; and the index is refreshed at a time later than
-# every file's mtime (forge's git diff would otherwise refresh and rewrite
-# it, at a time that depends on the clock).
-gen_settle() {
-	[ -z "${FIDELITY_KNOWN_BUGS:-}" ] || return 0
-	git diff -z --cached --name-only --no-renames --diff-filter=A HEAD \
-	    2>/dev/null | xargs -0 -r git --literal-pathspecs ls-files -z -c \
-	    -i --exclude-standard -- 2>/dev/null | tee "$GEN_LOG.unstaged" |
-	    xargs -0 -r git --literal-pathspecs rm -q -f --cached -- \
-	    >/dev/null 2>&1
-	if [ -s "$GEN_LOG.unstaged" ]; then
-		gen_note unstaged the ignored: "$(tr '\000' ' ' \
-		    <"$GEN_LOG.unstaged")"
-	fi
-	rm -f "$GEN_LOG.unstaged"
-	find . -name .git -prune -o -exec touch -h -d '2020-01-01 00:00:00' \
-	    {} + 2>/dev/null
-	gen_git update-index -q --refresh
-	for _g_n in $GEN_NESTED; do
-		gen_git -C "$_g_n" update-index -q --refresh
-	done
-	gen_note settled
-}
-
 # gen_lie: a core.fsmonitor hook that says nothing ever changes, then a
 # few edits that it hides from git status and git diff.  Last of all: the
-# generator's own git commands would believe it too.  Unless
-# FIDELITY_KNOWN_BUGS, paths whose working tree is back to HEAD's but not
-# their index entry are unstaged first, and modes are left alone: forge's
-# git diff would rewrite the index over them, dropping the hook's data.
+# generator's own git commands would believe it too.
 gen_lie() {
-	if [ -z "${FIDELITY_KNOWN_BUGS:-}" ]; then
-		git diff -z --cached --name-only --no-renames HEAD 2>/dev/null |
-		    xargs -0 -r sh -c '
-			for f; do
-				git --literal-pathspecs diff --quiet HEAD \
-				    -- "$f" &&
-				    git --literal-pathspecs reset -q -- "$f"
-			done' sh >/dev/null 2>&1
-	fi
 	gen_git config core.fsmonitor "$GEN_TOOLS/fsmonitor"
 	gen_git status
 	gen_note setting core.fsmonitor, lying
@@ -604,7 +546,7 @@ gen_lie() {
 		gen_rand 3
 		case $R in
 		0) op_append ;;
-		1) [ -n "${FIDELITY_KNOWN_BUGS:-}" ] && op_chmod ;;
+		1) op_chmod ;;
 		2) op_write ;;
 		esac
 		_g_k=$((_g_k - 1))
@@ -657,7 +599,6 @@ gen_case() {
 		op_flag
 		_g_k=$((_g_k - 1))
 	done
-	gen_settle
 	gen_rand 5
 	[ $R -eq 0 ] && gen_lie
 	return 0

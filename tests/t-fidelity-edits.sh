@@ -101,8 +101,6 @@ ok "the emptied directory went with its files" copy_lacks gone/deeper
 new_repo "$T/touched"
 touch -d '2025-01-01 00:00:00' hello.txt
 printf 'a real edit\n' >>src/main.c
-KNOWN_BUG="git diff rewrites the user's index when a file's stat data is stale"
 copy_is_working_state "a touched file beside an edit"
-KNOWN_BUG=
 
 done_testing

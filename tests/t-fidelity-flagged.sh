@@ -35,12 +35,10 @@ ok "the mode change of a skip-worktree file arrived" \
 flagged_repo "$T/gone"
 printf 'skip: edited on disk\n' >>skip.txt
 rm skip-gone.txt assume-gone.txt
-KNOWN_BUG="a deleted flagged file makes the proof refuse"
 copy_is_working_state "flagged files deleted"
 ok "the deleted skip-worktree file is not in the copy" \
     copy_lacks skip-gone.txt
 ok "nor the deleted assume-unchanged one" copy_lacks assume-gone.txt
-KNOWN_BUG=
 
 # Replaced by a directory: the directory's files arrive.
 flagged_repo "$T/dir"
@@ -48,9 +46,7 @@ rm skip-dir.txt assume-dir.txt
 mkdir skip-dir.txt assume-dir.txt
 printf 'inside\n' >skip-dir.txt/inside
 printf 'inside\n' >assume-dir.txt/inside
-KNOWN_BUG="a flagged file replaced by a directory stops the copy"
 copy_is_working_state "flagged files replaced by directories"
 ok "the directory's file arrived" copy_has skip-dir.txt/inside f
-KNOWN_BUG=
 
 done_testing

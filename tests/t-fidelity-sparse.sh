@@ -31,15 +31,12 @@ ok "the files at the top level (always in a cone) are there" \
 # edited.
 mkdir -p outside
 printf 'outside\n' >outside/o.txt
-KNOWN_BUG="a file outside the sparse patterns is left out of the copy (and the index is rewritten)"
 copy_is_working_state "a committed file outside the cone, on disk"
 ok "the file on disk outside the cone arrived" copy_has outside/o.txt f
 ok "the rest of outside/ did not" copy_lacks outside/deeper
 printf 'edited outside the cone\n' >outside/o.txt
-KNOWN_BUG="an edited file outside the sparse patterns stops the copy"
 copy_is_working_state "an edited file outside the cone"
 ok "the edited file outside the cone arrived" copy_has outside/o.txt f
-KNOWN_BUG=
 
 # Non-cone patterns.
 new_repo "$T/nocone"

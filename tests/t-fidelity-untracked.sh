@@ -73,12 +73,10 @@ printf 'moved\n' >moved.txt
 git add moved.txt && git commit -q -m moved || exit 99
 mkdir build
 git mv moved.txt build/moved.txt
-KNOWN_BUG="a staged new file that an ignore rule matches makes the proof refuse"
 copy_is_working_state "staged files matching ignore rules"
 ok "the force-added file arrived" copy_has forced.o f
 ok "the file ignored after git add arrived" copy_has later.txt f
 ok "the file moved into an ignored directory arrived" \
     copy_has build/moved.txt f
-KNOWN_BUG=
 
 done_testing

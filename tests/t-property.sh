@@ -9,7 +9,7 @@
 #	FIDELITY_CASES	how many cases (default 30: well under a minute)
 #	FIDELITY_SEED	the seed of the first case (default 1); case i has
 #			seed FIDELITY_SEED + i
-#	FIDELITY_KNOWN_BUGS=1	also draw states forge is known to get wrong
+#	FIDELITY_KNOWN_BUGS=1	also set core.autocrlf after the checkout (see forge(1))
 #	FIDELITY_KEEP=DIR	keep each failing case's repository in DIR
 #
 # scripts/fuzz-fidelity runs more cases; `scripts/fuzz-fidelity 1 SEED`

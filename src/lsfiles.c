@@ -1,0 +1,120 @@
+/* Listing a working tree through git ls-files, and sorting the answer. */
+#include "config.h"
+
+#include <ctype.h>
+#include <err.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "lsfiles.h"
+
+void
+lsfiles_free(struct lsfiles *l)
+{
+	strv_free(&l->untracked);
+	strv_free(&l->nested);
+	strv_free(&l->flagged);
+	strv_free(&l->tracked);
+	memset(l, 0, sizeof(*l));
+}
+
+const char *
+lsfiles_entry_path(const char *entry)
+{
+	const char	*tab = strchr(entry, '\t');
+
+	return tab != NULL ? tab + 1 : entry;
+}
+
+/*
+ * Records are "? path" for untracked paths (a nested repository ends
+ * in '/') and "T mode oid stage\tpath" for index entries, where T is
+ * 'S' for skip-worktree and lower case for assume-unchanged.
+ */
+int
+lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
+{
+	const char	*end = p + len, *rec, *tab, *path;
+	size_t		 rlen, plen;
+	int		 tag;
+
+	memset(l, 0, sizeof(*l));
+	while (p < end) {
+		rec = p;
+		rlen = strnlen(rec, (size_t)(end - p));
+		p += rlen + 1;
+		if (rlen < 3 || rec[1] != ' ')
+			return -1;
+		tag = (unsigned char)rec[0];
+		if (tag == '?') {
+			path = rec + 2;
+			plen = rlen - 2;
+			if (path[plen - 1] == '/')
+				strv_pushn(&l->nested, path, plen - 1);
+			else
+				strv_pushn(&l->untracked, path, plen);
+		} else {
+			if ((tab = memchr(rec, '\t', rlen)) == NULL)
+				return -1;
+			path = tab + 1;
+			plen = rlen - (size_t)(path - rec);
+			/* Only stage 0: a conflict is what is on disk. */
+			if (tab < rec + 4 || tab[-1] != '0' || tab[-2] != ' ')
+				goto len;
+			if (strncmp(rec + 2, "160000 ", 7) == 0) {
+				strv_pushn(&l->nested, path, plen);
+				goto len;
+			}
+			strv_pushn(&l->tracked, path, plen);
+			if (tag == 'S' || islower(tag)) {
+				struct buf	f = BUF_INIT;
+
+				/* "mode oid\tpath", as update-index takes */
+				buf_add(&f, rec + 2, (size_t)(tab - 2 -
+				    (rec + 2)));
+				buf_addc(&f, '\t');
+				buf_add(&f, path, plen);
+				strv_push(&l->flagged, f.data);
+				buf_free(&f);
+			}
+			/* 's': skip-worktree and assume-unchanged. */
+			if (tag == 'S' || tag == 's')
+				l->sparse = 1;
+		}
+len:
+		if (plen > l->maxlen)
+			l->maxlen = plen;
+	}
+	return 0;
+}
+
+int
+lsfiles_read(struct lsfiles *l, const struct git *g)
+{
+	const char *const	 a[] = { "ls-files", "-z", "-v", "-s", "-c",
+	    "-o", "--exclude-standard", NULL };
+	struct buf		 out = BUF_INIT;
+	int			 st;
+
+	memset(l, 0, sizeof(*l));
+	if ((st = git_run(g, a, 0, NULL, &out, NULL)) != 0) {
+		if (st > 0)
+			warnx("git ls-files failed in %s: %s",
+			    g->dir != NULL ? fs_vis(g->dir) : ".",
+			    git_error());
+		buf_free(&out);
+		return -1;
+	}
+	if (lsfiles_parse(out.data != NULL ? out.data : "", out.len, l) ==
+	    -1) {
+		warnx("cannot parse the output of git ls-files");
+		lsfiles_free(l);
+		buf_free(&out);
+		return -1;
+	}
+	buf_free(&out);
+	return 0;
+}

@@ -1,0 +1,38 @@
+/*
+ * What git says a working tree holds: one `git ls-files -z -v -s -c -o
+ * --exclude-standard` call, sorted into what the copy needs.
+ *
+ *	struct lsfiles l;
+ *	if (lsfiles_read(&l, &git) == -1)	message printed
+ *		...
+ *	lsfiles_free(&l);
+ *
+ * The struct owns its vectors.
+ */
+#ifndef LSFILES_H
+#define LSFILES_H
+
+#include <stddef.h>
+
+#include "strv.h"
+
+struct git;
+
+struct lsfiles {
+	struct strv	 untracked;	/* files and links, not dirs */
+	struct strv	 nested;	/* gitlinks and nested repositories */
+	struct strv	 flagged;	/* "mode oid\tpath": skip-worktree or
+					   assume-unchanged */
+	struct strv	 tracked;	/* paths of stage-0 files and links */
+	size_t		 maxlen;	/* longest path */
+	int		 sparse;	/* some entry is skip-worktree */
+};
+
+int	lsfiles_read(struct lsfiles *, const struct git *);
+/* Parse the output (exposed for tests). */
+int	lsfiles_parse(const char *, size_t, struct lsfiles *);
+void	lsfiles_free(struct lsfiles *);
+/* The path of a "mode oid\tpath" entry. */
+const char *lsfiles_entry_path(const char *);
+
+#endif /* LSFILES_H */

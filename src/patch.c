@@ -1,0 +1,171 @@
+/* git diff HEAD | git apply, between a working tree and its copy. */
+#include "config.h"
+
+#include <err.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "gitcmd.h"
+#include "patch.h"
+#include "sig.h"
+#include "spawn.h"
+
+static const char *const diff_args[] = {
+	"-c", "diff.suppressBlankEmpty=false",
+	"-c", "diff.noprefix=false",
+	"-c", "diff.mnemonicPrefix=false",
+	"diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
+	"--full-index", "--no-renames", "--no-relative", "-U3",
+	"--src-prefix=a/", "--dst-prefix=b/", "--ignore-submodules=all",
+	"-O/dev/null", NULL
+};
+
+static const char *const apply_args[] = {
+	"-c", "apply.whitespace=nowarn",
+	"-c", "apply.ignoreWhitespace=no",
+	"-c", "core.whitespace=",
+	"apply", "--whitespace=nowarn", "-p1", "-", NULL
+};
+
+static void
+stream(struct spawn_stream *st, int fd, int write, struct buf *b, int relay)
+{
+	memset(st, 0, sizeof(*st));
+	st->fd = fd;
+	st->write = write;
+	st->buf = b;
+	st->relay_to = relay;
+}
+
+static void
+prepare(struct spawn *sp, struct strv *argv, struct strv *env,
+    const struct git *g, const char *const *args)
+{
+	git_argv(argv, args);
+	git_env(g, env);
+	sp->argv = argv->v;
+	sp->env = env->v;
+	sp->dir = g->dir;
+	sp->out = SPAWN_PIPE;
+	sp->err = SPAWN_PIPE;
+	sp->flags = SPAWN_TIED;
+}
+
+/*
+ * One diff | apply.  0: applied (or nothing to apply); 1: git apply
+ * refused, its words in aerr; -1: anything else, said.
+ */
+static int
+replay(const struct git *src, const struct git *dst, const char *head,
+    const char *filter, const struct strv *excluded, struct buf *aerr)
+{
+	struct spawn		 dsp = SPAWN_INIT, asp = SPAWN_INIT;
+	struct spawn_stream	 st[5];
+	struct spawn_exit	 dex, aex;
+	struct strv		 dargv = STRV_INIT, denv = STRV_INIT;
+	struct strv		 aargv = STRV_INIT, aenv = STRV_INIT;
+	struct buf		 rd = BUF_INIT, pipe_buf = BUF_INIT;
+	struct buf		 derr = BUF_INIT, junk = BUF_INIT;
+	size_t			 i, n;
+	int			 r, ret = -1, started = 0;
+
+	prepare(&dsp, &dargv, &denv, src, diff_args);
+	if (filter != NULL)
+		strv_pushf(&dargv, "--diff-filter=%s", filter);
+	strv_push(&dargv, head);
+	strv_push(&dargv, "--");
+	if (excluded != NULL && excluded->n > 0) {
+		strv_push(&dargv, ".");
+		for (i = 0; i < excluded->n; i++)
+			strv_pushf(&dargv, ":(exclude,literal)%s",
+			    excluded->v[i]);
+	}
+	dsp.argv = dargv.v;
+	dsp.in = SPAWN_NULL;
+	if (spawn_start(&dsp) == -1) {
+		warn("cannot run git diff");
+		goto out;
+	}
+
+	stream(&st[0], dsp.out, 0, &rd, -1);
+	st[0].stop_on_data = 1;
+	stream(&st[1], dsp.err, 0, &derr, -1);
+	n = 2;
+	if ((r = spawn_io(st, n)) == 1) {
+		/* There is a patch: only now is git apply worth running. */
+		prepare(&asp, &aargv, &aenv, dst, apply_args);
+		asp.in = SPAWN_PIPE;
+		if (spawn_start(&asp) == -1) {
+			warn("cannot run git apply");
+		} else {
+			started = 1;
+			buf_add(&pipe_buf, rd.data, rd.len);
+			buf_reset(&rd);
+			st[0].stop_on_data = 0;
+			st[0].relay_to = 2;
+			stream(&st[2], asp.in, 1, &pipe_buf, -1);
+			stream(&st[3], asp.out, 0, &junk, -2);
+			stream(&st[4], asp.err, 0, aerr, -1);
+			n = 5;
+			r = spawn_io(st, n);
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (st[i].fd != -1)
+			close(st[i].fd);
+	if (spawn_wait(&dsp, NULL, &dex) == -1 ||
+	    (started && spawn_wait(&asp, NULL, &aex) == -1)) {
+		warn("waiting for git");
+		goto out;
+	}
+	if (r == -1 || sig_pending() || (!started && r == 1))
+		goto out;
+	if (dex.status != 0) {
+		buf_rtrim(&derr);
+		warnx("cannot read the uncommitted changes: git diff: %s",
+		    derr.len > 0 ? derr.data : "failed");
+		goto out;
+	}
+	ret = started && aex.status != 0 ? 1 : 0;
+out:
+	strv_free(&dargv);
+	strv_free(&denv);
+	strv_free(&aargv);
+	strv_free(&aenv);
+	buf_free(&rd);
+	buf_free(&pipe_buf);
+	buf_free(&derr);
+	buf_free(&junk);
+	return ret;
+}
+
+int
+patch_replay(const struct git *src, const struct git *dst, const char *head,
+    const struct strv *excluded)
+{
+	struct buf	first = BUF_INIT, again = BUF_INIT;
+	int		r;
+
+	if ((r = replay(src, dst, head, NULL, excluded, &first)) == 1) {
+		/* Deletions first, then the rest: git apply checks paths
+		 * against the tree as it is before the patch, where a
+		 * symlink may still stand in a new directory's way. */
+		r = replay(src, dst, head, "D", excluded, &again);
+		if (r == 0)
+			r = replay(src, dst, head, "d", excluded, &again);
+	}
+	if (r == 1) {
+		buf_rtrim(&first);
+		if (first.len > 0)
+			fprintf(stderr, "%s\n", first.data);
+		warnx("the uncommitted changes did not apply to the copy "
+		    "(git apply refused them): stopping before running "
+		    "anything");
+	}
+	buf_free(&first);
+	buf_free(&again);
+	return r == 0 ? 0 : -1;
+}

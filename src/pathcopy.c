@@ -1,0 +1,119 @@
+/* Copying paths from a source tree into its copy, fd-relative. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "pathcopy.h"
+
+/* The directory part of a path ("" for none), and the last component. */
+static void
+split_path(const char *p, struct buf *dir, const char **base)
+{
+	const char	*slash = strrchr(p, '/');
+
+	buf_reset(dir);
+	buf_str(dir);
+	if (slash == NULL) {
+		*base = p;
+	} else {
+		buf_add(dir, p, (size_t)(slash - p));
+		*base = slash + 1;
+	}
+}
+
+int
+pathcopy_open(struct pathcopy *pc, const char *src, const char *dst)
+{
+	int	saved;
+
+	memset(pc, 0, sizeof(*pc));
+	pc->sfd = pc->dfd = -1;
+	pc->sroot = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pc->droot = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pc->sroot == -1 || pc->droot == -1) {
+		saved = errno;
+		pathcopy_close(pc);
+		errno = saved;
+		return -1;
+	}
+	return 0;
+}
+
+void
+pathcopy_close(struct pathcopy *pc)
+{
+	if (pc->sfd != -1)
+		close(pc->sfd);
+	if (pc->dfd != -1)
+		close(pc->dfd);
+	if (pc->sroot != -1)
+		close(pc->sroot);
+	if (pc->droot != -1)
+		close(pc->droot);
+	buf_free(&pc->cur);
+	buf_free(&pc->dir);
+	pc->sfd = pc->dfd = pc->sroot = pc->droot = -1;
+	pc->have = 0;
+}
+
+/* Point at path's directory; 1 if the source has none. */
+static int
+cd(struct pathcopy *pc, const char *path, const char **base)
+{
+	split_path(path, &pc->dir, base);
+	if (pc->have && strcmp(pc->dir.data, pc->cur.data) == 0)
+		return pc->sfd == -1 ? 1 : 0;
+	if (pc->sfd != -1)
+		close(pc->sfd);
+	if (pc->dfd != -1)
+		close(pc->dfd);
+	pc->sfd = pc->dfd = -1;
+	buf_reset(&pc->cur);
+	buf_adds(&pc->cur, pc->dir.data);
+	pc->have = 1;
+	if ((pc->sfd = fs_open_dir(pc->sroot, pc->dir.data, 0, 0)) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
+	if ((pc->dfd = fs_open_dir(pc->droot, pc->dir.data, 1, 0777)) == -1) {
+		close(pc->sfd);
+		pc->sfd = -1;
+		pc->have = 0;
+		return -1;
+	}
+	return 0;
+}
+
+int
+pathcopy_copy(struct pathcopy *pc, const char *path, struct stat *st)
+{
+	const char	*base;
+	int		 r;
+
+	memset(st, 0, sizeof(*st));
+	if ((r = cd(pc, path, &base)) != 0)
+		return r;
+	if (fs_copy_entry(pc->sfd, base, pc->dfd, base, st) == 0)
+		return 0;
+	return errno == ENOENT ? 1 : -1;
+}
+
+int
+pathcopy_clear(struct pathcopy *pc, const char *path)
+{
+	struct buf	 dir = BUF_INIT;
+	const char	*base;
+	int		 fd, ret = 0;
+
+	split_path(path, &dir, &base);
+	if ((fd = fs_open_dir(pc->droot, dir.data, 0, 0)) != -1) {
+		if (unlinkat(fd, base, 0) == -1 && errno != ENOENT &&
+		    errno != EISDIR)
+			ret = -1;
+		close(fd);
+	}
+	buf_free(&dir);
+	return ret;
+}

@@ -1,0 +1,38 @@
+/*
+ * Copying paths, one at a time, from a source tree into a copy of it.
+ *
+ *	struct pathcopy pc;
+ *	if (pathcopy_open(&pc, "/src", "/copy") == -1) ...
+ *	r = pathcopy_copy(&pc, "a/b/file", &st);
+ *		0: copied (a file with its permission bits, or a symlink)
+ *		1: the source has no such path
+ *		-1: errno EINVAL: st says what it is (fifo...), never opened;
+ *		    anything else: it could not be copied
+ *	pathcopy_clear(&pc, "a/b/file");	remove a non-directory there
+ *	pathcopy_close(&pc);
+ *
+ * Directories are walked from the two roots one component at a time,
+ * without following symlinks, and each is opened once for a run of
+ * paths in it (ls-files lists paths sorted).  Missing directories are
+ * created in the copy.  A path given must be relative, without "..".
+ */
+#ifndef PATHCOPY_H
+#define PATHCOPY_H
+
+#include <sys/stat.h>
+
+#include "buf.h"
+
+struct pathcopy {
+	int		 sroot, droot;
+	int		 sfd, dfd;
+	struct buf	 cur, dir;
+	int		 have;
+};
+
+int	pathcopy_open(struct pathcopy *, const char *, const char *);
+int	pathcopy_copy(struct pathcopy *, const char *, struct stat *);
+int	pathcopy_clear(struct pathcopy *, const char *);
+void	pathcopy_close(struct pathcopy *);
+
+#endif /* PATHCOPY_H */

@@ -1,0 +1,186 @@
+/* The journaled private directory of a run: scratch space and the copy. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "fsutil.h"
+#include "repo.h"
+#include "rundir.h"
+#include "sig.h"
+#include "xmalloc.h"
+
+enum { RD_NEW, RD_LIVE, RD_GONE, RD_KEPT };
+
+/*
+ * $TMPDIR, resolved: git records a worktree by its real path, and the
+ * journal must name the copy the same way to find its registration.
+ */
+char *
+rundir_tmpdir(void)
+{
+	const char	*t = getenv("TMPDIR");
+	char		*d, *real;
+	size_t		 n;
+
+	if (t == NULL || *t == '\0')
+		t = "/tmp";
+	d = path_absolute(t);
+	if ((real = realpath(d, NULL)) != NULL) {
+		free(d);
+		d = real;
+	}
+	n = strlen(d);
+	while (n > 1 && d[n - 1] == '/')
+		d[--n] = '\0';
+	return d;
+}
+
+static int
+check_tmpdir(const char *d)
+{
+	struct stat	st;
+
+	if (stat(d, &st) == -1) {
+		warn("TMPDIR %s", fs_vis(d));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		warnx("TMPDIR %s is not a directory", fs_vis(d));
+		return -1;
+	}
+	if (access(d, W_OK | X_OK) == -1) {
+		warn("TMPDIR %s is not writable", fs_vis(d));
+		return -1;
+	}
+	return 0;
+}
+
+static void
+on_exit_remove(void *arg)
+{
+	struct rundir	*rd = arg;
+
+	if (rd->state == RD_LIVE)
+		(void)rundir_remove(rd);
+}
+
+int
+rundir_open(struct rundir *rd, const char *common)
+{
+	char	*tmp;
+
+	memset(rd, 0, sizeof(*rd));
+	rd->journal.fd = -1;
+	journal_new_run_id(rd->run, sizeof(rd->run));
+	tmp = rundir_tmpdir();
+	if (check_tmpdir(tmp) == -1) {
+		free(tmp);
+		return -1;
+	}
+	rd->top = xasprintf("%s/forge-%s", tmp, rd->run);
+	free(tmp);
+	rd->scratch = xasprintf("%s/.forge", rd->top);
+	rd->objects = xasprintf("%s/objects", rd->scratch);
+	/* Recorded first: a run killed from here on leaves a record. */
+	if (journal_open(&rd->journal, common, rd->run, rd->top) == -1)
+		return -1;
+	rd->state = RD_LIVE;
+	rd->cleanup = cleanup_push(on_exit_remove, rd);
+	sig_test_stall("journal");
+	if (mkdir(rd->top, 0700) == -1) {
+		warn("cannot create %s", fs_vis(rd->top));
+		goto fail;
+	}
+	if (mkdir(rd->scratch, 0700) == -1 || mkdir(rd->objects, 0700) == -1) {
+		warn("cannot create %s", fs_vis(rd->objects));
+		goto fail;
+	}
+	return 0;
+fail:
+	(void)rundir_remove(rd);
+	return -1;
+}
+
+int
+rundir_note_repo(struct rundir *rd, const char *common)
+{
+	if (journal_note_repo(&rd->journal, common) == -1)
+		return -1;
+	strv_push(&rd->commons, common);
+	return 0;
+}
+
+char *
+rundir_index(struct rundir *rd, const char *index)
+{
+	char	*copy;
+
+	copy = xasprintf("%s/index.%d", rd->scratch, rd->nindex++);
+	/* No index at all reads as an empty one, here as there. */
+	if (fs_copy_file(index, copy) == -1 && errno != ENOENT) {
+		warn("cannot copy the index %s", fs_vis(index));
+		free(copy);
+		return NULL;
+	}
+	return copy;
+}
+
+int
+rundir_remove(struct rundir *rd)
+{
+	struct journal_entry	e;
+	int			ret;
+
+	if (rd->state != RD_LIVE)
+		return 0;
+	memset(&e, 0, sizeof(e));
+	e.run = rd->run;
+	e.top = rd->top;
+	e.repos = rd->commons;
+	if ((ret = journal_remove_copy(&e)) == 0) {
+		journal_close(&rd->journal, 1);
+	} else {
+		warnx("could not remove all of %s: forge gc will try again",
+		    fs_vis(rd->top));
+		journal_close(&rd->journal, 0);
+	}
+	rd->state = RD_GONE;
+	return ret;
+}
+
+int
+rundir_keep(struct rundir *rd, const char *copy)
+{
+	if (rd->state != RD_LIVE)
+		return -1;
+	(void)journal_note_kept(&rd->journal, copy);
+	journal_close(&rd->journal, 0);
+	rd->state = RD_KEPT;
+	return 0;
+}
+
+int
+rundir_kept(const struct rundir *rd)
+{
+	return rd->state == RD_KEPT;
+}
+
+void
+rundir_free(struct rundir *rd)
+{
+	if (rd->cleanup != NULL)
+		cleanup_pop(rd->cleanup, 1);
+	free(rd->top);
+	free(rd->scratch);
+	free(rd->objects);
+	strv_free(&rd->commons);
+	memset(rd, 0, sizeof(*rd));
+	rd->journal.fd = -1;
+}

@@ -1,0 +1,55 @@
+/*
+ * The private directory of one run, recorded in the journal before it
+ * exists, and removed on every way out.
+ *
+ *	struct rundir rd;
+ *	if (rundir_open(&rd, repo.common) == -1)	message printed
+ *		...
+ *	rd.top		$TMPDIR/forge-<run id>, mode 0700: the copy goes
+ *			in it, beside
+ *	rd.scratch	top/.forge: temporary indexes, and
+ *	rd.objects	scratch/objects, a temporary object directory
+ *	idx = rundir_index(&rd, "/repo/.git/index");
+ *			a private copy of an index (times kept) for git to
+ *			read the working state through: whatever git
+ *			refreshes then, it writes there, never into the
+ *			user's index; the caller frees the path
+ *	rundir_note_repo(&rd, common);	before a git worktree add in the
+ *					repository with that common dir
+ *	rundir_remove(&rd);	or rundir_keep(&rd, copy) for --keep
+ *	rundir_free(&rd);
+ *
+ * A cleanup entry (cleanup.h) removes the directory and every worktree
+ * registration noted, should forge exit any other way.
+ */
+#ifndef RUNDIR_H
+#define RUNDIR_H
+
+#include "journal.h"
+#include "strv.h"
+
+struct cleanup;
+
+struct rundir {
+	char		 run[32];
+	char		*top;
+	char		*scratch;
+	char		*objects;
+	struct journal	 journal;
+	struct strv	 commons;
+	struct cleanup	*cleanup;
+	int		 state;		/* private */
+	int		 nindex;	/* private */
+};
+
+int	 rundir_open(struct rundir *, const char *);
+int	 rundir_note_repo(struct rundir *, const char *);
+char	*rundir_index(struct rundir *, const char *);
+int	 rundir_remove(struct rundir *);
+int	 rundir_keep(struct rundir *, const char *);
+int	 rundir_kept(const struct rundir *);
+void	 rundir_free(struct rundir *);
+/* $TMPDIR (or /tmp), absolute and resolved; the caller frees. */
+char	*rundir_tmpdir(void);
+
+#endif /* RUNDIR_H */
