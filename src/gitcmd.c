@@ -1,15 +1,19 @@
 /* Running git with a scrubbed environment and fixed global options. */
 #include "config.h"
 
+#include <sys/wait.h>
+
 #include <ctype.h>
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "fsutil.h"
 #include "gitcmd.h"
 #include "sig.h"
 #include "xmalloc.h"
@@ -252,6 +256,90 @@ git_run(const struct git *g, const char *const *args, int flags,
 	}
 	buf_free(&myerr);
 	return st;
+}
+
+void
+git_set_error(const char *text, size_t len)
+{
+	buf_reset(&last_error);
+	buf_add(&last_error, text, len);
+	buf_rtrim(&last_error);
+	if (last_error.len == 0)
+		buf_adds(&last_error, "no message");
+}
+
+int
+git_start(struct git_job *j, const struct git *g, const char *const *args,
+    const char *in, const char *out, const char *err)
+{
+	struct strv	argv = STRV_INIT, env = STRV_INIT;
+	int		fds[3], i, ret = -1;
+
+	memset(j, 0, sizeof(*j));
+	j->sp.pid = -1;
+	fds[0] = in != NULL ? open(in, O_RDONLY | O_CLOEXEC) : SPAWN_NULL;
+	fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	for (i = 0; i < 3; i++)
+		if (fds[i] == -1) {
+			warn("cannot open %s", fs_vis(i == 0 ? in : i == 1 ?
+			    out : err));
+			goto out;
+		}
+	git_argv(&argv, args);
+	git_env(g, &env);
+	j->sp.argv = argv.v;
+	j->sp.env = env.v;
+	j->sp.dir = g != NULL ? g->dir : NULL;
+	j->sp.in = fds[0];
+	j->sp.out = fds[1];
+	j->sp.err = fds[2];
+	j->sp.flags = SPAWN_TIED;
+	if (spawn_start(&j->sp) == -1) {
+		warn("cannot run git %s", args[0]);
+		goto out;
+	}
+	ret = 0;
+out:
+	for (i = 0; i < 3; i++)
+		if (fds[i] > 0)
+			close(fds[i]);
+	strv_free(&argv);
+	strv_free(&env);
+	/* The spawn keeps no pointer into argv once the child runs. */
+	j->sp.argv = NULL;
+	j->sp.env = NULL;
+	if (ret == -1)
+		j->done = 1, j->status = -1;
+	return ret;
+}
+
+int
+git_done(struct git_job *j)
+{
+	int	ws;
+
+	if (j->done)
+		return 1;
+	if (waitpid(j->sp.pid, &ws, WNOHANG) != j->sp.pid)
+		return 0;
+	spawn_reaped(&j->sp, ws);
+	j->status = spawn_status(ws);
+	j->done = 1;
+	return 1;
+}
+
+int
+git_finish(struct git_job *j)
+{
+	struct spawn_exit	ex;
+
+	if (j->done)
+		return j->status;
+	j->done = 1;
+	if (spawn_wait(&j->sp, NULL, &ex) == -1 || ex.interrupted)
+		return j->status = -1;
+	return j->status = ex.status;
 }
 
 const char *

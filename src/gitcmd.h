@@ -72,6 +72,33 @@ void		 git_argv(struct strv *, const char *const *);
 void		 git_unset_local(struct strv *);
 int		 git_run(const struct git *, const char *const *, int,
 		    const struct buf *, struct buf *, struct buf *);
+/*
+ * A git run in the background, for work that can overlap forge's own:
+ * its standard input, output and error are files (so it never waits on
+ * a pipe nobody reads), named by the caller.
+ *
+ *	struct git_job j;
+ *	if (git_start(&j, &g, args, in_path_or_NULL, out_path, err_path) ==
+ *	    -1) ...			nothing started; said why
+ *	while (!git_done(&j)) ...	do other things
+ *	st = git_finish(&j);		wait; git's status, or -1
+ *
+ * A job must be finished, even on the way out: git_finish() then ends it
+ * (spawn_wait() passes on a pending signal).
+ */
+struct git_job {
+	struct spawn	 sp;
+	int		 status;	/* once done */
+	int		 done;
+};
+
+int		 git_start(struct git_job *, const struct git *,
+		    const char *const *, const char *, const char *,
+		    const char *);
+int		 git_done(struct git_job *);
+int		 git_finish(struct git_job *);
+/* Keep the last error: the stderr text of a failed job. */
+void		 git_set_error(const char *, size_t);
 /* Why the last failed git_run() failed: its first fatal: or error: line
  * without the prefix, else its last line.  Valid until the next call. */
 const char	*git_error(void);

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "fsutil.h"
@@ -38,11 +39,25 @@ struct snap_repo {
 	char		*dst;		/* its copy */
 	char		*dst_gitdir;	/* the copy's registration */
 	char		*rel;		/* dst below the top copy */
-	struct strv	 reflag;	/* index entries the proof re-adds */
-	struct strv	 drop;		/* ... and removes */
-	struct strv	 exclude;	/* paths the proof leaves out */
+	struct strv	 exclude;	/* nested repositories left out */
+	struct strv	 edits;		/* flagged entries, for the proof */
+	struct git	 src_git;
+	struct treeid_req src_req;	/* the source's tree, computed ... */
+	struct treeid_job src_job;	/* ... while the copy is built */
+	int		 src_started;
+	struct nested	*nested;	/* nested repositories found */
+	size_t		 nnested;
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
+	struct timespec	 checked_out;	/* when git worktree add was done */
+	struct strv	 tracked;	/* the source's tracked paths */
+};
+
+/* A gitlink or untracked nested repository, as found in the source. */
+struct nested {
+	char		*path;		/* below its parent's working tree */
+	int		 isrepo;	/* initialized, with a commit */
+	char		*gitdir, *common, *head;
 };
 
 static int	copy_repo(struct snapshot *, struct snap_repo *);
@@ -50,6 +65,17 @@ static int	copy_repo(struct snapshot *, struct snap_repo *);
 static void
 sr_free(struct snap_repo *sr)
 {
+	size_t	i;
+
+	if (sr->src_started)
+		treeid_free(&sr->src_job);
+	for (i = 0; i < sr->nnested; i++) {
+		free(sr->nested[i].path);
+		free(sr->nested[i].gitdir);
+		free(sr->nested[i].common);
+		free(sr->nested[i].head);
+	}
+	free(sr->nested);
 	free(sr->src);
 	free(sr->gitdir);
 	free(sr->common);
@@ -59,9 +85,9 @@ sr_free(struct snap_repo *sr)
 	free(sr->dst);
 	free(sr->dst_gitdir);
 	free(sr->rel);
-	strv_free(&sr->reflag);
-	strv_free(&sr->drop);
 	strv_free(&sr->exclude);
+	strv_free(&sr->edits);
+	strv_free(&sr->tracked);
 	free(sr);
 }
 
@@ -358,8 +384,7 @@ push_removal(struct strv *v, const char *entry)
 /*
  * Entries flagged skip-worktree or assume-unchanged are invisible to git
  * diff, yet what is on disk is what the user has: make the copy match the
- * source path by path, and tell the proof to look at them afresh -- or,
- * where the source has no file, to leave them out on both sides.
+ * source path by path (flagged_edits() tells the proof the same).
  */
 static int
 copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
@@ -379,11 +404,8 @@ copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
 	for (i = 0; i < l->flagged.n && ret == 0; i++) {
 		entry = l->flagged.v[i];
 		path = lsfiles_entry_path(entry);
-		r = pathcopy_copy(&pc, path, &st);
-		if (r == 0) {
-			strv_push(&sr->reflag, entry);
+		if ((r = pathcopy_copy(&pc, path, &st)) == 0)
 			continue;
-		}
 		if (r == -1 && errno != EINVAL) {
 			warn("cannot copy %s%s", fs_vis(sr->rel), fs_vis(path));
 			ret = -1;
@@ -400,10 +422,32 @@ copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
 			    fs_vis(sr->rel), fs_vis(path));
 			ret = -1;
 		}
-		push_removal(&sr->drop, entry);
 	}
 	pathcopy_close(&pc);
 	return ret;
+}
+
+/*
+ * For the proof of the source: flagged entries are taken as they are on
+ * disk -- put back without stat data or flags, or removed where there
+ * is no file (as copy_flagged() makes the copy).
+ */
+static void
+flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
+{
+	struct stat	 st;
+	char		*p;
+	size_t		 i;
+
+	for (i = 0; i < l->flagged.n; i++) {
+		p = xasprintf("%s/%s", top, lsfiles_entry_path(l->flagged.v[i]));
+		if (lstat(p, &st) == 0 &&
+		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
+			strv_push(edits, l->flagged.v[i]);
+		else
+			push_removal(edits, l->flagged.v[i]);
+		free(p);
+	}
 }
 
 static int
@@ -448,16 +492,16 @@ copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
  * got them from HEAD.  Give it the source's, file by file.
  */
 static int
-copy_modes(struct snap_repo *sr, const struct lsfiles *l)
+copy_modes(struct snap_repo *sr)
 {
 	struct stat	 sst, dst;
 	char		*sp, *dp;
 	size_t		 i;
 	int		 ret = 0;
 
-	for (i = 0; i < l->tracked.n && ret == 0; i++) {
-		sp = xasprintf("%s/%s", sr->src, l->tracked.v[i]);
-		dp = xasprintf("%s/%s", sr->dst, l->tracked.v[i]);
+	for (i = 0; i < sr->tracked.n && ret == 0; i++) {
+		sp = xasprintf("%s/%s", sr->src, sr->tracked.v[i]);
+		dp = xasprintf("%s/%s", sr->dst, sr->tracked.v[i]);
 		if (lstat(sp, &sst) == 0 && S_ISREG(sst.st_mode) &&
 		    lstat(dp, &dst) == 0 && S_ISREG(dst.st_mode) &&
 		    (sst.st_mode & 0111) != (dst.st_mode & 0111) &&
@@ -501,6 +545,7 @@ nested_repo(const char *dir, char **gitdir, char **common, char **head)
 	if (git_run(&g, h, GIT_QUIET, NULL, &out, NULL) != 0) {
 		free(*gitdir);
 		free(*common);
+		*gitdir = *common = NULL;
 		goto out;
 	}
 	buf_rtrim(&out);
@@ -511,32 +556,64 @@ out:
 	return ret;
 }
 
+/*
+ * Find the gitlinks and nested repositories a repository holds, before
+ * its proof starts: one without a commit is left out of both.
+ */
+static void
+find_nested(struct snap_repo *sr, const struct lsfiles *l)
+{
+	struct nested	*n;
+	struct stat	 st;
+	char		*sp, *dotgit;
+	size_t		 i;
+
+	sr->nested = xcalloc(l->nested.n, sizeof(*sr->nested));
+	for (i = 0; i < l->nested.n; i++) {
+		n = &sr->nested[sr->nnested++];
+		n->path = xstrdup(l->nested.v[i]);
+		sp = xasprintf("%s/%s", sr->src, n->path);
+		dotgit = xasprintf("%s/.git", sp);
+		if (lstat(sp, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    lstat(dotgit, &st) == 0) {
+			if (nested_repo(sp, &n->gitdir, &n->common,
+			    &n->head) == 0)
+				n->isrepo = 1;
+			else {
+				warnx("leaving out %s%s: a nested repository "
+				    "without a commit checked out",
+				    fs_vis(sr->rel), fs_vis(n->path));
+				strv_push(&sr->exclude, n->path);
+			}
+		}
+		free(sp);
+		free(dotgit);
+	}
+}
+
 static int
-copy_nested(struct snapshot *s, struct snap_repo *sr,
-    const struct lsfiles *l)
+copy_nested(struct snapshot *s, struct snap_repo *sr)
 {
 	struct snap_repo	*child;
+	struct nested		*n;
 	struct stat		 st;
-	char			*sp, *dp, *dotgit, *gitdir, *common, *head;
+	char			*sp, *dp, *idx;
 	size_t			 i;
-	int			 ret = 0, isrepo, fd, dfd;
+	int			 ret = 0, fd, dfd;
 
-	for (i = 0; i < l->nested.n && ret == 0; i++) {
-		const char	*np = l->nested.v[i];
-
-		sp = xasprintf("%s/%s", sr->src, np);
-		dp = xasprintf("%s/%s", sr->dst, np);
-		dotgit = xasprintf("%s/.git", sp);
+	for (i = 0; i < sr->nnested && ret == 0; i++) {
+		n = &sr->nested[i];
+		sp = xasprintf("%s/%s", sr->src, n->path);
+		dp = xasprintf("%s/%s", sr->dst, n->path);
 		if (lstat(sp, &st) == -1 || !S_ISDIR(st.st_mode)) {
 			/* Removed in the source: an empty directory left
 			 * by the checkout goes too. */
 			(void)rmdir(dp);
 			goto next;
 		}
-		isrepo = lstat(dotgit, &st) == 0;
 		/* Walked from the copy's root: no symlink in it is followed. */
 		if ((fd = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-		    -1 || (dfd = fs_open_dir(fd, np, 1, 0777)) == -1) {
+		    -1 || (dfd = fs_open_dir(fd, n->path, 1, 0777)) == -1) {
 			warn("cannot create %s", fs_vis(dp));
 			if (fd != -1)
 				close(fd);
@@ -545,41 +622,94 @@ copy_nested(struct snapshot *s, struct snap_repo *sr,
 		}
 		close(dfd);
 		close(fd);
-		if (!isrepo)
+		if (!n->isrepo)
 			goto next;	/* uninitialized: empty, as here */
-		if (nested_repo(sp, &gitdir, &common, &head) == -1) {
-			warnx("leaving out %s%s: a nested repository without "
-			    "a commit checked out", fs_vis(sr->rel),
-			    fs_vis(np));
-			strv_push(&sr->exclude, np);
-			goto next;
-		}
 		child = xcalloc(1, sizeof(*child));
 		child->src = sp;
 		child->dst = dp;
 		sp = dp = NULL;
-		child->gitdir = gitdir;
-		child->common = common;
-		child->head = head;
-		child->objects = xasprintf("%s/objects", common);
-		child->rel = xasprintf("%s%s/", sr->rel, np);
+		child->gitdir = n->gitdir;
+		child->common = n->common;
+		child->head = n->head;
+		n->gitdir = n->common = n->head = NULL;
+		child->objects = xasprintf("%s/objects", child->common);
+		child->rel = xasprintf("%s%s/", sr->rel, n->path);
 		s->repos = xreallocarray(s->repos, s->nrepos + 1,
 		    sizeof(*s->repos));
 		s->repos[s->nrepos++] = child;
-		{
-			char	*idx = xasprintf("%s/index", gitdir);
-
-			child->index = rundir_index(s->rd, idx);
-			free(idx);
-		}
+		idx = xasprintf("%s/index", child->gitdir);
+		child->index = rundir_index(s->rd, idx);
+		free(idx);
 		if (child->index == NULL || copy_repo(s, child) == -1)
 			ret = -1;
 next:
 		free(sp);
 		free(dp);
-		free(dotgit);
 	}
 	return ret;
+}
+
+/*
+ * Start computing the source's tree now, while git checks out the copy:
+ * the proof then only waits for the copy's side.
+ */
+static int
+start_source_proof(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l)
+{
+	char	tag[32];
+
+	flagged_edits(sr->src, l, &sr->edits);
+	src_git(sr, &sr->src_git);
+	sr->src_req.git = &sr->src_git;
+	sr->src_req.index = sr->index;
+	sr->src_req.scratch = s->rd->scratch;
+	sr->src_req.objdir = s->rd->objects;
+	sr->src_req.alternates = sr->objects;
+	sr->src_req.edits = &sr->edits;
+	sr->src_req.exclude = &sr->exclude;
+	sr->src_req.base = sr->head;
+	sr->src_req.sparse = sr->sparse;
+	snprintf(tag, sizeof(tag), "src%zu", s->nrepos);
+	sr->src_started = 1;
+	return treeid_start(&sr->src_job, &sr->src_req, tag);
+}
+
+/* Wait for (or, on a signal, end) the background proofs: the run's
+ * directory they write in is about to go. */
+static void
+stop_proofs(struct snapshot *s)
+{
+	size_t	i;
+
+	for (i = 0; i < s->nrepos; i++)
+		if (s->repos[i]->src_started) {
+			treeid_free(&s->repos[i]->src_job);
+			s->repos[i]->src_started = 0;
+		}
+}
+
+/* The snapshot being built, for the idle hook (spawn_set_idle()). */
+static struct snapshot	*building;
+
+static void	poll_proofs(struct snapshot *);
+
+static void
+idle_proofs(void)
+{
+	if (building != NULL)
+		poll_proofs(building);
+}
+
+/* Move the background proofs on, between the steps of the copy. */
+static void
+poll_proofs(struct snapshot *s)
+{
+	size_t	i;
+
+	for (i = 0; i < s->nrepos; i++)
+		if (s->repos[i]->src_started)
+			treeid_poll(&s->repos[i]->src_job);
 }
 
 static int
@@ -602,9 +732,19 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (repo_settings(sr, l.sparse) == -1)
 		goto out;
+	find_nested(sr, &l);
+	/* Kept for the proof: moved, not copied. */
+	sr->tracked = l.tracked;
+	memset(&l.tracked, 0, sizeof(l.tracked));
+	if (s->check && start_source_proof(s, sr, &l) == -1)
+		goto out;
 	t = spawn_now_ms();
 	if (sig_pending() || add_worktree(s, sr) == -1)
 		goto out;
+	/* The coarse clock: file times are taken from it, so anything
+	 * written from now on is at least this recent. */
+	clock_gettime(CLOCK_REALTIME_COARSE, &sr->checked_out);
+	poll_proofs(s);
 	if (sr->sparse && unsparse(sr, &l) == -1)
 		goto out;
 	s->ms[SNAP_CHECKOUT] += spawn_now_ms() - t;
@@ -619,21 +759,96 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 			goto out;
 	}
 	s->ms[SNAP_APPLY] += spawn_now_ms() - t;
+	poll_proofs(s);
 	sig_test_stall("apply");
 	t = spawn_now_ms();
 	if (sig_pending() || copy_flagged(sr, &l) == -1)
 		goto out;
 	if (sig_pending() || copy_untracked(sr, &l) == -1)
 		goto out;
-	if (!sr->filemode && (sig_pending() || copy_modes(sr, &l) == -1))
+	if (!sr->filemode && (sig_pending() || copy_modes(sr) == -1))
 		goto out;
 	s->ms[SNAP_UNTRACKED] += spawn_now_ms() - t;
-	if (sig_pending() || copy_nested(s, sr, &l) == -1)
+	poll_proofs(s);
+	if (sig_pending() || copy_nested(s, sr) == -1)
 		goto out;
 	ret = 0;
 out:
 	lsfiles_free(&l);
 	return ret;
+}
+
+/* Is a later than or as late as b? */
+static int
+not_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec > b->tv_sec ||
+	    (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
+}
+
+/*
+ * The tracked paths of the copy changed since its checkout, whatever
+ * changed them: every change sets a file's ctime to the present, which
+ * nobody can set back, so a ctime before the checkout's end means that
+ * the file is as git wrote it -- and as git's stat data says.
+ */
+static void
+touched_since_checkout(const struct snap_repo *sr, struct strv *paths)
+{
+	struct stat	 st;
+	struct buf	 cur = BUF_INIT;
+	const char	*path, *slash;
+	size_t		 i, dlen;
+	int		 root, dir = -1;
+
+	if ((root = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;		/* then git add finds what is missing */
+	buf_str(&cur);
+	/* One lookup per file: its directory is opened once for all of
+	 * its files, which the list holds together. */
+	for (i = 0; i < sr->tracked.n; i++) {
+		path = sr->tracked.v[i];
+		slash = strrchr(path, '/');
+		dlen = slash != NULL ? (size_t)(slash - path) : 0;
+		if (dir == -1 || cur.len != dlen ||
+		    memcmp(cur.data, path, dlen) != 0) {
+			if (dir != -1 && dir != root)
+				close(dir);
+			buf_reset(&cur);
+			buf_add(&cur, path, dlen);
+			dir = dlen == 0 ? root : fs_open_dir(root, cur.data, 0,
+			    0);
+		}
+		if (dir == -1 || fstatat(dir, slash != NULL ? slash + 1 : path,
+		    &st, AT_SYMLINK_NOFOLLOW) == -1)
+			continue;	/* gone: git add sees that too */
+		if (not_before(&st.st_ctim, &sr->checked_out) ||
+		    not_before(&st.st_mtim, &sr->checked_out))
+			strv_push(paths, path);
+	}
+	if (dir != -1 && dir != root)
+		close(dir);
+	close(root);
+	buf_free(&cur);
+}
+
+/* "0 <zeros>\tpath" lines removing each path, zeros as long as oid. */
+static void
+removals(struct strv *v, const struct strv *paths, size_t oidlen)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i, k;
+
+	for (i = 0; i < paths->n; i++) {
+		buf_reset(&b);
+		buf_adds(&b, "0 ");
+		for (k = 0; k < oidlen; k++)
+			buf_addc(&b, '0');
+		buf_addc(&b, '\t');
+		buf_adds(&b, paths->v[i]);
+		strv_push(v, b.data);
+	}
+	buf_free(&b);
 }
 
 static int
@@ -646,30 +861,41 @@ prove(struct snapshot *s)
 	char			*a = NULL, *b = NULL, *ci, tag[32];
 	size_t			 i, j;
 
+	/* From here on the jobs are waited for, not moved on by the idle
+	 * hook: that would end a job under treeid_finish()'s feet. */
+	spawn_set_idle(NULL);
 	for (i = 0; i < s->nrepos; i++) {
 		sr = s->repos[i];
+		if ((a = treeid_finish(&sr->src_job)) == NULL)
+			goto fail;
+		/*
+		 * The copy's index is its checkout's, and git wrote it with
+		 * the files: all "racily clean", that recent, and git would
+		 * read every one of them again.  Instead, the entries of
+		 * the paths where the source differs from HEAD, and of any
+		 * file changed since the checkout, go, and git looks at
+		 * those afresh; the stat data of the rest is trusted.
+		 * Nothing git ignores is ever in the copy, so a tracked
+		 * file that an ignore rule matches counts there too (-f).
+		 */
 		strv_clear(&edits);
-		strv_pushv(&edits, sr->drop.v);
-		strv_pushv(&edits, sr->reflag.v);
+		strv_clear(&paths);
+		touched_since_checkout(sr, &paths);
+		removals(&edits, &sr->src_job.changed, strlen(sr->head));
+		removals(&edits, &paths, strlen(sr->head));
+		strv_clear(&paths);
+		dst_git(sr, &g);
+		ci = xasprintf("%s/index", sr->dst_gitdir);
+		q.git = &g;
+		q.index = ci;
 		q.scratch = s->rd->scratch;
 		q.objdir = s->rd->objects;
 		q.alternates = sr->objects;
 		q.edits = &edits;
 		q.exclude = &sr->exclude;
-
-		src_git(sr, &g);
-		q.git = &g;
-		q.index = sr->index;
-		q.force = 0;
-		snprintf(tag, sizeof(tag), "src%zu", i);
-		if ((a = treeid_compute(&q, tag)) == NULL)
-			goto fail;
-		/* Nothing git ignores is ever in the copy, so a tracked
-		 * file that an ignore rule matches counts there too. */
-		dst_git(sr, &g);
-		ci = xasprintf("%s/index", sr->dst_gitdir);
-		q.index = ci;
 		q.force = 1;
+		q.trust = 1;
+		q.sparse = sr->sparse;
 		snprintf(tag, sizeof(tag), "copy%zu", i);
 		b = treeid_compute(&q, tag);
 		free(ci);
@@ -717,6 +943,7 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 
 	memset(s, 0, sizeof(*s));
 	s->rd = rd;
+	s->check = !(flags & SNAP_NOCHECK);
 	name = fs_basename(r->top);
 	if (*name == '\0' || strcmp(name, ".forge") == 0)
 		name = "tree";
@@ -739,14 +966,24 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 		sr->index = rundir_index(rd, idx);
 		free(idx);
 	}
+	building = s;
+	spawn_set_idle(idle_proofs);
 	if (sr->index == NULL || copy_repo(s, sr) == -1)
-		return -1;
+		goto fail;
 	sig_test_stall("proof");
 	t = spawn_now_ms();
-	if (!(flags & SNAP_NOCHECK) && (sig_pending() || prove(s) == -1))
-		return -1;
+	if (s->check && (sig_pending() || prove(s) == -1))
+		goto fail;
 	s->ms[SNAP_PROOF] = spawn_now_ms() - t;
+	spawn_set_idle(NULL);
+	building = NULL;
+	stop_proofs(s);
 	return 0;
+fail:
+	spawn_set_idle(NULL);
+	building = NULL;
+	stop_proofs(s);
+	return -1;
 }
 
 void
@@ -769,13 +1006,9 @@ snapshot_source_tree(struct rundir *rd, const struct repo *r)
 	struct strv		 edits = STRV_INIT;
 	struct lsfiles		 l;
 	struct git		 g;
-	struct stat		 st;
 	char			*idx, *tree = NULL, *p;
-	size_t			 i;
 
-	if ((idx = repo_index_path(r)) == NULL)
-		return NULL;
-	p = idx;
+	p = repo_index_path(r);
 	idx = rundir_index(rd, p);
 	free(p);
 	if (idx == NULL)
@@ -786,16 +1019,7 @@ snapshot_source_tree(struct rundir *rd, const struct repo *r)
 		free(idx);
 		return NULL;
 	}
-	/* As for a copy: flagged entries are taken as they are on disk. */
-	for (i = 0; i < l.flagged.n; i++) {
-		p = xasprintf("%s/%s", r->top,
-		    lsfiles_entry_path(l.flagged.v[i]));
-		if (lstat(p, &st) == 0 && !S_ISDIR(st.st_mode))
-			strv_push(&edits, l.flagged.v[i]);
-		else
-			push_removal(&edits, l.flagged.v[i]);
-		free(p);
-	}
+	flagged_edits(r->top, &l, &edits);
 	q.git = &g;
 	q.index = idx;
 	q.scratch = rd->scratch;

@@ -46,6 +46,7 @@ struct snapshot {
 	struct snap_repo	**repos;
 	size_t			  nrepos;
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
+	int			  check;	/* private: prove it */
 };
 
 int	snapshot_create(struct snapshot *, struct rundir *,

@@ -84,6 +84,14 @@ spawn_now_ms(void)
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+void
+spawn_reaped(struct spawn *sp, int ws)
+{
+	(void)ws;
+	live_del(sp->pid);
+	sp->pid = -1;
+}
+
 int
 spawn_status(int ws)
 {
@@ -364,6 +372,26 @@ fail:
 	return -1;
 }
 
+static void	(*idle_fn)(void);
+static int	  in_idle;
+
+void
+spawn_set_idle(void (*fn)(void))
+{
+	idle_fn = fn;
+}
+
+/* A child may have exited: let the background work move on. */
+static void
+idle(void)
+{
+	if (idle_fn != NULL && !in_idle) {
+		in_idle = 1;
+		idle_fn();
+		in_idle = 0;
+	}
+}
+
 /* Sleep until a signal arrives or ms pass (ms < 0: until a signal). */
 static void
 pause_ms(long long ms)
@@ -379,6 +407,7 @@ pause_ms(long long ms)
 	pfd.events = POLLIN;
 	(void)poll(&pfd, fd == -1 ? 0 : 1, (int)ms);
 	sig_drain();
+	idle();
 }
 
 /* The child stopped (^Z): stop with it, as it would have under a shell. */
@@ -629,6 +658,7 @@ spawn_io(struct spawn_stream *st, size_t n)
 			ret = -1;
 			break;
 		}
+		idle();
 		for (j = 0; j < np; j++) {
 			struct spawn_stream	*s = &st[idx[j]];
 

@@ -114,6 +114,9 @@ int	spawn_wait(struct spawn *, const struct spawn_limit *,
  * (0), or a stop_on_data stream has data (1); -1 with errno EINTR if a
  * fatal signal came first.  Streams not finished are left open. */
 int	spawn_io(struct spawn_stream *, size_t);
+/* The child was reaped by the caller's own waitpid(2) with status ws:
+ * forget it as spawn_wait() would. */
+void	spawn_reaped(struct spawn *, int);
 /* The shell's $? for a waitpid(2) status. */
 int	spawn_status(int);
 /* Find a program as execvp(3) would; the caller frees.  NULL, errno set. */
@@ -121,6 +124,12 @@ char	*spawn_which(const char *, const char *);
 /* environ with changes applied ("N=v" sets, "N" unsets); the caller frees
  * the vector with free(), its strings are borrowed. */
 char	**spawn_env(char *const *, char *const *);
+/*
+ * While forge waits for one child, fn (if set) runs whenever any child
+ * exits: background work (treeid.h) moves on at once, not only when the
+ * foreground child is done.  fn must not wait.
+ */
+void	spawn_set_idle(void (*)(void));
 /* Become the "subreaper" of what we start: a process that leaves the
  * command's group and loses its parent becomes our child, so it can be
  * reaped, and ended with the group (Linux PR_SET_CHILD_SUBREAPER). */

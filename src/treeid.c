@@ -1,4 +1,7 @@
-/* Tree ids of working trees, through a temporary index and object dir. */
+/*
+ * Tree ids of working trees, through a temporary index and object dir,
+ * as a chain of git runs that may go on in the background.
+ */
 #include "config.h"
 
 #include <sys/stat.h>
@@ -8,6 +11,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "buf.h"
@@ -15,94 +19,270 @@
 #include "treeid.h"
 #include "xmalloc.h"
 
-/* The git context for a run on the temporary index and objects. */
-static void
-scratch_git(const struct treeid_req *q, const char *index, struct git *g)
+enum { STEP_EDITS, STEP_ADD, STEP_WRITE, STEP_CHANGED, STEP_DONE };
+
+static char *
+path_of(const struct treeid_job *j, const char *what)
 {
-	*g = *q->git;
-	g->index = index;
-	g->objdir = q->objdir;
-	g->alternates = q->alternates;
+	return xasprintf("%s.%s", j->prefix, what);
+}
+
+static int
+read_file(const struct treeid_job *j, const char *what, struct buf *b)
+{
+	char	*p = path_of(j, what);
+	int	 ret;
+
+	ret = fs_read_file(p, b, (size_t)1 << 30);
+	free(p);
+	return ret;
+}
+
+/*
+ * Make the index newer than any file here, so that no entry is racily
+ * clean.  Again before each step that reads it: a step that writes the
+ * index gives it the current time, and even git write-tree, which writes
+ * the index back, would read every racily clean file to decide how to
+ * write its entry.
+ */
+static int
+trust_index(struct treeid_job *j)
+{
+	struct timespec	times[2];
+
+	times[0].tv_sec = 0;
+	times[0].tv_nsec = UTIME_OMIT;
+	clock_gettime(CLOCK_REALTIME, &times[1]);
+	times[1].tv_sec += 2;
+	if (utimensat(AT_FDCWD, j->index, times, 0) == -1 &&
+	    errno != ENOENT) {
+		warn("cannot set the time of %s", fs_vis(j->index));
+		return -1;
+	}
+	return 0;
+}
+
+/* Start the step j->step, or skip it; STEP_DONE when all are done. */
+static void
+start_step(struct treeid_job *j)
+{
+	struct strv	 args = STRV_INIT;
+	struct buf	 in = BUF_INIT;
+	char		*inp = NULL, *outp, *errp;
+	size_t		 i;
+
+	for (;;) {
+		if (j->step == STEP_EDITS && (j->q.edits == NULL ||
+		    j->q.edits->n == 0)) {
+			j->step++;
+			continue;
+		}
+		if (j->step == STEP_CHANGED && j->q.base == NULL)
+			j->step++;
+		break;
+	}
+	if (j->step == STEP_DONE)
+		return;
+	if (j->q.trust && j->step != STEP_CHANGED && trust_index(j) == -1) {
+		j->failed = 1;
+		goto out;
+	}
+	switch (j->step) {
+	case STEP_EDITS:
+		for (i = 0; i < j->q.edits->n; i++)
+			buf_add(&in, j->q.edits->v[i],
+			    strlen(j->q.edits->v[i]) + 1);
+		inp = path_of(j, "in");
+		if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
+			warn("cannot write %s", fs_vis(inp));
+			j->failed = 1;
+			goto out;
+		}
+		strv_push(&args, "update-index");
+		strv_push(&args, "-z");
+		strv_push(&args, "--index-info");
+		break;
+	case STEP_ADD:
+		/* The modes on disk, as the verification sees them, even
+		 * where git is told to ignore them (core.fileMode false). */
+		strv_push(&args, "-c");
+		strv_push(&args, "core.fileMode=true");
+		strv_push(&args, "add");
+		strv_push(&args, "-A");
+		if (j->q.force)
+			strv_push(&args, "-f");
+		/* Files outside sparse patterns that are on disk count. */
+		if (j->q.sparse)
+			strv_push(&args, "--sparse");
+		strv_push(&args, "--");
+		strv_push(&args, ".");
+		for (i = 0; j->q.exclude != NULL && i < j->q.exclude->n; i++)
+			strv_pushf(&args, ":(exclude,literal)%s",
+			    j->q.exclude->v[i]);
+		break;
+	case STEP_WRITE:
+		/* Only the id is wanted: skip the check that each of the
+		 * index's blobs exists, which git add has just seen to. */
+		strv_push(&args, "write-tree");
+		strv_push(&args, "--missing-ok");
+		break;
+	case STEP_CHANGED:
+		strv_push(&args, "-c");
+		strv_push(&args, "core.fileMode=true");
+		strv_push(&args, "diff-index");
+		strv_push(&args, "--cached");
+		strv_push(&args, "--name-only");
+		strv_push(&args, "--no-renames");
+		strv_push(&args, "-z");
+		strv_push(&args, j->q.base);
+		strv_push(&args, "--");
+		break;
+	}
+	outp = path_of(j, j->step == STEP_WRITE ? "tree" : "out");
+	errp = path_of(j, "err");
+	if (git_start(&j->job, &j->g, (const char *const *)args.v, inp, outp,
+	    errp) == -1)
+		j->failed = 1;
+	free(outp);
+	free(errp);
+out:
+	free(inp);
+	strv_free(&args);
+	buf_free(&in);
+}
+
+static const char *const step_names[] = {
+	"git update-index", "git add", "git write-tree", "git diff-index"
+};
+
+/* The step has ended with status st: take its result, start the next. */
+static void
+end_step(struct treeid_job *j, int st)
+{
+	struct buf	b = BUF_INIT;
+
+	if (st != 0) {
+		if (st > 0) {
+			(void)read_file(j, "err", &b);
+			git_set_error(b.data != NULL ? b.data : "", b.len);
+			warnx("cannot compute the tree of %s: %s: %s",
+			    j->g.dir != NULL ? fs_vis(j->g.dir) : ".",
+			    step_names[j->step], git_error());
+		}
+		j->failed = 1;
+		buf_free(&b);
+		return;
+	}
+	if (j->step == STEP_WRITE) {
+		if (read_file(j, "tree", &b) == -1) {
+			warn("cannot read the tree id");
+			j->failed = 1;
+		} else {
+			buf_rtrim(&b);
+			j->tree = buf_detach(&b);
+		}
+	} else if (j->step == STEP_CHANGED) {
+		if (read_file(j, "out", &b) == -1) {
+			warn("cannot read the changed paths");
+			j->failed = 1;
+		} else
+			strv_split_z(&j->changed, b.data, b.len);
+	}
+	buf_free(&b);
+	if (!j->failed) {
+		j->step++;
+		start_step(j);
+	}
+}
+
+int
+treeid_start(struct treeid_job *j, const struct treeid_req *q,
+    const char *tag)
+{
+	memset(j, 0, sizeof(*j));
+	j->q = *q;
+	j->job.done = 1;
+	j->prefix = xasprintf("%s/tree-%s", q->scratch, tag);
+	j->index = path_of(j, "index");
+	/* The copy keeps the index's mtime: git trusts an entry's stat
+	 * data only if the file is older than the index ("racily clean"
+	 * otherwise), and a fresh mtime would make it trust a same-size
+	 * edit it never looked at. */
+	if (q->index != NULL && fs_copy_file(q->index, j->index) == -1 &&
+	    errno != ENOENT) {
+		warn("cannot copy the index %s", fs_vis(q->index));
+		j->failed = 1;
+		return -1;
+	}
+	j->g = *q->git;
+	j->g.index = j->index;
+	j->g.objdir = q->objdir;
+	j->g.alternates = q->alternates;
+	j->step = STEP_EDITS;
+	start_step(j);
+	return j->failed ? -1 : 0;
+}
+
+void
+treeid_poll(struct treeid_job *j)
+{
+	while (!j->failed && j->step != STEP_DONE && git_done(&j->job))
+		end_step(j, j->job.status);
+}
+
+char *
+treeid_finish(struct treeid_job *j)
+{
+	char	*tree;
+
+	while (j->step != STEP_DONE && !j->failed) {
+		if (j->job.done && j->job.status == -1) {
+			j->failed = 1;
+			break;
+		}
+		end_step(j, git_finish(&j->job));
+	}
+	if (!j->job.done)
+		(void)git_finish(&j->job);	/* failed: still reaped */
+	tree = j->failed ? NULL : j->tree;
+	if (tree != NULL)
+		j->tree = NULL;
+	return tree;
+}
+
+void
+treeid_free(struct treeid_job *j)
+{
+	static const char *const what[] = { "in", "out", "err", "tree",
+	    "index" };
+	size_t	 i;
+	char	*p;
+
+	if (!j->job.done)
+		(void)git_finish(&j->job);
+	for (i = 0; j->prefix != NULL && i < sizeof(what) / sizeof(*what);
+	    i++) {
+		p = path_of(j, what[i]);
+		(void)unlink(p);
+		free(p);
+	}
+	free(j->prefix);
+	free(j->index);
+	free(j->tree);
+	strv_free(&j->changed);
+	memset(j, 0, sizeof(*j));
+	j->job.done = 1;
 }
 
 char *
 treeid_compute(const struct treeid_req *q, const char *tag)
 {
-	struct git	 g;
-	struct strv	 args = STRV_INIT;
-	struct buf	 in = BUF_INIT, out = BUF_INIT;
-	char		*index, *tree = NULL;
-	size_t		 i;
-	int		 st;
+	struct treeid_job	 j;
+	char			*tree = NULL;
 
-	index = xasprintf("%s/index-%s", q->scratch, tag);
-	/* The copy keeps the index's mtime: git trusts an entry's stat
-	 * data only if the file is older than the index ("racily clean"
-	 * otherwise), and a fresh mtime would make it trust a same-size
-	 * edit it never looked at. */
-	if (q->index != NULL && fs_copy_file(q->index, index) == -1 &&
-	    errno != ENOENT) {
-		warn("cannot copy the index %s", fs_vis(q->index));
-		goto out;
-	}
-	scratch_git(q, index, &g);
-
-	if (q->edits != NULL && q->edits->n > 0) {
-		for (i = 0; i < q->edits->n; i++)
-			buf_add(&in, q->edits->v[i],
-			    strlen(q->edits->v[i]) + 1);
-		{
-			const char *const	a[] = { "update-index", "-z",
-			    "--index-info", NULL };
-
-			st = git_run(&g, a, 0, &in, NULL, NULL);
-		}
-		if (st != 0) {
-			if (st > 0)
-				warnx("git update-index failed on a "
-				    "temporary index: %s", git_error());
-			goto out;
-		}
-	}
-
-	/* The modes on disk, as the verification sees them, even where
-	 * git is told to ignore them (core.fileMode false). */
-	strv_push(&args, "-c");
-	strv_push(&args, "core.fileMode=true");
-	strv_push(&args, "add");
-	strv_push(&args, "-A");
-	if (q->force)
-		strv_push(&args, "-f");
-	strv_push(&args, "--");
-	strv_push(&args, ".");
-	for (i = 0; q->exclude != NULL && i < q->exclude->n; i++)
-		strv_pushf(&args, ":(exclude,literal)%s", q->exclude->v[i]);
-	st = git_run(&g, (const char *const *)args.v, 0, NULL, NULL, NULL);
-	if (st != 0) {
-		if (st > 0)
-			warnx("cannot compute the tree of %s: git add: %s",
-			    q->git->dir != NULL ? fs_vis(q->git->dir) : ".",
-			    git_error());
-		goto out;
-	}
-	{
-		const char *const	a[] = { "write-tree", NULL };
-
-		st = git_run(&g, a, 0, NULL, &out, NULL);
-	}
-	if (st != 0) {
-		if (st > 0)
-			warnx("git write-tree failed: %s", git_error());
-		goto out;
-	}
-	buf_rtrim(&out);
-	tree = buf_detach(&out);
-out:
-	(void)unlink(index);
-	free(index);
-	strv_free(&args);
-	buf_free(&in);
-	buf_free(&out);
+	if (treeid_start(&j, q, tag) == 0)
+		tree = treeid_finish(&j);
+	treeid_free(&j);
 	return tree;
 }
 
@@ -116,8 +296,10 @@ treeid_diff(const struct treeid_req *q, const char *a, const char *b,
 	struct buf		 out = BUF_INIT;
 	int			 st;
 
-	scratch_git(q, NULL, &g);
+	g = *q->git;
 	g.index = NULL;
+	g.objdir = q->objdir;
+	g.alternates = q->alternates;
 	st = git_run(&g, args, 0, NULL, &out, NULL);
 	if (st == 0)
 		strv_split_z(paths, out.data != NULL ? out.data : "",

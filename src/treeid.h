@@ -7,7 +7,7 @@
  *	struct treeid_req q = TREEID_INIT;
  *	q.git = &g;		where the working tree is (dir, gitdir, ...)
  *	q.index = path;		the index to start from (NULL: none)
- *	q.scratch = dir;	private directory for the temporary index
+ *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
  *	q.edits = &v;		update-index --index-info lines applied
@@ -17,7 +17,25 @@
  *				afresh), "0 0...0\tpath" removes one
  *	q.exclude = &x;		paths to leave out (may be NULL)
  *	q.force = 1;		add files that ignore rules match, too
+ *	q.trust = 1;		trust the index's stat data of every entry
+ *				(a fresh checkout is "racily clean" all
+ *				over): the caller has removed, with edits,
+ *				every path changed since it was written
+ *	q.sparse = 1;		a sparse checkout: add files outside its
+ *				patterns that are on disk too (git add
+ *				--sparse, which needs git 2.34)
+ *	q.base = commit;	also list, in job.changed, the paths whose
+ *				entries differ from that commit's
  *	char *tree = treeid_compute(&q, "src");	  NULL: failed, said why
+ *
+ * The same, in the background, while forge does other work:
+ *	struct treeid_job j;
+ *	treeid_start(&j, &q, "src");	(q must live until the end)
+ *	treeid_poll(&j);		moves it on, never waits (and must not
+ *					be called from within treeid_finish(),
+ *					as an idle hook could)
+ *	tree = treeid_finish(&j);	waits for it; the caller owns the id
+ *	treeid_free(&j);
  *
  *	treeid_diff(&q, a, b, &paths);	the paths whose entries differ
  */
@@ -36,10 +54,31 @@ struct treeid_req {
 	const struct strv	*edits;
 	const struct strv	*exclude;
 	int			 force;
+	int			 trust;
+	int			 sparse;
+	const char		*base;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0 }
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, \
+			  NULL }
 
+struct treeid_job {
+	struct treeid_req	 q;
+	struct git		 g;
+	struct git_job		 job;
+	char			*prefix;	/* of its temporary files */
+	char			*index;
+	int			 step;
+	int			 failed;
+	char			*tree;
+	struct strv		 changed;
+};
+
+int	 treeid_start(struct treeid_job *, const struct treeid_req *,
+	    const char *);
+void	 treeid_poll(struct treeid_job *);
+char	*treeid_finish(struct treeid_job *);
+void	 treeid_free(struct treeid_job *);
 char	*treeid_compute(const struct treeid_req *, const char *);
 int	 treeid_diff(const struct treeid_req *, const char *, const char *,
 	    struct strv *);
