@@ -45,6 +45,14 @@ struct snap_repo {
 	struct treeid_req src_req;	/* the source's tree, computed ... */
 	struct treeid_job src_job;	/* ... while the copy is built */
 	int		 src_started;
+	struct git	 dst_git;
+	struct strv	 prep_edits;	/* the copy's index, made ready ... */
+	struct treeid_req prep_req;	/* ... for its side of the proof ... */
+	struct treeid_job prep_job;	/* ... as soon as the source's is */
+	int		 prep_started;
+	char		*dst_index;
+	int		 index_ready;	/* nothing more will write it */
+	size_t		 id;		/* names its temporary files */
 	struct nested	*nested;	/* nested repositories found */
 	size_t		 nnested;
 	int		 filemode;	/* core.fileMode */
@@ -69,6 +77,10 @@ sr_free(struct snap_repo *sr)
 
 	if (sr->src_started)
 		treeid_free(&sr->src_job);
+	if (sr->prep_started)
+		treeid_free(&sr->prep_job);
+	strv_free(&sr->prep_edits);
+	free(sr->dst_index);
 	for (i = 0; i < sr->nnested; i++) {
 		free(sr->nested[i].path);
 		free(sr->nested[i].gitdir);
@@ -670,9 +682,29 @@ start_source_proof(struct snapshot *s, struct snap_repo *sr,
 	sr->src_req.exclude = &sr->exclude;
 	sr->src_req.base = sr->head;
 	sr->src_req.sparse = sr->sparse;
-	snprintf(tag, sizeof(tag), "src%zu", s->nrepos);
+	sr->id = s->nrepos;
+	snprintf(tag, sizeof(tag), "src%zu", sr->id);
 	sr->src_started = 1;
 	return treeid_start(&sr->src_job, &sr->src_req, tag);
+}
+
+/* "0 <zeros>\tpath" lines removing each path, zeros as long as oid. */
+static void
+removals(struct strv *v, const struct strv *paths, size_t oidlen)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i, k;
+
+	for (i = 0; i < paths->n; i++) {
+		buf_reset(&b);
+		buf_adds(&b, "0 ");
+		for (k = 0; k < oidlen; k++)
+			buf_addc(&b, '0');
+		buf_addc(&b, '\t');
+		buf_adds(&b, paths->v[i]);
+		strv_push(v, b.data);
+	}
+	buf_free(&b);
 }
 
 /* Wait for (or, on a signal, end) the background proofs: the run's
@@ -682,11 +714,45 @@ stop_proofs(struct snapshot *s)
 {
 	size_t	i;
 
-	for (i = 0; i < s->nrepos; i++)
+	for (i = 0; i < s->nrepos; i++) {
 		if (s->repos[i]->src_started) {
 			treeid_free(&s->repos[i]->src_job);
 			s->repos[i]->src_started = 0;
 		}
+		if (s->repos[i]->prep_started) {
+			treeid_free(&s->repos[i]->prep_job);
+			s->repos[i]->prep_started = 0;
+		}
+	}
+}
+
+/*
+ * Once the source's side knows which paths differ from HEAD, and git is
+ * done with the copy's index, prepare that index for the copy's side:
+ * those paths' entries go (removals()).
+ */
+static void
+start_prep(struct snapshot *s, struct snap_repo *sr)
+{
+	char	tag[32];
+
+	if (sr->prep_started || !sr->index_ready || !sr->src_started ||
+	    !treeid_done(&sr->src_job) || sr->src_job.failed)
+		return;
+	removals(&sr->prep_edits, &sr->src_job.changed, strlen(sr->head));
+	dst_git(sr, &sr->dst_git);
+	sr->dst_index = xasprintf("%s/index", sr->dst_gitdir);
+	sr->prep_req.git = &sr->dst_git;
+	sr->prep_req.index = sr->dst_index;
+	sr->prep_req.scratch = s->rd->scratch;
+	sr->prep_req.objdir = s->rd->objects;
+	sr->prep_req.alternates = sr->objects;
+	sr->prep_req.edits = &sr->prep_edits;
+	sr->prep_req.trust = 1;
+	sr->prep_req.edits_only = 1;
+	snprintf(tag, sizeof(tag), "prep%zu", sr->id);
+	sr->prep_started = 1;
+	(void)treeid_start(&sr->prep_job, &sr->prep_req, tag);
 }
 
 /* The snapshot being built, for the idle hook (spawn_set_idle()). */
@@ -705,11 +771,17 @@ idle_proofs(void)
 static void
 poll_proofs(struct snapshot *s)
 {
-	size_t	i;
+	struct snap_repo	*sr;
+	size_t			 i;
 
-	for (i = 0; i < s->nrepos; i++)
-		if (s->repos[i]->src_started)
-			treeid_poll(&s->repos[i]->src_job);
+	for (i = 0; i < s->nrepos; i++) {
+		sr = s->repos[i];
+		if (sr->src_started)
+			treeid_poll(&sr->src_job);
+		start_prep(s, sr);
+		if (sr->prep_started)
+			treeid_poll(&sr->prep_job);
+	}
 }
 
 static int
@@ -747,6 +819,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	poll_proofs(s);
 	if (sr->sparse && unsparse(sr, &l) == -1)
 		goto out;
+	sr->index_ready = 1;
 	s->ms[SNAP_CHECKOUT] += spawn_now_ms() - t;
 	sig_test_stall("checkout");
 	t = spawn_now_ms();
@@ -787,19 +860,21 @@ not_before(const struct timespec *a, const struct timespec *b)
 }
 
 /*
- * The tracked paths of the copy changed since its checkout, whatever
- * changed them: every change sets a file's ctime to the present, which
- * nobody can set back, so a ctime before the checkout's end means that
- * the file is as git wrote it -- and as git's stat data says.
+ * The tracked paths of the copy changed since its checkout, other than
+ * the expected ones (sorted, as git lists them), whatever changed them:
+ * every change sets a file's ctime to the present, which nobody can set
+ * back, so a ctime before the checkout's end means that the file is as
+ * git wrote it -- and as git's stat data says.
  */
 static void
-touched_since_checkout(const struct snap_repo *sr, struct strv *paths)
+touched_since_checkout(const struct snap_repo *sr, struct strv *paths,
+    const struct strv *expected, struct treeid_job *job)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT;
 	const char	*path, *slash;
-	size_t		 i, dlen;
-	int		 root, dir = -1;
+	size_t		 i, k = 0, dlen;
+	int		 root, dir = -1, c;
 
 	if ((root = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return;		/* then git add finds what is missing */
@@ -807,7 +882,15 @@ touched_since_checkout(const struct snap_repo *sr, struct strv *paths)
 	/* One lookup per file: its directory is opened once for all of
 	 * its files, which the list holds together. */
 	for (i = 0; i < sr->tracked.n; i++) {
+		/* The job's next step starts as soon as its last ends. */
+		if ((i & 255) == 0)
+			treeid_poll(job);
 		path = sr->tracked.v[i];
+		for (c = 1; k < expected->n &&
+		    (c = strcmp(expected->v[k], path)) < 0; k++)
+			;
+		if (c == 0)
+			continue;	/* forge wrote it: git looks anyway */
 		slash = strrchr(path, '/');
 		dlen = slash != NULL ? (size_t)(slash - path) : 0;
 		if (dir == -1 || cur.len != dlen ||
@@ -832,29 +915,11 @@ touched_since_checkout(const struct snap_repo *sr, struct strv *paths)
 	buf_free(&cur);
 }
 
-/* "0 <zeros>\tpath" lines removing each path, zeros as long as oid. */
-static void
-removals(struct strv *v, const struct strv *paths, size_t oidlen)
-{
-	struct buf	b = BUF_INIT;
-	size_t		i, k;
-
-	for (i = 0; i < paths->n; i++) {
-		buf_reset(&b);
-		buf_adds(&b, "0 ");
-		for (k = 0; k < oidlen; k++)
-			buf_addc(&b, '0');
-		buf_addc(&b, '\t');
-		buf_adds(&b, paths->v[i]);
-		strv_push(v, b.data);
-	}
-	buf_free(&b);
-}
-
 static int
 prove(struct snapshot *s)
 {
 	struct treeid_req	 q = TREEID_INIT;
+	struct treeid_job	 job;
 	struct snap_repo	*sr;
 	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
 	struct git		 g;
@@ -872,20 +937,21 @@ prove(struct snapshot *s)
 		 * The copy's index is its checkout's, and git wrote it with
 		 * the files: all "racily clean", that recent, and git would
 		 * read every one of them again.  Instead, the entries of
-		 * the paths where the source differs from HEAD, and of any
-		 * file changed since the checkout, go, and git looks at
-		 * those afresh; the stat data of the rest is trusted.
-		 * Nothing git ignores is ever in the copy, so a tracked
-		 * file that an ignore rule matches counts there too (-f).
+		 * the paths where the source differs from HEAD, which forge
+		 * wrote, go, and git looks at those afresh; the stat data
+		 * of the rest is trusted -- once forge has seen that no
+		 * other file changed since the checkout, which it does
+		 * while git works.  Nothing git ignores is ever in the
+		 * copy, so a tracked file that an ignore rule matches
+		 * counts there too (-f).
 		 */
+		/* The prepared index: usually ready by now. */
+		start_prep(s, sr);
+		if (!sr->prep_started ||
+		    (ci = treeid_finish(&sr->prep_job)) == NULL)
+			goto fail;
 		strv_clear(&edits);
-		strv_clear(&paths);
-		touched_since_checkout(sr, &paths);
-		removals(&edits, &sr->src_job.changed, strlen(sr->head));
-		removals(&edits, &paths, strlen(sr->head));
-		strv_clear(&paths);
 		dst_git(sr, &g);
-		ci = xasprintf("%s/index", sr->dst_gitdir);
 		q.git = &g;
 		q.index = ci;
 		q.scratch = s->rd->scratch;
@@ -897,7 +963,21 @@ prove(struct snapshot *s)
 		q.trust = 1;
 		q.sparse = sr->sparse;
 		snprintf(tag, sizeof(tag), "copy%zu", i);
-		b = treeid_compute(&q, tag);
+		if (treeid_start(&job, &q, tag) == 0) {
+			strv_clear(&paths);
+			touched_since_checkout(sr, &paths, &sr->src_job.changed,
+			    &job);
+			b = treeid_finish(&job);
+		}
+		treeid_free(&job);
+		if (b != NULL && paths.n > 0) {
+			/* Something else changed too: look at it as well. */
+			free(b);
+			removals(&edits, &paths, strlen(sr->head));
+			snprintf(tag, sizeof(tag), "copy%zu-again", i);
+			b = treeid_compute(&q, tag);
+		}
+		strv_clear(&paths);
 		free(ci);
 		if (b == NULL)
 			goto fail;

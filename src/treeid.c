@@ -77,6 +77,10 @@ start_step(struct treeid_job *j)
 			j->step++;
 			continue;
 		}
+		if (j->step == STEP_ADD && j->q.edits_only) {
+			j->step = STEP_DONE;
+			break;
+		}
 		if (j->step == STEP_CHANGED && j->q.base == NULL)
 			j->step++;
 		break;
@@ -230,6 +234,12 @@ treeid_poll(struct treeid_job *j)
 		end_step(j, j->job.status);
 }
 
+int
+treeid_done(const struct treeid_job *j)
+{
+	return j->failed || j->step == STEP_DONE;
+}
+
 char *
 treeid_finish(struct treeid_job *j)
 {
@@ -244,9 +254,12 @@ treeid_finish(struct treeid_job *j)
 	}
 	if (!j->job.done)
 		(void)git_finish(&j->job);	/* failed: still reaped */
-	tree = j->failed ? NULL : j->tree;
-	if (tree != NULL)
-		j->tree = NULL;
+	if (j->failed)
+		return NULL;
+	if (j->q.edits_only)
+		return xstrdup(j->index);	/* a non-NULL "done" */
+	tree = j->tree;
+	j->tree = NULL;
 	return tree;
 }
 

@@ -26,6 +26,8 @@
  *				--sparse, which needs git 2.34)
  *	q.base = commit;	also list, in job.changed, the paths whose
  *				entries differ from that commit's
+ *	q.edits_only = 1;	stop after the edits: job.index is then an
+ *				index for another request to start from
  *	char *tree = treeid_compute(&q, "src");	  NULL: failed, said why
  *
  * The same, in the background, while forge does other work:
@@ -35,6 +37,7 @@
  *					be called from within treeid_finish(),
  *					as an idle hook could)
  *	tree = treeid_finish(&j);	waits for it; the caller owns the id
+ *	treeid_done(&j)			has it ended (well or not)?
  *	treeid_free(&j);
  *
  *	treeid_diff(&q, a, b, &paths);	the paths whose entries differ
@@ -57,10 +60,11 @@ struct treeid_req {
 	int			 trust;
 	int			 sparse;
 	const char		*base;
+	int			 edits_only;
 };
 
 #define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, \
-			  NULL }
+			  NULL, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;
@@ -77,6 +81,7 @@ struct treeid_job {
 int	 treeid_start(struct treeid_job *, const struct treeid_req *,
 	    const char *);
 void	 treeid_poll(struct treeid_job *);
+int	 treeid_done(const struct treeid_job *);
 char	*treeid_finish(struct treeid_job *);
 void	 treeid_free(struct treeid_job *);
 char	*treeid_compute(const struct treeid_req *, const char *);
