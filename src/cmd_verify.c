@@ -138,6 +138,14 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	return 0;
 }
 
+/* What forge was doing, should it fail there (ERROR's "failed"). */
+static void
+reason(struct run *r, const char *what)
+{
+	free(r->failed);
+	r->failed = what != NULL ? xstrdup(what) : NULL;
+}
+
 static void
 free_steps(struct run *r)
 {
@@ -552,10 +560,12 @@ cmd_verify(int argc, char **argv)
 
 	r.verdict = VERDICT_ERROR;
 	r.status = EXIT_FORGE;
+	r.failed = xstrdup("forge could not create its run directory");
 	if (rundir_open(&r.rd, ctx.repo.common) == -1)
 		goto done;
 	r.have_rd = 1;
 	if (o.change != NULL) {
+		reason(&r, "forge could not report the change");
 		if (change_compute(&r.change, &ctx.repo, o.change, &r.rd) ==
 		    -1)
 			goto done;
@@ -566,6 +576,7 @@ cmd_verify(int argc, char **argv)
 		fprintf(stderr, "forge: isolated: running verification in an "
 		    "ephemeral copy (working tree untouched)\n");
 		r.have_snap = 1;
+		reason(&r, "forge could not build and prove the copy");
 		if (snapshot_create(&r.snap, &r.rd, &ctx.repo, r.check ? 0 :
 		    SNAP_NOCHECK) == -1)
 			goto done;
@@ -576,10 +587,12 @@ cmd_verify(int argc, char **argv)
 	} else {
 		fprintf(stderr, "forge: in place: running verification in "
 		    "the working tree itself\n");
+		reason(&r, "forge could not compute the working tree's id");
 		if (r.check && (r.tree = snapshot_source_tree(&r.rd,
 		    &ctx.repo)) == NULL)
 			goto done;
 	}
+	reason(&r, NULL);
 	if (o.verbose && r.tree != NULL)
 		fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n", r.tree,
 		    ctx.repo.head);
@@ -589,6 +602,7 @@ done:
 		r.verdict = VERDICT_INTERRUPTED;
 		r.signo = sig_pending();
 		r.status = 128 + r.signo;
+		reason(&r, NULL);
 	}
 	if (r.have_rd) {
 		if (keep && r.have_snap && r.verdict != VERDICT_INTERRUPTED &&

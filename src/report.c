@@ -146,9 +146,12 @@ event_row(const struct jv *ev, struct buf *b)
 		else if (strcmp(type, "breaker-reset") == 0)
 			buf_addf(&note, "streak was %lld", jv_num(jv_get(ev,
 			    "streak_was"), 0));
-		else if (strcmp(type, "reclaim") == 0)
-			buf_addf(&note, "%lld left-over copies removed",
-			    jv_num(jv_get(ev, "count"), 0));
+		else if (strcmp(type, "reclaim") == 0) {
+			long long	n = jv_num(jv_get(ev, "count"), 0);
+
+			buf_addf(&note, "%lld left-over cop%s removed", n,
+			    n == 1 ? "y" : "ies");
+		}
 	}
 	buf_adds(b, note.len ? note.data : "");
 	buf_rtrim(b);

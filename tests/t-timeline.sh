@@ -63,6 +63,8 @@ fake_git "$T/bad" '[ "$SUB" = apply ] && exit 1; exec "$REAL_GIT" "$@"'
 PATH="$T/bad:$PATH" run_forge verify --isolated -- true
 is "a patch that fails is an ERROR event" \
     "$(tail -n 1 "$tl" | "$JSONPICK" verdict status)" "ERROR	125"
+is "that says where forge failed" "$(tail -n 1 "$tl" | "$JSONPICK" failed)" \
+    "forge could not build and prove the copy"
 FORGE_TEST_STALL=untracked start_forge "$T/int.err" verify --isolated -- true
 wait_for 30 grep -q 'test stall' "$T/int.err"
 kill -TERM "$forge_pid"
