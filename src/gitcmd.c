@@ -144,16 +144,6 @@ git_lock_busy(const char *err)
 	    strstr(p, "/worktrees/") != NULL;
 }
 
-static void
-stream(struct spawn_stream *s, int fd, int write, struct buf *b, int relay)
-{
-	memset(s, 0, sizeof(*s));
-	s->fd = fd;
-	s->write = write;
-	s->buf = b;
-	s->relay_to = relay;
-}
-
 static int
 run_once(const struct git *g, const char *const *args, int flags,
     const struct buf *in, struct buf *out, struct buf *err)
@@ -187,11 +177,11 @@ run_once(const struct git *g, const char *const *args, int flags,
 	}
 	if (in != NULL) {
 		buf_add(&inb, in->data, in->len);
-		stream(&st[n++], sp.in, 1, &inb, -1);
+		spawn_stream_init(&st[n++], sp.in, 1, &inb, -1);
 	}
-	stream(&st[n++], sp.out, 0, out != NULL ? out : &junk,
+	spawn_stream_init(&st[n++], sp.out, 0, out != NULL ? out : &junk,
 	    out != NULL ? -1 : -2);
-	stream(&st[n++], sp.err, 0, err, -1);
+	spawn_stream_init(&st[n++], sp.err, 0, err, -1);
 	ioerr = spawn_io(st, n);
 	while (n-- > 0)
 		if (st[n].fd != -1)

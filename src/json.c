@@ -362,6 +362,16 @@ new_value(enum jv_type t)
 	return v;
 }
 
+static size_t
+skip_digits(struct reader *r)
+{
+	size_t	n = 0;
+
+	while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
+		r->p++, n++;
+	return n;
+}
+
 static struct jv *
 parse_number(struct reader *r)
 {
@@ -388,22 +398,17 @@ parse_number(struct reader *r)
 	}
 	if (digits == 0 || (digits > 1 && start[neg] == '0'))
 		return NULL;
+	/* A fraction and an exponent are read, and dropped. */
 	if (r->p < r->end && *r->p == '.') {
 		r->p++;
-		digits = 0;
-		while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
-			r->p++, digits++;
-		if (digits == 0)
+		if (skip_digits(r) == 0)
 			return NULL;
 	}
 	if (r->p < r->end && (*r->p == 'e' || *r->p == 'E')) {
 		r->p++;
 		if (r->p < r->end && (*r->p == '+' || *r->p == '-'))
 			r->p++;
-		digits = 0;
-		while (r->p < r->end && *r->p >= '0' && *r->p <= '9')
-			r->p++, digits++;
-		if (digits == 0)
+		if (skip_digits(r) == 0)
 			return NULL;
 	}
 	v = new_value(JV_NUM);

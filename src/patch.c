@@ -31,16 +31,6 @@ static const char *const apply_args[] = {
 };
 
 static void
-stream(struct spawn_stream *st, int fd, int write, struct buf *b, int relay)
-{
-	memset(st, 0, sizeof(*st));
-	st->fd = fd;
-	st->write = write;
-	st->buf = b;
-	st->relay_to = relay;
-}
-
-static void
 prepare(struct spawn *sp, struct strv *argv, struct strv *env,
     const struct git *g, const char *const *args)
 {
@@ -90,9 +80,9 @@ replay(const struct git *src, const struct git *dst, const char *head,
 		goto out;
 	}
 
-	stream(&st[0], dsp.out, 0, &rd, -1);
+	spawn_stream_init(&st[0], dsp.out, 0, &rd, -1);
 	st[0].stop_on_data = 1;
-	stream(&st[1], dsp.err, 0, &derr, -1);
+	spawn_stream_init(&st[1], dsp.err, 0, &derr, -1);
 	n = 2;
 	if ((r = spawn_io(st, n)) == 1) {
 		/* There is a patch: only now is git apply worth running. */
@@ -106,9 +96,9 @@ replay(const struct git *src, const struct git *dst, const char *head,
 			buf_reset(&rd);
 			st[0].stop_on_data = 0;
 			st[0].relay_to = 2;
-			stream(&st[2], asp.in, 1, &pipe_buf, -1);
-			stream(&st[3], asp.out, 0, &junk, -2);
-			stream(&st[4], asp.err, 0, aerr, -1);
+			spawn_stream_init(&st[2], asp.in, 1, &pipe_buf, -1);
+			spawn_stream_init(&st[3], asp.out, 0, &junk, -2);
+			spawn_stream_init(&st[4], asp.err, 0, aerr, -1);
 			n = 5;
 			r = spawn_io(st, n);
 		}

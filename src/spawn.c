@@ -589,6 +589,17 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 	return 0;
 }
 
+void
+spawn_stream_init(struct spawn_stream *st, int fd, int write, struct buf *b,
+    int relay)
+{
+	memset(st, 0, sizeof(*st));
+	st->fd = fd;
+	st->write = write;
+	st->buf = b;
+	st->relay_to = relay;
+}
+
 static void
 close_stream(struct spawn_stream *s)
 {

@@ -107,6 +107,9 @@ struct spawn_stream {
 					   soon as this stream has data */
 };
 
+/* A stream on fd: read into b (relay -1: keep; -2: discard; or the
+ * index of a write stream), or with write, write b out. */
+void	spawn_stream_init(struct spawn_stream *, int, int, struct buf *, int);
 int	spawn_start(struct spawn *);
 int	spawn_wait(struct spawn *, const struct spawn_limit *,
 	    struct spawn_exit *);
