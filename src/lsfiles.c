@@ -18,6 +18,7 @@ lsfiles_free(struct lsfiles *l)
 	strv_free(&l->nested);
 	strv_free(&l->flagged);
 	strv_free(&l->tracked);
+	strv_free(&l->entries);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -69,7 +70,7 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 				goto len;
 			}
 			strv_pushn(&l->tracked, path, plen);
-			if (tag == 'S' || islower(tag)) {
+			{
 				struct buf	f = BUF_INIT;
 
 				/* "mode oid\tpath", as update-index takes */
@@ -77,7 +78,9 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 				    (rec + 2)));
 				buf_addc(&f, '\t');
 				buf_add(&f, path, plen);
-				strv_push(&l->flagged, f.data);
+				strv_push(&l->entries, f.data);
+				if (tag == 'S' || islower(tag))
+					strv_push(&l->flagged, f.data);
 				buf_free(&f);
 			}
 			/* 's': skip-worktree and assume-unchanged. */

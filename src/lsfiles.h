@@ -24,6 +24,7 @@ struct lsfiles {
 	struct strv	 flagged;	/* "mode oid\tpath": skip-worktree or
 					   assume-unchanged */
 	struct strv	 tracked;	/* paths of stage-0 files and links */
+	struct strv	 entries;	/* ... and each one's "mode oid\tpath" */
 	size_t		 maxlen;	/* longest path */
 	int		 sparse;	/* some entry is skip-worktree */
 };

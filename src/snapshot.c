@@ -59,6 +59,7 @@ struct snap_repo {
 	int		 sparse;	/* a sparse checkout */
 	struct timespec	 checked_out;	/* when git worktree add was done */
 	struct strv	 tracked;	/* the source's tracked paths */
+	struct strv	 entries;	/* ... and their index entries */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -100,6 +101,7 @@ sr_free(struct snap_repo *sr)
 	strv_free(&sr->exclude);
 	strv_free(&sr->edits);
 	strv_free(&sr->tracked);
+	strv_free(&sr->entries);
 	free(sr);
 }
 
@@ -688,17 +690,39 @@ start_source_proof(struct snapshot *s, struct snap_repo *sr,
 	return treeid_start(&sr->src_job, &sr->src_req, tag);
 }
 
-/* "0 <zeros>\tpath" lines removing each path, zeros as long as oid. */
+/*
+ * The update-index --index-info lines that make git look at each path
+ * afresh in the copy: the source's own entry for it, without stat data
+ * (what git converts a file to can depend on the entry: line endings
+ * already in the index are kept), or "0 <zeros>\tpath", removing it,
+ * where the source's index has none.
+ */
 static void
-removals(struct strv *v, const struct strv *paths, size_t oidlen)
+removals(const struct snap_repo *sr, struct strv *v, const struct strv *paths)
 {
-	struct buf	b = BUF_INIT;
-	size_t		i, k;
+	struct buf	 b = BUF_INIT;
+	size_t		 i, lo, hi, mid, oidlen = strlen(sr->head);
+	int		 c, found;
 
 	for (i = 0; i < paths->n; i++) {
+		for (lo = 0, hi = sr->tracked.n, found = 0; lo < hi;) {
+			mid = lo + (hi - lo) / 2;
+			if ((c = strcmp(sr->tracked.v[mid], paths->v[i])) == 0) {
+				found = 1;
+				break;
+			}
+			if (c < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (found) {
+			strv_push(v, sr->entries.v[mid]);
+			continue;
+		}
 		buf_reset(&b);
 		buf_adds(&b, "0 ");
-		for (k = 0; k < oidlen; k++)
+		for (c = 0; (size_t)c < oidlen; c++)
 			buf_addc(&b, '0');
 		buf_addc(&b, '\t');
 		buf_adds(&b, paths->v[i]);
@@ -707,8 +731,6 @@ removals(struct strv *v, const struct strv *paths, size_t oidlen)
 	buf_free(&b);
 }
 
-/* Wait for (or, on a signal, end) the background proofs: the run's
- * directory they write in is about to go. */
 static void
 stop_proofs(struct snapshot *s)
 {
@@ -739,7 +761,7 @@ start_prep(struct snapshot *s, struct snap_repo *sr)
 	if (sr->prep_started || !sr->index_ready || !sr->src_started ||
 	    !treeid_done(&sr->src_job) || sr->src_job.failed)
 		return;
-	removals(&sr->prep_edits, &sr->src_job.changed, strlen(sr->head));
+	removals(sr, &sr->prep_edits, &sr->src_job.changed);
 	dst_git(sr, &sr->dst_git);
 	sr->dst_index = xasprintf("%s/index", sr->dst_gitdir);
 	sr->prep_req.git = &sr->dst_git;
@@ -808,6 +830,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	/* Kept for the proof: moved, not copied. */
 	sr->tracked = l.tracked;
 	memset(&l.tracked, 0, sizeof(l.tracked));
+	sr->entries = l.entries;
+	memset(&l.entries, 0, sizeof(l.entries));
 	if (s->check && start_source_proof(s, sr, &l) == -1)
 		goto out;
 	t = spawn_now_ms();
@@ -973,7 +997,7 @@ prove(struct snapshot *s)
 		if (b != NULL && paths.n > 0) {
 			/* Something else changed too: look at it as well. */
 			free(b);
-			removals(&edits, &paths, strlen(sr->head));
+			removals(sr, &edits, &paths);
 			snprintf(tag, sizeof(tag), "copy%zu-again", i);
 			b = treeid_compute(&q, tag);
 		}
