@@ -313,7 +313,7 @@ git_done(struct git_job *j)
 		return 1;
 	if (waitpid(j->sp.pid, &ws, WNOHANG) != j->sp.pid)
 		return 0;
-	spawn_reaped(&j->sp, ws);
+	spawn_reaped(&j->sp);
 	j->status = spawn_status(ws);
 	j->done = 1;
 	return 1;

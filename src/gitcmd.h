@@ -54,7 +54,6 @@ struct git {
 
 #define GIT_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL }
 
-#define GIT_QUIET	0x01	/* (kept for callers that expect failure) */
 #define GIT_RETRY	0x02
 #define GIT_USER_ENV	0x04	/* keep the caller's GIT_DIR and friends:
 				   for finding the repository, and only

@@ -458,7 +458,7 @@ prune(const struct strv *commons)
 			continue;
 		memset(&g, 0, sizeof(g));
 		g.gitdir = commons->v[i];
-		(void)git_run(&g, a, GIT_QUIET, NULL, NULL, NULL);
+		(void)git_run(&g, a, 0, NULL, NULL, NULL);
 	}
 }
 

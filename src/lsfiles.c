@@ -17,7 +17,6 @@ lsfiles_free(struct lsfiles *l)
 	strv_free(&l->untracked);
 	strv_free(&l->nested);
 	strv_free(&l->flagged);
-	strv_free(&l->tracked);
 	strv_free(&l->entries);
 	memset(l, 0, sizeof(*l));
 }
@@ -69,7 +68,6 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 				strv_pushn(&l->nested, path, plen);
 				goto len;
 			}
-			strv_pushn(&l->tracked, path, plen);
 			{
 				struct buf	f = BUF_INIT;
 

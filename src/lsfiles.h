@@ -23,8 +23,8 @@ struct lsfiles {
 	struct strv	 nested;	/* gitlinks and nested repositories */
 	struct strv	 flagged;	/* "mode oid\tpath": skip-worktree or
 					   assume-unchanged */
-	struct strv	 tracked;	/* paths of stage-0 files and links */
-	struct strv	 entries;	/* ... and each one's "mode oid\tpath" */
+	struct strv	 entries;	/* "mode oid\tpath" of each stage-0 file
+					   and link, in index order */
 	size_t		 maxlen;	/* longest path */
 	int		 sparse;	/* some entry is skip-worktree */
 };

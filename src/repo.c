@@ -58,7 +58,7 @@ repo_resolve_commit(const struct repo *r, const char *rev)
 		const char *const	a[] = { "rev-parse", "--verify", "-q",
 		    "--end-of-options", spec, NULL };
 
-		st = git_run(&g, a, GIT_QUIET, NULL, &out, NULL);
+		st = git_run(&g, a, 0, NULL, &out, NULL);
 	}
 	free(spec);
 	buf_rtrim(&out);

@@ -58,8 +58,7 @@ struct snap_repo {
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
 	struct timespec	 checked_out;	/* when git worktree add was done */
-	struct strv	 tracked;	/* the source's tracked paths */
-	struct strv	 entries;	/* ... and their index entries */
+	struct strv	 entries;	/* the source's index entries */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -100,7 +99,6 @@ sr_free(struct snap_repo *sr)
 	free(sr->rel);
 	strv_free(&sr->exclude);
 	strv_free(&sr->edits);
-	strv_free(&sr->tracked);
 	strv_free(&sr->entries);
 	free(sr);
 }
@@ -170,7 +168,7 @@ repo_settings(struct snap_repo *sr, int sparse)
 
 	src_git(sr, &g);
 	sr->filemode = 1;
-	(void)git_run(&g, a, GIT_QUIET, NULL, &out, NULL);
+	(void)git_run(&g, a, 0, NULL, &out, NULL);
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
 	    p += strlen(p) + 1) {
 		if ((nl = strchr(p, '\n')) == NULL)
@@ -219,7 +217,7 @@ no_space(struct snap_repo *sr, const char *dir, struct buf *why)
 	for (i = 0; a[i] != NULL; i++)
 		strv_push(&args, a[i]);
 	strv_push(&args, sr->head);
-	if (git_run(&g, (const char *const *)args.v, GIT_QUIET, NULL, &out,
+	if (git_run(&g, (const char *const *)args.v, 0, NULL, &out,
 	    NULL) != 0)
 		goto out;
 	/* "mode type oid size\tpath": the size is the fourth field. */
@@ -509,13 +507,15 @@ static int
 copy_modes(struct snap_repo *sr)
 {
 	struct stat	 sst, dst;
+	const char	*path;
 	char		*sp, *dp;
 	size_t		 i;
 	int		 ret = 0;
 
-	for (i = 0; i < sr->tracked.n && ret == 0; i++) {
-		sp = xasprintf("%s/%s", sr->src, sr->tracked.v[i]);
-		dp = xasprintf("%s/%s", sr->dst, sr->tracked.v[i]);
+	for (i = 0; i < sr->entries.n && ret == 0; i++) {
+		path = lsfiles_entry_path(sr->entries.v[i]);
+		sp = xasprintf("%s/%s", sr->src, path);
+		dp = xasprintf("%s/%s", sr->dst, path);
 		if (lstat(sp, &sst) == 0 && S_ISREG(sst.st_mode) &&
 		    lstat(dp, &dst) == 0 && S_ISREG(dst.st_mode) &&
 		    (sst.st_mode & 0111) != (dst.st_mode & 0111) &&
@@ -545,7 +545,7 @@ nested_repo(const char *dir, char **gitdir, char **common, char **head)
 
 	memset(&g, 0, sizeof(g));
 	g.dir = dir;
-	if (git_run(&g, a, GIT_QUIET, NULL, &out, NULL) != 0)
+	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
 		goto out;
 	p = out.data;
 	top = strsep(&p, "\n");
@@ -556,7 +556,7 @@ nested_repo(const char *dir, char **gitdir, char **common, char **head)
 	*gitdir = xstrdup(gd);
 	*common = xstrdup(cd);
 	buf_reset(&out);
-	if (git_run(&g, h, GIT_QUIET, NULL, &out, NULL) != 0) {
+	if (git_run(&g, h, 0, NULL, &out, NULL) != 0) {
 		free(*gitdir);
 		free(*common);
 		*gitdir = *common = NULL;
@@ -698,16 +698,18 @@ start_source_proof(struct snapshot *s, struct snap_repo *sr,
  * where the source's index has none.
  */
 static void
-removals(const struct snap_repo *sr, struct strv *v, const struct strv *paths)
+fresh_entries(const struct snap_repo *sr, struct strv *v,
+    const struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
 	size_t		 i, lo, hi, mid, oidlen = strlen(sr->head);
 	int		 c, found;
 
 	for (i = 0; i < paths->n; i++) {
-		for (lo = 0, hi = sr->tracked.n, found = 0; lo < hi;) {
+		for (lo = 0, hi = sr->entries.n, found = 0; lo < hi;) {
 			mid = lo + (hi - lo) / 2;
-			if ((c = strcmp(sr->tracked.v[mid], paths->v[i])) == 0) {
+			if ((c = strcmp(lsfiles_entry_path(sr->entries.v[mid]),
+			    paths->v[i])) == 0) {
 				found = 1;
 				break;
 			}
@@ -751,7 +753,7 @@ stop_proofs(struct snapshot *s)
 /*
  * Once the source's side knows which paths differ from HEAD, and git is
  * done with the copy's index, prepare that index for the copy's side:
- * those paths' entries go (removals()).
+ * those paths' entries lose their stat data (fresh_entries()).
  */
 static void
 start_prep(struct snapshot *s, struct snap_repo *sr)
@@ -761,7 +763,7 @@ start_prep(struct snapshot *s, struct snap_repo *sr)
 	if (sr->prep_started || !sr->index_ready || !sr->src_started ||
 	    !treeid_done(&sr->src_job) || sr->src_job.failed)
 		return;
-	removals(sr, &sr->prep_edits, &sr->src_job.changed);
+	fresh_entries(sr, &sr->prep_edits, &sr->src_job.changed);
 	dst_git(sr, &sr->dst_git);
 	sr->dst_index = xasprintf("%s/index", sr->dst_gitdir);
 	sr->prep_req.git = &sr->dst_git;
@@ -828,8 +830,6 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	find_nested(sr, &l);
 	/* Kept for the proof: moved, not copied. */
-	sr->tracked = l.tracked;
-	memset(&l.tracked, 0, sizeof(l.tracked));
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
 	if (s->check && start_source_proof(s, sr, &l) == -1)
@@ -905,11 +905,11 @@ touched_since_checkout(const struct snap_repo *sr, struct strv *paths,
 	buf_str(&cur);
 	/* One lookup per file: its directory is opened once for all of
 	 * its files, which the list holds together. */
-	for (i = 0; i < sr->tracked.n; i++) {
+	for (i = 0; i < sr->entries.n; i++) {
 		/* The job's next step starts as soon as its last ends. */
 		if ((i & 255) == 0)
 			treeid_poll(job);
-		path = sr->tracked.v[i];
+		path = lsfiles_entry_path(sr->entries.v[i]);
 		for (c = 1; k < expected->n &&
 		    (c = strcmp(expected->v[k], path)) < 0; k++)
 			;
@@ -997,7 +997,7 @@ prove(struct snapshot *s)
 		if (b != NULL && paths.n > 0) {
 			/* Something else changed too: look at it as well. */
 			free(b);
-			removals(sr, &edits, &paths);
+			fresh_entries(sr, &edits, &paths);
 			snprintf(tag, sizeof(tag), "copy%zu-again", i);
 			b = treeid_compute(&q, tag);
 		}

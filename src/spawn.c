@@ -85,9 +85,8 @@ spawn_now_ms(void)
 }
 
 void
-spawn_reaped(struct spawn *sp, int ws)
+spawn_reaped(struct spawn *sp)
 {
-	(void)ws;
 	live_del(sp->pid);
 	sp->pid = -1;
 }

@@ -117,9 +117,9 @@ int	spawn_wait(struct spawn *, const struct spawn_limit *,
  * (0), or a stop_on_data stream has data (1); -1 with errno EINTR if a
  * fatal signal came first.  Streams not finished are left open. */
 int	spawn_io(struct spawn_stream *, size_t);
-/* The child was reaped by the caller's own waitpid(2) with status ws:
- * forget it as spawn_wait() would. */
-void	spawn_reaped(struct spawn *, int);
+/* The child was reaped by the caller's own waitpid(2): forget it as
+ * spawn_wait() would. */
+void	spawn_reaped(struct spawn *);
 /* The shell's $? for a waitpid(2) status. */
 int	spawn_status(int);
 /* Find a program as execvp(3) would; the caller frees.  NULL, errno set. */
