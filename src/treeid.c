@@ -19,7 +19,10 @@
 #include "treeid.h"
 #include "xmalloc.h"
 
-enum { STEP_EDITS, STEP_ADD, STEP_WRITE, STEP_CHANGED, STEP_DONE };
+enum {
+	STEP_STAGED, STEP_VALID, STEP_EDITS, STEP_ADD, STEP_WRITE, STEP_CHANGED,
+	STEP_DONE
+};
 
 static char *
 path_of(const struct treeid_job *j, const char *what)
@@ -66,12 +69,22 @@ trust_index(struct treeid_job *j)
 static void
 start_step(struct treeid_job *j)
 {
+	const struct strv *lines;
 	struct strv	 args = STRV_INIT;
 	struct buf	 in = BUF_INIT;
 	char		*inp = NULL, *outp, *errp;
 	size_t		 i;
 
 	for (;;) {
+		if (j->step == STEP_STAGED && j->q.base == NULL) {
+			j->step++;
+			continue;
+		}
+		if (j->step == STEP_VALID && (j->q.valid == NULL ||
+		    j->q.valid->n == 0)) {
+			j->step++;
+			continue;
+		}
 		if (j->step == STEP_EDITS && (j->q.edits == NULL ||
 		    j->q.edits->n == 0)) {
 			j->step++;
@@ -87,21 +100,32 @@ start_step(struct treeid_job *j)
 	}
 	if (j->step == STEP_DONE)
 		return;
-	if (j->q.trust && j->step != STEP_CHANGED && trust_index(j) == -1) {
+	if (j->q.trust && j->step != STEP_STAGED && j->step != STEP_CHANGED &&
+	    trust_index(j) == -1) {
 		j->failed = 1;
 		goto out;
 	}
-	switch (j->step) {
-	case STEP_EDITS:
-		for (i = 0; i < j->q.edits->n; i++)
-			buf_add(&in, j->q.edits->v[i],
-			    strlen(j->q.edits->v[i]) + 1);
+	if (j->step == STEP_VALID || j->step == STEP_EDITS) {
+		lines = j->step == STEP_VALID ? j->q.valid : j->q.edits;
+		for (i = 0; i < lines->n; i++)
+			buf_add(&in, lines->v[i], strlen(lines->v[i]) + 1);
 		inp = path_of(j, "in");
 		if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
 			warn("cannot write %s", fs_vis(inp));
 			j->failed = 1;
 			goto out;
 		}
+	}
+	switch (j->step) {
+	case STEP_VALID:
+		/* Marks each entry: nothing that follows looks at its
+		 * file.  An entry that edits put back loses the mark. */
+		strv_push(&args, "update-index");
+		strv_push(&args, "--assume-unchanged");
+		strv_push(&args, "-z");
+		strv_push(&args, "--stdin");
+		break;
+	case STEP_EDITS:
 		strv_push(&args, "update-index");
 		strv_push(&args, "-z");
 		strv_push(&args, "--index-info");
@@ -111,6 +135,13 @@ start_step(struct treeid_job *j)
 		 * where git is told to ignore them (core.fileMode false). */
 		strv_push(&args, "-c");
 		strv_push(&args, "core.fileMode=true");
+		/* Preloading the index would lstat every entry in threads,
+		 * those marked as unchanged too, which git add itself
+		 * leaves alone. */
+		if (j->q.trust) {
+			strv_push(&args, "-c");
+			strv_push(&args, "core.preloadIndex=false");
+		}
 		strv_push(&args, "add");
 		strv_push(&args, "-A");
 		if (j->q.force)
@@ -130,6 +161,7 @@ start_step(struct treeid_job *j)
 		strv_push(&args, "write-tree");
 		strv_push(&args, "--missing-ok");
 		break;
+	case STEP_STAGED:
 	case STEP_CHANGED:
 		strv_push(&args, "-c");
 		strv_push(&args, "core.fileMode=true");
@@ -156,6 +188,7 @@ out:
 }
 
 static const char *const step_names[] = {
+	"git diff-index", "git update-index --assume-unchanged",
 	"git update-index", "git add", "git write-tree", "git diff-index"
 };
 
@@ -185,12 +218,13 @@ end_step(struct treeid_job *j, int st)
 			buf_rtrim(&b);
 			j->tree = buf_detach(&b);
 		}
-	} else if (j->step == STEP_CHANGED) {
+	} else if (j->step == STEP_STAGED || j->step == STEP_CHANGED) {
 		if (read_file(j, "out", &b) == -1) {
 			warn("cannot read the changed paths");
 			j->failed = 1;
 		} else
-			strv_split_z(&j->changed, b.data, b.len);
+			strv_split_z(j->step == STEP_STAGED ? &j->staged :
+			    &j->changed, b.data, b.len);
 	}
 	buf_free(&b);
 	if (!j->failed) {
@@ -222,7 +256,7 @@ treeid_start(struct treeid_job *j, const struct treeid_req *q,
 	j->g.index = j->index;
 	j->g.objdir = q->objdir;
 	j->g.alternates = q->alternates;
-	j->step = STEP_EDITS;
+	j->step = STEP_STAGED;
 	start_step(j);
 	return j->failed ? -1 : 0;
 }
@@ -282,6 +316,7 @@ treeid_free(struct treeid_job *j)
 	free(j->prefix);
 	free(j->index);
 	free(j->tree);
+	strv_free(&j->staged);
 	strv_free(&j->changed);
 	memset(j, 0, sizeof(*j));
 	j->job.done = 1;

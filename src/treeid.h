@@ -10,6 +10,10 @@
  *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
+ *	q.valid = &p;		paths whose entries git is to take as they
+ *				are, never looking at their files (marked
+ *				assume-unchanged), first: the caller vouches
+ *				for them, and each must be in the index
  *	q.edits = &v;		update-index --index-info lines applied
  *				to the temporary index first: "mode
  *				oid\tpath" puts an entry back without
@@ -20,12 +24,16 @@
  *	q.trust = 1;		trust the index's stat data of every entry
  *				(a fresh checkout is "racily clean" all
  *				over): the caller has removed, with edits,
- *				every path changed since it was written
+ *				every path changed since it was written; git
+ *				does not preload the index then, which would
+ *				look at the files of valid entries too
  *	q.sparse = 1;		a sparse checkout: add files outside its
  *				patterns that are on disk too (git add
  *				--sparse, which needs git 2.34)
  *	q.base = commit;	also list, in job.changed, the paths whose
- *				entries differ from that commit's
+ *				entries differ from that commit's, and in
+ *				job.staged, those that did in the index as
+ *				it was given
  *	q.edits_only = 1;	stop after the edits: job.index is then an
  *				index for another request to start from
  *	char *tree = treeid_compute(&q, "src");	  NULL: failed, said why
@@ -54,6 +62,7 @@ struct treeid_req {
 	const char		*scratch;
 	const char		*objdir;
 	const char		*alternates;
+	const struct strv	*valid;
 	const struct strv	*edits;
 	const struct strv	*exclude;
 	int			 force;
@@ -63,8 +72,8 @@ struct treeid_req {
 	int			 edits_only;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, \
-			  NULL, 0 }
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
+			  0, 0, NULL, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;
@@ -75,6 +84,7 @@ struct treeid_job {
 	int			 step;
 	int			 failed;
 	char			*tree;
+	struct strv		 staged;
 	struct strv		 changed;
 };
 

@@ -52,3 +52,9 @@ tests_check_gitcmd_SOURCES = tests/check_gitcmd.c $(UNITFS)
 tests_check_gitcmd_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_gitcmd_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_gitcmd_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_treeid
+tests_check_treeid_SOURCES = tests/check_treeid.c $(UNITFS)
+tests_check_treeid_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_treeid_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_treeid_LDADD = $(TEST_LIBS_COMMON)

@@ -1,0 +1,198 @@
+/*
+ * treeid.c, against the real git: the tree id of a working tree computed
+ * from a throwaway index, entries that git is to take as they are
+ * (valid), entries put back so that git looks again (edits), and the
+ * paths that differ from a base commit, in the index as given and in the
+ * tree.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gitcmd.h"
+#include "strv.h"
+#include "treeid.h"
+#include "unitfs.h"
+
+static char	*repo, *gitdir, *objects, *scratch, *objdir;
+
+/* What a shell command in the repository prints, trailing newline cut. */
+static char *
+sh(const char *fmt, const char *arg)
+{
+	char	 cmd[2048], out[512];
+	FILE	*fp;
+	size_t	 n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
+	n = strlen(cmd);
+	snprintf(cmd + n, sizeof(cmd) - n, fmt, arg);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	n = fread(out, 1, sizeof(out) - 1, fp);
+	ck_assert_int_eq(pclose(fp), 0);
+	out[n] = '\0';
+	while (n > 0 && out[n - 1] == '\n')
+		out[--n] = '\0';
+	return strdup(out);
+}
+
+static char *
+blob(const char *text)
+{
+	return sh("printf %%s '%s' | git hash-object -w --stdin", text);
+}
+
+/* The tree of a.txt and b.txt with these contents. */
+static char *
+tree_of(const char *a, const char *b)
+{
+	char	*ba = blob(a), *bb = blob(b), *list, *t;
+
+	ck_assert_int_ne(asprintf(&list, "100644 blob %s\ta.txt\n"
+	    "100644 blob %s\tb.txt\n", ba, bb), -1);
+	t = sh("printf '%s' | git mktree", list);
+	free(ba);
+	free(bb);
+	free(list);
+	return t;
+}
+
+/*
+ * A repository with a.txt and b.txt committed, then both rewritten in
+ * place with their sizes kept, and c.txt staged as new and deleted.
+ */
+static void
+setup_repo(void)
+{
+	char	*base, *t;
+
+	ck_assert_int_eq(git_init(), 0);
+	base = unitfs_dir("t");
+	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
+	ck_assert_int_ne(asprintf(&gitdir, "%s/.git", repo), -1);
+	ck_assert_int_ne(asprintf(&objects, "%s/objects", gitdir), -1);
+	ck_assert_int_ne(asprintf(&scratch, "%s/scratch", base), -1);
+	ck_assert_int_ne(asprintf(&objdir, "%s/objdir", base), -1);
+	ck_assert_int_ne(asprintf(&t, "git init -q '%s' && mkdir '%s' '%s'",
+	    repo, scratch, objdir), -1);
+	ck_assert_int_eq(system(t), 0);
+	free(t);
+	free(sh("%sprintf 'aaaa\\n' >a.txt && printf 'bbbb\\n' >b.txt && "
+	    "git add a.txt b.txt && git -c user.name=t -c user.email=t@t "
+	    "commit -q -m t && printf 'c\\n' >c.txt && git add c.txt && "
+	    "rm c.txt && printf 'AAAA\\n' >a.txt && printf 'BBBB\\n' >b.txt",
+	    ""));
+	free(base);
+}
+
+static void
+request(struct treeid_req *q, struct git *g)
+{
+	*g = (struct git)GIT_INIT;
+	g->dir = repo;
+	g->gitdir = gitdir;
+	*q = (struct treeid_req)TREEID_INIT;
+	q->git = g;
+	q->index = NULL;
+	q->scratch = scratch;
+	q->objdir = objdir;
+	q->alternates = objects;
+}
+
+/* Every file is looked at; the base's differences are listed. */
+START_TEST(t_tree)
+{
+	struct treeid_req	 q;
+	struct treeid_job	 j;
+	struct git		 g;
+	char			*tree, *want, *index;
+
+	setup_repo();
+	request(&q, &g);
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	q.index = index;
+	q.base = "HEAD";
+	ck_assert_int_eq(treeid_start(&j, &q, "t"), 0);
+	tree = treeid_finish(&j);
+	want = tree_of("AAAA\n", "BBBB\n");
+	ck_assert_str_eq(tree, want);
+	/* c.txt differs from HEAD in the index as given, not in the tree. */
+	ck_assert_uint_eq(j.staged.n, 1);
+	ck_assert_str_eq(j.staged.v[0], "c.txt");
+	ck_assert_uint_eq(j.changed.n, 2);
+	ck_assert_str_eq(j.changed.v[0], "a.txt");
+	ck_assert_str_eq(j.changed.v[1], "b.txt");
+	treeid_free(&j);
+	/* The repository's own index is as it was. */
+	free(tree);
+	tree = sh("%sgit ls-files -s | wc -l", "");
+	ck_assert_str_eq(tree, "3");
+	free(tree);
+	free(want);
+	free(index);
+}
+END_TEST
+
+/* A valid entry is taken as it is; an edit makes git look again. */
+START_TEST(t_valid)
+{
+	struct treeid_req	 q;
+	struct git		 g;
+	struct strv		 valid = STRV_INIT, edits = STRV_INIT;
+	char			*tree, *want, *index, *head_a;
+
+	setup_repo();
+	/* An index of HEAD, as a checkout leaves it. */
+	ck_assert_int_ne(asprintf(&index, "%s/head-index", scratch), -1);
+	free(sh("GIT_INDEX_FILE='%s' git read-tree HEAD", index));
+	request(&q, &g);
+	q.index = index;
+	strv_push(&valid, "a.txt");
+	q.valid = &valid;
+	tree = treeid_compute(&q, "valid");
+	want = tree_of("aaaa\n", "BBBB\n");
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	/* The entry put back loses the mark. */
+	head_a = sh("git rev-parse HEAD:a.txt%s", "");
+	strv_pushf(&edits, "100644 %s\ta.txt", head_a);
+	q.edits = &edits;
+	tree = treeid_compute(&q, "edited");
+	want = tree_of("AAAA\n", "BBBB\n");
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	/* A path that is not in the index cannot be marked. */
+	strv_push(&valid, "c.txt");
+	q.edits = NULL;
+	ck_assert_ptr_null(treeid_compute(&q, "missing"));
+	strv_free(&valid);
+	strv_free(&edits);
+	free(head_a);
+	free(index);
+}
+END_TEST
+
+static Suite *
+treeid_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("treeid");
+	tc = tcase_create("git");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_tree);
+	tcase_add_test(tc, t_valid);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(treeid_suite)
