@@ -46,7 +46,8 @@ struct snap_repo {
 	struct treeid_job src_job;	/* ... while the copy is built */
 	int		 src_started;
 	struct git	 dst_git;
-	struct strv	 prep_edits;	/* the copy's index, made ready ... */
+	struct strv	 prep_valid;	/* the copy's index, made ready ... */
+	struct strv	 prep_edits;
 	struct treeid_req prep_req;	/* ... for its side of the proof ... */
 	struct treeid_job prep_job;	/* ... as soon as the source's is */
 	int		 prep_started;
@@ -79,6 +80,7 @@ sr_free(struct snap_repo *sr)
 		treeid_free(&sr->src_job);
 	if (sr->prep_started)
 		treeid_free(&sr->prep_job);
+	strv_free(&sr->prep_valid);
 	strv_free(&sr->prep_edits);
 	free(sr->dst_index);
 	for (i = 0; i < sr->nnested; i++) {
@@ -733,6 +735,43 @@ fresh_entries(const struct snap_repo *sr, struct strv *v,
 	buf_free(&b);
 }
 
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The paths whose entries are the same in HEAD, in the source's index and
+ * in the source's tree, so that the copy's index has them as the checkout
+ * wrote them: the source's entries, less those that differ from HEAD in
+ * its index (a new file staged and then deleted is in neither HEAD nor
+ * the tree) or in its tree.  A sparse checkout's index may hold a whole
+ * directory in one entry; there, none.
+ */
+static void
+unchanged_entries(const struct snap_repo *sr, struct strv *v)
+{
+	const struct strv	 *staged = &sr->src_job.staged;
+	const struct strv	 *changed = &sr->src_job.changed;
+	char			**not;
+	const char		 *path;
+	size_t			  i, n = staged->n + changed->n;
+
+	if (sr->sparse)
+		return;
+	not = xcalloc(n + 1, sizeof(*not));
+	memcpy(not, staged->v, staged->n * sizeof(*not));
+	memcpy(not + staged->n, changed->v, changed->n * sizeof(*not));
+	qsort(not, n, sizeof(*not), cmp_str);
+	for (i = 0; i < sr->entries.n; i++) {
+		path = lsfiles_entry_path(sr->entries.v[i]);
+		if (bsearch(&path, not, n, sizeof(*not), cmp_str) == NULL)
+			strv_push(v, path);
+	}
+	free(not);
+}
+
 static void
 stop_proofs(struct snapshot *s)
 {
@@ -753,7 +792,9 @@ stop_proofs(struct snapshot *s)
 /*
  * Once the source's side knows which paths differ from HEAD, and git is
  * done with the copy's index, prepare that index for the copy's side:
- * those paths' entries lose their stat data (fresh_entries()).
+ * those paths' entries lose their stat data (fresh_entries()), and the
+ * others are marked as unchanged, so that git never looks at their
+ * files -- forge does, in touched_since_checkout().
  */
 static void
 start_prep(struct snapshot *s, struct snap_repo *sr)
@@ -763,6 +804,7 @@ start_prep(struct snapshot *s, struct snap_repo *sr)
 	if (sr->prep_started || !sr->index_ready || !sr->src_started ||
 	    !treeid_done(&sr->src_job) || sr->src_job.failed)
 		return;
+	unchanged_entries(sr, &sr->prep_valid);
 	fresh_entries(sr, &sr->prep_edits, &sr->src_job.changed);
 	dst_git(sr, &sr->dst_git);
 	sr->dst_index = xasprintf("%s/index", sr->dst_gitdir);
@@ -771,6 +813,7 @@ start_prep(struct snapshot *s, struct snap_repo *sr)
 	sr->prep_req.scratch = s->rd->scratch;
 	sr->prep_req.objdir = s->rd->objects;
 	sr->prep_req.alternates = sr->objects;
+	sr->prep_req.valid = &sr->prep_valid;
 	sr->prep_req.edits = &sr->prep_edits;
 	sr->prep_req.trust = 1;
 	sr->prep_req.edits_only = 1;
@@ -888,7 +931,8 @@ not_before(const struct timespec *a, const struct timespec *b)
  * the expected ones (sorted, as git lists them), whatever changed them:
  * every change sets a file's ctime to the present, which nobody can set
  * back, so a ctime before the checkout's end means that the file is as
- * git wrote it -- and as git's stat data says.
+ * git wrote it -- and as its index entry says.  A path that is gone, or
+ * that cannot be looked at, counts as changed: git is to look at it.
  */
 static void
 touched_since_checkout(const struct snap_repo *sr, struct strv *paths,
@@ -900,8 +944,7 @@ touched_since_checkout(const struct snap_repo *sr, struct strv *paths,
 	size_t		 i, k = 0, dlen;
 	int		 root, dir = -1, c;
 
-	if ((root = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return;		/* then git add finds what is missing */
+	root = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	buf_str(&cur);
 	/* One lookup per file: its directory is opened once for all of
 	 * its files, which the list holds together. */
@@ -923,19 +966,25 @@ touched_since_checkout(const struct snap_repo *sr, struct strv *paths,
 				close(dir);
 			buf_reset(&cur);
 			buf_add(&cur, path, dlen);
-			dir = dlen == 0 ? root : fs_open_dir(root, cur.data, 0,
-			    0);
+			dir = dlen == 0 || root == -1 ? root :
+			    fs_open_dir(root, cur.data, 0, 0);
 		}
 		if (dir == -1 || fstatat(dir, slash != NULL ? slash + 1 : path,
-		    &st, AT_SYMLINK_NOFOLLOW) == -1)
-			continue;	/* gone: git add sees that too */
+		    &st, AT_SYMLINK_NOFOLLOW) == -1) {
+			/* In a sparse checkout, where git looks at every
+			 * file, paths outside the patterns are gone. */
+			if (!sr->sparse)
+				strv_push(paths, path);
+			continue;
+		}
 		if (not_before(&st.st_ctim, &sr->checked_out) ||
 		    not_before(&st.st_mtim, &sr->checked_out))
 			strv_push(paths, path);
 	}
 	if (dir != -1 && dir != root)
 		close(dir);
-	close(root);
+	if (root != -1)
+		close(root);
 	buf_free(&cur);
 }
 
@@ -962,10 +1011,12 @@ prove(struct snapshot *s)
 		 * the files: all "racily clean", that recent, and git would
 		 * read every one of them again.  Instead, the entries of
 		 * the paths where the source differs from HEAD, which forge
-		 * wrote, go, and git looks at those afresh; the stat data
-		 * of the rest is trusted -- once forge has seen that no
-		 * other file changed since the checkout, which it does
-		 * while git works.  Nothing git ignores is ever in the
+		 * wrote, go, and git looks at those afresh; the rest are
+		 * taken as they are, without git looking at their files --
+		 * once forge has seen that no other file changed since the
+		 * checkout, which it does while git works.  In a sparse
+		 * checkout, git looks at them and trusts their stat data
+		 * instead.  Nothing git ignores is ever in the
 		 * copy, so a tracked file that an ignore rule matches
 		 * counts there too (-f).
 		 */
