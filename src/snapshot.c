@@ -761,8 +761,10 @@ unchanged_entries(const struct snap_repo *sr, struct strv *v)
 	if (sr->sparse)
 		return;
 	not = xcalloc(n + 1, sizeof(*not));
-	memcpy(not, staged->v, staged->n * sizeof(*not));
-	memcpy(not + staged->n, changed->v, changed->n * sizeof(*not));
+	for (i = 0; i < staged->n; i++)
+		not[i] = staged->v[i];
+	for (i = 0; i < changed->n; i++)
+		not[staged->n + i] = changed->v[i];
 	qsort(not, n, sizeof(*not), cmp_str);
 	for (i = 0; i < sr->entries.n; i++) {
 		path = lsfiles_entry_path(sr->entries.v[i]);
