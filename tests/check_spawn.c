@@ -533,17 +533,19 @@ START_TEST(t_stdin_data)
 }
 END_TEST
 
-/* git diff | git apply: one child's output into another's input. */
-START_TEST(t_relay)
+/*
+ * gen's output relayed through forge into sink's input, as git diff into
+ * git apply: what passed through is in *ab (nothing, if relayed), sink's
+ * output in *out, their exit statuses in *sa and *sb.
+ */
+static void
+relay(char *const *gen, char *const *sink, struct buf *ab, struct buf *out,
+    int *sa, int *sb)
 {
-	char *const		gen[] = { "sh", "-c",
-	    "i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done",
-	    NULL };
-	char *const		sink[] = { "wc", "-l", NULL };
 	struct spawn		a = SPAWN_INIT, b = SPAWN_INIT;
 	struct spawn_stream	st[3];
 	struct spawn_exit	ex;
-	struct buf		ab = BUF_INIT, pass = BUF_INIT, out = BUF_INIT;
+	struct buf		pass = BUF_INIT;
 
 	sig_init();
 	a.argv = gen;
@@ -556,25 +558,40 @@ START_TEST(t_relay)
 	ck_assert_int_eq(spawn_start(&b), 0);
 	memset(st, 0, sizeof(st));
 	st[0].fd = a.out;
-	st[0].buf = &ab;
+	st[0].buf = ab;
 	st[0].relay_to = 1;
 	st[1].fd = b.in;
 	st[1].write = 1;
 	st[1].buf = &pass;
 	st[2].fd = b.out;
-	st[2].buf = &out;
+	st[2].buf = out;
 	st[2].relay_to = -1;
 	ck_assert_int_eq(spawn_io(st, 3), 0);
 	ck_assert_int_eq(spawn_wait(&a, NULL, &ex), 0);
-	ck_assert_int_eq(ex.status, 0);
+	*sa = ex.status;
 	ck_assert_int_eq(spawn_wait(&b, NULL, &ex), 0);
-	ck_assert_int_eq(ex.status, 0);
+	*sb = ex.status;
+	buf_free(&pass);
+}
+
+/* git diff | git apply: one child's output into another's input. */
+START_TEST(t_relay)
+{
+	char *const	gen[] = { "sh", "-c",
+	    "i=0; while [ $i -lt 20000 ]; do echo line $i; i=$((i+1)); done",
+	    NULL };
+	char *const	sink[] = { "wc", "-l", NULL };
+	struct buf	ab = BUF_INIT, out = BUF_INIT;
+	int		sa, sb;
+
+	relay(gen, sink, &ab, &out, &sa, &sb);
+	ck_assert_int_eq(sa, 0);
+	ck_assert_int_eq(sb, 0);
 	buf_rtrim(&out);
 	ck_assert_str_eq(out.data, "20000");
 	/* Relayed, not kept. */
 	ck_assert_uint_eq(ab.len, 0);
 	buf_free(&ab);
-	buf_free(&pass);
 	buf_free(&out);
 }
 END_TEST
@@ -583,41 +600,17 @@ END_TEST
  * and nothing blocks. */
 START_TEST(t_relay_reader_gone)
 {
-	char *const		gen[] = { "sh", "-c",
+	char *const	gen[] = { "sh", "-c",
 	    "i=0; while [ $i -lt 50000 ]; do echo line $i; i=$((i+1)); done",
 	    NULL };
-	char *const		sink[] = { "head", "-c", "10", NULL };
-	struct spawn		a = SPAWN_INIT, b = SPAWN_INIT;
-	struct spawn_stream	st[3];
-	struct spawn_exit	ex;
-	struct buf		ab = BUF_INIT, pass = BUF_INIT, out = BUF_INIT;
+	char *const	sink[] = { "head", "-c", "10", NULL };
+	struct buf	ab = BUF_INIT, out = BUF_INIT;
+	int		sa, sb;
 
-	sig_init();
-	a.argv = gen;
-	a.in = SPAWN_NULL;
-	a.out = SPAWN_PIPE;
-	b.argv = sink;
-	b.in = SPAWN_PIPE;
-	b.out = SPAWN_PIPE;
-	ck_assert_int_eq(spawn_start(&a), 0);
-	ck_assert_int_eq(spawn_start(&b), 0);
-	memset(st, 0, sizeof(st));
-	st[0].fd = a.out;
-	st[0].buf = &ab;
-	st[0].relay_to = 1;
-	st[1].fd = b.in;
-	st[1].write = 1;
-	st[1].buf = &pass;
-	st[2].fd = b.out;
-	st[2].buf = &out;
-	st[2].relay_to = -1;
-	ck_assert_int_eq(spawn_io(st, 3), 0);
-	ck_assert_int_eq(spawn_wait(&a, NULL, &ex), 0);
-	ck_assert_int_eq(ex.status, 0);
-	ck_assert_int_eq(spawn_wait(&b, NULL, &ex), 0);
+	relay(gen, sink, &ab, &out, &sa, &sb);
+	ck_assert_int_eq(sa, 0);
 	ck_assert_str_eq(out.data, "line 0\nlin");
 	buf_free(&ab);
-	buf_free(&pass);
 	buf_free(&out);
 }
 END_TEST

@@ -9,6 +9,7 @@
 
 #include "unit.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,15 +23,18 @@ static char	*repo, *gitdir, *objects, *scratch, *objdir;
 
 /* What a shell command in the repository prints, trailing newline cut. */
 static char *
-sh(const char *fmt, const char *arg)
+sh(const char *fmt, ...)
 {
 	char	 cmd[2048], out[512];
 	FILE	*fp;
+	va_list	 ap;
 	size_t	 n;
 
 	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
 	n = strlen(cmd);
-	snprintf(cmd + n, sizeof(cmd) - n, fmt, arg);
+	va_start(ap, fmt);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
 	fp = popen(cmd, "r");
 	ck_assert_ptr_nonnull(fp);
 	n = fread(out, 1, sizeof(out) - 1, fp);
@@ -82,11 +86,10 @@ setup_repo(void)
 	    repo, scratch, objdir), -1);
 	ck_assert_int_eq(system(t), 0);
 	free(t);
-	free(sh("%sprintf 'aaaa\\n' >a.txt && printf 'bbbb\\n' >b.txt && "
+	free(sh("printf 'aaaa\\n' >a.txt && printf 'bbbb\\n' >b.txt && "
 	    "git add a.txt b.txt && git -c user.name=t -c user.email=t@t "
 	    "commit -q -m t && printf 'c\\n' >c.txt && git add c.txt && "
-	    "rm c.txt && printf 'AAAA\\n' >a.txt && printf 'BBBB\\n' >b.txt",
-	    ""));
+	    "rm c.txt && printf 'AAAA\\n' >a.txt && printf 'BBBB\\n' >b.txt"));
 	free(base);
 }
 
@@ -130,7 +133,7 @@ START_TEST(t_tree)
 	treeid_free(&j);
 	/* The repository's own index is as it was. */
 	free(tree);
-	tree = sh("%sgit ls-files -s | wc -l", "");
+	tree = sh("git ls-files -s | wc -l");
 	ck_assert_str_eq(tree, "3");
 	free(tree);
 	free(want);
@@ -160,7 +163,7 @@ START_TEST(t_valid)
 	free(tree);
 	free(want);
 	/* The entry put back loses the mark. */
-	head_a = sh("git rev-parse HEAD:a.txt%s", "");
+	head_a = sh("git rev-parse HEAD:a.txt");
 	strv_pushf(&edits, "100644 %s\ta.txt", head_a);
 	q.edits = &edits;
 	tree = treeid_compute(&q, "edited");
