@@ -1,7 +1,9 @@
 /* File copies, tree removal and atomic writes, all fd-relative. */
 #include "config.h"
 
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/types.h>
 
 #include <dirent.h>
@@ -14,7 +16,12 @@
 #include <unistd.h>
 #include <vis.h>
 
+#ifdef HAVE_LINUX_FS_H
+#include <linux/fs.h>
+#endif
+
 #include "fsutil.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 const char *
@@ -107,30 +114,72 @@ fail:
 	return -1;
 }
 
-int
-fs_copy_fd(int in, int out)
+/* Copy len bytes at off in in, to off + shift in out. */
+static int
+copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr)
+{
+	char	 buf[65536];
+	ssize_t	 r, w;
+	off_t	 done, at;
+	loff_t	 ioff, ooff;
+
+	(void)ioff;
+	(void)ooff;
+	for (done = 0; done < len; done += r) {
+#ifdef HAVE_COPY_FILE_RANGE
+		if (*use_cfr) {
+			ioff = off + done;
+			ooff = off + done + shift;
+			r = copy_file_range(in, &ioff, out, &ooff,
+			    (size_t)(len - done), 0);
+			if (r > 0)
+				continue;
+			if (r == 0)
+				return 0;	/* the file shrank */
+			if (errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			/* Not here, or not across these file systems:
+			 * read and write, from where it stopped. */
+			if (errno != EXDEV && errno != ENOSYS &&
+			    errno != EINVAL && errno != EOPNOTSUPP &&
+			    errno != EPERM && errno != EBADF)
+				return -1;
+			*use_cfr = 0;
+		}
+#endif
+		r = pread(in, buf, (size_t)(len - done) < sizeof(buf) ?
+		    (size_t)(len - done) : sizeof(buf), off + done);
+		if (r == 0)
+			return 0;
+		if (r == -1) {
+			if (errno == EINTR) {
+				r = 0;
+				continue;
+			}
+			return -1;
+		}
+		for (at = 0; at < r; at += w) {
+			w = pwrite(out, buf + at, (size_t)(r - at), off + shift +
+			    done + at);
+			if (w == -1) {
+				if (errno != EINTR)
+					return -1;
+				w = 0;
+			}
+		}
+	}
+	return 0;
+}
+
+/* A stream (pipe, terminal): read and write until the end. */
+static int
+copy_stream(int in, int out)
 {
 	char	 buf[65536];
 	ssize_t	 r, w, off;
 
-#ifdef HAVE_COPY_FILE_RANGE
-	for (;;) {
-		r = copy_file_range(in, NULL, out, NULL, 1 << 30, 0);
-		if (r == 0)
-			return 0;
-		if (r == -1) {
-			if (errno == EINTR)
-				continue;
-			/* Not supported here (or across these file
-			 * systems): fall back, from where it stopped. */
-			if (errno == EXDEV || errno == ENOSYS ||
-			    errno == EINVAL || errno == EOPNOTSUPP ||
-			    errno == EPERM || errno == EBADF)
-				break;
-			return -1;
-		}
-	}
-#endif
 	for (;;) {
 		r = read(in, buf, sizeof(buf));
 		if (r == 0)
@@ -143,14 +192,60 @@ fs_copy_fd(int in, int out)
 		for (off = 0; off < r; off += w) {
 			w = write(out, buf + off, (size_t)(r - off));
 			if (w == -1) {
-				if (errno == EINTR) {
-					w = 0;
-					continue;
-				}
-				return -1;
+				if (errno != EINTR)
+					return -1;
+				w = 0;
 			}
 		}
 	}
+}
+
+int
+fs_copy_fd(int in, int out)
+{
+	struct stat	ist, ost;
+	off_t		start, shift, off, data, hole;
+	int		use_cfr = 1;
+
+	if (fstat(in, &ist) == -1 || fstat(out, &ost) == -1)
+		return -1;
+	if (!S_ISREG(ist.st_mode) || !S_ISREG(ost.st_mode) ||
+	    (start = lseek(in, 0, SEEK_CUR)) == -1 ||
+	    (shift = lseek(out, 0, SEEK_CUR)) == -1)
+		return copy_stream(in, out);
+	shift -= start;
+#ifdef FICLONE
+	/* Shared extents, where the file system has them: no data moves. */
+	if (start == 0 && shift == 0 && ost.st_size == 0 &&
+	    ioctl(out, FICLONE, in) == 0)
+		return 0;
+#endif
+	/* Only the data: holes stay holes, so a sparse file stays sparse. */
+	for (off = start; off < ist.st_size; off = hole) {
+		if ((data = lseek(in, off, SEEK_DATA)) == -1) {
+			if (errno == ENXIO)
+				break;		/* a hole to the end */
+			/* No SEEK_DATA here: take it all as data. */
+			data = off;
+			hole = ist.st_size;
+		} else if ((hole = lseek(in, data, SEEK_HOLE)) == -1 ||
+		    hole > ist.st_size)
+			hole = ist.st_size;
+		if (data >= hole)
+			break;
+		if (copy_range(in, out, data, hole - data, shift, &use_cfr) ==
+		    -1)
+			return -1;
+	}
+	/* A hole at the end is only a size. */
+	if (ist.st_size > start && ftruncate(out, ist.st_size + shift) == -1)
+		return -1;
+	/* Both offsets where a read and write loop would leave them. */
+	if (lseek(in, ist.st_size > start ? ist.st_size : start, SEEK_SET) ==
+	    -1 || lseek(out, (ist.st_size > start ? ist.st_size : start) +
+	    shift, SEEK_SET) == -1)
+		return -1;
+	return 0;
 }
 
 int
@@ -293,33 +388,146 @@ open_for_removal(int pfd, const char *name)
 	return fd;
 }
 
+int
+fs_where(int fd, struct fs_where *w)
+{
+	struct stat	st;
+
+	memset(w, 0, sizeof(*w));
+#if defined(HAVE_STATX) && defined(STATX_MNT_ID)
+	{
+		struct statx	sx;
+
+		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		    STATX_INO | STATX_MNT_ID, &sx) == 0) {
+			w->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+			w->ino = sx.stx_ino;
+			if (sx.stx_mask & STATX_MNT_ID) {
+				w->mnt = sx.stx_mnt_id;
+				w->have_mnt = 1;
+			}
+#ifdef STATX_ATTR_MOUNT_ROOT
+			w->mount_root = (sx.stx_attributes_mask &
+			    STATX_ATTR_MOUNT_ROOT) &&
+			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+#endif
+			return 0;
+		}
+		if (errno != ENOSYS && errno != EINVAL)
+			return -1;
+	}
+#endif
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH) == -1)
+		return -1;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	return 0;
+}
+
+int
+fs_same_mount(const struct fs_where *a, const struct fs_where *b)
+{
+	if (a->dev != b->dev)
+		return 0;
+	/* A bind mount of a directory of the same file system has the
+	 * same st_dev: only the mount id tells it apart. */
+	if (a->have_mnt && b->have_mnt && a->mnt != b->mnt)
+		return 0;
+	return 1;
+}
+
+/*
+ * The removal of one tree.  Directories are walked one fd at a time,
+ * climbing back with "..", so a tree of any depth costs neither
+ * descriptors nor stack.  Whatever cannot go (a mount point, a file that
+ * will not unlink) is left in place, named in left, and skipped, and the
+ * rest of the tree still goes.
+ */
+struct level {
+	dev_t		 dev;
+	ino_t		 ino;
+	char		*name;
+	struct strv	 skip;		/* entries here that stay */
+	int		 retries;	/* subdirectories that refilled */
+};
+
+struct rm {
+	const char	*prefix;	/* for messages: the parent's path */
+	struct level	*stack;
+	size_t		 depth;
+	size_t		 cap;
+	struct fs_where	 home;		/* the mount it all must be on */
+	struct strv	*left;
+	int		 err;		/* the first error */
+};
+
+/* A directory that keeps refilling (a process writing into it) is
+ * emptied this many times before it is left. */
+#define RM_RETRIES	8
+
+static void
+left_behind(struct rm *rm, const char *name, int err, const char *why)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	if (rm->err == 0)
+		rm->err = err;
+	strv_push(&rm->stack[rm->depth - 1].skip, name);
+	if (rm->left == NULL)
+		return;
+	if (rm->prefix != NULL && *rm->prefix != '\0')
+		buf_addf(&b, "%s/", strcmp(rm->prefix, "/") == 0 ? "" :
+		    rm->prefix);
+	/* stack[0] stands for the parent directory itself. */
+	for (i = 1; i < rm->depth; i++)
+		buf_addf(&b, "%s/", rm->stack[i].name);
+	buf_adds(&b, name);
+	if (why != NULL)
+		strv_pushf(rm->left, "%s %s", why, fs_vis(b.data));
+	else
+		strv_pushf(rm->left, "cannot remove %s: %s", fs_vis(b.data),
+		    strerror(err));
+	buf_free(&b);
+}
+
+static int
+skipped(const struct level *lv, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < lv->skip.n; i++)
+		if (strcmp(lv->skip.v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * Unlink every non-directory in fd.  Returns the name of one
- * subdirectory still in it (the caller frees), or NULL when there is
- * none; *err is set on a failure.
+ * subdirectory still to do (the caller frees), or NULL when none is left.
  */
 static char *
-empty_files(int fd, int *err)
+empty_files(struct rm *rm, int fd)
 {
+	struct level	*lv = &rm->stack[rm->depth - 1];
 	struct dirent	*de;
 	struct stat	 st;
 	DIR		*d;
 	char		*sub = NULL;
 	int		 dup_fd, isdir;
 
-	if ((dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1) {
-		*err = errno;
-		return NULL;
-	}
-	if ((d = fdopendir(dup_fd)) == NULL) {
-		*err = errno;
-		close(dup_fd);
+	if ((dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    (d = fdopendir(dup_fd)) == NULL) {
+		if (rm->err == 0)
+			rm->err = errno;
+		if (dup_fd != -1)
+			close(dup_fd);
 		return NULL;
 	}
 	rewinddir(d);
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
+		    strcmp(de->d_name, "..") == 0 || skipped(lv, de->d_name))
 			continue;
 		isdir = de->d_type == DT_DIR;
 		if (de->d_type == DT_UNKNOWN &&
@@ -330,115 +538,194 @@ empty_files(int fd, int *err)
 				sub = xstrdup(de->d_name);
 			continue;
 		}
-		if (unlinkat(fd, de->d_name, 0) == -1 && errno != ENOENT)
-			*err = errno;
+		if (unlinkat(fd, de->d_name, 0) == -1 && errno != ENOENT) {
+			/* A file bind-mounted here says EBUSY: its own
+			 * file is elsewhere, and stays. */
+			if (errno == EBUSY)
+				left_behind(rm, de->d_name, errno,
+				    "a file system is mounted at");
+			else if (errno == EISDIR && sub == NULL)
+				sub = xstrdup(de->d_name);
+			else if (errno != EISDIR)
+				left_behind(rm, de->d_name, errno, NULL);
+		}
 	}
 	closedir(d);
 	return sub;
 }
 
-struct level {
-	dev_t	 dev;
-	ino_t	 ino;
-	char	*name;
-};
+/* Open sub of fd to empty it next, if it is on the same mount. */
+static int
+descend(struct rm *rm, int fd, char *sub)
+{
+	struct fs_where	 w;
+	int		 nfd;
+
+	if ((nfd = open_for_removal(fd, sub)) == -1) {
+		if (errno == ENOENT) {		/* went by itself */
+			free(sub);
+			return -1;
+		}
+		left_behind(rm, sub, errno, NULL);
+		free(sub);
+		return -1;
+	}
+	if (fs_where(nfd, &w) == -1) {
+		left_behind(rm, sub, errno, NULL);
+		goto fail;
+	}
+	/* Never into another file system, nor into a bind mount of part
+	 * of this one: what is there is not the copy's. */
+	if (!fs_same_mount(&w, &rm->home) || w.mount_root) {
+		left_behind(rm, sub, EBUSY, "a file system is mounted at");
+		goto fail;
+	}
+	if (rm->depth == rm->cap)
+		rm->stack = xreallocarray(rm->stack, rm->cap *= 2,
+		    sizeof(*rm->stack));
+	memset(&rm->stack[rm->depth], 0, sizeof(*rm->stack));
+	rm->stack[rm->depth].dev = w.dev;
+	rm->stack[rm->depth].ino = w.ino;
+	rm->stack[rm->depth].name = sub;
+	rm->depth++;
+	return nfd;
+fail:
+	close(nfd);
+	free(sub);
+	return -1;
+}
+
+/* Leave the directory on top of the stack for its parent; -1 if the
+ * tree was moved under us. */
+static int
+climb(struct rm *rm, int *fd)
+{
+	struct level	*lv = &rm->stack[rm->depth - 1], *up;
+	struct stat	 st;
+	int		 pfd;
+
+	up = &rm->stack[rm->depth - 2];
+	pfd = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1 || fstat(pfd, &st) == -1 || st.st_dev != up->dev ||
+	    st.st_ino != up->ino) {
+		/* Someone moved the tree under us: stop here. */
+		rm->err = pfd == -1 ? errno : ESTALE;
+		if (pfd != -1)
+			close(pfd);
+		return -1;
+	}
+	close(*fd);
+	*fd = pfd;
+	rm->depth--;
+	if (lv->skip.n > 0) {
+		/* What stays inside was named already. */
+		strv_push(&up->skip, lv->name);
+	} else if (unlinkat(pfd, lv->name, AT_REMOVEDIR) == -1 &&
+	    errno != ENOENT) {
+		/* Refilled since we emptied it: again, a few times. */
+		if ((errno != ENOTEMPTY && errno != EEXIST) ||
+		    ++up->retries > RM_RETRIES)
+			left_behind(rm, lv->name, errno, errno == EBUSY ?
+			    "a file system is mounted at" : NULL);
+	}
+	free(lv->name);
+	strv_free(&lv->skip);
+	return 0;
+}
+
+int
+fs_rmtree_report(int pfd, const char *name, const char *prefix,
+    struct strv *left)
+{
+	struct rm	 rm;
+	struct stat	 st;
+	char		*sub;
+	int		 fd, nfd, tries = 0;
+
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -1;
+	memset(&rm, 0, sizeof(rm));
+	rm.prefix = prefix;
+	rm.left = left;
+	rm.stack = xreallocarray(NULL, rm.cap = 16, sizeof(*rm.stack));
+	memset(&rm.stack[0], 0, sizeof(*rm.stack));
+	rm.stack[0].name = xstrdup(".");
+	rm.depth = 1;
+	if (fs_where(pfd, &rm.home) == -1) {
+		rm.err = errno;
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(pfd, name, 0) == -1 && errno != ENOENT)
+			left_behind(&rm, name, errno, errno == EBUSY ?
+			    "a file system is mounted at" : NULL);
+		goto out;
+	}
+again:
+	if ((fd = descend(&rm, pfd, xstrdup(name))) == -1)
+		goto out;
+	for (;;) {
+		if ((sub = empty_files(&rm, fd)) != NULL) {
+			if ((nfd = descend(&rm, fd, sub)) != -1) {
+				close(fd);
+				fd = nfd;
+			}
+			continue;
+		}
+		if (rm.depth == 2)
+			break;
+		if (climb(&rm, &fd) == -1)
+			break;
+	}
+	close(fd);
+	if (rm.depth == 2 && rm.err != ESTALE) {
+		struct level	*lv = &rm.stack[1];
+
+		rm.depth = 1;
+		if (lv->skip.n > 0)
+			strv_push(&rm.stack[0].skip, lv->name);
+		else if (unlinkat(pfd, name, AT_REMOVEDIR) == -1 &&
+		    errno != ENOENT) {
+			if ((errno == ENOTEMPTY || errno == EEXIST) &&
+			    ++tries <= RM_RETRIES) {
+				free(lv->name);
+				strv_free(&lv->skip);
+				goto again;
+			}
+			left_behind(&rm, name, errno, errno == EBUSY ?
+			    "a file system is mounted at" : NULL);
+		}
+	}
+out:
+	while (rm.depth > 0) {
+		rm.depth--;
+		free(rm.stack[rm.depth].name);
+		strv_free(&rm.stack[rm.depth].skip);
+	}
+	free(rm.stack);
+	if (rm.err != 0) {
+		errno = rm.err;
+		return -1;
+	}
+	return 0;
+}
 
 int
 fs_rmtree_at(int pfd, const char *name)
 {
-	struct stat	 st;
-	struct level	*stack = NULL;
-	size_t		 depth = 0, cap = 0;
-	char		*sub;
-	int		 fd, up, err = 0, ret = -1;
-
-	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
-		return errno == ENOENT ? 0 : -1;
-	if (!S_ISDIR(st.st_mode))
-		return unlinkat(pfd, name, 0) == -1 && errno != ENOENT ? -1 : 0;
-	if ((fd = open_for_removal(pfd, name)) == -1)
-		return -1;
-	stack = xreallocarray(NULL, cap = 16, sizeof(*stack));
-	stack[0].dev = st.st_dev;
-	stack[0].ino = st.st_ino;
-	stack[0].name = xstrdup(name);
-	depth = 1;
-
-	/*
-	 * One directory fd at a time, climbing back with "..", so a tree of
-	 * any depth costs neither descriptors nor stack.
-	 */
-	for (;;) {
-		/* A directory that would not empty cannot be removed. */
-		if ((sub = empty_files(fd, &err)) == NULL && err != 0)
-			break;
-		if (sub != NULL) {
-			int	nfd;
-
-			if ((nfd = open_for_removal(fd, sub)) == -1 ||
-			    fstat(nfd, &st) == -1) {
-				err = errno;
-				if (nfd != -1)
-					close(nfd);
-				free(sub);
-				break;
-			}
-			if (depth == cap)
-				stack = xreallocarray(stack, cap *= 2,
-				    sizeof(*stack));
-			stack[depth].dev = st.st_dev;
-			stack[depth].ino = st.st_ino;
-			stack[depth].name = sub;
-			depth++;
-			close(fd);
-			fd = nfd;
-			continue;
-		}
-		if (depth == 1) {
-			close(fd);
-			fd = -1;
-			if (unlinkat(pfd, name, AT_REMOVEDIR) == -1 &&
-			    errno != ENOENT)
-				err = errno;
-			break;
-		}
-		up = openat(fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (up == -1 || fstat(up, &st) == -1 ||
-		    st.st_dev != stack[depth - 2].dev ||
-		    st.st_ino != stack[depth - 2].ino) {
-			/* Someone moved the tree under us: stop. */
-			err = up == -1 ? errno : ESTALE;
-			if (up != -1)
-				close(up);
-			break;
-		}
-		close(fd);
-		fd = up;
-		depth--;
-		if (unlinkat(fd, stack[depth].name, AT_REMOVEDIR) == -1 &&
-		    errno != ENOENT) {
-			err = errno;
-			free(stack[depth].name);
-			break;
-		}
-		free(stack[depth].name);
-	}
-	if (fd != -1)
-		close(fd);
-	while (depth > 0)
-		free(stack[--depth].name);
-	free(stack);
-	if (err == 0)
-		ret = 0;
-	else
-		errno = err;
-	return ret;
+	return fs_rmtree_report(pfd, name, NULL, NULL);
 }
 
 int
 fs_rmtree(const char *path)
 {
-	char	*dir, *trimmed;
+	return fs_rmtree_path(path, NULL);
+}
+
+int
+fs_rmtree_path(const char *path, struct strv *left)
+{
+	char	*dir, *trimmed, *slash;
 	size_t	 n;
 	int	 fd, ret, saved;
 
@@ -447,33 +734,27 @@ fs_rmtree(const char *path)
 	n = strlen(trimmed);
 	while (n > 1 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
-	if (strcmp(trimmed, path) != 0) {
-		ret = fs_rmtree(trimmed);
+	if ((slash = strrchr(trimmed, '/')) == NULL) {
+		ret = fs_rmtree_report(AT_FDCWD, trimmed, NULL, left);
 		saved = errno;
 		free(trimmed);
 		errno = saved;
 		return ret;
 	}
-	free(trimmed);
-	dir = xstrdup(path);
-	if (strrchr(dir, '/') == NULL) {
-		free(dir);
-		return fs_rmtree_at(AT_FDCWD, path);
-	}
-	if (strrchr(dir, '/') == dir)
-		dir[1] = '\0';
-	else
-		*strrchr(dir, '/') = '\0';
+	dir = xstrndup(trimmed, slash == trimmed ? 1 : (size_t)(slash -
+	    trimmed));
 	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		saved = errno;
 		free(dir);
+		free(trimmed);
 		errno = saved;
 		return saved == ENOENT ? 0 : -1;
 	}
-	free(dir);
-	ret = fs_rmtree_at(fd, fs_basename(path));
+	ret = fs_rmtree_report(fd, slash + 1, dir, left);
 	saved = errno;
 	close(fd);
+	free(dir);
+	free(trimmed);
 	errno = saved;
 	return ret;
 }

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
+#include "strv.h"
 
 /* Open the directory relpath below dirfd ("" is dirfd itself, dup'd);
  * with create, missing components are made with mode. */
@@ -26,12 +27,44 @@ int	fs_copy_entry(int, const char *, int, const char *, struct stat *);
 /* Copy the file from to a new file to (mode 0600), keeping its access
  * and modification times; a missing from is -1 with ENOENT. */
 int	fs_copy_file(const char *, const char *);
-/* Copy all of in to out (copy_file_range(2), else read and write). */
+/*
+ * Copy all of in, from its offset, to out.  Between regular files: a
+ * reflink (FICLONE) where the file system shares extents, else only the
+ * data between holes (SEEK_DATA, SEEK_HOLE), by copy_file_range(2) or
+ * read and write, so a sparse file stays sparse.  Anything else is read
+ * and written as a stream.
+ */
 int	fs_copy_fd(int, int);
-/* Remove name below dirfd and everything in it; a missing name is fine.
+/*
+ * Where a directory is: its device, inode and, where the kernel says
+ * (statx STATX_MNT_ID), its mount, which alone tells a bind mount of
+ * part of the same file system apart.
+ */
+struct fs_where {
+	dev_t			dev;
+	ino_t			ino;
+	unsigned long long	mnt;
+	int			have_mnt;
+	int			mount_root;	/* a mount's root, if known */
+};
+int	fs_where(int, struct fs_where *);
+int	fs_same_mount(const struct fs_where *, const struct fs_where *);
+
+/*
+ * Remove name below dirfd and everything in it; a missing name is fine.
  * Read-only directories are made writable first; symlinks are removed,
- * never followed; depth costs no file descriptors. */
+ * never followed; depth costs no file descriptors.  The removal never
+ * leaves the mount that dirfd is on: a directory on another file system,
+ * or a bind mount of any directory, is left in place with everything
+ * in it, and so is whatever will not unlink.  The rest still goes.  Then
+ * -1, errno EBUSY for a mount point, and with fs_rmtree_report one line
+ * for each entry left ("a file system is mounted at PATH", "cannot
+ * remove PATH: why") pushed onto left, PATH being prefix/name/...
+ */
+int	fs_rmtree_report(int, const char *, const char *, struct strv *);
 int	fs_rmtree_at(int, const char *);
+/* The same for a path; left may be NULL. */
+int	fs_rmtree_path(const char *, struct strv *);
 int	fs_rmtree(const char *);
 /* mkdir -p. */
 int	fs_mkdirs(const char *, mode_t);

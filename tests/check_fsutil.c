@@ -7,6 +7,7 @@
 
 #include "unit.h"
 
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -15,6 +16,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <limits.h>
 #include <malloc.h>
 #include <stdio.h>
@@ -24,7 +26,9 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "strv.h"
 #include "unitfs.h"
+#include "xmalloc.h"
 
 static char *
 path(const char *dir, const char *name)
@@ -1023,6 +1027,211 @@ START_TEST(t_mkdirs_empty)
 }
 END_TEST
 
+
+/*
+ * Mounts of this test's own: as root, in a mount namespace of this
+ * test's child (check's fork mode), so they vanish with it.  0 where
+ * that cannot be done here; the shell tests say SKIP there.
+ */
+static int
+private_mounts(void)
+{
+	if (geteuid() != 0 || unshare(CLONE_NEWNS) == -1 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) == -1) {
+		fprintf(stderr, "# no private mount namespace here: the mount "
+		    "tests check nothing\n");
+		return 0;
+	}
+	return 1;
+}
+
+static void
+bind_mount(const char *from, const char *to)
+{
+	ck_assert_msg(mount(from, to, NULL, MS_BIND, NULL) == 0,
+	    "mount --bind %s %s: %s", from, to, strerror(errno));
+}
+
+static int
+left_has(const struct strv *left, const char *text)
+{
+	size_t	i;
+
+	for (i = 0; i < left->n; i++)
+		if (strstr(left->v[i], text) != NULL)
+			return 1;
+	return 0;
+}
+
+/* What a command left mounted in a copy is never emptied. */
+START_TEST(t_rmtree_bind_mount)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top, *victim, *m, *want;
+	int		 dfd;
+
+	if (!private_mounts())
+		return;
+	d = unitfs_dir("mnt");
+	victim = path(d, "victim");
+	mkdir_in(d, "victim", 0755);
+	mkdir_in(victim, ".git", 0755);
+	file_in(victim, ".git/HEAD", "ref: refs/heads/main\n", 0644);
+	file_in(victim, "precious", "p", 0644);
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	file_in(top, "a", "a", 0644);
+	mkdir_in(top, "deep", 0755);
+	mkdir_in(top, "deep/m", 0755);
+	file_in(top, "deep/b", "b", 0644);
+	m = path(top, "deep/m");
+	/* Same file system, so the same st_dev: only the mount differs. */
+	bind_mount(victim, m);
+	dfd = open_dir(d);
+	errno = 0;
+	ck_assert_int_eq(fs_rmtree_report(dfd, "top", d, &left), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	close(dfd);
+	ck_assert_msg(exists_in(victim, ".git/HEAD") &&
+	    exists_in(victim, "precious"), "the mounted directory was emptied");
+	/* The rest went; the way to the mount point stays. */
+	ck_assert(!exists_in(top, "a"));
+	ck_assert(!exists_in(top, "deep/b"));
+	ck_assert(exists_in(top, "deep/m"));
+	ck_assert_uint_eq(left.n, 1);
+	want = xasprintf("a file system is mounted at %s", m);
+	ck_assert_str_eq(left.v[0], want);
+	free(want);
+	/* Unmounted, the next try removes it all. */
+	ck_assert_int_eq(umount(m), 0);
+	strv_clear(&left);
+	ck_assert_int_eq(fs_rmtree_path(top, &left), 0);
+	ck_assert_uint_eq(left.n, 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert(exists_in(victim, "precious"));
+	strv_free(&left);
+	free(m);
+	free(top);
+	free(victim);
+	free(d);
+}
+END_TEST
+
+/* A file mounted over one of the copy's, and a mount on the top itself. */
+START_TEST(t_rmtree_mounted_file_and_top)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top, *victim, *f;
+
+	if (!private_mounts())
+		return;
+	d = unitfs_dir("mnt");
+	victim = path(d, "victim");
+	mkdir_in(d, "victim", 0755);
+	file_in(victim, "precious", "p", 0644);
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	file_in(top, "f", "copy's", 0644);
+	f = path(top, "f");
+	free(victim);
+	victim = path(d, "victim/precious");
+	bind_mount(victim, f);
+	ck_assert_int_eq(fs_rmtree_path(top, &left), -1);
+	ck_assert(left_has(&left, "a file system is mounted at"));
+	ck_assert(left_has(&left, "/top/f"));
+	free(victim);
+	victim = path(d, "victim");
+	ck_assert(exists_in(victim, "precious"));
+	ck_assert_int_eq(umount(f), 0);
+	/* The top itself a mount point: nothing below it is touched. */
+	bind_mount(victim, top);
+	strv_clear(&left);
+	ck_assert_int_eq(fs_rmtree_path(top, &left), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	ck_assert(left_has(&left, "a file system is mounted at"));
+	ck_assert(exists_in(victim, "precious"));
+	ck_assert_int_eq(umount(top), 0);
+	ck_assert_int_eq(fs_rmtree_path(top, NULL), 0);
+	ck_assert(!unitfs_exists(top));
+	strv_free(&left);
+	free(f);
+	free(top);
+	free(victim);
+	free(d);
+}
+END_TEST
+
+/* Whatever will not go stays, and everything else still goes. */
+START_TEST(t_rmtree_goes_on)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top;
+
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	mkdir_in(top, "keep", 0755);
+	file_in(top, "keep/x", "x", 0644);
+	file_in(top, "other", "o", 0644);
+	mkdir_in(top, "z", 0755);
+	file_in(top, "z/y", "y", 0644);
+	/* A name that is not there at all must not stop it either. */
+	ck_assert_int_eq(fs_rmtree_path(top, &left), 0);
+	ck_assert_uint_eq(left.n, 0);
+	ck_assert(!unitfs_exists(top));
+	strv_free(&left);
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* A sparse file stays sparse, and its data is all there. */
+START_TEST(t_copy_sparse)
+{
+	struct stat	 st;
+	char		*d, *src, *dst, buf[8];
+	off_t		 size = (off_t)256 << 20;
+	int		 fd, sfd, dfd;
+
+	d = unitfs_dir("sparse");
+	src = path(d, "src");
+	dst = path(d, "dst");
+	fd = open(src, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(pwrite(fd, "head", 4, 0), 4);
+	ck_assert_int_eq(pwrite(fd, "middle", 6, (off_t)100 << 20), 6);
+	ck_assert_int_eq(ftruncate(fd, size), 0);
+	close(fd);
+	ck_assert_int_eq(stat(src, &st), 0);
+	if (st.st_blocks * 512 > (off_t)16 << 20) {
+		fprintf(stderr, "# no sparse files here\n");
+		goto out;
+	}
+	sfd = open_dir(d);
+	dfd = open_dir(d);
+	ck_assert_int_eq(fs_copy_entry(sfd, "src", dfd, "dst", &st), 0);
+	close(sfd);
+	close(dfd);
+	ck_assert_int_eq(stat(dst, &st), 0);
+	ck_assert_int_eq(st.st_size, size);
+	ck_assert_msg(st.st_blocks * 512 < (off_t)16 << 20,
+	    "a 256 MiB sparse file took %lld bytes in the copy",
+	    (long long)st.st_blocks * 512);
+	fd = open(dst, O_RDONLY);
+	ck_assert_int_eq(pread(fd, buf, 4, 0), 4);
+	ck_assert(memcmp(buf, "head", 4) == 0);
+	ck_assert_int_eq(pread(fd, buf, 6, (off_t)100 << 20), 6);
+	ck_assert(memcmp(buf, "middle", 6) == 0);
+	ck_assert_int_eq(pread(fd, buf, 1, size - 1), 1);
+	ck_assert_int_eq(buf[0], 0);
+	close(fd);
+out:
+	free(src);
+	free(dst);
+	free(d);
+}
+END_TEST
+
 /* fs_copy_fd, the small helpers */
 
 START_TEST(t_copy_fd)
@@ -1128,6 +1337,9 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_rmtree_closed_top);
 	tcase_add_test(tc, t_rmtree_symlinks_not_followed);
 	tcase_add_test(tc, t_rmtree_special_files);
+	tcase_add_test(tc, t_rmtree_bind_mount);
+	tcase_add_test(tc, t_rmtree_mounted_file_and_top);
+	tcase_add_test(tc, t_rmtree_goes_on);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("copy");
@@ -1142,6 +1354,7 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_copy_replaces);
 	tcase_add_test(tc, t_copy_unreadable);
 	tcase_add_test(tc, t_copy_fd);
+	tcase_add_test(tc, t_copy_sparse);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("paths");
