@@ -22,10 +22,9 @@ static const struct option longopts[] = {
 int
 cmd_gc(int argc, char **argv)
 {
-	const char *const	 prune[] = { "worktree", "prune", NULL };
 	struct context		 ctx;
-	struct git		 g;
-	int			 ch, flags = JOURNAL_VERBOSE, n, st, ret = 0;
+	int			 ch, flags = JOURNAL_VERBOSE, n, orphans, st;
+	int			 ret = 0;
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "+nkh", longopts, NULL)) != -1) {
@@ -54,18 +53,13 @@ cmd_gc(int argc, char **argv)
 	}
 	if (journal_reclaim(ctx.repo.common, flags, &n) == -1)
 		ret = EXIT_FORGE;
-	if (!(flags & JOURNAL_DRY_RUN)) {
-		/* Registrations whose directory went some other way. */
-		repo_git(&ctx.repo, &g);
-		g.index = NULL;
-		if (git_run(&g, prune, 0, NULL, NULL, NULL) != 0) {
-			warnx("git worktree prune failed: %s", git_error());
-			ret = EXIT_FORGE;
-		}
-		if (n > 0 && context_reclaimed(&ctx, n) == -1)
-			ret = EXIT_FORGE;
-	}
-	if (n == 0)
+	/* Registrations of forge's whose copy went some other way. */
+	if (journal_orphans(ctx.repo.common, flags, &orphans) == -1)
+		ret = EXIT_FORGE;
+	if (!(flags & JOURNAL_DRY_RUN) && n > 0 &&
+	    context_reclaimed(&ctx, n) == -1)
+		ret = EXIT_FORGE;
+	if (n == 0 && orphans == 0)
 		printf("%s\n", flags & JOURNAL_DRY_RUN ? "nothing to remove" :
 		    "nothing removed");
 	context_close(&ctx);

@@ -265,7 +265,7 @@ run_steps(struct run *r)
 	r->verdict = VERDICT_PASS;
 	r->status = 0;
 	/* The limit is the verification's: building the copy is forge's. */
-	r->steps_ms = spawn_now_ms();
+	r->steps_ms = time_now_ms();
 	for (i = 0; i < r->nsteps; i++) {
 		struct spawn	sp = SPAWN_INIT;
 
@@ -288,10 +288,10 @@ run_steps(struct run *r)
 		memset(&lim, 0, sizeof(lim));
 		lim.grace_ms = r->ctx->cfg.grace_ms;
 		if (r->timeout_ms > 0) {
-			left = r->steps_ms + r->timeout_ms - spawn_now_ms();
+			left = r->steps_ms + r->timeout_ms - time_now_ms();
 			lim.timeout_ms = left > 0 ? left : 1;
 		}
-		t = spawn_now_ms();
+		t = time_now_ms();
 		s->ran = 1;
 		if (sig_pending()) {
 			free(dir);
@@ -309,7 +309,7 @@ run_steps(struct run *r)
 				s->status = EXIT_NOEXEC;
 			}
 			free(dir);
-			s->ms = spawn_now_ms() - t;
+			s->ms = time_now_ms() - t;
 			r->verdict = VERDICT_FAIL;
 			r->status = s->status;
 			r->failed = xasprintf("%s (%s)", s->display,
@@ -326,7 +326,7 @@ run_steps(struct run *r)
 			r->status = EXIT_FORGE;
 			break;
 		}
-		s->ms = spawn_now_ms() - t;
+		s->ms = time_now_ms() - t;
 		s->status = ex.status;
 		if (ex.interrupted || sig_pending()) {
 			r->verdict = VERDICT_INTERRUPTED;
@@ -416,7 +416,7 @@ event_json(struct run *r, struct buf *ev, const char *now)
 		json_int(&j, r->signo);
 	}
 	json_key(&j, "duration_ms");
-	json_int(&j, spawn_now_ms() - r->start_ms);
+	json_int(&j, time_now_ms() - r->start_ms);
 	if (r->have_change) {
 		json_key(&j, "change");
 		change_json(&r->change, &j, CHANGE_LIST_MAX);
@@ -479,7 +479,7 @@ summary(struct run *r)
 	char	*what, d[32], tree[16];
 
 	what = steps_display(r);
-	duration_format(d, sizeof(d), spawn_now_ms() - r->start_ms);
+	duration_format(d, sizeof(d), time_now_ms() - r->start_ms);
 	snprintf(tree, sizeof(tree), "%.12s", r->tree != NULL ? r->tree :
 	    "unchecked");
 	fprintf(stderr, "Verify: %s ... Verdict: %s (", fs_vis(what),
@@ -532,7 +532,7 @@ cmd_verify(int argc, char **argv)
 		return EXIT_USAGE;
 	memset(&r, 0, sizeof(r));
 	r.start = time(NULL);
-	r.start_ms = spawn_now_ms();
+	r.start_ms = time_now_ms();
 	r.ctx = &ctx;
 	if ((st = context_open(&ctx, 0)) != 0) {
 		context_close(&ctx);

@@ -20,57 +20,9 @@
 #include "gitcmd.h"
 #include "journal.h"
 #include "json.h"
+#include "proc.h"
 #include "timeutil.h"
 #include "xmalloc.h"
-
-int
-proc_start_time(pid_t pid, unsigned long long *start)
-{
-	struct buf	 b = BUF_INIT;
-	char		 path[64], *p, *end;
-	int		 field, ret = -1;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if (fs_read_file(path, &b, 1 << 16) == -1)
-		goto out;
-	/* The command name may hold anything, ")" included: skip past
-	 * the last one; the state is field 3, the start time field 22. */
-	if ((p = strrchr(b.data, ')')) == NULL)
-		goto out;
-	p++;
-	for (field = 3; field < 22; field++) {
-		while (*p == ' ')
-			p++;
-		while (*p != ' ' && *p != '\0')
-			p++;
-		if (*p == '\0')
-			goto out;
-	}
-	while (*p == ' ')
-		p++;
-	*start = strtoull(p, &end, 10);
-	if (end == p)
-		goto out;
-	ret = 0;
-out:
-	buf_free(&b);
-	return ret;
-}
-
-const char *
-boot_id(void)
-{
-	static char	id[64];
-	struct buf	b = BUF_INIT;
-
-	if (id[0] == '\0' &&
-	    fs_read_file("/proc/sys/kernel/random/boot_id", &b, 256) == 0) {
-		buf_rtrim(&b);
-		strlcpy(id, b.data, sizeof(id));
-	}
-	buf_free(&b);
-	return id;
-}
 
 void
 journal_new_run_id(char *buf, size_t n)
@@ -290,29 +242,18 @@ journal_parse(const char *text, size_t len, struct journal_entry *e)
 	return e->run != NULL ? 0 : -1;
 }
 
-/* Is pid the same process that had start time start (0: unknown)? */
 static int
-same_process(long pid, unsigned long long start)
+same_boot(const struct journal_entry *e)
 {
-	unsigned long long	now;
-
-	if (pid <= 0)
-		return 0;
-	if (kill((pid_t)pid, 0) == -1 && errno == ESRCH)
-		return 0;
-	if (start != 0 && proc_start_time((pid_t)pid, &now) == 0 &&
-	    now != start)
-		return 0;
-	return 1;
+	return e->boot == NULL || *e->boot == '\0' || *boot_id() == '\0' ||
+	    strcmp(e->boot, boot_id()) == 0;
 }
 
 static int
 owner_alive(const struct journal_entry *e)
 {
-	if (e->boot != NULL && *e->boot != '\0' && *boot_id() != '\0' &&
-	    strcmp(e->boot, boot_id()) != 0)
-		return 0;	/* the machine rebooted since */
-	return same_process(e->pid, e->start);
+	/* After a reboot nothing of the run lives; a zombie is dead too. */
+	return same_boot(e) && proc_alive((pid_t)e->pid, e->start);
 }
 
 /* Does this worktree registration belong to the copy under top? */
@@ -376,8 +317,8 @@ remove_registrations(const char *common, const char *top, const char *run)
 			continue;
 		if (registration_is_ours(afd, top, run) &&
 		    fs_rmtree_at(dfd, de->d_name) == -1) {
-			warn("cannot remove %s/worktrees/%s", common,
-			    de->d_name);
+			warn("cannot remove %s/worktrees/%s", fs_vis(common),
+			    fs_vis(de->d_name));
 			ret = -1;
 		}
 		close(afd);
@@ -398,79 +339,108 @@ top_is_sane(const char *top)
 	base = fs_basename(top);
 	if (strncmp(base, "forge-", 6) != 0 || strlen(base) < 10)
 		return 0;
-	if (lstat(top, &st) == 0 &&
+	/* A symlink there is only ever unlinked, never followed. */
+	if (lstat(top, &st) == 0 && !S_ISLNK(st.st_mode) &&
 	    (!S_ISDIR(st.st_mode) || st.st_uid != geteuid()))
 		return 0;
 	return 1;
 }
 
-int
-journal_remove_copy(const struct journal_entry *e)
+/*
+ * Was top made by this very run?  rundir leaves the run's id in it, in a
+ * directory of its own; a record written by hand cannot make another
+ * directory pass this, so gc never ends processes that merely work in a
+ * directory a record names.
+ */
+static int
+top_is_runs(const struct journal_entry *e)
 {
-	size_t	i;
+	struct stat	 st;
+	struct buf	 b = BUF_INIT;
+	int		 fd, sfd, rfd, ours = 0;
+
+	if ((fd = open(e->top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	if (fstat(fd, &st) == 0 && st.st_uid == geteuid() &&
+	    (st.st_mode & 077) == 0 &&
+	    (sfd = openat(fd, JOURNAL_SCRATCH, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		if ((rfd = openat(sfd, JOURNAL_MARK, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC)) != -1) {
+			while (buf_read(&b, rfd, 256) > 0 && b.len < 256)
+				;
+			close(rfd);
+			buf_rtrim(&b);
+			ours = b.data != NULL && strcmp(b.data, e->run) == 0;
+		}
+		close(sfd);
+	}
+	close(fd);
+	buf_free(&b);
+	return ours;
+}
+
+int
+journal_remove_copy(const struct journal_entry *e, struct strv *left)
+{
+	size_t	i, n = left->n;
 	int	ret = 0;
 
 	if (!top_is_sane(e->top)) {
 		warnx("refusing to remove %s: not a forge copy",
-		    e->top != NULL ? e->top : "(no path)");
+		    e->top != NULL ? fs_vis(e->top) : "(no path)");
 		return -1;
 	}
 	for (i = 0; i < e->repos.n; i++)
 		if (remove_registrations(e->repos.v[i], e->top, e->run) == -1)
 			ret = -1;
-	if (fs_rmtree(e->top) == -1) {
-		warn("cannot remove %s", e->top);
+	if (fs_rmtree_path(e->top, left) == -1) {
+		if (left->n == n)
+			strv_pushf(left, "cannot remove %s: %s",
+			    fs_vis(e->top), strerror(errno));
 		ret = -1;
 	}
 	return ret;
 }
 
+/*
+ * End what a dead run left running before its copy goes: its command's
+ * process group, when its leader is provably the one recorded (same pid,
+ * start time and boot), and every process working in the run's own
+ * directory (one that left the group with setsid, a git still checking
+ * out).
+ */
 static void
-kill_orphans(const struct journal_entry *e)
+end_run(const struct journal_entry *e)
 {
 	long long	until;
 
-	/* Without a start time, a live pid could be anyone's now. */
-	if (e->child <= 0 || e->child_start == 0 ||
-	    !same_process(e->child, e->child_start))
+	/* Nothing is signalled on a record's word alone: the directory
+	 * must be the run's own. */
+	if (!same_boot(e) || !top_is_runs(e))
 		return;
-	/* The command outlived its forge: it must not run on in a copy
-	 * that is about to disappear. */
-	(void)kill(-(pid_t)e->child, SIGKILL);
-	until = spawn_now_ms() + 2000;
-	while (kill(-(pid_t)e->child, 0) == 0 && spawn_now_ms() < until)
-		usleep(5000);
-}
-
-/* Registrations of copies that are gone: git's own bookkeeping. */
-static void
-prune(const struct strv *commons)
-{
-	const char *const	 a[] = { "worktree", "prune", NULL };
-	struct git		 g;
-	size_t			 i, k;
-
-	for (i = 0; i < commons->n; i++) {
-		for (k = 0; k < i; k++)
-			if (strcmp(commons->v[k], commons->v[i]) == 0)
-				break;
-		if (k < i)
-			continue;
-		memset(&g, 0, sizeof(g));
-		g.gitdir = commons->v[i];
-		(void)git_run(&g, a, 0, NULL, NULL, NULL);
+	if (e->child > 0 && proc_is((pid_t)e->child, e->child_start)) {
+		(void)kill(-(pid_t)e->child, SIGKILL);
+		until = time_now_ms() + 2000;
+		while (kill(-(pid_t)e->child, 0) == 0 &&
+		    time_now_ms() < until)
+			usleep(5000);
 	}
+	(void)proc_kill_in(e->top, 5000);
 }
 
 int
 journal_reclaim(const char *common, int flags, int *count)
 {
-	struct strv		 pruned = STRV_INIT;
 	struct journal_entry	 e;
+	struct strv		 left = STRV_INIT;
+	struct stat		 st;
 	struct dirent		*de;
 	struct buf		 text = BUF_INIT;
 	DIR			*d;
 	char			*dir, *path;
+	size_t			 i;
 	int			 fd, ret = 0, n = 0;
 
 	*count = 0;
@@ -492,13 +462,17 @@ journal_reclaim(const char *common, int flags, int *count)
 			free(path);
 			continue;
 		}
+		if (fstat(fd, &st) == 0 && st.st_nlink == 0) {
+			/* Another gc was here first, and is done. */
+			close(fd);
+			free(path);
+			continue;
+		}
 		buf_reset(&text);
 		while (buf_read(&text, fd, 65536) > 0)
 			;
 		if (journal_parse(text.data != NULL ? text.data : "",
 		    text.len, &e) == -1) {
-			struct stat	st;
-
 			/* Created and never written: a run that died at
 			 * once, before it made anything -- or one starting
 			 * right now, that has yet to lock it. */
@@ -527,10 +501,10 @@ journal_reclaim(const char *common, int flags, int *count)
 			    e.pid);
 			n++;
 		} else {
-			kill_orphans(&e);
-			if (journal_remove_copy(&e) == 0) {
+			end_run(&e);
+			strv_clear(&left);
+			if (journal_remove_copy(&e, &left) == 0) {
 				(void)unlink(path);
-				strv_pushv(&pruned, e.repos.v);
 				n++;
 				if (flags & JOURNAL_VERBOSE)
 					printf("removed %s (%s pid %ld)\n",
@@ -541,8 +515,12 @@ journal_reclaim(const char *common, int flags, int *count)
 					warnx("removed %s, left by a forge "
 					    "run that died (pid %ld)", e.top,
 					    e.pid);
-			} else
+			} else {
+				for (i = 0; i < left.n; i++)
+					warnx("%s: left in place, forge gc "
+					    "will try again", left.v[i]);
 				ret = -1;
+			}
 		}
 		journal_entry_free(&e);
 		close(fd);
@@ -551,8 +529,116 @@ journal_reclaim(const char *common, int flags, int *count)
 	closedir(d);
 	free(dir);
 	buf_free(&text);
-	prune(&pruned);
-	strv_free(&pruned);
+	strv_free(&left);
 	*count = n;
+	return ret;
+}
+
+/* The run id a registration's lock reason names, if forge wrote it. */
+static int
+forge_lock_run(int admfd, char *run, size_t n)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*p;
+	size_t		 len;
+	int		 fd, ok = 0;
+
+	if ((fd = openat(admfd, "locked", O_RDONLY | O_CLOEXEC |
+	    O_NOFOLLOW)) == -1)
+		return 0;
+	while (buf_read(&b, fd, 4096) > 0 && b.len < 4096)
+		;
+	close(fd);
+	if (b.data != NULL && strncmp(b.data, "forge run ", 10) == 0) {
+		p = b.data + 10;
+		len = strspn(p, "0123456789abcdef");
+		if (len == 16 && len < n && strncmp(p + len, " pid ", 5) == 0) {
+			memcpy(run, p, len);
+			run[len] = '\0';
+			ok = 1;
+		}
+	}
+	buf_free(&b);
+	return ok;
+}
+
+/* Is the worktree a registration points to gone from the disk? */
+static int
+worktree_gone(int admfd)
+{
+	struct buf	 b = BUF_INIT;
+	struct stat	 st;
+	char		*slash;
+	int		 fd, gone = 0;
+
+	if ((fd = openat(admfd, "gitdir", O_RDONLY | O_CLOEXEC |
+	    O_NOFOLLOW)) == -1)
+		return errno == ENOENT;
+	while (buf_read(&b, fd, 4096) > 0 && b.len < 65536)
+		;
+	close(fd);
+	buf_rtrim(&b);
+	if (b.data != NULL && b.data[0] == '/' &&
+	    (slash = strrchr(b.data, '/')) != NULL) {
+		*slash = '\0';
+		gone = lstat(b.data, &st) == -1 && errno == ENOENT;
+	}
+	buf_free(&b);
+	return gone;
+}
+
+int
+journal_orphans(const char *common, int flags, int *count)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*wtdir, *rec, run[32];
+	int		 dfd, afd, ret = 0;
+
+	*count = 0;
+	wtdir = xasprintf("%s/worktrees", common);
+	dfd = open(wtdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(wtdir);
+	if (dfd == -1)
+		return errno == ENOENT ? 0 : -1;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		afd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (afd == -1)
+			continue;
+		/*
+		 * Only forge's own, by the lock reason forge wrote; only
+		 * with no record left (a record means reclaim decides);
+		 * only when the copy is gone from the disk.
+		 */
+		rec = NULL;
+		if (forge_lock_run(afd, run, sizeof(run)) &&
+		    (rec = xasprintf("%s/forge/copies/%s", common, run)) &&
+		    lstat(rec, &st) == -1 && errno == ENOENT &&
+		    worktree_gone(afd)) {
+			(*count)++;
+			if (flags & JOURNAL_DRY_RUN)
+				printf("would remove the registration %s "
+				    "(forge run %s)\n", fs_vis(de->d_name),
+				    run);
+			else if (fs_rmtree_at(dfd, de->d_name) == -1) {
+				warn("cannot remove %s/worktrees/%s",
+				    fs_vis(common), fs_vis(de->d_name));
+				ret = -1;
+			} else if (flags & JOURNAL_VERBOSE)
+				printf("removed the registration %s (forge "
+				    "run %s)\n", fs_vis(de->d_name), run);
+		}
+		free(rec);
+		close(afd);
+	}
+	closedir(d);
 	return ret;
 }

@@ -22,7 +22,9 @@
  *	... journal_close(&j, 1);		remove the record (copy gone)
  *
  *	journal_reclaim(common, flags, &n);	remove copies of runs that are
- *						gone; prints one line for each
+ *						gone (ending what they left
+ *						running); prints one line for
+ *						each
  */
 #ifndef JOURNAL_H
 #define JOURNAL_H
@@ -49,6 +51,11 @@ struct journal_entry {
 	char			*kept;
 };
 
+/* A run's own directory holds JOURNAL_SCRATCH/JOURNAL_MARK, its run id:
+ * the proof that the directory a record names is that run's. */
+#define JOURNAL_SCRATCH	".forge"
+#define JOURNAL_MARK	"run"
+
 #define JOURNAL_DRY_RUN		0x01	/* only say what would go */
 #define JOURNAL_KEPT		0x02	/* kept copies go too */
 #define JOURNAL_VERBOSE		0x04	/* say so (forge gc) */
@@ -60,17 +67,22 @@ int	journal_note_child(struct journal *, pid_t);
 int	journal_note_kept(struct journal *, const char *);
 void	journal_close(struct journal *, int);
 int	journal_reclaim(const char *, int, int *);
+/* Worktree registrations forge made (its lock reason says so) whose run
+ * has no record left and whose copy is gone from the disk: removed, one
+ * by one.  Never a repository-wide "git worktree prune", which would
+ * take the user's own worktrees whose directory is away for a while. */
+int	journal_orphans(const char *, int, int *);
 
 /* Parse a record file's text; unparseable lines are skipped. */
 int	journal_parse(const char *, size_t, struct journal_entry *);
 void	journal_entry_free(struct journal_entry *);
-/* Remove what a record describes: worktree registrations, then the
- * directory.  Fails (leaving the record) if anything would not go. */
-int	journal_remove_copy(const struct journal_entry *);
-/* A process's start time in clock ticks since boot, from /proc. */
-int	proc_start_time(pid_t, unsigned long long *);
-/* This boot's id, from /proc; "" if unknown.  Static storage. */
-const char *boot_id(void);
+/* Remove what a record describes: its worktree registrations, then the
+ * directory.  -1 if anything would not go, with one line for each thing
+ * left in place and why pushed onto left ("a file system is mounted at
+ * ..."); the caller prints them and keeps the record.  A record naming
+ * anything but a directory (or a stale symlink) called forge-<id> is
+ * refused, with a message. */
+int	journal_remove_copy(const struct journal_entry *, struct strv *);
 /* The random id of a run: 16 hex digits. */
 void	journal_new_run_id(char *, size_t);
 

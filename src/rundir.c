@@ -5,6 +5,7 @@
 
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -74,7 +75,8 @@ on_exit_remove(void *arg)
 int
 rundir_open(struct rundir *rd, const char *common)
 {
-	char	*tmp;
+	char	*tmp, *mark, *line;
+	int	 fd;
 
 	memset(rd, 0, sizeof(*rd));
 	rd->journal.fd = -1;
@@ -86,7 +88,7 @@ rundir_open(struct rundir *rd, const char *common)
 	}
 	rd->top = xasprintf("%s/forge-%s", tmp, rd->run);
 	free(tmp);
-	rd->scratch = xasprintf("%s/.forge", rd->top);
+	rd->scratch = xasprintf("%s/%s", rd->top, JOURNAL_SCRATCH);
 	rd->objects = xasprintf("%s/objects", rd->scratch);
 	/* Recorded first: a run killed from here on leaves a record. */
 	if (journal_open(&rd->journal, common, rd->run, rd->top) == -1)
@@ -102,6 +104,22 @@ rundir_open(struct rundir *rd, const char *common)
 		warn("cannot create %s", fs_vis(rd->objects));
 		goto fail;
 	}
+	/* No fsync: after a power cut, nothing of the run is running. */
+	mark = xasprintf("%s/%s", rd->scratch, JOURNAL_MARK);
+	line = xasprintf("%s\n", rd->run);
+	fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+	    0600);
+	if (fd == -1 || write(fd, line, strlen(line)) != (ssize_t)strlen(line)) {
+		warn("cannot create %s", fs_vis(mark));
+		if (fd != -1)
+			close(fd);
+		free(mark);
+		free(line);
+		goto fail;
+	}
+	close(fd);
+	free(mark);
+	free(line);
 	return 0;
 fail:
 	(void)rundir_remove(rd);
@@ -136,6 +154,8 @@ int
 rundir_remove(struct rundir *rd)
 {
 	struct journal_entry	e;
+	struct strv		left = STRV_INIT;
+	size_t			i;
 	int			ret;
 
 	if (rd->state != RD_LIVE)
@@ -144,13 +164,16 @@ rundir_remove(struct rundir *rd)
 	e.run = rd->run;
 	e.top = rd->top;
 	e.repos = rd->commons;
-	if ((ret = journal_remove_copy(&e)) == 0) {
+	if ((ret = journal_remove_copy(&e, &left)) == 0) {
 		journal_close(&rd->journal, 1);
 	} else {
-		warnx("could not remove all of %s: forge gc will try again",
-		    fs_vis(rd->top));
+		/* The record stays: forge gc tries again later. */
+		for (i = 0; i < left.n; i++)
+			warnx("%s: left in place, forge gc will try again",
+			    left.v[i]);
 		journal_close(&rd->journal, 0);
 	}
+	strv_free(&left);
 	rd->state = RD_GONE;
 	return ret;
 }

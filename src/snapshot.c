@@ -25,6 +25,7 @@
 #include "sig.h"
 #include "snapshot.h"
 #include "spawn.h"
+#include "timeutil.h"
 #include "treeid.h"
 #include "xmalloc.h"
 
@@ -879,7 +880,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	memset(&l.entries, 0, sizeof(l.entries));
 	if (s->check && start_source_proof(s, sr, &l) == -1)
 		goto out;
-	t = spawn_now_ms();
+	t = time_now_ms();
 	if (sig_pending() || add_worktree(s, sr) == -1)
 		goto out;
 	/* The coarse clock: file times are taken from it, so anything
@@ -889,9 +890,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (sr->sparse && unsparse(sr, &l) == -1)
 		goto out;
 	sr->index_ready = 1;
-	s->ms[SNAP_CHECKOUT] += spawn_now_ms() - t;
+	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
 	sig_test_stall("checkout");
-	t = spawn_now_ms();
+	t = time_now_ms();
 	{
 		struct git	dg;
 
@@ -900,17 +901,17 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		    -1)
 			goto out;
 	}
-	s->ms[SNAP_APPLY] += spawn_now_ms() - t;
+	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);
 	sig_test_stall("apply");
-	t = spawn_now_ms();
+	t = time_now_ms();
 	if (sig_pending() || copy_flagged(sr, &l) == -1)
 		goto out;
 	if (sig_pending() || copy_untracked(sr, &l) == -1)
 		goto out;
 	if (!sr->filemode && (sig_pending() || copy_modes(sr) == -1))
 		goto out;
-	s->ms[SNAP_UNTRACKED] += spawn_now_ms() - t;
+	s->ms[SNAP_UNTRACKED] += time_now_ms() - t;
 	poll_proofs(s);
 	if (sig_pending() || copy_nested(s, sr) == -1)
 		goto out;
@@ -1128,10 +1129,10 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 	if (sr->index == NULL || copy_repo(s, sr) == -1)
 		goto fail;
 	sig_test_stall("proof");
-	t = spawn_now_ms();
+	t = time_now_ms();
 	if (s->check && (sig_pending() || prove(s) == -1))
 		goto fail;
-	s->ms[SNAP_PROOF] = spawn_now_ms() - t;
+	s->ms[SNAP_PROOF] = time_now_ms() - t;
 	spawn_set_idle(NULL);
 	building = NULL;
 	stop_proofs(s);

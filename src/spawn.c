@@ -23,8 +23,10 @@
 #include <unistd.h>
 
 #include "forge.h"
+#include "proc.h"
 #include "sig.h"
 #include "spawn.h"
+#include "timeutil.h"
 #include "xmalloc.h"
 
 extern char	**environ;
@@ -73,15 +75,6 @@ live_has(pid_t pid)
 		if (live[i] == pid)
 			return 1;
 	return 0;
-}
-
-long long
-spawn_now_ms(void)
-{
-	struct timespec	ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 void
@@ -429,12 +422,11 @@ job_stop(struct spawn *sp)
 static void
 adopted(int kill_them)
 {
-	struct dirent	*de;
-	DIR		*d;
-	char		 path[64], buf[512], *p;
-	long		 pid, ppid;
-	ssize_t		 n;
-	int		 fd;
+	struct proc_stat	 ps;
+	struct dirent		*de;
+	DIR			*d;
+	char			*p;
+	long			 pid;
 
 	if ((d = opendir("/proc")) == NULL)
 		return;
@@ -442,18 +434,7 @@ adopted(int kill_them)
 		if ((pid = strtol(de->d_name, &p, 10)) <= 0 || *p != '\0' ||
 		    live_has((pid_t)pid))
 			continue;
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "pid (comm) state ppid ...": comm may hold anything. */
-		if ((p = strrchr(buf, ')')) == NULL ||
-		    sscanf(p + 1, " %*c %ld", &ppid) != 1 ||
-		    ppid != (long)getpid())
+		if (proc_stat((pid_t)pid, &ps) == -1 || ps.ppid != getpid())
 			continue;
 		if (kill_them)
 			(void)kill((pid_t)pid, SIGKILL);
@@ -484,20 +465,20 @@ end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
 
 	if (group_gone(pgid))
 		goto adopted;
-	now = spawn_now_ms();
+	now = time_now_ms();
 	if (!term_sent) {
 		(void)kill(-pgid, SIGTERM);
 		kill_at = now + grace;
 	}
 	(void)kill(-pgid, SIGCONT);
-	while ((now = spawn_now_ms()) < kill_at && sig_count() < 2) {
+	while ((now = time_now_ms()) < kill_at && sig_count() < 2) {
 		if (group_gone(pgid))
 			goto adopted;
 		pause_ms(10);
 	}
 	(void)kill(-pgid, SIGKILL);
-	until = spawn_now_ms() + 2000;
-	while (!group_gone(pgid) && spawn_now_ms() < until)
+	until = time_now_ms() + 2000;
+	while (!group_gone(pgid) && time_now_ms() < until)
 		pause_ms(5);
 adopted:
 	adopted(1);
@@ -528,7 +509,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 	grace = lim != NULL && lim->grace_ms > 0 ? lim->grace_ms :
 	    DEFAULT_GRACE_MS;
 	if (lim != NULL && lim->timeout_ms > 0)
-		deadline = spawn_now_ms() + lim->timeout_ms;
+		deadline = time_now_ms() + lim->timeout_ms;
 
 	for (;;) {
 		r = waitpid(sp->pid, &ws, WNOHANG |
@@ -545,7 +526,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 			live_del(sp->pid);
 			break;
 		}
-		now = spawn_now_ms();
+		now = time_now_ms();
 		if (!term_sent && sig_pending() != 0) {
 			ex->interrupted = 1;
 			if (!(pgroup && (sp->flags & SPAWN_FORWARD)))

@@ -137,7 +137,5 @@ void	spawn_set_idle(void (*)(void));
  * command's group and loses its parent becomes our child, so it can be
  * reaped, and ended with the group (Linux PR_SET_CHILD_SUBREAPER). */
 void	spawn_adopt(void);
-/* Milliseconds on the monotonic clock. */
-long long spawn_now_ms(void);
 
 #endif /* SPAWN_H */

@@ -134,3 +134,12 @@ size_parse(const char *s)
 		return -1;
 	return v * mult;
 }
+
+long long
+time_now_ms(void)
+{
+	struct timespec	ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}

@@ -19,6 +19,8 @@ char	*time_rfc3339(char *, time_t);
 long long duration_parse(const char *);
 /* "850ms", "12.3s", "4m05s", "2h01m" into buf of size n. */
 char	*duration_format(char *, size_t, long long);
+/* Milliseconds on the monotonic clock. */
+long long time_now_ms(void);
 /* Parse a size with an optional k, m or g suffix (binary); -1 if bad. */
 long long size_parse(const char *);
 

@@ -25,6 +25,7 @@
 #include "fsutil.h"
 #include "journal.h"
 #include "json.h"
+#include "proc.h"
 #include "unitfs.h"
 
 /*
@@ -361,6 +362,22 @@ make_copy(const char *where)
 	return top;
 }
 
+/* What rundir leaves in a run's directory: the run's id, which proves
+ * the directory is that run's own. */
+static void
+mark_copy(const char *top, const char *run)
+{
+	char	*p;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", top, JOURNAL_SCRATCH), -1);
+	ck_assert_int_eq(mkdir(p, 0700), 0);
+	free(p);
+	ck_assert_int_ne(asprintf(&p, "%s/%s/%s", top, JOURNAL_SCRATCH,
+	    JOURNAL_MARK), -1);
+	unitfs_write(p, run, 0600);
+	free(p);
+}
+
 /* Write a record by hand, as a run that is gone would have left it. */
 static char *
 write_record(const char *common, const char *name, const char *text)
@@ -636,7 +653,7 @@ START_TEST(t_reclaim_refuses_odd_tops)
 	ck_assert_int_ne(asprintf(&tops[2], "%s/../%s/forge-0123456789abcdef",
 	    victim, fs_basename(victim)), -1);		/* a way up */
 	tops[3] = strdup("forge-0123456789abcdef");	/* relative */
-	tops[4] = strdup(made[3]);			/* a symlink */
+	tops[4] = strdup(made[3]);			/* a stale link */
 	tops[5] = strdup("/");
 	tops[6] = strdup("");
 	tops[7] = NULL;
@@ -649,8 +666,19 @@ START_TEST(t_reclaim_refuses_odd_tops)
 		snprintf(name, sizeof(name), "odd%zu", i);
 		line = first_line(name, dead_pid(), 1, boot_id(), tops[i]);
 		rec = write_record(common, name, line);
-		ck_assert_int_eq(reclaim(common, 0), 0);
-		ck_assert_msg(unitfs_exists(rec), "record %zu removed", i);
+		if (i == 4) {
+			/* A stale symlink where the copy was: the link
+			 * goes, never what it points to. */
+			ck_assert_int_eq(reclaim(common, 0), 1);
+			ck_assert(!unitfs_exists(rec));
+			ck_assert(!unitfs_exists(made[3]));
+			ck_assert(unitfs_exists(made[1]));
+			ck_assert_int_eq(symlink(victim, made[3]), 0);
+		} else {
+			ck_assert_int_eq(reclaim(common, 0), 0);
+			ck_assert_msg(unitfs_exists(rec), "record %zu removed",
+			    i);
+		}
 		ck_assert(unitfs_exists(made[0]));
 		ck_assert(unitfs_exists(made[1]));
 		ck_assert(unitfs_exists(made[2]));
@@ -755,6 +783,7 @@ START_TEST(t_reclaim_kills_orphan)
 		usleep(1000);
 	usleep(50000);
 	ck_assert_int_eq(proc_start_time(orphan, &start), 0);
+	mark_copy(top, "orphaned");
 	line = first_line("orphaned", dead_pid(), 1, boot_id(), top);
 	buf_adds(&b, line);
 	buf_addf(&b, "{\"child\":%ld,\"start\":%llu}\n", (long)orphan, start);
@@ -796,6 +825,8 @@ START_TEST(t_reclaim_spares_recycled_child)
 	while (getpgid(bystander) != bystander)
 		usleep(1000);
 	ck_assert_int_eq(proc_start_time(bystander, &start), 0);
+	/* The run's own directory: only the start time can save it. */
+	mark_copy(top, "other");
 	line = first_line("other", dead_pid(), 1, boot_id(), top);
 	buf_adds(&b, line);
 	buf_addf(&b, "{\"child\":%ld,\"start\":%llu}\n", (long)bystander,

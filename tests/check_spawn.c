@@ -26,6 +26,7 @@
 #include "buf.h"
 #include "sig.h"
 #include "spawn.h"
+#include "timeutil.h"
 #include "unitfs.h"
 
 extern char	**environ;
@@ -636,9 +637,9 @@ START_TEST(t_stop_on_data)
 	st.buf = &out;
 	st.relay_to = -1;
 	st.stop_on_data = 1;
-	t0 = spawn_now_ms();
+	t0 = time_now_ms();
 	ck_assert_int_eq(spawn_io(&st, 1), 1);
-	ck_assert_int_lt(spawn_now_ms() - t0, 5000);
+	ck_assert_int_lt(time_now_ms() - t0, 5000);
 	ck_assert_str_eq(out.data, "ready\n");
 	/* Left open for the caller. */
 	ck_assert_int_ne(st.fd, -1);
@@ -907,9 +908,9 @@ START_TEST(t_timeout_plain)
 	long long		t0, took;
 
 	sig_init();
-	t0 = spawn_now_ms();
+	t0 = time_now_ms();
 	ex = run(argv, 0, NULL, &lim, NULL, NULL);
-	took = spawn_now_ms() - t0;
+	took = time_now_ms() - t0;
 	ck_assert_int_eq(ex.timed_out, 1);
 	ck_assert_int_eq(ex.interrupted, 0);
 	ck_assert_int_eq(ex.status, 128 + SIGTERM);
@@ -924,9 +925,9 @@ END_TEST
 static int
 gone_within(pid_t pid, long ms)
 {
-	long long	until = spawn_now_ms() + ms;
+	long long	until = time_now_ms() + ms;
 
-	while (!gone(pid) && spawn_now_ms() < until) {
+	while (!gone(pid) && time_now_ms() < until) {
 		(void)waitpid(pid, NULL, WNOHANG);
 		usleep(10000);
 	}
@@ -955,9 +956,9 @@ START_TEST(t_timeout_group)
 	argv[1] = "-c";
 	argv[2] = straggler_script(d, 1, "wait");
 	argv[3] = NULL;
-	t0 = spawn_now_ms();
+	t0 = time_now_ms();
 	ex = run(argv, SPAWN_PGROUP, NULL, &lim, NULL, NULL);
-	took = spawn_now_ms() - t0;
+	took = time_now_ms() - t0;
 	ck_assert_int_eq(ex.timed_out, 1);
 	ck_assert_int_eq(ex.status, 128 + SIGTERM);
 	ck_assert_msg(took >= 900 && took < 8000, "took %lldms", took);
@@ -987,9 +988,9 @@ START_TEST(t_timeout_leader_ignores)
 	argv[1] = "-c";
 	argv[2] = straggler_script(d, 1, "trap '' TERM; wait; wait");
 	argv[3] = NULL;
-	t0 = spawn_now_ms();
+	t0 = time_now_ms();
 	ex = run(argv, SPAWN_PGROUP, NULL, &lim, NULL, NULL);
-	took = spawn_now_ms() - t0;
+	took = time_now_ms() - t0;
 	ck_assert_int_eq(ex.timed_out, 1);
 	ck_assert_int_eq(ex.status, 128 + SIGKILL);
 	ck_assert_msg(took >= 1200 && took < 8000, "took %lldms", took);
@@ -1044,10 +1045,10 @@ START_TEST(t_stragglers)
 	/* One that ignores SIGTERM: killed after the grace period. */
 	reset_dir(d);
 	argv[2] = straggler_script(d, 1, "exit 0");
-	t0 = spawn_now_ms();
+	t0 = time_now_ms();
 	ex = run(argv, SPAWN_PGROUP | SPAWN_ENDGROUP, NULL, &lim, NULL, NULL);
 	ck_assert_int_eq(ex.status, 0);
-	ck_assert_int_ge(spawn_now_ms() - t0, 250);
+	ck_assert_int_ge(time_now_ms() - t0, 250);
 	gc = read_pid(pidfile);
 	ck_assert_msg(gone(gc), "the straggler is still there");
 	no_children();

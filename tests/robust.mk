@@ -7,3 +7,5 @@ SHELL_TESTS += tests/t-hostile.sh
 SHELL_TESTS += tests/t-timeline.sh
 SHELL_TESTS += tests/t-breaker.sh
 SHELL_TESTS += tests/t-change.sh
+SHELL_TESTS += tests/t-safe-remove.sh
+SHELL_TESTS += tests/t-gc-live.sh

@@ -1,0 +1,210 @@
+/* Processes, read from /proc: who is alive, and who is using a directory. */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "proc.h"
+#include "timeutil.h"
+
+int
+proc_stat(pid_t pid, struct proc_stat *ps)
+{
+	struct buf	 b = BUF_INIT;
+	char		 path[64], *p, *end;
+	int		 field, ret = -1;
+
+	if (pid <= 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if (fs_read_file(path, &b, 1 << 16) == -1)
+		goto out;
+	/* "pid (comm) state ppid pgrp ...": comm may hold anything, ")"
+	 * included, so start after the last one. */
+	if ((p = strrchr(b.data, ')')) == NULL)
+		goto out;
+	p++;
+	for (field = 3; field <= 22; field++) {
+		while (*p == ' ')
+			p++;
+		if (*p == '\0')
+			goto out;
+		switch (field) {
+		case 3:
+			ps->state = *p;
+			break;
+		case 4:
+			ps->ppid = (pid_t)strtol(p, &end, 10);
+			break;
+		case 5:
+			ps->pgrp = (pid_t)strtol(p, &end, 10);
+			break;
+		case 22:
+			ps->start = strtoull(p, &end, 10);
+			if (end == p)
+				goto out;
+			break;
+		}
+		while (*p != ' ' && *p != '\0')
+			p++;
+	}
+	ret = 0;
+out:
+	buf_free(&b);
+	return ret;
+}
+
+int
+proc_start_time(pid_t pid, unsigned long long *start)
+{
+	struct proc_stat	ps;
+
+	if (proc_stat(pid, &ps) == -1)
+		return -1;
+	*start = ps.start;
+	return 0;
+}
+
+int
+proc_is(pid_t pid, unsigned long long start)
+{
+	struct proc_stat	ps;
+
+	return start != 0 && proc_stat(pid, &ps) == 0 && ps.start == start;
+}
+
+int
+proc_alive(pid_t pid, unsigned long long start)
+{
+	struct proc_stat	ps;
+
+	if (pid <= 0 || proc_stat(pid, &ps) == -1)
+		return 0;
+	if (ps.state == 'Z' || ps.state == 'X')
+		return 0;	/* exited; only its parent has yet to look */
+	return start == 0 || ps.start == start;
+}
+
+const char *
+boot_id(void)
+{
+	static char	id[64];
+	struct buf	b = BUF_INIT;
+
+	if (id[0] == '\0' &&
+	    fs_read_file("/proc/sys/kernel/random/boot_id", &b, 256) == 0) {
+		buf_rtrim(&b);
+		strlcpy(id, b.data, sizeof(id));
+	}
+	buf_free(&b);
+	return id;
+}
+
+int
+proc_path_in(const char *path, const char *dir)
+{
+	size_t	n = strlen(dir);
+
+	if (strncmp(path, dir, n) != 0)
+		return 0;
+	return path[n] == '\0' || path[n] == '/' ||
+	    strcmp(path + n, " (deleted)") == 0;
+}
+
+static int
+link_in(const char *link, const char *dir)
+{
+	char	target[PATH_MAX + 16];
+	ssize_t	n;
+
+	if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
+		return 0;
+	target[n] = '\0';
+	return proc_path_in(target, dir);
+}
+
+int
+proc_uses_dir(pid_t pid, const char *dir)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		 path[96];
+	int		 found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/cwd", (long)pid);
+	if (link_in(path, dir))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%ld/root", (long)pid);
+	if (link_in(path, dir))
+		return 1;
+	snprintf(path, sizeof(path), "/proc/%ld/fd", (long)pid);
+	if ((d = opendir(path)) == NULL)
+		return 0;
+	while (!found && (de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%ld/fd/%.16s", (long)pid,
+		    de->d_name);
+		found = link_in(path, dir);
+	}
+	closedir(d);
+	return found;
+}
+
+/* One pass: signal every process in dir; how many there were. */
+static int
+kill_pass(const char *dir)
+{
+	struct proc_stat	 ps;
+	struct dirent		*de;
+	DIR			*d;
+	char			*end;
+	long			 pid;
+	int			 n = 0;
+
+	if ((d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		pid = strtol(de->d_name, &end, 10);
+		if (pid <= 0 || *end != '\0' || pid == (long)getpid())
+			continue;
+		/* The dead hold no directory; their parent reaps them. */
+		if (proc_stat((pid_t)pid, &ps) == -1 || ps.state == 'Z' ||
+		    ps.state == 'X')
+			continue;
+		if (!proc_uses_dir((pid_t)pid, dir))
+			continue;
+		(void)kill((pid_t)pid, SIGKILL);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+int
+proc_kill_in(const char *dir, long long ms)
+{
+	struct timespec	 pause = { 0, 10 * 1000 * 1000 };
+	long long	 until = time_now_ms() + ms;
+	int		 n, total = 0;
+
+	/* Killed, a process lets go of its directories as it exits, a
+	 * moment later; and one may have started another meanwhile. */
+	while ((n = kill_pass(dir)) > 0) {
+		total += n;
+		if (time_now_ms() >= until)
+			break;
+		(void)nanosleep(&pause, NULL);
+	}
+	return total;
+}

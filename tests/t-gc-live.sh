@@ -1,0 +1,100 @@
+#!/bin/sh
+# forge gc beside live runs disturbs none of them; a dead run is dead even
+# unreaped, and what it left running ends -- and nothing else does.
+. "$TESTLIB"
+
+new_repo "$T/r"
+printf 'edit\n' >>hello.txt
+printf 'untracked\n' >u.txt
+common="$T/r/.git"
+git config forge.breakerThreshold 0
+
+# Runs beside two loops of forge gc.
+gc_loop() {
+	while [ ! -e "$T/stop" ]; do
+		forge gc >>"$T/gc.out" 2>>"$T/gc.err"
+	done
+}
+gc_loop &
+gc1=$!
+gc_loop &
+gc2=$!
+bad=0
+for batch in 1 2 3; do
+	pids=
+	for i in 1 2 3 4 5 6 7 8; do
+		forge verify --isolated -- sleep 0.5 \
+		    >"$T/run.$batch.$i.out" 2>"$T/run.$batch.$i.err" </dev/null &
+		pids="$pids $!"
+	done
+	for p in $pids; do
+		wait "$p" || bad=$((bad + 1))
+	done
+done
+touch "$T/stop"
+wait "$gc1" "$gc2"
+is "24 runs beside gc: every one passes" "$bad" 0
+is "and none says it could not do something" \
+    "$(cat "$T"/run.*.err | grep -Ei 'cannot|could not|error' | head -n 5)" ""
+is "gc never failed either" \
+    "$(grep -Ei 'cannot|could not' "$T/gc.err" | head -n 5)" ""
+is "nothing is left" "$(leftovers "$T/r")" ""
+
+# A forge that was killed and whose parent has not reaped it (a zombie)
+# is dead: gc reclaims its copy, and ends the command it left.
+sh -c '"$0" verify --isolated -- sh -c "echo \$\$ >\"\$0\"; exec sleep 60" \
+    "$1" >/dev/null 2>&1 </dev/null & echo $! >"$2"; exec sleep 60' \
+    "$FORGE" "$T/cmd.pid" "$T/forge.pid" &
+parent=$!
+wait_for 30 test -s "$T/cmd.pid"
+fpid=$(cat "$T/forge.pid")
+cmd=$(cat "$T/cmd.pid")
+kill -KILL "$fpid"
+wait_for 10 sh -c "grep -q '^State:.Z' /proc/$fpid/status"
+like "the killed forge is a zombie, unreaped" \
+    "$(sed -n 's/^State:[[:space:]]*//p' "/proc/$fpid/status")" '^Z'
+run_forge gc
+is "gc succeeds" "$rc" 0
+like "and counts the zombie as dead" "$out" \
+    "^removed .*forge-[0-9a-f]+ \(left by dead pid $fpid\)"
+not_ok "the command it left is gone" kill -0 "$cmd"
+is "nothing is left" "$(leftovers "$T/r")" ""
+kill -KILL "$parent" 2>/dev/null
+wait "$parent" 2>/dev/null
+
+# A command that left forge's process group (setsid), working in the
+# copy, outlives a SIGKILL of forge; gc ends it before the copy goes.
+start_forge "$T/s.err" verify --isolated -- sh -c \
+    'mkdir -p deep && cd deep && setsid sh -c "echo \$\$ >\"\$0\"; exec sleep 60" "$0" & exec sleep 60' \
+    "$T/setsid.pid"
+pid=$forge_pid
+wait_for 30 test -s "$T/setsid.pid"
+escaped=$(cat "$T/setsid.pid")
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+ok "the setsid process outlives forge" kill -0 "$escaped"
+run_forge gc
+is "gc succeeds" "$rc" 0
+wait_for 10 sh -c "! kill -0 $escaped"
+not_ok "and the setsid process working in the copy is gone" kill -0 "$escaped"
+is "nothing is left" "$(leftovers "$T/r")" ""
+
+# A hand-written record naming a directory someone works in, and that
+# someone's pid as the command, kills nothing.
+fake=$TMPDIR/forge-00000000000000bb
+mkdir -m 700 "$fake"
+(cd "$fake" && exec setsid sleep 60) &
+bystander=$!
+wait_for 10 sh -c "test \"\$(readlink /proc/$bystander/cwd)\" = '$fake'"
+start=$(sed 's/^.*) //' "/proc/$bystander/stat" | cut -d' ' -f20)
+boot=$(cat /proc/sys/kernel/random/boot_id)
+printf '{"run":"00000000000000bb","pid":999999999,"start":1,"boot":"%s","top":"%s"}\n{"child":%d,"start":%s}\n' \
+    "$boot" "$fake" "$bystander" "$start" \
+    >"$common/forge/copies/00000000000000bb"
+run_forge gc
+ok "a hand-written record kills no one" kill -0 "$bystander"
+kill -KILL "$bystander"
+wait "$bystander" 2>/dev/null
+is "nothing is left" "$(leftovers "$T/r")" ""
+
+done_testing

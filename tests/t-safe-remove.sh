@@ -1,0 +1,150 @@
+#!/bin/sh
+# Removing a copy never reaches outside it: not through a mount that the
+# command left in it, not into a user's own worktree registration.
+. "$TESTLIB"
+
+new_repo "$T/r"
+common="$T/r/.git"
+
+# A repository elsewhere on the machine, the kind of thing a bind mount
+# in the copy could expose.
+git init -q "$T/victim"
+printf 'precious\n' >"$T/victim/precious.txt"
+git -C "$T/victim" add precious.txt
+git -C "$T/victim" commit -q -m precious
+victim_before=$(state_of "$T/victim")
+
+# Mounts need root and a mount namespace of the test's own, so that
+# nothing it mounts outlives it.
+if [ "$(id -u)" -ne 0 ]; then
+	why="mounting needs root"
+elif ! unshare -m --propagation private true 2>/dev/null; then
+	why="no mount namespace here (unshare -m failed)"
+else
+	why=
+fi
+
+# in_ns SCRIPT: run sh code in a private mount namespace; FORGE, T and
+# victim are in its environment.
+in_ns() {
+	printf '%s\n' "$1" >"$T/ns.sh"
+	FORGE_WRAPPER=${FORGE_WRAPPER:-} T=$T FORGE=$FORGE victim=$T/victim \
+	    unshare -m --propagation private sh "$T/ns.sh" \
+	    >"$T/.stdout" 2>"$T/.stderr" </dev/null
+	rc=$?
+	out=$(cat "$T/.stdout")
+	err=$(cat "$T/.stderr")
+}
+
+if [ -n "$why" ]; then
+	for d in "a bind mount left in the copy empties nothing" \
+	    "the copy around a mount point is left, and named" \
+	    "gc later removes the rest" "gc beside a mount in a dead copy" \
+	    "once unmounted, gc removes the rest"; do
+		skip "$d" "$why"
+	done
+else
+	# The command mounts a directory of the victim inside the copy and
+	# leaves it there; forge removes the copy while it is mounted.
+	in_ns '${FORGE_WRAPPER} "$FORGE" verify --isolated -- sh -c \
+	    "mkdir -p sub/m && mount --bind \"\$0\" sub/m" "$victim"'
+	is "a bind mount left in the copy: the run passes" "$rc" 0
+	is "a bind mount left in the copy empties nothing" \
+	    "$(state_of "$T/victim")" "$victim_before"
+	like "the mount point is named, with the reason, in one line" "$err" \
+	    "a file system is mounted at $TMPDIR/forge-[0-9a-f]+/.*/sub/m: left in place, forge gc will try again"
+	like "the verdict is still the command's" "$err" 'Verdict: PASS'
+	like "and is recorded as such" \
+	    "$(grep '"event":"verify"' "$common/forge/timeline.jsonl")" \
+	    '"verdict":"PASS"'
+	like "the copy's record is kept for gc" \
+	    "$(ls "$common/forge/copies")" '^[0-9a-f]{16}$'
+	like "and so is what was around the mount point" "$(ls "$TMPDIR")" \
+	    '^forge-[0-9a-f]{16}$'
+	run_forge gc
+	is "gc later removes the rest" "$rc" 0
+	is "and nothing is left" "$(leftovers "$T/r")" ""
+	is "the victim is still whole" "$(state_of "$T/victim")" \
+	    "$victim_before"
+
+	# A run killed outright with a mount in its copy: gc, in the same
+	# namespace, ends the command and still never empties the mount.
+	in_ns '
+${FORGE_WRAPPER} "$FORGE" verify --isolated -- sh -c \
+    "mkdir m && mount --bind \"\$0\" m && touch \"\$1\" && exec sleep 60" \
+    "$victim" "$T/mounted" >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -e "$T/mounted" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
+kill -KILL $pid
+wait $pid
+${FORGE_WRAPPER} "$FORGE" gc
+echo "gc: $?"
+ls -A "$victim"
+for m in $(sed -n "s/^[^ ]* [^ ]* [^ ]* [^ ]* \([^ ]*\) .*/\1/p" /proc/self/mountinfo | grep "/forge-"); do
+	umount "$m"
+done
+${FORGE_WRAPPER} "$FORGE" gc
+echo "gc again: $?"'
+	like "gc beside a mount in a dead copy: it says what stays" "$err" \
+	    'a file system is mounted at .*/m: left in place'
+	like "and fails, as something was left" "$out" 'gc: 125'
+	is "the victim is still whole" "$(state_of "$T/victim")" \
+	    "$victim_before"
+	like "once unmounted, gc removes the rest" "$out" 'gc again: 0'
+	is "and nothing is left" "$(leftovers "$T/r")" ""
+fi
+
+# A symlink in the copy to the outside is removed, never followed.
+run_forge verify --isolated -- sh -c 'ln -s "$0" out && ln -s "$0/.git" g' \
+    "$T/victim"
+is "links out of the copy: the run passes" "$rc" 0
+is "and what they point to is untouched" "$(state_of "$T/victim")" \
+    "$victim_before"
+is "nothing is left" "$(leftovers "$T/r")" ""
+
+# The user's own linked worktree, with a staged change, whose directory
+# is away for a while (an unmounted disk, a renamed folder).
+git -C "$T/r" worktree add -q "$T/mine" -b mine
+printf 'staged in mine\n' >"$T/mine/hello.txt"
+git -C "$T/mine" add hello.txt
+mine_index=$(cksum <"$common/worktrees/mine/index")
+mv "$T/mine" "$T/mine.away"
+
+# A dead run's copy for the next run to reclaim.
+FORGE_TEST_STALL=checkout start_forge "$T/stall.err" verify --isolated -- true
+wait_for 30 grep -q "test stall: checkout" "$T/stall.err"
+kill -KILL "$forge_pid"
+wait "$forge_pid" 2>/dev/null
+run_forge verify --isolated -- true
+like "a reclaiming run removes the dead run's copy" "$err" 'removed .*forge-'
+run_forge gc
+is "forge gc succeeds" "$rc" 0
+ok "the user's worktree keeps its registration" test -d "$common/worktrees/mine"
+is "and its index, with the staged change" \
+    "$(cksum <"$common/worktrees/mine/index")" "$mine_index"
+mv "$T/mine.away" "$T/mine"
+is "back in place, it still has its staged change" \
+    "$(git -C "$T/mine" diff --cached --name-only)" "hello.txt"
+git -C "$T/r" worktree remove --force "$T/mine"
+is "nothing of forge's is left" "$(leftovers "$T/r")" ""
+
+# A registration of forge's own whose copy went some other way (its
+# record too) is removed by gc, alone; the user's locked one is not.
+FORGE_TEST_STALL=checkout start_forge "$T/stall.err" verify --isolated -- true
+wait_for 30 grep -q "test stall: checkout" "$T/stall.err"
+kill -KILL "$forge_pid"
+wait "$forge_pid" 2>/dev/null
+rm -rf "$TMPDIR"/forge-* "$common"/forge/copies/*
+git -C "$T/r" worktree add -q "$T/theirs" -b theirs
+git -C "$T/r" worktree lock --reason "on a removable disk" "$T/theirs"
+mv "$T/theirs" "$T/theirs.away"
+run_forge gc
+is "gc: forge's orphaned registration goes" "$rc" 0
+like "and gc says so" "$out" '^removed the registration .*\(forge run [0-9a-f]{16}\)'
+is "only that one" "$(ls "$common/worktrees")" "theirs"
+mv "$T/theirs.away" "$T/theirs"
+git -C "$T/r" worktree unlock "$T/theirs"
+git -C "$T/r" worktree remove --force "$T/theirs"
+
+done_testing
