@@ -722,12 +722,71 @@ fs_rmtree(const char *path)
 	return fs_rmtree_path(path, NULL);
 }
 
+/* "\040" and friends, as /proc/self/mountinfo escapes names. */
+static void
+unescape_octal(char *s)
+{
+	char	*out = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*out++ = *s;
+	}
+	*out = '\0';
+}
+
+/*
+ * Where the kernel gives no mount ids, a bind mount of the same file
+ * system cannot be seen from inside the tree: look for mount points at
+ * or below path in this process's mount table instead.  How many.
+ */
+int
+fs_mounts_below(const char *path, struct strv *left)
+{
+	struct buf	 b = BUF_INIT;
+	char		*line, *p, *mnt, *real;
+	size_t		 n;
+	int		 field, found = 0;
+
+	if ((real = realpath(path, NULL)) == NULL)
+		return 0;
+	n = strlen(real);
+	if (fs_read_file("/proc/self/mountinfo", &b, 1 << 24) == -1) {
+		free(real);
+		return 0;
+	}
+	for (p = b.data; (line = strsep(&p, "\n")) != NULL;) {
+		/* "id parent major:minor root mount-point options ..." */
+		for (field = 0; field < 5 && line != NULL; field++)
+			mnt = strsep(&line, " ");
+		if (field < 5 || mnt == NULL)
+			continue;
+		unescape_octal(mnt);
+		if (strncmp(mnt, real, n) == 0 && (mnt[n] == '\0' ||
+		    mnt[n] == '/')) {
+			if (left != NULL)
+				strv_pushf(left, "a file system is mounted "
+				    "at %s", fs_vis(mnt));
+			found++;
+		}
+	}
+	buf_free(&b);
+	free(real);
+	return found;
+}
+
 int
 fs_rmtree_path(const char *path, struct strv *left)
 {
-	char	*dir, *trimmed, *slash;
-	size_t	 n;
-	int	 fd, ret, saved;
+	struct fs_where	 w;
+	char		*dir, *trimmed, *slash;
+	size_t		 n;
+	int		 fd, ret, saved;
 
 	/* "dir/" names dir. */
 	trimmed = xstrdup(path);
@@ -749,6 +808,15 @@ fs_rmtree_path(const char *path, struct strv *left)
 		free(trimmed);
 		errno = saved;
 		return saved == ENOENT ? 0 : -1;
+	}
+	if (fs_where(fd, &w) == 0 && !w.have_mnt &&
+	    fs_mounts_below(trimmed, left) > 0) {
+		/* Blind to bind mounts: remove nothing. */
+		close(fd);
+		free(dir);
+		free(trimmed);
+		errno = EBUSY;
+		return -1;
 	}
 	ret = fs_rmtree_report(fd, slash + 1, dir, left);
 	saved = errno;

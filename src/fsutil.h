@@ -63,7 +63,11 @@ int	fs_same_mount(const struct fs_where *, const struct fs_where *);
  */
 int	fs_rmtree_report(int, const char *, const char *, struct strv *);
 int	fs_rmtree_at(int, const char *);
-/* The same for a path; left may be NULL. */
+/* The mount points at or below path, from /proc/self/mountinfo: how
+ * many, each named in left (if not NULL) as fs_rmtree_report does. */
+int	fs_mounts_below(const char *, struct strv *);
+/* The same for a path; left may be NULL.  Where the kernel gives no mount
+ * ids, a path with any mount point at or below it is not touched. */
 int	fs_rmtree_path(const char *, struct strv *);
 int	fs_rmtree(const char *);
 /* mkdir -p. */

@@ -1102,8 +1102,16 @@ START_TEST(t_rmtree_bind_mount)
 	want = xasprintf("a file system is mounted at %s", m);
 	ck_assert_str_eq(left.v[0], want);
 	free(want);
+	/* The mount table sees it too (the way without mount ids). */
+	strv_clear(&left);
+	ck_assert_int_eq(fs_mounts_below(top, &left), 1);
+	want = xasprintf("a file system is mounted at %s", m);
+	ck_assert_str_eq(left.v[0], want);
+	free(want);
+	ck_assert_int_eq(fs_mounts_below(victim, NULL), 0);
 	/* Unmounted, the next try removes it all. */
 	ck_assert_int_eq(umount(m), 0);
+	ck_assert_int_eq(fs_mounts_below(top, NULL), 0);
 	strv_clear(&left);
 	ck_assert_int_eq(fs_rmtree_path(top, &left), 0);
 	ck_assert_uint_eq(left.n, 0);
