@@ -135,6 +135,10 @@ start_step(struct treeid_job *j)
 		 * where git is told to ignore them (core.fileMode false). */
 		strv_push(&args, "-c");
 		strv_push(&args, "core.fileMode=true");
+		/* The objects are thrown away with the run: compressing
+		 * them is only time (seconds for a large file). */
+		strv_push(&args, "-c");
+		strv_push(&args, "core.looseCompression=0");
 		/* Preloading the index would lstat every entry in threads,
 		 * those marked as unchanged too, which git add itself
 		 * leaves alone. */
