@@ -75,6 +75,17 @@ breaker_record(struct breaker *b, enum verdict v, int threshold,
 }
 
 void
+breaker_copy(struct breaker *to, const struct breaker *from)
+{
+	breaker_init(to);
+	to->streak = from->streak;
+	to->open = from->open;
+	set(&to->opened_at, from->opened_at);
+	set(&to->last_fail, from->last_fail);
+	set(&to->last_fail_at, from->last_fail_at);
+}
+
+void
 breaker_reset(struct breaker *b)
 {
 	b->streak = 0;
@@ -130,23 +141,65 @@ bad:
 }
 
 void
+breaker_json(const struct breaker *b, struct json *j)
+{
+	json_open(j, '{');
+	json_key(j, "streak");
+	json_int(j, b->streak);
+	json_key(j, "open");
+	json_bool(j, b->open);
+	if (b->open) {
+		json_key(j, "opened_at");
+		json_str(j, b->opened_at);
+	}
+	json_close(j, '}');
+}
+
+void
 breaker_replay(struct breaker *b, const struct jv *ev, int threshold)
 {
 	const char	*type = jv_str(jv_get(ev, "event"));
 	const char	*time = jv_str(jv_get(ev, "time"));
+	struct jv	*after, *open;
+	long long	 streak;
 	enum verdict	 v;
 
 	if (type == NULL)
 		return;
 	if (strcmp(type, "verify") == 0 &&
 	    verdict_parse(jv_str(jv_get(ev, "verdict")), &v) == 0) {
-		/* A lost breaker-open event must not hide an open
-		 * breaker: the streak alone opens it here too. */
+		after = jv_get(ev, "breaker");
+		streak = jv_num(jv_get(after, "streak"), -1);
+		open = jv_get(after, "open");
+		if (after != NULL && streak >= 0 && streak <= 1000000000 &&
+		    open != NULL && open->type == JV_BOOL) {
+			/* The breaker as it was right after this run:
+			 * whatever the threshold was then. */
+			if (v == VERDICT_FAIL) {
+				set(&b->last_fail, jv_str(jv_get(ev,
+				    "failed")));
+				set(&b->last_fail_at, time);
+			}
+			b->streak = (int)streak;
+			if (open->num && !b->open)
+				set(&b->opened_at, jv_str(jv_get(after,
+				    "opened_at")) != NULL ? jv_str(jv_get(
+				    after, "opened_at")) : time);
+			b->open = (int)open->num;
+			if (!b->open)
+				set(&b->opened_at, NULL);
+			return;
+		}
+		/* An event from before forge recorded the breaker. */
 		(void)breaker_record(b, v, threshold, time,
 		    jv_str(jv_get(ev, "failed")));
 	} else if (strcmp(type, "breaker-open") == 0) {
 		b->open = 1;
 		set(&b->opened_at, time);
+		/* It opened on a streak, whatever came before it. */
+		streak = jv_num(jv_get(ev, "streak"), 0);
+		if (streak > b->streak && streak <= 1000000000)
+			b->streak = (int)streak;
 	} else if (strcmp(type, "breaker-reset") == 0) {
 		breaker_reset(b);
 	}

@@ -44,9 +44,17 @@ void		 breaker_free(struct breaker *);
 int		 breaker_record(struct breaker *, enum verdict, int,
 		    const char *, const char *);
 void		 breaker_reset(struct breaker *);
+/* A copy that owns its own strings. */
+void		 breaker_copy(struct breaker *, const struct breaker *);
 void		 breaker_to_json(const struct breaker *, struct buf *);
 int		 breaker_from_json(struct breaker *, const char *, size_t);
-/* Replay one timeline event (as parsed) into b. */
+/* Its state as a verify event records it: {"streak":N,"open":B,
+ * "opened_at":T (when open)}. */
+struct json;
+void		 breaker_json(const struct breaker *, struct json *);
+/* Replay one timeline event (as parsed) into b.  A verify event that
+ * records the breaker after it is taken at its word; an older one is
+ * folded in with threshold. */
 void		 breaker_replay(struct breaker *, const struct jv *, int);
 const char	*verdict_name(enum verdict);
 int		 verdict_parse(const char *, enum verdict *);

@@ -10,7 +10,7 @@ const struct cmd cmds[] = {
 	{ "verify", cmd_verify,
 	  "verify [--isolated | --in-place] [--no-check] [--keep]\n"
 	  "\t[--timeout duration] [--change[=base]] [--verbose]\n"
-	  "\t[--] [command [argument ...]]" },
+	  "\t[--exit=verdict | status] [--] [command [argument ...]]" },
 	{ "status", cmd_status, "status" },
 	{ "log", cmd_log, "log [-n count] [--session id] [--json]" },
 	{ "breaker", cmd_breaker, "breaker [show | reset]" },

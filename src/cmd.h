@@ -28,6 +28,7 @@ struct verify_opts {
 	int		 check;		/* --no-check clears it */
 	int		 keep;
 	int		 verbose;
+	int		 exit_verdict;	/* --exit=verdict */
 	long long	 timeout_ms;	/* -1: as configured */
 	const char	*change;	/* --change[=BASE]: the base */
 	char		**argv;		/* COMMAND [ARG...], or NULL */

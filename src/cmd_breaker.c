@@ -16,6 +16,7 @@ int
 cmd_breaker(int argc, char **argv)
 {
 	struct context	 ctx;
+	struct state_txn tx;
 	struct breaker	 b;
 	struct buf	 ev = BUF_INIT;
 	struct json	 j;
@@ -37,15 +38,17 @@ cmd_breaker(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	if (state_lock(&ctx.state) == -1) {
+	if (state_begin(&ctx.state, &tx) == -1) {
 		context_close(&ctx);
 		return EXIT_FORGE;
 	}
-	(void)state_breaker(&ctx.state, &b);
+	breaker_copy(&b, &tx.b);
 	was_open = b.open;
 	streak = b.streak;
-	if (reset) {
-		breaker_reset(&b);
+	if (!reset)
+		state_end(&ctx.state, &tx);
+	else {
+		breaker_reset(&tx.b);
 		json_init(&j, &ev);
 		state_event_begin(&j, "breaker-reset", time_rfc3339(now,
 		    time(NULL)));
@@ -55,11 +58,9 @@ cmd_breaker(int argc, char **argv)
 		json_int(&j, streak);
 		json_close(&j, '}');
 		buf_addc(&ev, '\n');
-		if (state_append(&ctx.state, &ev) == -1 ||
-		    state_save_breaker(&ctx.state, &b) == -1)
+		if (state_commit(&ctx.state, &tx, &ev) == -1)
 			ret = EXIT_FORGE;
 	}
-	state_unlock(&ctx.state);
 	if (reset && ret == 0)
 		printf("breaker: closed (it was %s, streak %d)\n",
 		    was_open ? "open" : "closed", streak);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,9 +23,11 @@
 #include "cleanup.h"
 #include "cmd.h"
 #include "context.h"
+#include "escape.h"
 #include "forge.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "proc.h"
 #include "sig.h"
 #include "rundir.h"
 #include "snapshot.h"
@@ -63,6 +66,8 @@ struct run {
 	long long	 steps_ms;	/* when the first step started */
 	time_t		 start;
 	char		*failed;	/* the failing step, for the breaker */
+	struct breaker	 after;		/* the breaker, once recorded */
+	int		 recorded;
 };
 
 static const struct option longopts[] = {
@@ -73,6 +78,7 @@ static const struct option longopts[] = {
 	{ "timeout",	required_argument,	NULL, 't' },
 	{ "change",	optional_argument,	NULL, 'c' },
 	{ "verbose",	no_argument,		NULL, 'v' },
+	{ "exit",	required_argument,	NULL, 'e' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -120,6 +126,17 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		case 'v':
 			o->verbose = 1;
 			break;
+		case 'e':
+			if (strcmp(optarg, "verdict") == 0)
+				o->exit_verdict = 1;
+			else if (strcmp(optarg, "status") == 0)
+				o->exit_verdict = 0;
+			else {
+				warnx("--exit=%s: say --exit=verdict or "
+				    "--exit=status", fs_vis(optarg));
+				return -1;
+			}
+			break;
 		case 'h':
 			cmd_usage("verify");
 			exit(0);
@@ -138,12 +155,43 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	return 0;
 }
 
-/* What forge was doing, should it fail there (ERROR's "failed"). */
+/*
+ * The one place a run's verdict, status and cause are set.  failed is a
+ * format for what failed (the breaker's and the timeline's "failed"), or
+ * NULL.
+ */
 static void
-reason(struct run *r, const char *what)
+set_verdict(struct run *r, enum verdict v, int status, int signo,
+    const char *failed, ...)
 {
+	va_list	ap;
+
+	r->verdict = v;
+	r->status = status;
+	r->signo = signo;
 	free(r->failed);
-	r->failed = what != NULL ? xstrdup(what) : NULL;
+	r->failed = NULL;
+	if (failed != NULL) {
+		va_start(ap, failed);
+		if (vasprintf(&r->failed, failed, ap) == -1)
+			err(EXIT_FORGE, NULL);
+		va_end(ap);
+	}
+}
+
+/* Interrupted by the signal that is pending. */
+static void
+interrupted(struct run *r, int signo)
+{
+	set_verdict(r, VERDICT_INTERRUPTED, 128 + signo, signo, NULL);
+}
+
+/* Until the steps run, a failure is forge's: ERROR, saying what it was
+ * doing then. */
+static void
+doing(struct run *r, const char *what)
+{
+	set_verdict(r, VERDICT_ERROR, EXIT_FORGE, 0, "%s", what);
 }
 
 static void
@@ -251,121 +299,135 @@ command_dir(struct run *r, const struct step *s)
 	return dir;
 }
 
+/* The command could not be started: 127 or 126, as a shell says. */
 static void
-run_steps(struct run *r)
+not_started(struct run *r, struct step *s, int errnum)
 {
+	if (errnum == ENOENT) {
+		warnx("%s: command not found", fs_vis(s->argv.v[0]));
+		s->status = EXIT_NOTFOUND;
+	} else {
+		warnc(errnum, "%s", fs_vis(s->argv.v[0]));
+		s->status = EXIT_NOEXEC;
+	}
+	set_verdict(r, VERDICT_FAIL, s->status, 0, "%s (%s)", s->display,
+	    s->status == EXIT_NOTFOUND ? "command not found" :
+	    "cannot execute");
+}
+
+/* How a step that ran ended: the verdict if it ends the run. */
+static int
+judge_step(struct run *r, struct step *s, const struct spawn_exit *ex)
+{
+	char	buf[32];
+
+	s->status = ex->status;
+	if (ex->interrupted || sig_pending()) {
+		interrupted(r, sig_pending());
+		return -1;
+	}
+	if (ex->timed_out) {
+		set_verdict(r, VERDICT_FAIL, EXIT_TIMEOUT, 0, "%s (timed out "
+		    "after %s)", s->display, duration_format(buf, sizeof(buf),
+		    r->timeout_ms));
+		r->timed_out = 1;
+		return -1;
+	}
+	/* ^C or ^\ at the terminal reached the command only, as it held
+	 * the foreground: the user meant to stop everything. */
+	if (ex->terminal && WIFSIGNALED(ex->wstatus) &&
+	    (WTERMSIG(ex->wstatus) == SIGINT ||
+	    WTERMSIG(ex->wstatus) == SIGQUIT)) {
+		set_verdict(r, VERDICT_INTERRUPTED, ex->status,
+		    WTERMSIG(ex->wstatus), NULL);
+		return -1;
+	}
+	if (ex->status == 0)
+		return 0;
+	if (WIFSIGNALED(ex->wstatus))
+		set_verdict(r, VERDICT_FAIL, ex->status, 0, "%s (killed by "
+		    "signal %d)", s->display, WTERMSIG(ex->wstatus));
+	else
+		set_verdict(r, VERDICT_FAIL, ex->status, 0, "%s (exit status "
+		    "%d)", s->display, ex->status);
+	return -1;
+}
+
+/* Run one step to its end; -1 if the run ends with it. */
+static int
+run_step(struct run *r, struct step *s)
+{
+	struct spawn		 sp = SPAWN_INIT;
 	struct spawn_limit	 lim;
 	struct spawn_exit	 ex;
 	struct strv		 env = STRV_INIT;
-	struct step		*s;
-	char			*dir, buf[32];
+	char			*dir;
 	long long		 t, left;
-	size_t			 i;
+	int			 ret = -1;
 
-	r->verdict = VERDICT_PASS;
-	r->status = 0;
+	dir = command_dir(r, s);
+	if (r->isolated) {
+		/* From a git hook, these would point the command at the
+		 * real repository. */
+		git_unset_local(&env);
+		strv_pushf(&env, "PWD=%s", dir);
+	}
+	sp.argv = s->argv.v;
+	sp.env = r->isolated ? env.v : NULL;
+	sp.dir = dir;
+	sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
+	/* In a copy about to be removed, nothing may run on. */
+	if (r->isolated)
+		sp.flags |= SPAWN_ENDGROUP;
+	memset(&lim, 0, sizeof(lim));
+	lim.grace_ms = r->ctx->cfg.grace_ms;
+	if (r->timeout_ms > 0) {
+		/* Time spent waiting for another forge's lock counts. */
+		left = r->steps_ms + r->timeout_ms - r->ctx->state.waited_ms -
+		    time_now_ms();
+		lim.timeout_ms = left > 0 ? left : 1;
+	}
+	t = time_now_ms();
+	s->ran = 1;
+	if (spawn_start(&sp) == -1) {
+		s->ms = time_now_ms() - t;
+		not_started(r, s, errno);
+		goto out;
+	}
+	if (r->have_rd)
+		(void)journal_note_child(&r->rd.journal, sp.pid);
+	if (spawn_wait(&sp, &lim, &ex) == -1) {
+		warn("waiting for %s", fs_vis(s->display));
+		doing(r, "forge could not wait for the command");
+		goto out;
+	}
+	s->ms = time_now_ms() - t;
+	ret = judge_step(r, s, &ex);
+out:
+	strv_free(&env);
+	free(dir);
+	return ret;
+}
+
+static void
+run_steps(struct run *r)
+{
+	size_t	i;
+
+	set_verdict(r, VERDICT_PASS, 0, 0, NULL);
 	/* The limit is the verification's: building the copy is forge's. */
 	r->steps_ms = time_now_ms();
 	for (i = 0; i < r->nsteps; i++) {
-		struct spawn	sp = SPAWN_INIT;
-
-		s = &r->steps[i];
-		dir = command_dir(r, s);
-		strv_clear(&env);
-		if (r->isolated) {
-			/* From a git hook, these would point the command
-			 * at the real repository. */
-			git_unset_local(&env);
-			strv_pushf(&env, "PWD=%s", dir);
-		}
-		sp.argv = s->argv.v;
-		sp.env = r->isolated ? env.v : NULL;
-		sp.dir = dir;
-		sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
-		/* In a copy about to be removed, nothing may run on. */
-		if (r->isolated)
-			sp.flags |= SPAWN_ENDGROUP;
-		memset(&lim, 0, sizeof(lim));
-		lim.grace_ms = r->ctx->cfg.grace_ms;
-		if (r->timeout_ms > 0) {
-			left = r->steps_ms + r->timeout_ms - time_now_ms();
-			lim.timeout_ms = left > 0 ? left : 1;
-		}
-		t = time_now_ms();
-		s->ran = 1;
+		if (i > 0)
+			sig_test_stall("step");
+		/* A step that never started is not recorded as run. */
 		if (sig_pending()) {
-			free(dir);
-			r->verdict = VERDICT_INTERRUPTED;
-			r->signo = sig_pending();
+			interrupted(r, sig_pending());
 			break;
 		}
-		if (spawn_start(&sp) == -1) {
-			if (errno == ENOENT) {
-				warnx("%s: command not found",
-				    fs_vis(s->argv.v[0]));
-				s->status = EXIT_NOTFOUND;
-			} else {
-				warn("%s", fs_vis(s->argv.v[0]));
-				s->status = EXIT_NOEXEC;
-			}
-			free(dir);
-			s->ms = time_now_ms() - t;
-			r->verdict = VERDICT_FAIL;
-			r->status = s->status;
-			r->failed = xasprintf("%s (%s)", s->display,
-			    s->status == EXIT_NOTFOUND ? "command not found" :
-			    "cannot execute");
+		if (run_step(r, &r->steps[i]) == -1)
 			break;
-		}
-		free(dir);
-		if (r->have_rd)
-			(void)journal_note_child(&r->rd.journal, sp.pid);
-		if (spawn_wait(&sp, &lim, &ex) == -1) {
-			warn("waiting for %s", fs_vis(s->display));
-			r->verdict = VERDICT_ERROR;
-			r->status = EXIT_FORGE;
-			break;
-		}
-		s->ms = time_now_ms() - t;
-		s->status = ex.status;
-		if (ex.interrupted || sig_pending()) {
-			r->verdict = VERDICT_INTERRUPTED;
-			r->signo = sig_pending();
-			r->status = 128 + r->signo;
-			break;
-		}
-		if (ex.timed_out) {
-			r->timed_out = 1;
-			r->verdict = VERDICT_FAIL;
-			r->status = EXIT_TIMEOUT;
-			r->failed = xasprintf("%s (timed out after %s)",
-			    s->display, duration_format(buf, sizeof(buf),
-			    r->timeout_ms));
-			break;
-		}
-		/* ^C or ^\ at the terminal reached the command only, as it
-		 * held the foreground: the user meant to stop everything. */
-		if (ex.terminal && WIFSIGNALED(ex.wstatus) &&
-		    (WTERMSIG(ex.wstatus) == SIGINT ||
-		    WTERMSIG(ex.wstatus) == SIGQUIT)) {
-			r->verdict = VERDICT_INTERRUPTED;
-			r->signo = WTERMSIG(ex.wstatus);
-			r->status = ex.status;
-			break;
-		}
-		if (ex.status != 0) {
-			r->verdict = VERDICT_FAIL;
-			r->status = ex.status;
-			if (WIFSIGNALED(ex.wstatus))
-				r->failed = xasprintf("%s (killed by signal "
-				    "%d)", s->display, WTERMSIG(ex.wstatus));
-			else
-				r->failed = xasprintf("%s (exit status %d)",
-				    s->display, ex.status);
-			break;
-		}
 	}
-	strv_free(&env);
 }
 
 static void
@@ -425,36 +487,42 @@ event_json(struct run *r, struct buf *ev, const char *now)
 		json_key(&j, "kept");
 		json_str(&j, r->snap.copy);
 	}
+	json_key(&j, "breaker");
+	breaker_json(&r->after, &j);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
 }
 
-/* Append the verdict to the timeline and fold it into the breaker. */
+/*
+ * Fold the verdict into the breaker and append it to the timeline, in
+ * one transaction: both or neither.  What forge exits with is what this
+ * records; when it cannot record, the verdict becomes an ERROR, and that
+ * is recorded if anything can be.
+ */
 static int
-record(struct run *r)
+record_once(struct run *r)
 {
 	struct state	*st = &r->ctx->state;
-	struct breaker	 b;
+	struct state_txn tx;
 	struct buf	 ev = BUF_INIT;
 	struct json	 j;
 	char		 now[RFC3339_LEN], start[RFC3339_LEN];
-	int		 opened, ret = 0;
+	int		 opened, ret;
 
 	time_rfc3339(now, time(NULL));
 	time_rfc3339(start, r->start);
-	event_json(r, &ev, start);
-	if (state_lock(st) == -1) {
-		buf_free(&ev);
+	if (state_begin(st, &tx) == -1)
 		return -1;
-	}
-	(void)state_breaker(st, &b);
-	opened = breaker_record(&b, r->verdict, st->threshold, now,
+	opened = breaker_record(&tx.b, r->verdict, st->threshold, now,
 	    r->failed);
+	breaker_free(&r->after);
+	breaker_copy(&r->after, &tx.b);
+	event_json(r, &ev, start);
 	if (opened) {
 		json_init(&j, &ev);
 		state_event_begin(&j, "breaker-open", now);
 		json_key(&j, "streak");
-		json_int(&j, b.streak);
+		json_int(&j, tx.b.streak);
 		json_key(&j, "threshold");
 		json_int(&j, st->threshold);
 		json_key(&j, "failed");
@@ -462,15 +530,29 @@ record(struct run *r)
 		json_close(&j, '}');
 		buf_addc(&ev, '\n');
 	}
-	if (state_append(st, &ev) == -1 || state_save_breaker(st, &b) == -1)
-		ret = -1;
-	state_unlock(st);
-	if (opened)
+	if ((ret = state_commit(st, &tx, &ev)) == 0 && opened)
 		warnx("%d failed verifications in a row: the circuit breaker "
-		    "is now open (forge breaker reset closes it)", b.streak);
-	breaker_free(&b);
+		    "is now open (forge breaker reset closes it)",
+		    r->after.streak);
 	buf_free(&ev);
 	return ret;
+}
+
+static void
+record(struct run *r)
+{
+	/* Recording waits for the lock as long as it takes. */
+	r->ctx->state.deadline_ms = 0;
+	if (record_once(r) == 0) {
+		r->recorded = 1;
+		return;
+	}
+	warnx("the verdict could not be recorded");
+	/* Dying of a signal says more than any status could. */
+	if (r->verdict == VERDICT_INTERRUPTED)
+		return;
+	doing(r, "forge could not record the verdict");
+	r->recorded = record_once(r) == 0;
 }
 
 static void
@@ -520,13 +602,176 @@ verbose_phases(const struct snapshot *s)
 	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
 }
 
+/*
+ * TMPDIR inside the working tree, and not ignored: the copy would list
+ * itself among the untracked files it copies.  Refused before anything
+ * is built.
+ */
+static int
+tmpdir_in_tree(const struct repo *repo)
+{
+	struct git	 g;
+	struct strv	 a = STRV_INIT;
+	char		*tmp;
+	int		 st, ret = 0;
+
+	tmp = rundir_tmpdir();
+	if (!proc_path_in(tmp, repo->top) || proc_path_in(tmp, repo->gitdir) ||
+	    proc_path_in(tmp, repo->common)) {
+		free(tmp);
+		return 0;
+	}
+	repo_git(repo, &g);
+	strv_push(&a, "check-ignore");
+	strv_push(&a, "-q");
+	strv_push(&a, "--");
+	strv_pushf(&a, "%s/", tmp);
+	st = git_run(&g, (const char *const *)a.v, 0, NULL, NULL, NULL);
+	if (st != 0) {
+		warnx("TMPDIR %s is inside the working tree and not ignored: "
+		    "the copy would hold itself; point TMPDIR elsewhere, or "
+		    "ignore it", fs_vis(tmp));
+		ret = -1;
+	}
+	strv_free(&a);
+	free(tmp);
+	return ret;
+}
+
+/* Build the copy (or, in place, read the tree id); -1: the verdict is
+ * set.  The steps run after this. */
+static int
+prepare(struct run *r, const struct verify_opts *o)
+{
+	struct context		*ctx = r->ctx;
+	const char		*places[4];
+
+	doing(r, "forge could not create its run directory");
+	if (rundir_open(&r->rd, ctx->repo.common) == -1)
+		return -1;
+	r->have_rd = 1;
+	if (o->change != NULL) {
+		doing(r, "forge could not report the change");
+		if (change_compute(&r->change, &ctx->repo, o->change,
+		    &r->rd) == -1)
+			return -1;
+		r->have_change = 1;
+		change_print(&r->change, stderr, CHANGE_LIST_MAX);
+	}
+	if (!r->isolated) {
+		fprintf(stderr, "forge: in place: running verification in "
+		    "the working tree itself\n");
+		doing(r, "forge could not compute the working tree's id");
+		if (r->check && (r->tree = snapshot_source_tree(&r->rd,
+		    &ctx->repo)) == NULL)
+			return -1;
+		return 0;
+	}
+	fprintf(stderr, "forge: isolated: running verification in an "
+	    "ephemeral copy (working tree untouched)\n");
+	r->have_snap = 1;
+	doing(r, "forge could not build and prove the copy");
+	if (snapshot_create(&r->snap, &r->rd, &ctx->repo, r->check ? 0 :
+	    SNAP_NOCHECK) == -1)
+		return -1;
+	if (r->snap.tree != NULL)
+		r->tree = xstrdup(r->snap.tree);
+	if (o->verbose)
+		verbose_phases(&r->snap);
+	places[0] = ctx->repo.top;
+	places[1] = ctx->repo.gitdir;
+	places[2] = ctx->repo.common;
+	places[3] = NULL;
+	(void)escape_warn(r->snap.copy, places);
+	return 0;
+}
+
+/* The copy goes, or stays for --keep. */
+static void
+finish(struct run *r, int keep)
+{
+	if (!r->have_rd)
+		return;
+	if (keep && r->have_snap && r->verdict != VERDICT_INTERRUPTED &&
+	    r->verdict != VERDICT_ERROR) {
+		(void)rundir_keep(&r->rd, r->snap.copy);
+		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
+		    "removes it)\n", fs_vis(r->snap.copy));
+	} else
+		/* What will not go is named, and left to forge gc: the
+		 * verification's verdict stands. */
+		(void)rundir_remove(&r->rd);
+}
+
+/* What forge exits with: the step's own status, or by the verdict. */
+static int
+exit_status(const struct run *r, int by_verdict)
+{
+	if (!by_verdict || r->verdict == VERDICT_INTERRUPTED)
+		return r->status;
+	if (r->timed_out)
+		return EXIT_TIMEOUT;
+	switch (r->verdict) {
+	case VERDICT_PASS:
+		return 0;
+	case VERDICT_FAIL:
+		return 1;
+	default:
+		return EXIT_FORGE;
+	}
+}
+
+static void
+free_run(struct run *r)
+{
+	if (r->have_snap)
+		snapshot_free(&r->snap);
+	if (r->have_rd)
+		rundir_free(&r->rd);
+	free(r->tree);
+	free(r->failed);
+	if (r->have_change)
+		change_free(&r->change);
+	breaker_free(&r->after);
+	free_steps(r);
+}
+
+/* Options, configuration and steps; the breaker.  0 or an exit status. */
+static int
+start(struct run *r, const struct verify_opts *o)
+{
+	struct context	*ctx = r->ctx;
+	int		 st;
+
+	r->isolated = o->isolated != -1 ? o->isolated : ctx->cfg.isolated;
+	r->timeout_ms = o->timeout_ms >= 0 ? o->timeout_ms :
+	    ctx->cfg.timeout_ms;
+	r->check = o->check;
+	if (o->keep && !r->isolated) {
+		warnx("--keep keeps the isolated copy: add --isolated");
+		return EXIT_USAGE;
+	}
+	if (make_steps(r, o) == -1)
+		return EXIT_USAGE;
+	if (r->isolated && tmpdir_in_tree(&ctx->repo) == -1)
+		return EXIT_FORGE;
+	/* Waiting for another forge's lock counts against the limit. */
+	if (r->timeout_ms > 0)
+		ctx->state.deadline_ms = r->start_ms + r->timeout_ms;
+	if ((st = refused(r)) == 1)
+		return EXIT_BREAKER;
+	if (st == -1)
+		return errno == ETIMEDOUT ? EXIT_TIMEOUT : EXIT_FORGE;
+	return 0;
+}
+
 int
 cmd_verify(int argc, char **argv)
 {
 	struct verify_opts	 o;
 	struct context		 ctx;
 	struct run		 r;
-	int			 st, keep;
+	int			 st;
 
 	if (verify_parse(argc, argv, &o) == -1)
 		return EXIT_USAGE;
@@ -538,98 +783,25 @@ cmd_verify(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	r.isolated = o.isolated != -1 ? o.isolated : ctx.cfg.isolated;
 	spawn_adopt();
-	r.timeout_ms = o.timeout_ms >= 0 ? o.timeout_ms : ctx.cfg.timeout_ms;
-	r.check = o.check;
-	keep = o.keep;
-	if (keep && !r.isolated) {
-		warnx("--keep keeps the isolated copy: add --isolated");
+	if ((st = start(&r, &o)) != 0) {
+		free_run(&r);
 		context_close(&ctx);
-		return EXIT_USAGE;
+		return st;
 	}
-	if (make_steps(&r, &o) == -1) {
-		context_close(&ctx);
-		return EXIT_USAGE;
+	if (prepare(&r, &o) == 0) {
+		if (o.verbose && r.tree != NULL)
+			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
+			    r.tree, ctx.repo.head);
+		run_steps(&r);
 	}
-	if ((st = refused(&r)) != 0) {
-		free_steps(&r);
-		context_close(&ctx);
-		return st == 1 ? EXIT_BREAKER : EXIT_FORGE;
-	}
-
-	r.verdict = VERDICT_ERROR;
-	r.status = EXIT_FORGE;
-	r.failed = xstrdup("forge could not create its run directory");
-	if (rundir_open(&r.rd, ctx.repo.common) == -1)
-		goto done;
-	r.have_rd = 1;
-	if (o.change != NULL) {
-		reason(&r, "forge could not report the change");
-		if (change_compute(&r.change, &ctx.repo, o.change, &r.rd) ==
-		    -1)
-			goto done;
-		r.have_change = 1;
-		change_print(&r.change, stderr, CHANGE_LIST_MAX);
-	}
-	if (r.isolated) {
-		fprintf(stderr, "forge: isolated: running verification in an "
-		    "ephemeral copy (working tree untouched)\n");
-		r.have_snap = 1;
-		reason(&r, "forge could not build and prove the copy");
-		if (snapshot_create(&r.snap, &r.rd, &ctx.repo, r.check ? 0 :
-		    SNAP_NOCHECK) == -1)
-			goto done;
-		if (r.snap.tree != NULL)
-			r.tree = xstrdup(r.snap.tree);
-		if (o.verbose)
-			verbose_phases(&r.snap);
-	} else {
-		fprintf(stderr, "forge: in place: running verification in "
-		    "the working tree itself\n");
-		reason(&r, "forge could not compute the working tree's id");
-		if (r.check && (r.tree = snapshot_source_tree(&r.rd,
-		    &ctx.repo)) == NULL)
-			goto done;
-	}
-	reason(&r, NULL);
-	if (o.verbose && r.tree != NULL)
-		fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n", r.tree,
-		    ctx.repo.head);
-	run_steps(&r);
-done:
-	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED) {
-		r.verdict = VERDICT_INTERRUPTED;
-		r.signo = sig_pending();
-		r.status = 128 + r.signo;
-		reason(&r, NULL);
-	}
-	if (r.have_rd) {
-		if (keep && r.have_snap && r.verdict != VERDICT_INTERRUPTED &&
-		    r.verdict != VERDICT_ERROR) {
-			(void)rundir_keep(&r.rd, r.snap.copy);
-			fprintf(stderr, "forge: kept the copy at %s (forge gc "
-			    "--kept removes it)\n", fs_vis(r.snap.copy));
-		} else
-			(void)rundir_remove(&r.rd);
-	}
-	if (record(&r) == -1 && r.verdict != VERDICT_INTERRUPTED) {
-		warnx("the verdict could not be recorded");
-		if (r.verdict == VERDICT_PASS) {
-			r.verdict = VERDICT_ERROR;
-			r.status = EXIT_FORGE;
-		}
-	}
+	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED)
+		interrupted(&r, sig_pending());
+	finish(&r, o.keep);
+	record(&r);
 	summary(&r);
-	if (r.have_snap)
-		snapshot_free(&r.snap);
-	if (r.have_rd)
-		rundir_free(&r.rd);
-	free(r.tree);
-	free(r.failed);
-	if (r.have_change)
-		change_free(&r.change);
-	free_steps(&r);
+	st = exit_status(&r, o.exit_verdict);
+	free_run(&r);
 	context_close(&ctx);
 	if (r.verdict == VERDICT_INTERRUPTED && r.signo != 0) {
 		/* Die of the signal, so whoever ran us sees the cause. */
@@ -637,5 +809,5 @@ done:
 		fflush(NULL);
 		sig_die(r.signo);
 	}
-	return r.status;
+	return st;
 }

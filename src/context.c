@@ -53,27 +53,27 @@ context_reclaimed(struct context *ctx, int n)
 int
 context_breaker(struct context *ctx, struct breaker *b)
 {
-	if (state_lock(&ctx->state) == -1) {
+	struct state_txn	tx;
+
+	if (state_begin(&ctx->state, &tx) == -1) {
 		breaker_init(b);
 		return -1;
 	}
-	(void)state_breaker(&ctx->state, b);
-	state_unlock(&ctx->state);
+	breaker_copy(b, &tx.b);
+	state_end(&ctx->state, &tx);
 	return 0;
 }
 
 int
 context_event(struct context *ctx, struct buf *ev)
 {
-	int	ret;
+	struct state_txn	tx;
 
 	if (ev->len == 0 || ev->data[ev->len - 1] != '\n')
 		buf_addc(ev, '\n');
-	if (state_lock(&ctx->state) == -1)
+	if (state_begin(&ctx->state, &tx) == -1)
 		return -1;
-	ret = state_append(&ctx->state, ev);
-	state_unlock(&ctx->state);
-	return ret;
+	return state_commit(&ctx->state, &tx, ev);
 }
 
 void

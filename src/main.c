@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +23,8 @@ help(void)
 	    "[--keep]\n"
 	    "                    [--timeout duration] [--change[=base]] "
 	    "[--verbose]\n"
-	    "                    [--] [command [argument ...]]\n"
+	    "                    [--exit=verdict | status] "
+	    "[--] [command [argument ...]]\n"
 	    "       forge status\n"
 	    "       forge log [-n count] [--session id] [--json]\n"
 	    "       forge breaker [show | reset]\n"
@@ -47,6 +49,8 @@ help(void)
 	    "forge.timeout)\n"
 	    "      --change[=B]    report what changed since B (HEAD)\n"
 	    "  -v, --verbose       say where the time went\n"
+	    "      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 "
+	    "ERROR\n"
 	    "\n"
 	    "Exit status: 0 passed; the failing step's status (126, 127, "
 	    "128+N);\n"
@@ -55,11 +59,32 @@ help(void)
 	    "See forge(1).\n", EXIT_USAGE, EXIT_BREAKER);
 }
 
+/*
+ * Started with 0, 1 or 2 closed, the first file forge opens would get
+ * that number, and a message meant for stderr would land in it (the
+ * state lock, a journal record).  /dev/null takes their place first.
+ */
+static void
+std_fds(void)
+{
+	int	fd;
+
+	for (;;) {
+		if ((fd = open("/dev/null", O_RDWR)) == -1)
+			err(EXIT_FORGE, "/dev/null");
+		if (fd > 2) {
+			close(fd);
+			return;
+		}
+	}
+}
+
 int
 main(int argc, char *argv[])
 {
 	const struct cmd	*c;
 
+	std_fds();
 	sig_init();
 	cleanup_init();
 	if (argc < 2) {

@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "gitcmd.h"
+#include "fsutil.h"
 #include "patch.h"
 #include "sig.h"
 #include "spawn.h"
@@ -132,6 +133,20 @@ out:
 	return ret;
 }
 
+/* Did git apply fail for want of space?  Its words for it, or NULL. */
+static const char *
+full(const struct buf *err)
+{
+	static const char *const	 words[] = { "No space left on device",
+	    "Disk quota exceeded", "File too large", NULL };
+	size_t				 i;
+
+	for (i = 0; err->data != NULL && words[i] != NULL; i++)
+		if (strstr(err->data, words[i]) != NULL)
+			return words[i];
+	return NULL;
+}
+
 int
 patch_replay(const struct git *src, const struct git *dst, const char *head,
     const struct strv *excluded)
@@ -149,11 +164,21 @@ patch_replay(const struct git *src, const struct git *dst, const char *head,
 	}
 	if (r == 1) {
 		buf_rtrim(&first);
-		if (first.len > 0)
-			fprintf(stderr, "%s\n", first.data);
-		warnx("the uncommitted changes did not apply to the copy "
-		    "(git apply refused them): stopping before running "
-		    "anything");
+		buf_rtrim(&again);
+		if (full(&first) || full(&again)) {
+			/* Not a patch git refused: a disk too small. */
+			warnx("cannot write the uncommitted changes into the "
+			    "copy: %s (in %s): stopping before running "
+			    "anything", full(&first) != NULL ? full(&first) :
+			    full(&again), dst->worktree != NULL ?
+			    fs_vis(dst->worktree) : "the copy");
+		} else {
+			if (first.len > 0)
+				fprintf(stderr, "%s\n", first.data);
+			warnx("the uncommitted changes did not apply to the "
+			    "copy (git apply refused them): stopping before "
+			    "running anything");
+		}
 	}
 	buf_free(&first);
 	buf_free(&again);

@@ -52,7 +52,9 @@ int
 state_lock(struct state *st)
 {
 	struct timespec	 ts = { 0, 2 * 1000 * 1000 };
+	long long	 start, now;
 	char		*path;
+	int		 said = 0, saved;
 
 	if (st->lockfd != -1)
 		return 0;
@@ -64,23 +66,41 @@ state_lock(struct state *st)
 		free(path);
 		return -1;
 	}
-	free(path);
+	start = time_now_ms();
 	/* Poll rather than block, so that a signal still gets through. */
 	while (flock(st->lockfd, LOCK_EX | LOCK_NB) == -1) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			if (errno == ENOLCK || errno == EOPNOTSUPP)
-				return 0;	/* no locks here: go on */
-			warn("cannot lock %s", fs_vis(st->dir));
+				break;	/* no locks here: go on */
+			warn("cannot lock %s", fs_vis(path));
 			goto fail;
 		}
 		if (sig_pending())
 			goto fail;
+		now = time_now_ms();
+		if (!said && now - start >= 1000) {
+			warnx("waiting for another forge to release %s",
+			    fs_vis(path));
+			said = 1;
+		}
+		if (st->deadline_ms > 0 && now >= st->deadline_ms) {
+			warnx("gave up waiting for %s: the time limit passed",
+			    fs_vis(path));
+			st->waited_ms += now - start;
+			errno = ETIMEDOUT;
+			goto fail;
+		}
 		nanosleep(&ts, NULL);
 	}
+	st->waited_ms += time_now_ms() - start;
+	free(path);
 	return 0;
 fail:
+	saved = errno;
+	free(path);
 	close(st->lockfd);
 	st->lockfd = -1;
+	errno = saved;
 	return -1;
 }
 
@@ -221,6 +241,68 @@ state_breaker(struct state *st, struct breaker *b)
 	r.b = b;
 	r.threshold = st->threshold;
 	return state_events(st, replay_one, &r);
+}
+
+int
+state_begin(struct state *st, struct state_txn *tx)
+{
+	struct buf	file = BUF_INIT;
+
+	memset(&tx->old, 0, sizeof(tx->old));
+	breaker_init(&tx->b);
+	tx->on_disk = 0;
+	if (state_lock(st) == -1)
+		return -1;
+	(void)state_breaker(st, &tx->b);
+	breaker_to_json(&tx->b, &tx->old);
+	/* Rebuilt, or written some other way: the commit saves it. */
+	if (fs_read_file(st->breaker, &file, 1 << 20) == 0) {
+		buf_rtrim(&file);
+		tx->on_disk = file.len == tx->old.len &&
+		    memcmp(file.data, tx->old.data, file.len) == 0;
+	}
+	buf_free(&file);
+	return 0;
+}
+
+void
+state_end(struct state *st, struct state_txn *tx)
+{
+	state_unlock(st);
+	breaker_free(&tx->b);
+	buf_free(&tx->old);
+}
+
+int
+state_commit(struct state *st, struct state_txn *tx, const struct buf *events)
+{
+	struct buf	now = BUF_INIT;
+	int		changed, ret = -1;
+
+	breaker_to_json(&tx->b, &now);
+	changed = now.len != tx->old.len ||
+	    memcmp(now.data, tx->old.data, now.len) != 0;
+	/* Unchanged but not on disk as it is (rebuilt): saved if it can
+	 * be, as the timeline holds the truth either way. */
+	if ((changed || !tx->on_disk) &&
+	    state_save_breaker(st, &tx->b) == -1 && changed)
+		goto out;
+	if (events != NULL && events->len > 0 &&
+	    state_append(st, events) == -1) {
+		/* Not recorded: neither is the breaker's change. */
+		if (changed && tx->on_disk) {
+			buf_addc(&tx->old, '\n');
+			(void)fs_write_atomic(st->breaker, tx->old.data,
+			    tx->old.len, 0666);
+		} else if (changed)
+			(void)unlink(st->breaker);	/* rebuilt next time */
+		goto out;
+	}
+	ret = 0;
+out:
+	buf_free(&now);
+	state_end(st, tx);
+	return ret;
 }
 
 int

@@ -9,15 +9,30 @@
  *
  *	struct state st;
  *	if (state_open(&st, common, &cfg) == -1) ...	message printed
- *	state_lock(&st);
- *	state_breaker(&st, &b);		loads, or rebuilds from the timeline
- *	... breaker_record(&b, ...) ...
- *	state_append(&st, &events);	one write(2), O_APPEND: concurrent
- *					runs never interleave; rotates past
- *					the configured size
- *	state_save_breaker(&st, &b);	temp file, fsync, rename
- *	state_unlock(&st);
+ *
+ * Every change is one transaction: the lock, the breaker as it stands,
+ * then the new breaker and the events, of which either both are written
+ * or neither is.
+ *
+ *	struct state_txn tx;
+ *	if (state_begin(&st, &tx) == -1) ...	locked; tx.b loaded, or
+ *						rebuilt from the timeline
+ *	... breaker_record(&tx.b, ...); events into a buf ...
+ *	state_commit(&st, &tx, &events);	saves the breaker if it changed
+ *						(temp file, fsync, rename), then
+ *						appends the events in one
+ *						write(2); if that fails, puts
+ *						the breaker back.  Unlocks.
+ *	state_end(&st, &tx);			or unlock, writing nothing
  *	state_close(&st);
+ *
+ * The lock is polled, so a signal still gets through.  Waiting for it
+ * more than a second says so on stderr; with st.deadline_ms set (on the
+ * monotonic clock), it gives up then, with errno ETIMEDOUT.  st.waited_ms
+ * adds up the time spent waiting.  The pieces below the transaction are
+ * there for the tests and for readers: state_lock, state_breaker,
+ * state_append (O_APPEND: concurrent runs never interleave; rotates past
+ * the configured size), state_save_breaker, state_unlock.
  *
  * Readers skip a torn or corrupt line with a warning and go on:
  *	state_events(&st, fn, arg);	each event, oldest first
@@ -38,10 +53,22 @@ struct state {
 	int		 lockfd;
 	int		 threshold;
 	long long	 max_size;
+	long long	 deadline_ms;	/* 0: wait for the lock as long as
+					   it takes */
+	long long	 waited_ms;
+};
+
+struct state_txn {
+	struct breaker	b;
+	struct buf	old;		/* private: b as it was */
+	int		on_disk;	/* private: and so it is on disk */
 };
 
 int	state_open(struct state *, const char *, const struct settings *);
 void	state_close(struct state *);
+int	state_begin(struct state *, struct state_txn *);
+int	state_commit(struct state *, struct state_txn *, const struct buf *);
+void	state_end(struct state *, struct state_txn *);
 int	state_lock(struct state *);
 void	state_unlock(struct state *);
 int	state_breaker(struct state *, struct breaker *);

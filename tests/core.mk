@@ -17,3 +17,5 @@ SHELL_TESTS += tests/t-patch-fail.sh
 SHELL_TESTS += tests/t-signals.sh
 SHELL_TESTS += tests/t-signal-escalate.sh
 SHELL_TESTS += tests/t-terminal.sh
+SHELL_TESTS += tests/t-honest.sh
+SHELL_TESTS += tests/t-escape.sh

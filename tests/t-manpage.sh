@@ -13,7 +13,8 @@ help=$(forge --help)
 rc=$?
 is "forge --help exits 0" "$rc" 0
 for word in verify status log breaker gc --isolated --in-place --no-check \
-    --keep --timeout --change --verbose --session --json --dry-run --kept; do
+    --keep --timeout --change --verbose --exit --session --json --dry-run \
+    --kept; do
 	like "--help mentions $word" "$help" "(^|[^a-z-])$word"
 	like "forge.1 documents $word" "$(sed 's/\\-/-/g; s/^\.Fl /--/; s/ Fl / -/g' "$MANPAGE")" \
 	    "(Fl|Cm|^|[ -])${word#--}"

@@ -1,0 +1,167 @@
+/* Naming the symlinks in a copy that lead back into the real repository. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "escape.h"
+#include "fsutil.h"
+#include "proc.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+/* Join and normalize: "." and ".." resolved lexically, no "//". */
+static char *
+normalize(const char *path)
+{
+	struct strv	 parts = STRV_INIT;
+	struct buf	 b = BUF_INIT;
+	char		*copy, *p, *comp;
+	size_t		 i;
+
+	copy = xstrdup(path);
+	for (p = copy; (comp = strsep(&p, "/")) != NULL;) {
+		if (*comp == '\0' || strcmp(comp, ".") == 0)
+			continue;
+		if (strcmp(comp, "..") == 0) {
+			if (parts.n > 0) {
+				free(parts.v[--parts.n]);
+				parts.v[parts.n] = NULL;
+			}
+			continue;
+		}
+		strv_push(&parts, comp);
+	}
+	for (i = 0; i < parts.n; i++)
+		buf_addf(&b, "/%s", parts.v[i]);
+	if (b.len == 0)
+		buf_addc(&b, '/');
+	strv_free(&parts);
+	free(copy);
+	return buf_detach(&b);
+}
+
+char *
+escape_resolve(const char *link, const char *target)
+{
+	char	*dir, *joined, *out, *real, *slash;
+
+	if (target[0] == '/')
+		joined = xstrdup(target);
+	else {
+		dir = xstrdup(link);
+		if ((slash = strrchr(dir, '/')) != NULL)
+			*slash = '\0';
+		joined = xasprintf("%s/%s", dir, target);
+		free(dir);
+	}
+	out = normalize(joined);
+	free(joined);
+	/* Through whatever links the rest of the way holds. */
+	if ((real = realpath(out, NULL)) != NULL) {
+		free(out);
+		return real;
+	}
+	return out;
+}
+
+/* Does where lead into a place, or hold one? */
+static const char *
+leads_into(const char *where, const char *const *places)
+{
+	size_t	i;
+
+	for (i = 0; places[i] != NULL; i++)
+		if (proc_path_in(where, places[i]) ||
+		    proc_path_in(places[i], where))
+			return places[i];
+	return NULL;
+}
+
+static int
+check_link(int dfd, const char *name, const char *copy, const char *rel,
+    const char *const *places)
+{
+	char		 target[PATH_MAX];
+	char		*link, *where;
+	ssize_t		 n;
+	int		 found = 0;
+
+	if ((n = readlinkat(dfd, name, target, sizeof(target) - 1)) <= 0)
+		return 0;
+	target[n] = '\0';
+	link = xasprintf("%s/%s%s", copy, rel, name);
+	where = escape_resolve(link, target);
+	/* Inside the copy, it is the copy's own business. */
+	if (!proc_path_in(where, copy) && leads_into(where, places) != NULL) {
+		warnx("warning: the symlink %s%s -> %s leads out of the copy "
+		    "into the real repository: what the command writes "
+		    "through it changes the real files", fs_vis(rel),
+		    fs_vis(name), fs_vis(target));
+		found = 1;
+	}
+	free(where);
+	free(link);
+	return found;
+}
+
+int
+escape_warn(const char *copy, const char *const *places)
+{
+	struct strv	 todo = STRV_INIT;
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*rel;
+	int		 root, dfd, type, count = 0;
+
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		warn("cannot read %s", fs_vis(copy));
+		return -1;
+	}
+	strv_push(&todo, "");
+	while (todo.n > 0) {
+		rel = todo.v[--todo.n];
+		todo.v[todo.n] = NULL;
+		if ((dfd = fs_open_dir(root, rel, 0, 0)) == -1 ||
+		    (d = fdopendir(dfd)) == NULL) {
+			if (dfd != -1)
+				close(dfd);
+			free(rel);
+			continue;
+		}
+		while ((de = readdir(d)) != NULL) {
+			if (strcmp(de->d_name, ".") == 0 ||
+			    strcmp(de->d_name, "..") == 0 ||
+			    strcmp(de->d_name, ".git") == 0)
+				continue;
+			type = de->d_type;
+			if (type == DT_UNKNOWN) {
+				if (fstatat(dirfd(d), de->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) == -1)
+					continue;
+				type = S_ISDIR(st.st_mode) ? DT_DIR :
+				    S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
+			}
+			if (type == DT_DIR)
+				strv_pushf(&todo, "%s%s/", rel, de->d_name);
+			else if (type == DT_LNK)
+				count += check_link(dirfd(d), de->d_name, copy,
+				    rel, places);
+		}
+		closedir(d);
+		free(rel);
+	}
+	strv_free(&todo);
+	close(root);
+	return count;
+}
