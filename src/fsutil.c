@@ -695,6 +695,8 @@ again:
 			left_behind(&rm, name, errno, errno == EBUSY ?
 			    "a file system is mounted at" : NULL);
 		}
+		free(lv->name);
+		strv_free(&lv->skip);
 	}
 out:
 	while (rm.depth > 0) {

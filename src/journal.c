@@ -359,6 +359,8 @@ top_is_runs(const struct journal_entry *e)
 	struct buf	 b = BUF_INIT;
 	int		 fd, sfd, rfd, ours = 0;
 
+	if (!top_is_sane(e->top))
+		return 0;
 	if ((fd = open(e->top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return 0;
