@@ -106,8 +106,8 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 	const char *const	 ls[] = { "ls-files", "-z", "-o",
 	    "--exclude-standard", NULL };
 	struct git		 g;
-	struct buf		 out = BUF_INIT;
-	char			*idx = NULL;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	char			*idx, *real;
 	int			 st, ret = -1;
 
 	memset(c, 0, sizeof(*c));
@@ -119,25 +119,22 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 	}
 	repo_git(r, &g);
 	/* git diff may write back a refreshed index: never the user's. */
-	if (rd != NULL) {
-		char	*real = repo_index_path(r);
-
-		idx = rundir_index(rd, real);
-		free(real);
-		if (idx == NULL)
-			goto out;
-		g.index = idx;
-	}
+	real = repo_index_path(r);
+	idx = rundir_index(rd, real);
+	free(real);
+	if (idx == NULL)
+		goto out;
+	g.index = idx;
 	{
 		const char *const	a[] = { "diff", "-z", "--name-status",
 		    "-M", "--no-ext-diff", "--no-textconv", "--no-relative",
 		    "--no-color", c->base_id, "--", NULL };
 
-		st = git_run(&g, a, 0, NULL, &out, NULL);
+		st = git_run(&g, a, 0, NULL, &out, &err);
 	}
 	if (st != 0) {
 		if (st > 0)
-			warnx("git diff failed: %s", git_error());
+			warnx("git diff failed: %s", git_why(&err, st));
 		goto out;
 	}
 	if (change_parse_diff(c, out.data != NULL ? out.data : "",
@@ -146,9 +143,10 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 		goto out;
 	}
 	buf_reset(&out);
-	if ((st = git_run(&g, ls, 0, NULL, &out, NULL)) != 0) {
+	buf_reset(&err);
+	if ((st = git_run(&g, ls, 0, NULL, &out, &err)) != 0) {
 		if (st > 0)
-			warnx("git ls-files failed: %s", git_error());
+			warnx("git ls-files failed: %s", git_why(&err, st));
 		goto out;
 	}
 	change_add_untracked(c, out.data != NULL ? out.data : "", out.len);
@@ -158,6 +156,7 @@ out:
 		change_free(c);
 	free(idx);
 	buf_free(&out);
+	buf_free(&err);
 	return ret;
 }
 

@@ -3,7 +3,7 @@
  * of forge verify --change.
  *
  *	struct change c;
- *	if (change_compute(&c, &repo, "origin/main") == -1)	message
+ *	if (change_compute(&c, &repo, "origin/main", &rd) == -1) message
  *		...						printed
  *	change_print(&c, stderr, 20);
  *	change_json(&c, &json, 20);
@@ -33,7 +33,7 @@ struct change {
 
 #define CHANGE_LIST_MAX	20
 
-/* With a run directory, git reads the index through a private copy. */
+/* git reads the index through a private copy in the run directory. */
 struct rundir;
 int	change_compute(struct change *, const struct repo *, const char *,
 	    struct rundir *);

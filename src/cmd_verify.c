@@ -28,6 +28,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "proc.h"
+#include "proof.h"
 #include "sig.h"
 #include "rundir.h"
 #include "snapshot.h"
@@ -662,7 +663,7 @@ prepare(struct run *r, const struct verify_opts *o)
 		fprintf(stderr, "forge: in place: running verification in "
 		    "the working tree itself\n");
 		doing(r, "forge could not compute the working tree's id");
-		if (r->check && (r->tree = snapshot_source_tree(&r->rd,
+		if (r->check && (r->tree = proof_source_tree(&r->rd,
 		    &ctx->repo)) == NULL)
 			return -1;
 		return 0;

@@ -19,7 +19,6 @@
 #include "xmalloc.h"
 
 static char		*git_bin;
-static struct buf	 last_error = BUF_INIT;
 static char		*version;
 static struct strv	 local_vars = STRV_INIT;
 
@@ -151,6 +150,7 @@ run_once(const struct git *g, const char *const *args, int flags,
 	struct spawn		 sp = SPAWN_INIT;
 	struct spawn_stream	 st[3];
 	struct spawn_exit	 ex;
+	struct spawn_limit	 lim;
 	struct strv		 argv = STRV_INIT, env = STRV_INIT;
 	struct buf		 junk = BUF_INIT, inb = BUF_INIT;
 	size_t			 n = 0;
@@ -182,11 +182,13 @@ run_once(const struct git *g, const char *const *args, int flags,
 	spawn_stream_init(&st[n++], sp.out, 0, out != NULL ? out : &junk,
 	    out != NULL ? -1 : -2);
 	spawn_stream_init(&st[n++], sp.err, 0, err, -1);
-	ioerr = spawn_io(st, n);
+	ioerr = spawn_io(st, n, g != NULL ? g->idle : NULL);
 	while (n-- > 0)
 		if (st[n].fd != -1)
 			close(st[n].fd);
-	if (spawn_wait(&sp, NULL, &ex) == -1) {
+	memset(&lim, 0, sizeof(lim));
+	lim.idle = g != NULL ? g->idle : NULL;
+	if (spawn_wait(&sp, &lim, &ex) == -1) {
 		warn("waiting for git");
 		goto out;
 	}
@@ -237,25 +239,8 @@ git_run(const struct git *g, const char *const *args, int flags,
 		if (delay < 500)
 			delay *= 2;
 	}
-	if (st > 0) {
-		buf_reset(&last_error);
-		buf_add(&last_error, e->data != NULL ? e->data : "", e->len);
-		buf_rtrim(&last_error);
-		if (last_error.len == 0)
-			buf_addf(&last_error, "exit status %d", st);
-	}
 	buf_free(&myerr);
 	return st;
-}
-
-void
-git_set_error(const char *text, size_t len)
-{
-	buf_reset(&last_error);
-	buf_add(&last_error, text, len);
-	buf_rtrim(&last_error);
-	if (last_error.len == 0)
-		buf_adds(&last_error, "no message");
 }
 
 int
@@ -333,13 +318,12 @@ git_finish(struct git_job *j)
 }
 
 const char *
-git_error(void)
+git_why(struct buf *err, int status)
 {
-	static struct buf	 line = BUF_INIT;
-	const char		*p, *best = NULL, *nl;
-	size_t			 len;
+	const char	*p, *best = NULL, *nl;
+	size_t		 off, len;
 
-	p = buf_str(&last_error);
+	p = buf_str(err);
 	/* The first fatal: or error: line says most; else the last line. */
 	for (; *p != '\0'; p = *nl ? nl + 1 : nl) {
 		if ((nl = strchr(p, '\n')) == NULL)
@@ -353,12 +337,19 @@ git_error(void)
 		}
 		best = p;
 	}
-	if (best == NULL)
-		return "no message";
+	if (best == NULL) {
+		buf_reset(err);
+		if (status > 0)
+			buf_addf(err, "exit status %d", status);
+		else
+			buf_adds(err, "no message");
+		return err->data;
+	}
+	off = (size_t)(best - err->data);
 	len = strcspn(best, "\n");
-	buf_reset(&line);
-	buf_add(&line, best, len);
-	return line.data;
+	memmove(err->data, err->data + off, len);
+	buf_truncate(err, len);
+	return buf_str(err);
 }
 
 int
@@ -366,7 +357,7 @@ git_init(void)
 {
 	const char *const	 ver[] = { "version", NULL };
 	const char *const	 lv[] = { "rev-parse", "--local-env-vars", NULL };
-	struct buf		 out = BUF_INIT;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	char			*line, *p;
 	int			 st;
 
@@ -374,10 +365,10 @@ git_init(void)
 		warnx("git not found on PATH");
 		return -1;
 	}
-	st = git_run(NULL, ver, 0, NULL, &out, NULL);
+	st = git_run(NULL, ver, 0, NULL, &out, &err);
 	if (st != 0) {
 		if (st > 0)
-			warnx("git version failed: %s", git_error());
+			warnx("git version failed: %s", git_why(&err, st));
 		goto fail;
 	}
 	buf_rtrim(&out);
@@ -392,18 +383,20 @@ git_init(void)
 		goto fail;
 	}
 	buf_reset(&out);
-	if ((st = git_run(NULL, lv, 0, NULL, &out, NULL)) != 0) {
+	if ((st = git_run(NULL, lv, 0, NULL, &out, &err)) != 0) {
 		if (st > 0)
 			warnx("git rev-parse --local-env-vars failed: %s",
-			    git_error());
+			    git_why(&err, st));
 		goto fail;
 	}
 	for (p = out.data; (line = strsep(&p, "\n")) != NULL;)
 		if (*line != '\0')
 			strv_push(&local_vars, line);
 	buf_free(&out);
+	buf_free(&err);
 	return 0;
 fail:
 	buf_free(&out);
+	buf_free(&err);
 	return -1;
 }

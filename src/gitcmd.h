@@ -4,15 +4,18 @@
  *	if (git_init() == -1)		once: finds git on PATH, checks its
  *		exit(125);		version, learns which variables are
  *					local to a repository; prints why not
- *	struct git g = GIT_INIT;	where and on what git works:
+ *	struct git g;			where and on what git works:
+ *	memset(&g, 0, sizeof(g));
  *	g.dir = top;			chdir here (NULL: stay)
  *	g.gitdir = ...;			each non-NULL field is exported as
  *	g.worktree = ...;		GIT_DIR, GIT_WORK_TREE, GIT_INDEX_FILE,
  *	g.index = ...;			GIT_OBJECT_DIRECTORY and
  *	g.objdir = ...;			GIT_ALTERNATE_OBJECT_DIRECTORIES
  *	g.alternates = ...;
+ *	g.idle = &hook;			background work to move on while
+ *					git runs (spawn.h)
  *	const char *a[] = { "ls-files", "-z", NULL };
- *	st = git_run(&g, a, 0, NULL, &out, NULL);
+ *	st = git_run(&g, a, 0, NULL, &out, &err);
  *
  * Every run starts from the caller's environment with all the
  * repository-local variables (git rev-parse --local-env-vars) removed, so
@@ -27,8 +30,9 @@
  * git_run() returns git's exit status, or -1 if git could not be run or a
  * fatal signal arrived (a message is printed, unless for the signal).
  * Standard output goes to out (NULL: discarded); standard error to err if
- * given.  When git fails, git_error() gives the line of its standard
- * error that says why, for the caller's one-line message.
+ * given (NULL: discarded).  Both belong to the caller.  When git fails,
+ * git_why(&err, st) turns err into the one line that says why, for the
+ * caller's message.
  * GIT_RETRY retries a run that failed only because another git was busy
  * in the repository (git_lock_busy()), with backoff, for up to 15 seconds.
  */
@@ -50,9 +54,8 @@ struct git {
 	const char	*index;
 	const char	*objdir;
 	const char	*alternates;
+	const struct spawn_idle *idle;	/* or NULL */
 };
-
-#define GIT_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL }
 
 #define GIT_RETRY	0x02
 #define GIT_USER_ENV	0x04	/* keep the caller's GIT_DIR and friends:
@@ -96,11 +99,10 @@ int		 git_start(struct git_job *, const struct git *,
 		    const char *);
 int		 git_done(struct git_job *);
 int		 git_finish(struct git_job *);
-/* Keep the last error: the stderr text of a failed job. */
-void		 git_set_error(const char *, size_t);
-/* Why the last failed git_run() failed: its first fatal: or error: line
- * without the prefix, else its last line.  Valid until the next call. */
-const char	*git_error(void);
+/* Why git failed, from its standard error: the first fatal: or error:
+ * line without the prefix, else its last line, else "exit status N".
+ * err is rewritten to hold just that line, which is returned. */
+const char	*git_why(struct buf *, int);
 /* Parse "git version X.Y.Z..." into major and minor; -1 if not. */
 int		 git_parse_version(const char *, int *, int *);
 /* Did git fail only because another git was busy in the same repository

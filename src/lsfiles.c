@@ -97,18 +97,20 @@ lsfiles_read(struct lsfiles *l, const struct git *g)
 {
 	const char *const	 a[] = { "ls-files", "-z", "-v", "-s", "-c",
 	    "-o", "--exclude-standard", NULL };
-	struct buf		 out = BUF_INIT;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	int			 st;
 
 	memset(l, 0, sizeof(*l));
-	if ((st = git_run(g, a, 0, NULL, &out, NULL)) != 0) {
+	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
 		if (st > 0)
 			warnx("git ls-files failed in %s: %s",
 			    g->dir != NULL ? fs_vis(g->dir) : ".",
-			    git_error());
+			    git_why(&err, st));
 		buf_free(&out);
+		buf_free(&err);
 		return -1;
 	}
+	buf_free(&err);
 	if (lsfiles_parse(out.data != NULL ? out.data : "", out.len, l) ==
 	    -1) {
 		warnx("cannot parse the output of git ls-files");

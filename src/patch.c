@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "gitcmd.h"
 #include "fsutil.h"
+#include "gitcmd.h"
 #include "patch.h"
 #include "sig.h"
 #include "spawn.h"
@@ -51,11 +51,12 @@ prepare(struct spawn *sp, struct strv *argv, struct strv *env,
  */
 static int
 replay(const struct git *src, const struct git *dst, const char *head,
-    const char *filter, const struct strv *excluded, struct buf *aerr)
+    const char *filter, struct buf *aerr)
 {
 	struct spawn		 dsp = SPAWN_INIT, asp = SPAWN_INIT;
 	struct spawn_stream	 st[5];
 	struct spawn_exit	 dex, aex;
+	struct spawn_limit	 lim;
 	struct strv		 dargv = STRV_INIT, denv = STRV_INIT;
 	struct strv		 aargv = STRV_INIT, aenv = STRV_INIT;
 	struct buf		 rd = BUF_INIT, pipe_buf = BUF_INIT;
@@ -68,12 +69,6 @@ replay(const struct git *src, const struct git *dst, const char *head,
 		strv_pushf(&dargv, "--diff-filter=%s", filter);
 	strv_push(&dargv, head);
 	strv_push(&dargv, "--");
-	if (excluded != NULL && excluded->n > 0) {
-		strv_push(&dargv, ".");
-		for (i = 0; i < excluded->n; i++)
-			strv_pushf(&dargv, ":(exclude,literal)%s",
-			    excluded->v[i]);
-	}
 	dsp.argv = dargv.v;
 	dsp.in = SPAWN_NULL;
 	if (spawn_start(&dsp) == -1) {
@@ -85,7 +80,7 @@ replay(const struct git *src, const struct git *dst, const char *head,
 	st[0].stop_on_data = 1;
 	spawn_stream_init(&st[1], dsp.err, 0, &derr, -1);
 	n = 2;
-	if ((r = spawn_io(st, n)) == 1) {
+	if ((r = spawn_io(st, n, src->idle)) == 1) {
 		/* There is a patch: only now is git apply worth running. */
 		prepare(&asp, &aargv, &aenv, dst, apply_args);
 		asp.in = SPAWN_PIPE;
@@ -101,14 +96,16 @@ replay(const struct git *src, const struct git *dst, const char *head,
 			spawn_stream_init(&st[3], asp.out, 0, &junk, -2);
 			spawn_stream_init(&st[4], asp.err, 0, aerr, -1);
 			n = 5;
-			r = spawn_io(st, n);
+			r = spawn_io(st, n, src->idle);
 		}
 	}
 	for (i = 0; i < n; i++)
 		if (st[i].fd != -1)
 			close(st[i].fd);
-	if (spawn_wait(&dsp, NULL, &dex) == -1 ||
-	    (started && spawn_wait(&asp, NULL, &aex) == -1)) {
+	memset(&lim, 0, sizeof(lim));
+	lim.idle = src->idle;
+	if (spawn_wait(&dsp, &lim, &dex) == -1 ||
+	    (started && spawn_wait(&asp, &lim, &aex) == -1)) {
 		warn("waiting for git");
 		goto out;
 	}
@@ -148,19 +145,18 @@ full(const struct buf *err)
 }
 
 int
-patch_replay(const struct git *src, const struct git *dst, const char *head,
-    const struct strv *excluded)
+patch_replay(const struct git *src, const struct git *dst, const char *head)
 {
 	struct buf	first = BUF_INIT, again = BUF_INIT;
 	int		r;
 
-	if ((r = replay(src, dst, head, NULL, excluded, &first)) == 1) {
+	if ((r = replay(src, dst, head, NULL, &first)) == 1) {
 		/* Deletions first, then the rest: git apply checks paths
 		 * against the tree as it is before the patch, where a
 		 * symlink may still stand in a new directory's way. */
-		r = replay(src, dst, head, "D", excluded, &again);
+		r = replay(src, dst, head, "D", &again);
 		if (r == 0)
-			r = replay(src, dst, head, "d", excluded, &again);
+			r = replay(src, dst, head, "d", &again);
 	}
 	if (r == 1) {
 		buf_rtrim(&first);

@@ -4,12 +4,12 @@
  *
  *	struct git src, dst;	the source (read through a private index)
  *				and the copy
- *	if (patch_replay(&src, &dst, head, &excluded) == -1)
+ *	if (patch_replay(&src, &dst, head) == -1)
  *		...		a message says why; nothing more to do
  *
  * Every option that the user's configuration or environment could change
- * in the patch text, or in what git apply accepts, is fixed.  Paths in
- * excluded (may be NULL) are left out of the patch.  git apply checks a
+ * in the patch text, or in what git apply accepts, is fixed.  src.idle,
+ * if set, runs while git works (spawn.h).  git apply checks a
  * whole patch before it writes anything; when it refuses one, the
  * deletions are replayed first and the rest after, which is what a
  * symlink replaced by a directory of files needs.
@@ -17,11 +17,8 @@
 #ifndef PATCH_H
 #define PATCH_H
 
-#include "strv.h"
-
 struct git;
 
-int	patch_replay(const struct git *, const struct git *, const char *,
-	    const struct strv *);
+int	patch_replay(const struct git *, const struct git *, const char *);
 
 #endif /* PATCH_H */

@@ -139,7 +139,8 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT;
-	int		 st;
+	struct buf	 err = BUF_INIT;
+	int		 st, ret = 0;
 
 	repo_git(r, &g);
 	strv_push(&a, "config");
@@ -150,21 +151,20 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 	}
 	strv_push(&a, "--get-regexp");
 	strv_push(&a, "^forge\\.");
-	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, NULL);
+	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, &err);
 	strv_free(&a);
 	/* 1: no such key, which is fine. */
-	if (st == 1) {
+	if (st == 1)
 		buf_reset(out);
-		return 0;
-	}
-	if (st != 0) {
+	else if (st != 0) {
 		if (st > 0)
 			warnx("cannot read %s: git config: %s",
 			    file != NULL ? fs_vis(file) : "forge.* settings",
-			    git_error());
-		return -1;
+			    git_why(&err, st));
+		ret = -1;
 	}
-	return 0;
+	buf_free(&err);
+	return ret;
 }
 
 int

@@ -1,5 +1,5 @@
 /*
- * Building and proving the ephemeral copy of a working state.
+ * Building the ephemeral copy of a working state; proof.c proves it.
  */
 #include "config.h"
 
@@ -21,12 +21,12 @@
 #include "lsfiles.h"
 #include "patch.h"
 #include "pathcopy.h"
+#include "proof.h"
 #include "settings.h"
 #include "sig.h"
 #include "snapshot.h"
 #include "spawn.h"
 #include "timeutil.h"
-#include "treeid.h"
 #include "xmalloc.h"
 
 /* One repository of the copy: the top one, or a nested one. */
@@ -41,26 +41,12 @@ struct snap_repo {
 	char		*dst_gitdir;	/* the copy's registration */
 	char		*rel;		/* dst below the top copy */
 	struct strv	 exclude;	/* nested repositories left out */
-	struct strv	 edits;		/* flagged entries, for the proof */
-	struct git	 src_git;
-	struct treeid_req src_req;	/* the source's tree, computed ... */
-	struct treeid_job src_job;	/* ... while the copy is built */
-	int		 src_started;
-	struct git	 dst_git;
-	struct strv	 prep_valid;	/* the copy's index, made ready ... */
-	struct strv	 prep_edits;
-	struct treeid_req prep_req;	/* ... for its side of the proof ... */
-	struct treeid_job prep_job;	/* ... as soon as the source's is */
-	int		 prep_started;
-	char		*dst_index;
-	int		 index_ready;	/* nothing more will write it */
-	size_t		 id;		/* names its temporary files */
+	struct strv	 entries;	/* the source's index entries */
 	struct nested	*nested;	/* nested repositories found */
 	size_t		 nnested;
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
-	struct timespec	 checked_out;	/* when git worktree add was done */
-	struct strv	 entries;	/* the source's index entries */
+	struct proof	*proof;		/* NULL: not proved */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -77,13 +63,7 @@ sr_free(struct snap_repo *sr)
 {
 	size_t	i;
 
-	if (sr->src_started)
-		treeid_free(&sr->src_job);
-	if (sr->prep_started)
-		treeid_free(&sr->prep_job);
-	strv_free(&sr->prep_valid);
-	strv_free(&sr->prep_edits);
-	free(sr->dst_index);
+	proof_free(sr->proof);
 	for (i = 0; i < sr->nnested; i++) {
 		free(sr->nested[i].path);
 		free(sr->nested[i].gitdir);
@@ -101,7 +81,6 @@ sr_free(struct snap_repo *sr)
 	free(sr->dst_gitdir);
 	free(sr->rel);
 	strv_free(&sr->exclude);
-	strv_free(&sr->edits);
 	strv_free(&sr->entries);
 	free(sr);
 }
@@ -257,6 +236,7 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT;
+	struct buf	 err = BUF_INIT, why = BUF_INIT;
 	int		 st;
 
 	if (rundir_note_repo(s->rd, sr->common) == -1)
@@ -276,25 +256,23 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	strv_push(&a, "--");
 	strv_push(&a, sr->dst);
 	strv_push(&a, sr->head);
+	g.idle = &s->idle;
 	st = git_run(&g, (const char *const *)a.v, GIT_RETRY, NULL, NULL,
-	    NULL);
+	    &err);
 	strv_free(&a);
 	if (st != 0) {
-		if (st > 0) {
-			struct buf	why = BUF_INIT;
-			char		*said = xstrdup(git_error());
-
-			if (no_space(sr, s->rd->top, &why))
-				warnx("cannot check out HEAD into the copy: %s",
-				    why.data);
-			else
-				warnx("cannot check out HEAD into the copy: "
-				    "git worktree add: %s", said);
-			free(said);
-			buf_free(&why);
-		}
+		/* A full disk git only calls "unable to write file". */
+		if (st > 0 && no_space(sr, s->rd->top, &why))
+			warnx("cannot check out HEAD into the copy: %s",
+			    why.data);
+		else if (st > 0)
+			warnx("cannot check out HEAD into the copy: git "
+			    "worktree add: %s", git_why(&err, st));
+		buf_free(&err);
+		buf_free(&why);
 		return -1;
 	}
+	buf_free(&err);
 	if ((sr->dst_gitdir = read_gitfile(sr->dst)) == NULL) {
 		warnx("git worktree add left no .git file in %s",
 		    fs_vis(sr->dst));
@@ -309,16 +287,18 @@ dst_git_paths(struct snap_repo *sr, const char *const *args,
     const struct strv *paths)
 {
 	struct git	 g;
-	struct buf	 in = BUF_INIT;
+	struct buf	 in = BUF_INIT, err = BUF_INIT;
 	size_t		 i;
 	int		 st;
 
 	for (i = 0; i < paths->n; i++)
 		buf_add(&in, paths->v[i], strlen(paths->v[i]) + 1);
 	dst_git(sr, &g);
-	if ((st = git_run(&g, args, 0, &in, NULL, NULL)) > 0)
-		warnx("git %s failed in the copy: %s", args[0], git_error());
+	if ((st = git_run(&g, args, 0, &in, NULL, &err)) > 0)
+		warnx("git %s failed in the copy: %s", args[0],
+		    git_why(&err, st));
 	buf_free(&in);
+	buf_free(&err);
 	return st == 0 ? 0 : -1;
 }
 
@@ -346,8 +326,10 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	int			 ret = 0;
 
 	dst_git(sr, &g);
-	if (git_run(&g, ls, 0, NULL, &out, NULL) != 0) {
-		warnx("git ls-files failed in the copy: %s", git_error());
+	if ((ret = git_run(&g, ls, 0, NULL, &out, &out)) != 0) {
+		if (ret > 0)
+			warnx("git ls-files failed in the copy: %s",
+			    git_why(&out, ret));
 		buf_free(&out);
 		return -1;
 	}
@@ -375,25 +357,6 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	strv_free(&flagged);
 	buf_free(&out);
 	return ret;
-}
-
-/* "0 <zeros>\tpath": the update-index --index-info line removing path. */
-static void
-push_removal(struct strv *v, const char *entry)
-{
-	const char	*sp = strchr(entry, ' ');
-	const char	*tab = strchr(entry, '\t');
-	struct buf	 b = BUF_INIT;
-	size_t		 n;
-
-	buf_adds(&b, "0 ");
-	for (n = sp != NULL && tab > sp ? (size_t)(tab - sp - 1) : 40; n > 0;
-	    n--)
-		buf_addc(&b, '0');
-	buf_addc(&b, '\t');
-	buf_adds(&b, lsfiles_entry_path(entry));
-	strv_push(v, b.data);
-	buf_free(&b);
 }
 
 /*
@@ -440,29 +403,6 @@ copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
 	}
 	pathcopy_close(&pc);
 	return ret;
-}
-
-/*
- * For the proof of the source: flagged entries are taken as they are on
- * disk -- put back without stat data or flags, or removed where there
- * is no file (as copy_flagged() makes the copy).
- */
-static void
-flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
-{
-	struct stat	 st;
-	char		*p;
-	size_t		 i;
-
-	for (i = 0; i < l->flagged.n; i++) {
-		p = xasprintf("%s/%s", top, lsfiles_entry_path(l->flagged.v[i]));
-		if (lstat(p, &st) == 0 &&
-		    (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode)))
-			strv_push(edits, l->flagged.v[i]);
-		else
-			push_removal(edits, l->flagged.v[i]);
-		free(p);
-	}
 }
 
 static int
@@ -666,192 +606,93 @@ next:
 	return ret;
 }
 
-/*
- * Start computing the source's tree now, while git checks out the copy:
- * the proof then only waits for the copy's side.
- */
+/* Move the background proofs on, between the steps of the copy, and
+ * while git works on it (the spawn idle hook). */
+static void
+poll_proofs(void *arg)
+{
+	struct snapshot	*s = arg;
+	size_t		 i;
+
+	for (i = 0; i < s->nrepos; i++)
+		if (s->repos[i]->proof != NULL)
+			proof_poll(s->repos[i]->proof);
+}
+
+/* Start the proof of sr: the source's side runs while the copy is made. */
 static int
-start_source_proof(struct snapshot *s, struct snap_repo *sr,
-    const struct lsfiles *l)
+begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	char	tag[32];
+	struct proof_repo	pr;
 
-	flagged_edits(sr->src, l, &sr->edits);
-	src_git(sr, &sr->src_git);
-	sr->src_req.git = &sr->src_git;
-	sr->src_req.index = sr->index;
-	sr->src_req.scratch = s->rd->scratch;
-	sr->src_req.objdir = s->rd->objects;
-	sr->src_req.alternates = sr->objects;
-	sr->src_req.edits = &sr->edits;
-	sr->src_req.exclude = &sr->exclude;
-	sr->src_req.base = sr->head;
-	sr->src_req.sparse = sr->sparse;
-	sr->id = s->nrepos;
-	snprintf(tag, sizeof(tag), "src%zu", sr->id);
-	sr->src_started = 1;
-	return treeid_start(&sr->src_job, &sr->src_req, tag);
+	memset(&pr, 0, sizeof(pr));
+	pr.src = sr->src;
+	pr.gitdir = sr->gitdir;
+	pr.index = sr->index;
+	pr.objects = sr->objects;
+	pr.head = sr->head;
+	pr.dst = sr->dst;
+	pr.rel = sr->rel;
+	pr.entries = &sr->entries;
+	pr.exclude = &sr->exclude;
+	pr.sparse = sr->sparse;
+	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
+	return sr->proof != NULL ? 0 : -1;
 }
 
-/*
- * The update-index --index-info lines that make git look at each path
- * afresh in the copy: the source's own entry for it, without stat data
- * (what git converts a file to can depend on the entry: line endings
- * already in the index are kept), or "0 <zeros>\tpath", removing it,
- * where the source's index has none.
- */
-static void
-fresh_entries(const struct snap_repo *sr, struct strv *v,
-    const struct strv *paths)
-{
-	struct buf	 b = BUF_INIT;
-	size_t		 i, lo, hi, mid, oidlen = strlen(sr->head);
-	int		 c, found;
-
-	for (i = 0; i < paths->n; i++) {
-		for (lo = 0, hi = sr->entries.n, found = 0; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if ((c = strcmp(lsfiles_entry_path(sr->entries.v[mid]),
-			    paths->v[i])) == 0) {
-				found = 1;
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (found) {
-			strv_push(v, sr->entries.v[mid]);
-			continue;
-		}
-		buf_reset(&b);
-		buf_adds(&b, "0 ");
-		for (c = 0; (size_t)c < oidlen; c++)
-			buf_addc(&b, '0');
-		buf_addc(&b, '\t');
-		buf_adds(&b, paths->v[i]);
-		strv_push(v, b.data);
-	}
-	buf_free(&b);
-}
-
+/* git worktree add, and what else makes the copy's index. */
 static int
-cmp_str(const void *a, const void *b)
+checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	long long	t = time_now_ms();
+
+	if (sig_pending() || add_worktree(s, sr) == -1)
+		return -1;
+	if (sr->proof != NULL)
+		proof_checked_out(sr->proof);
+	poll_proofs(s);
+	if (sr->sparse && unsparse(sr, l) == -1)
+		return -1;
+	if (sr->proof != NULL)
+		proof_index_ready(sr->proof, sr->dst_gitdir);
+	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
+	sig_test_stall("checkout");
+	return 0;
 }
 
-/*
- * The paths whose entries are the same in HEAD, in the source's index and
- * in the source's tree, so that the copy's index has them as the checkout
- * wrote them: the source's entries, less those that differ from HEAD in
- * its index (a new file staged and then deleted is in neither HEAD nor
- * the tree) or in its tree.  A sparse checkout's index may hold a whole
- * directory in one entry; there, none.
- */
-static void
-unchanged_entries(const struct snap_repo *sr, struct strv *v)
+/* The uncommitted changes to tracked files: git diff | git apply. */
+static int
+changes(struct snapshot *s, struct snap_repo *sr)
 {
-	const struct strv	 *staged = &sr->src_job.staged;
-	const struct strv	 *changed = &sr->src_job.changed;
-	char			**not;
-	const char		 *path;
-	size_t			  i, n = staged->n + changed->n;
+	struct git	sg, dg;
+	long long	t = time_now_ms();
 
-	if (sr->sparse)
-		return;
-	not = xcalloc(n + 1, sizeof(*not));
-	for (i = 0; i < staged->n; i++)
-		not[i] = staged->v[i];
-	for (i = 0; i < changed->n; i++)
-		not[staged->n + i] = changed->v[i];
-	qsort(not, n, sizeof(*not), cmp_str);
-	for (i = 0; i < sr->entries.n; i++) {
-		path = lsfiles_entry_path(sr->entries.v[i]);
-		if (bsearch(&path, not, n, sizeof(*not), cmp_str) == NULL)
-			strv_push(v, path);
-	}
-	free(not);
+	src_git(sr, &sg);
+	sg.idle = &s->idle;
+	dst_git(sr, &dg);
+	if (sig_pending() || patch_replay(&sg, &dg, sr->head) == -1)
+		return -1;
+	s->ms[SNAP_APPLY] += time_now_ms() - t;
+	poll_proofs(s);
+	sig_test_stall("apply");
+	return 0;
 }
 
-static void
-stop_proofs(struct snapshot *s)
+/* Flagged and untracked files, and modes git does not keep. */
+static int
+files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	size_t	i;
+	long long	t = time_now_ms();
 
-	for (i = 0; i < s->nrepos; i++) {
-		if (s->repos[i]->src_started) {
-			treeid_free(&s->repos[i]->src_job);
-			s->repos[i]->src_started = 0;
-		}
-		if (s->repos[i]->prep_started) {
-			treeid_free(&s->repos[i]->prep_job);
-			s->repos[i]->prep_started = 0;
-		}
-	}
-}
-
-/*
- * Once the source's side knows which paths differ from HEAD, and git is
- * done with the copy's index, prepare that index for the copy's side:
- * those paths' entries lose their stat data (fresh_entries()), and the
- * others are marked as unchanged, so that git never looks at their
- * files -- forge does, in touched_since_checkout().
- */
-static void
-start_prep(struct snapshot *s, struct snap_repo *sr)
-{
-	char	tag[32];
-
-	if (sr->prep_started || !sr->index_ready || !sr->src_started ||
-	    !treeid_done(&sr->src_job) || sr->src_job.failed)
-		return;
-	unchanged_entries(sr, &sr->prep_valid);
-	fresh_entries(sr, &sr->prep_edits, &sr->src_job.changed);
-	dst_git(sr, &sr->dst_git);
-	sr->dst_index = xasprintf("%s/index", sr->dst_gitdir);
-	sr->prep_req.git = &sr->dst_git;
-	sr->prep_req.index = sr->dst_index;
-	sr->prep_req.scratch = s->rd->scratch;
-	sr->prep_req.objdir = s->rd->objects;
-	sr->prep_req.alternates = sr->objects;
-	sr->prep_req.valid = &sr->prep_valid;
-	sr->prep_req.edits = &sr->prep_edits;
-	sr->prep_req.trust = 1;
-	sr->prep_req.edits_only = 1;
-	snprintf(tag, sizeof(tag), "prep%zu", sr->id);
-	sr->prep_started = 1;
-	(void)treeid_start(&sr->prep_job, &sr->prep_req, tag);
-}
-
-/* The snapshot being built, for the idle hook (spawn_set_idle()). */
-static struct snapshot	*building;
-
-static void	poll_proofs(struct snapshot *);
-
-static void
-idle_proofs(void)
-{
-	if (building != NULL)
-		poll_proofs(building);
-}
-
-/* Move the background proofs on, between the steps of the copy. */
-static void
-poll_proofs(struct snapshot *s)
-{
-	struct snap_repo	*sr;
-	size_t			 i;
-
-	for (i = 0; i < s->nrepos; i++) {
-		sr = s->repos[i];
-		if (sr->src_started)
-			treeid_poll(&sr->src_job);
-		start_prep(s, sr);
-		if (sr->prep_started)
-			treeid_poll(&sr->prep_job);
-	}
+	if (sig_pending() || copy_flagged(sr, l) == -1)
+		return -1;
+	if (sig_pending() || copy_untracked(sr, l) == -1)
+		return -1;
+	if (!sr->filemode && (sig_pending() || copy_modes(sr) == -1))
+		return -1;
+	s->ms[SNAP_UNTRACKED] += time_now_ms() - t;
+	poll_proofs(s);
+	return 0;
 }
 
 static int
@@ -859,7 +700,6 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
 	struct lsfiles	l;
 	struct git	g;
-	long long	t;
 	int		ret = -1;
 
 	src_git(sr, &g);
@@ -878,41 +718,11 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
-	if (s->check && start_source_proof(s, sr, &l) == -1)
+	if (s->check && begin_proof(s, sr, &l) == -1)
 		goto out;
-	t = time_now_ms();
-	if (sig_pending() || add_worktree(s, sr) == -1)
+	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
+	    files(s, sr, &l) == -1)
 		goto out;
-	/* The coarse clock: file times are taken from it, so anything
-	 * written from now on is at least this recent. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &sr->checked_out);
-	poll_proofs(s);
-	if (sr->sparse && unsparse(sr, &l) == -1)
-		goto out;
-	sr->index_ready = 1;
-	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
-	sig_test_stall("checkout");
-	t = time_now_ms();
-	{
-		struct git	dg;
-
-		dst_git(sr, &dg);
-		if (sig_pending() || patch_replay(&g, &dg, sr->head, NULL) ==
-		    -1)
-			goto out;
-	}
-	s->ms[SNAP_APPLY] += time_now_ms() - t;
-	poll_proofs(s);
-	sig_test_stall("apply");
-	t = time_now_ms();
-	if (sig_pending() || copy_flagged(sr, &l) == -1)
-		goto out;
-	if (sig_pending() || copy_untracked(sr, &l) == -1)
-		goto out;
-	if (!sr->filemode && (sig_pending() || copy_modes(sr) == -1))
-		goto out;
-	s->ms[SNAP_UNTRACKED] += time_now_ms() - t;
-	poll_proofs(s);
 	if (sig_pending() || copy_nested(s, sr) == -1)
 		goto out;
 	ret = 0;
@@ -921,174 +731,34 @@ out:
 	return ret;
 }
 
-/* Is a later than or as late as b? */
-static int
-not_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec > b->tv_sec ||
-	    (a->tv_sec == b->tv_sec && a->tv_nsec >= b->tv_nsec);
-}
-
-/*
- * The tracked paths of the copy changed since its checkout, other than
- * the expected ones (sorted, as git lists them), whatever changed them:
- * every change sets a file's ctime to the present, which nobody can set
- * back, so a ctime before the checkout's end means that the file is as
- * git wrote it -- and as its index entry says.  A path that is gone, or
- * that cannot be looked at, counts as changed: git is to look at it.
- */
-static void
-touched_since_checkout(const struct snap_repo *sr, struct strv *paths,
-    const struct strv *expected, struct treeid_job *job)
-{
-	struct stat	 st;
-	struct buf	 cur = BUF_INIT;
-	const char	*path, *slash;
-	size_t		 i, k = 0, dlen;
-	int		 root, dir = -1, c;
-
-	root = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	buf_str(&cur);
-	/* One lookup per file: its directory is opened once for all of
-	 * its files, which the list holds together. */
-	for (i = 0; i < sr->entries.n; i++) {
-		/* The job's next step starts as soon as its last ends. */
-		if ((i & 255) == 0)
-			treeid_poll(job);
-		path = lsfiles_entry_path(sr->entries.v[i]);
-		for (c = 1; k < expected->n &&
-		    (c = strcmp(expected->v[k], path)) < 0; k++)
-			;
-		if (c == 0)
-			continue;	/* forge wrote it: git looks anyway */
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		if (dir == -1 || cur.len != dlen ||
-		    memcmp(cur.data, path, dlen) != 0) {
-			if (dir != -1 && dir != root)
-				close(dir);
-			buf_reset(&cur);
-			buf_add(&cur, path, dlen);
-			dir = dlen == 0 || root == -1 ? root :
-			    fs_open_dir(root, cur.data, 0, 0);
-		}
-		if (dir == -1 || fstatat(dir, slash != NULL ? slash + 1 : path,
-		    &st, AT_SYMLINK_NOFOLLOW) == -1) {
-			/* In a sparse checkout, where git looks at every
-			 * file, paths outside the patterns are gone. */
-			if (!sr->sparse)
-				strv_push(paths, path);
-			continue;
-		}
-		if (not_before(&st.st_ctim, &sr->checked_out) ||
-		    not_before(&st.st_mtim, &sr->checked_out))
-			strv_push(paths, path);
-	}
-	if (dir != -1 && dir != root)
-		close(dir);
-	if (root != -1)
-		close(root);
-	buf_free(&cur);
-}
-
+/* Every repository's proof, the top one's tree id kept. */
 static int
 prove(struct snapshot *s)
 {
-	struct treeid_req	 q = TREEID_INIT;
-	struct treeid_job	 job;
-	struct snap_repo	*sr;
-	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
-	struct git		 g;
-	char			*a = NULL, *b = NULL, *ci, tag[32];
-	size_t			 i, j;
+	char	*tree;
+	size_t	 i;
 
-	/* From here on the jobs are waited for, not moved on by the idle
-	 * hook: that would end a job under treeid_finish()'s feet. */
-	spawn_set_idle(NULL);
 	for (i = 0; i < s->nrepos; i++) {
-		sr = s->repos[i];
-		if ((a = treeid_finish(&sr->src_job)) == NULL)
-			goto fail;
-		/*
-		 * The copy's index is its checkout's, and git wrote it with
-		 * the files: all "racily clean", that recent, and git would
-		 * read every one of them again.  Instead, the entries of
-		 * the paths where the source differs from HEAD, which forge
-		 * wrote, go, and git looks at those afresh; the rest are
-		 * taken as they are, without git looking at their files --
-		 * once forge has seen that no other file changed since the
-		 * checkout, which it does while git works.  In a sparse
-		 * checkout, git looks at them and trusts their stat data
-		 * instead.  Nothing git ignores is ever in the
-		 * copy, so a tracked file that an ignore rule matches
-		 * counts there too (-f).
-		 */
-		/* The prepared index: usually ready by now. */
-		start_prep(s, sr);
-		if (!sr->prep_started ||
-		    (ci = treeid_finish(&sr->prep_job)) == NULL)
-			goto fail;
-		strv_clear(&edits);
-		dst_git(sr, &g);
-		q.git = &g;
-		q.index = ci;
-		q.scratch = s->rd->scratch;
-		q.objdir = s->rd->objects;
-		q.alternates = sr->objects;
-		q.edits = &edits;
-		q.exclude = &sr->exclude;
-		q.force = 1;
-		q.trust = 1;
-		q.sparse = sr->sparse;
-		snprintf(tag, sizeof(tag), "copy%zu", i);
-		if (treeid_start(&job, &q, tag) == 0) {
-			strv_clear(&paths);
-			touched_since_checkout(sr, &paths, &sr->src_job.changed,
-			    &job);
-			b = treeid_finish(&job);
-		}
-		treeid_free(&job);
-		if (b != NULL && paths.n > 0) {
-			/* Something else changed too: look at it as well. */
-			free(b);
-			fresh_entries(sr, &edits, &paths);
-			snprintf(tag, sizeof(tag), "copy%zu-again", i);
-			b = treeid_compute(&q, tag);
-		}
-		strv_clear(&paths);
-		free(ci);
-		if (b == NULL)
-			goto fail;
-		if (strcmp(a, b) != 0) {
-			warnx("the copy is not the working state: tree %.12s "
-			    "in %s, %.12s in the copy; refusing to verify",
-			    a, fs_vis(sr->src), b);
-			if (treeid_diff(&q, a, b, &paths) == 0) {
-				for (j = 0; j < paths.n && j < 20; j++)
-					fprintf(stderr, "\tdiffers: %s%s\n",
-					    fs_vis(sr->rel),
-					    fs_vis(paths.v[j]));
-				if (paths.n > 20)
-					fprintf(stderr, "\t... and %zu more\n",
-					    paths.n - 20);
-			}
-			goto fail;
-		}
+		if ((tree = proof_finish(s->repos[i]->proof)) == NULL)
+			return -1;
 		if (i == 0)
-			s->tree = xstrdup(a);
-		free(a);
-		free(b);
-		a = b = NULL;
+			s->tree = tree;
+		else
+			free(tree);
 	}
-	strv_free(&paths);
-	strv_free(&edits);
 	return 0;
-fail:
-	free(a);
-	free(b);
-	strv_free(&paths);
-	strv_free(&edits);
-	return -1;
+}
+
+/* End whatever of the proofs still runs in the background. */
+static void
+stop_proofs(struct snapshot *s)
+{
+	size_t	i;
+
+	for (i = 0; i < s->nrepos; i++) {
+		proof_free(s->repos[i]->proof);
+		s->repos[i]->proof = NULL;
+	}
 }
 
 int
@@ -1097,11 +767,15 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 {
 	struct snap_repo	*sr;
 	const char		*name;
+	char			*idx;
 	long long		 t;
+	int			 ret = -1;
 
 	memset(s, 0, sizeof(*s));
 	s->rd = rd;
 	s->check = !(flags & SNAP_NOCHECK);
+	s->idle.fn = poll_proofs;
+	s->idle.arg = s;
 	name = fs_basename(r->top);
 	if (*name == '\0' || strcmp(name, ".forge") == 0)
 		name = "tree";
@@ -1118,30 +792,20 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 	s->repos = xreallocarray(NULL, 1, sizeof(*s->repos));
 	s->repos[0] = sr;
 	s->nrepos = 1;
-	{
-		char	*idx = repo_index_path(r);
-
-		sr->index = rundir_index(rd, idx);
-		free(idx);
-	}
-	building = s;
-	spawn_set_idle(idle_proofs);
+	idx = repo_index_path(r);
+	sr->index = rundir_index(rd, idx);
+	free(idx);
 	if (sr->index == NULL || copy_repo(s, sr) == -1)
-		goto fail;
+		goto out;
 	sig_test_stall("proof");
 	t = time_now_ms();
 	if (s->check && (sig_pending() || prove(s) == -1))
-		goto fail;
+		goto out;
 	s->ms[SNAP_PROOF] = time_now_ms() - t;
-	spawn_set_idle(NULL);
-	building = NULL;
+	ret = 0;
+out:
 	stop_proofs(s);
-	return 0;
-fail:
-	spawn_set_idle(NULL);
-	building = NULL;
-	stop_proofs(s);
-	return -1;
+	return ret;
 }
 
 void
@@ -1155,38 +819,4 @@ snapshot_free(struct snapshot *s)
 	free(s->copy);
 	free(s->tree);
 	memset(s, 0, sizeof(*s));
-}
-
-char *
-snapshot_source_tree(struct rundir *rd, const struct repo *r)
-{
-	struct treeid_req	 q = TREEID_INIT;
-	struct strv		 edits = STRV_INIT;
-	struct lsfiles		 l;
-	struct git		 g;
-	char			*idx, *tree = NULL, *p;
-
-	p = repo_index_path(r);
-	idx = rundir_index(rd, p);
-	free(p);
-	if (idx == NULL)
-		return NULL;
-	repo_git(r, &g);
-	g.index = idx;
-	if (lsfiles_read(&l, &g) == -1) {
-		free(idx);
-		return NULL;
-	}
-	flagged_edits(r->top, &l, &edits);
-	q.git = &g;
-	q.index = idx;
-	q.scratch = rd->scratch;
-	q.objdir = rd->objects;
-	q.alternates = r->objects;
-	q.edits = &edits;
-	tree = treeid_compute(&q, "src");
-	free(idx);
-	strv_free(&edits);
-	lsfiles_free(&l);
-	return tree;
 }

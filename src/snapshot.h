@@ -16,15 +16,16 @@
  * each initialized submodule or nested repository copied the same way,
  * recursively.  Each repository is noted in rd before its worktree add.
  *
- * Unless SNAP_NOCHECK, the copy is then proved: the tree id of the source
- * working state and that of the copy are computed (treeid.h) and must be
- * equal; s.tree is that id.
+ * Unless SNAP_NOCHECK, the copy is then proved (proof.h): the tree id of
+ * the source working state and that of the copy must be equal; s.tree is
+ * that id.  The proof runs in the background while the copy is built.
  */
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
 
 #include "repo.h"
 #include "rundir.h"
+#include "spawn.h"
 
 #define SNAP_NOCHECK	0x01
 
@@ -47,12 +48,12 @@ struct snapshot {
 	size_t			  nrepos;
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
 	int			  check;	/* private: prove it */
+	struct spawn_idle	  idle;		/* private: moves the proofs
+						   on while git works */
 };
 
 int	snapshot_create(struct snapshot *, struct rundir *,
 	    const struct repo *, int);
 void	snapshot_free(struct snapshot *);
-/* The tree id of a working tree as it is now (in-place runs). */
-char	*snapshot_source_tree(struct rundir *, const struct repo *);
 
 #endif /* SNAPSHOT_H */

@@ -364,29 +364,17 @@ fail:
 	return -1;
 }
 
-static void	(*idle_fn)(void);
-static int	  in_idle;
-
-void
-spawn_set_idle(void (*fn)(void))
-{
-	idle_fn = fn;
-}
-
-/* A child may have exited: let the background work move on. */
+/* A child may have exited: let the caller's background work move on. */
 static void
-idle(void)
+idle(const struct spawn_idle *id)
 {
-	if (idle_fn != NULL && !in_idle) {
-		in_idle = 1;
-		idle_fn();
-		in_idle = 0;
-	}
+	if (id != NULL && id->fn != NULL)
+		id->fn(id->arg);
 }
 
 /* Sleep until a signal arrives or ms pass (ms < 0: until a signal). */
 static void
-pause_ms(long long ms)
+pause_ms(long long ms, const struct spawn_idle *id)
 {
 	struct pollfd	pfd;
 	int		fd = sig_fd();
@@ -399,7 +387,7 @@ pause_ms(long long ms)
 	pfd.events = POLLIN;
 	(void)poll(&pfd, fd == -1 ? 0 : 1, (int)ms);
 	sig_drain();
-	idle();
+	idle(id);
 }
 
 /* The child stopped (^Z): stop with it, as it would have under a shell. */
@@ -474,12 +462,12 @@ end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
 	while ((now = time_now_ms()) < kill_at && sig_count() < 2) {
 		if (group_gone(pgid))
 			goto adopted;
-		pause_ms(10);
+		pause_ms(10, NULL);
 	}
 	(void)kill(-pgid, SIGKILL);
 	until = time_now_ms() + 2000;
 	while (!group_gone(pgid) && time_now_ms() < until)
-		pause_ms(5);
+		pause_ms(5, NULL);
 adopted:
 	adopted(1);
 }
@@ -552,7 +540,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 			wait_ms = deadline > now ? deadline - now : 0;
 		else if (term_sent && !kill_sent)
 			wait_ms = kill_at > now ? kill_at - now : 0;
-		pause_ms(wait_ms);
+		pause_ms(wait_ms, lim != NULL ? lim->idle : NULL);
 	}
 
 	if (pgroup && (sp->flags & SPAWN_FORWARD))
@@ -589,7 +577,7 @@ close_stream(struct spawn_stream *s)
 }
 
 int
-spawn_io(struct spawn_stream *st, size_t n)
+spawn_io(struct spawn_stream *st, size_t n, const struct spawn_idle *id)
 {
 	struct pollfd	*pfd;
 	size_t		 i, j, np, *idx;
@@ -649,7 +637,7 @@ spawn_io(struct spawn_stream *st, size_t n)
 			ret = -1;
 			break;
 		}
-		idle();
+		idle(id);
 		for (j = 0; j < np; j++) {
 			struct spawn_stream	*s = &st[idx[j]];
 

@@ -81,9 +81,22 @@ struct spawn {
 
 #define SPAWN_INIT	{ NULL, NULL, NULL, 0, 0, 0, 0, -1, 0 }
 
+/*
+ * Background work the caller has going (treeid.h's jobs): while forge
+ * waits for a child or moves streams, fn(arg) runs whenever anything
+ * happens, so that work moves on at once rather than only when the
+ * child is done.  fn must not wait, nor pass this on to spawn again.
+ */
+struct spawn_idle {
+	void		(*fn)(void *);
+	void		 *arg;
+};
+
 struct spawn_limit {
-	long		 timeout_ms;	/* 0: none */
-	long		 grace_ms;	/* SIGTERM to SIGKILL; 0: default */
+	long			 timeout_ms;	/* 0: none */
+	long			 grace_ms;	/* SIGTERM to SIGKILL; 0:
+						   default */
+	const struct spawn_idle	*idle;		/* or NULL */
 };
 
 struct spawn_exit {
@@ -115,8 +128,9 @@ int	spawn_wait(struct spawn *, const struct spawn_limit *,
 	    struct spawn_exit *);
 /* Move every stream until all reads reach EOF and all writes are done
  * (0), or a stop_on_data stream has data (1); -1 with errno EINTR if a
- * fatal signal came first.  Streams not finished are left open. */
-int	spawn_io(struct spawn_stream *, size_t);
+ * fatal signal came first.  Streams not finished are left open.  idle
+ * may be NULL. */
+int	spawn_io(struct spawn_stream *, size_t, const struct spawn_idle *);
 /* The child was reaped by the caller's own waitpid(2): forget it as
  * spawn_wait() would. */
 void	spawn_reaped(struct spawn *);
@@ -127,12 +141,6 @@ char	*spawn_which(const char *, const char *);
 /* environ with changes applied ("N=v" sets, "N" unsets); the caller frees
  * the vector with free(), its strings are borrowed. */
 char	**spawn_env(char *const *, char *const *);
-/*
- * While forge waits for one child, fn (if set) runs whenever any child
- * exits: background work (treeid.h) moves on at once, not only when the
- * foreground child is done.  fn must not wait.
- */
-void	spawn_set_idle(void (*)(void));
 /* Become the "subreaper" of what we start: a process that leaves the
  * command's group and loses its parent becomes our child, so it can be
  * reaped, and ended with the group (Linux PR_SET_CHILD_SUBREAPER). */

@@ -205,10 +205,9 @@ end_step(struct treeid_job *j, int st)
 	if (st != 0) {
 		if (st > 0) {
 			(void)read_file(j, "err", &b);
-			git_set_error(b.data != NULL ? b.data : "", b.len);
 			warnx("cannot compute the tree of %s: %s: %s",
 			    j->g.dir != NULL ? fs_vis(j->g.dir) : ".",
-			    step_names[j->step], git_error());
+			    step_names[j->step], git_why(&b, st));
 		}
 		j->failed = 1;
 		buf_free(&b);

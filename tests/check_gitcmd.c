@@ -129,7 +129,7 @@ env_sets(const char *name)
 START_TEST(t_run_io)
 {
 	const char *const	 a[] = { "hash-object", "--stdin", NULL };
-	struct git		 g = GIT_INIT;
+	struct git		 g;
 	struct buf		 in = BUF_INIT, out = BUF_INIT;
 	char			*text, *dir, *real;
 
@@ -138,6 +138,7 @@ START_TEST(t_run_io)
 	real = realpath(dir, NULL);
 	buf_adds(&in, "to git's stdin");
 	buf_adds(&out, "kept:");
+	memset(&g, 0, sizeof(g));
 	g.dir = dir;
 	g.gitdir = "/r/.git";
 	g.index = "/tmp/forge-x/index";
@@ -167,8 +168,9 @@ END_TEST
 START_TEST(t_run_scrubbed)
 {
 	const char *const	 a[] = { "status", NULL };
-	struct git		 g = GIT_INIT;
+	struct git		 g;
 
+	memset(&g, 0, sizeof(g));
 	use_fake_git("echo");
 	ck_assert_int_eq(setenv("GIT_DIR", "/evil/.git", 1), 0);
 	ck_assert_int_eq(setenv("GIT_INDEX_FILE", "/evil/index", 1), 0);
@@ -194,30 +196,38 @@ END_TEST
 START_TEST(t_run_failures)
 {
 	const char *const	 a[] = { "diff", NULL };
-	struct buf		 err = BUF_INIT;
+	struct buf		 err = BUF_INIT, other = BUF_INIT;
 
 	use_fake_git("status");
-	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 3);
-	ck_assert_str_eq(git_error(), "exit status 3");
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, &err), 3);
+	ck_assert_str_eq(git_why(&err, 3), "exit status 3");
 	/* The first error: or fatal: line, without its prefix. */
 	ck_assert_int_eq(setenv("FAKE_GIT", "chatty", 1), 0);
-	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 128);
-	ck_assert_str_eq(git_error(), "the cause");
+	buf_reset(&err);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, &err), 128);
+	ck_assert_str_eq(git_why(&err, 128), "the cause");
 	/* Else the last line that says anything. */
 	ck_assert_int_eq(setenv("FAKE_GIT", "plain", 1), 0);
-	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 1);
-	ck_assert_str_eq(git_error(), "the last line");
+	buf_reset(&err);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, &err), 1);
+	ck_assert_str_eq(git_why(&err, 1), "the last line");
 	/* The caller's err gets all of it. */
 	ck_assert_int_eq(setenv("FAKE_GIT", "chatty", 1), 0);
+	buf_reset(&err);
 	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, &err), 128);
 	ck_assert_str_eq(err.data, "hint: try this\nerror: the cause\n"
 	    "fatal: later\n");
-	ck_assert_str_eq(git_error(), "the cause");
-	/* A success leaves the last failure's message alone. */
-	ck_assert_int_eq(setenv("FAKE_GIT", "echo", 1), 0);
-	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, NULL), 0);
-	ck_assert_str_eq(git_error(), "the cause");
+	/* And it is the caller's alone: another run, another buffer,
+	 * leaves it as it was. */
+	ck_assert_int_eq(setenv("FAKE_GIT", "plain", 1), 0);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, NULL, &other), 1);
+	ck_assert_str_eq(git_why(&err, 128), "the cause");
+	ck_assert_str_eq(git_why(&other, 1), "the last line");
+	/* Nothing said at all. */
+	buf_reset(&err);
+	ck_assert_str_eq(git_why(&err, 0), "no message");
 	buf_free(&err);
+	buf_free(&other);
 }
 END_TEST
 
@@ -251,11 +261,12 @@ START_TEST(t_run_retry)
 	free(fakedir);
 	/* Without GIT_RETRY, the first failure is the answer. */
 	use_fake_git("busy");
-	ck_assert_int_eq(git_run(NULL, a, 0, NULL, &out, NULL), 128);
+	ck_assert_int_eq(git_run(NULL, a, 0, NULL, &out, &err), 128);
 	ck_assert_int_eq(runs(), 1);
-	ck_assert_str_eq(git_error(), "Unable to create "
+	ck_assert_str_eq(git_why(&err, 128), "Unable to create "
 	    "'/r/.git/index.lock': File exists.");
 	buf_free(&out);
+	buf_free(&err);
 }
 END_TEST
 

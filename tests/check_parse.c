@@ -803,12 +803,13 @@ END_TEST
 START_TEST(t_git_env_argv)
 {
 	const char *const	 args[] = { "ls-files", "-z", NULL };
-	struct git		 g = GIT_INIT;
+	struct git		 g;
 	struct strv		 env = STRV_INIT, argv = STRV_INIT;
 	size_t			 i;
 	int			 unset_dir = 0, unset_index = 0, lc = 0;
 	int			 unset_diff = 0, unset_ext = 0;
 
+	memset(&g, 0, sizeof(g));
 	g.gitdir = "/r/.git";
 	g.index = "/tmp/idx";
 	git_env(&g, &env);

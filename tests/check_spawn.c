@@ -73,7 +73,7 @@ run(char *const *argv, int flags, const char *dir,
 	st[1].fd = sp.err;
 	st[1].buf = err != NULL ? err : &junk;
 	st[1].relay_to = err != NULL ? -1 : -2;
-	ck_assert_int_eq(spawn_io(st, 2), 0);
+	ck_assert_int_eq(spawn_io(st, 2, NULL), 0);
 	ck_assert_int_eq(st[0].fd, -1);
 	ck_assert_int_eq(st[1].fd, -1);
 	ck_assert_int_eq(spawn_wait(&sp, lim, &ex), 0);
@@ -267,7 +267,7 @@ START_TEST(t_env_child)
 	st.fd = sp.out;
 	st.buf = &out;
 	st.relay_to = -1;
-	ck_assert_int_eq(spawn_io(&st, 1), 0);
+	ck_assert_int_eq(spawn_io(&st, 1, NULL), 0);
 	ck_assert_int_eq(spawn_wait(&sp, NULL, &ex), 0);
 	ck_assert_str_eq(out.data, "yes|unset\n");
 	/* Ours is untouched. */
@@ -521,7 +521,7 @@ START_TEST(t_stdin_data)
 	st[1].fd = sp.out;
 	st[1].buf = &out;
 	st[1].relay_to = -1;
-	ck_assert_int_eq(spawn_io(st, 2), 0);
+	ck_assert_int_eq(spawn_io(st, 2, NULL), 0);
 	/* The write end was closed when all was written: cat saw EOF. */
 	ck_assert_int_eq(st[0].fd, -1);
 	ck_assert_int_eq(spawn_wait(&sp, NULL, &ex), 0);
@@ -567,7 +567,7 @@ relay(char *const *gen, char *const *sink, struct buf *ab, struct buf *out,
 	st[2].fd = b.out;
 	st[2].buf = out;
 	st[2].relay_to = -1;
-	ck_assert_int_eq(spawn_io(st, 3), 0);
+	ck_assert_int_eq(spawn_io(st, 3, NULL), 0);
 	ck_assert_int_eq(spawn_wait(&a, NULL, &ex), 0);
 	*sa = ex.status;
 	ck_assert_int_eq(spawn_wait(&b, NULL, &ex), 0);
@@ -638,7 +638,7 @@ START_TEST(t_stop_on_data)
 	st.relay_to = -1;
 	st.stop_on_data = 1;
 	t0 = time_now_ms();
-	ck_assert_int_eq(spawn_io(&st, 1), 1);
+	ck_assert_int_eq(spawn_io(&st, 1, NULL), 1);
 	ck_assert_int_lt(time_now_ms() - t0, 5000);
 	ck_assert_str_eq(out.data, "ready\n");
 	/* Left open for the caller. */

@@ -96,7 +96,7 @@ setup_repo(void)
 static void
 request(struct treeid_req *q, struct git *g)
 {
-	*g = (struct git)GIT_INIT;
+	memset(g, 0, sizeof(*g));
 	g->dir = repo;
 	g->gitdir = gitdir;
 	*q = (struct treeid_req)TREEID_INIT;

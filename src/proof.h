@@ -1,0 +1,70 @@
+/*
+ * The proof that a copy is the working state: the git tree id of the
+ * source's working state and that of the copy, computed by treeid.h, must
+ * be equal.  Most of it runs in the background while the copy is built:
+ * the source's side from the start, the copy's index made ready as soon
+ * as git is done with it, and the scan for files changed since the
+ * checkout while git adds.
+ *
+ * One proof per repository of the copy (the top one, each nested one):
+ *
+ *	struct proof_repo pr = { ... };		borrowed: pointers must stay
+ *						valid until proof_free()
+ *	struct proof *p = proof_begin(&pr, &lsfiles, rd, id);
+ *					NULL: could not start (said why);
+ *					the source's side is running
+ *	... git worktree add ...
+ *	proof_checked_out(p);		right after the checkout: from now
+ *					on, a file the copy has that is
+ *					changed has a later ctime or mtime
+ *	... anything else that writes the copy's index ...
+ *	proof_index_ready(p, dst_gitdir);	nothing more writes it
+ *	... the rest of the copy ...
+ *	proof_poll(p);			between steps, or from a spawn idle
+ *					hook (spawn.h): moves the jobs on,
+ *					never waits
+ *	tree = proof_finish(p);		waits, and compares: the proved
+ *					tree id (the caller frees), or NULL
+ *					with what differs said
+ *	proof_free(p);			also ends whatever still runs
+ *
+ * In place, there is no copy, only the source's tree id to record:
+ *	tree = proof_source_tree(rd, repo);
+ */
+#ifndef PROOF_H
+#define PROOF_H
+
+#include <stddef.h>
+
+#include "lsfiles.h"
+#include "repo.h"
+#include "rundir.h"
+#include "strv.h"
+
+struct proof_repo {
+	const char		*src;		/* the source's working tree */
+	const char		*gitdir;	/* its git dir */
+	const char		*index;		/* a private copy of its index */
+	const char		*objects;	/* its object directory */
+	const char		*head;		/* the commit checked out */
+	const char		*dst;		/* the copy */
+	const char		*rel;		/* the copy below the top one,
+						   for messages ("" or "a/") */
+	const struct strv	*entries;	/* the source's index entries
+						   (lsfiles.h), in index order */
+	const struct strv	*exclude;	/* nested repositories left out */
+	int			 sparse;	/* a sparse checkout */
+};
+
+struct proof;
+
+struct proof	*proof_begin(const struct proof_repo *, const struct lsfiles *,
+		    struct rundir *, size_t);
+void		 proof_checked_out(struct proof *);
+void		 proof_index_ready(struct proof *, const char *);
+void		 proof_poll(struct proof *);
+char		*proof_finish(struct proof *);
+void		 proof_free(struct proof *);
+char		*proof_source_tree(struct rundir *, const struct repo *);
+
+#endif /* PROOF_H */
