@@ -9,7 +9,7 @@
 #include "cmd.h"
 #include "context.h"
 #include "forge.h"
-#include "gitcmd.h"
+#include "fsutil.h"
 #include "journal.h"
 
 static const struct option longopts[] = {
@@ -19,12 +19,35 @@ static const struct option longopts[] = {
 	{ NULL,		0,		NULL, 0 }
 };
 
+static void
+report(const struct reclaim *rc, int flags)
+{
+	size_t	i;
+
+	for (i = 0; i < rc->kept.n; i++)
+		printf("kept %s (forge gc --kept removes it)\n",
+		    fs_vis(rc->kept.v[i]));
+	for (i = 0; i < rc->n; i++)
+		printf("%s %s (%s pid %ld)\n", flags & JOURNAL_DRY_RUN ?
+		    "would remove" : "removed", fs_vis(rc->v[i].top),
+		    rc->v[i].kept ? "kept by" : "left by dead", rc->v[i].pid);
+	for (i = 0; i < rc->registrations.n; i++)
+		printf("%s the registration %s\n", flags & JOURNAL_DRY_RUN ?
+		    "would remove" : "removed", rc->registrations.v[i]);
+	for (i = 0; i < rc->left.n; i++)
+		warnx("%s: left in place, forge gc will try again",
+		    rc->left.v[i]);
+	if (rc->n == 0 && rc->registrations.n == 0)
+		printf("%s\n", flags & JOURNAL_DRY_RUN ? "nothing to remove" :
+		    "nothing removed");
+}
+
 int
 cmd_gc(int argc, char **argv)
 {
 	struct context		 ctx;
-	int			 ch, flags = JOURNAL_VERBOSE, n, orphans, st;
-	int			 ret = 0;
+	struct reclaim		 rc;
+	int			 ch, flags = 0, st, ret = 0;
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "+nkh", longopts, NULL)) != -1) {
@@ -51,17 +74,16 @@ cmd_gc(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	if (journal_reclaim(ctx.repo.common, flags, &n) == -1)
+	if (journal_reclaim(ctx.repo.common, flags, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* Registrations of forge's whose copy went some other way. */
-	if (journal_orphans(ctx.repo.common, flags, &orphans) == -1)
+	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)
 		ret = EXIT_FORGE;
-	if (!(flags & JOURNAL_DRY_RUN) && n > 0 &&
-	    context_reclaimed(&ctx, n) == -1)
+	report(&rc, flags);
+	if (!(flags & JOURNAL_DRY_RUN) && rc.n > 0 &&
+	    context_reclaimed(&ctx, (int)rc.n) == -1)
 		ret = EXIT_FORGE;
-	if (n == 0 && orphans == 0)
-		printf("%s\n", flags & JOURNAL_DRY_RUN ? "nothing to remove" :
-		    "nothing removed");
+	reclaim_free(&rc);
 	context_close(&ctx);
 	return ret;
 }

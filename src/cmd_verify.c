@@ -174,8 +174,7 @@ set_verdict(struct run *r, enum verdict v, int status, int signo,
 	r->failed = NULL;
 	if (failed != NULL) {
 		va_start(ap, failed);
-		if (vasprintf(&r->failed, failed, ap) == -1)
-			err(EXIT_FORGE, NULL);
+		r->failed = xvasprintf(failed, ap);
 		va_end(ap);
 	}
 }
@@ -396,7 +395,7 @@ run_step(struct run *r, struct step *s)
 		goto out;
 	}
 	if (r->have_rd)
-		(void)journal_note_child(&r->rd.journal, sp.pid);
+		(void)rundir_note_child(&r->rd, sp.pid);
 	if (spawn_wait(&sp, &lim, &ex) == -1) {
 		warn("waiting for %s", fs_vis(s->display));
 		doing(r, "forge could not wait for the command");

@@ -7,15 +7,16 @@
 
 #include "context.h"
 #include "forge.h"
+#include "fsutil.h"
 #include "gitcmd.h"
 #include "journal.h"
 #include "timeutil.h"
 
+static void	reclaim(struct context *);
+
 int
 context_open(struct context *ctx, int flags)
 {
-	int	n;
-
 	memset(ctx, 0, sizeof(*ctx));
 	settings_init(&ctx->cfg);
 	ctx->state.lockfd = -1;
@@ -26,10 +27,28 @@ context_open(struct context *ctx, int flags)
 		return EXIT_USAGE;
 	if (state_open(&ctx->state, ctx->repo.common, &ctx->cfg) == -1)
 		return EXIT_FORGE;
-	if (!(flags & CTX_NORECLAIM) &&
-	    journal_reclaim(ctx->repo.common, 0, &n) == 0 && n > 0)
-		(void)context_reclaimed(ctx, n);
+	if (!(flags & CTX_NORECLAIM))
+		reclaim(ctx);
 	return 0;
+}
+
+/* Copies of runs that died go first, each said in one line. */
+static void
+reclaim(struct context *ctx)
+{
+	struct reclaim	rc;
+	size_t		i;
+
+	(void)journal_reclaim(ctx->repo.common, 0, &rc);
+	for (i = 0; i < rc.n; i++)
+		warnx("removed %s, left by a forge run that died (pid %ld)",
+		    fs_vis(rc.v[i].top), rc.v[i].pid);
+	for (i = 0; i < rc.left.n; i++)
+		warnx("%s: left in place, forge gc will try again",
+		    rc.left.v[i]);
+	if (rc.n > 0)
+		(void)context_reclaimed(ctx, (int)rc.n);
+	reclaim_free(&rc);
 }
 
 int

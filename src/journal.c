@@ -432,20 +432,101 @@ end_run(const struct journal_entry *e)
 	(void)proc_kill_in(e->top, 5000);
 }
 
-int
-journal_reclaim(const char *common, int flags, int *count)
+void
+reclaim_free(struct reclaim *rc)
 {
-	struct journal_entry	 e;
-	struct strv		 left = STRV_INIT;
-	struct stat		 st;
-	struct dirent		*de;
-	struct buf		 text = BUF_INIT;
-	DIR			*d;
-	char			*dir, *path;
-	size_t			 i;
-	int			 fd, ret = 0, n = 0;
+	size_t	i;
 
-	*count = 0;
+	for (i = 0; i < rc->n; i++)
+		free(rc->v[i].top);
+	free(rc->v);
+	strv_free(&rc->kept);
+	strv_free(&rc->left);
+	strv_free(&rc->registrations);
+	memset(rc, 0, sizeof(*rc));
+}
+
+/* A record is read when nobody holds it: its run is gone.  0 and e
+ * filled; 1: not to touch (alive, being written, or done by another). */
+static int
+read_record(int fd, const char *path, int flags, struct journal_entry *e)
+{
+	struct buf	text = BUF_INIT;
+	struct stat	st;
+	int		ret = 1;
+
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1 && errno == EWOULDBLOCK)
+		return 1;		/* held: its run is alive */
+	if (fstat(fd, &st) == 0 && st.st_nlink == 0)
+		return 1;		/* another gc was here first */
+	while (buf_read(&text, fd, 65536) > 0)
+		;
+	if (journal_parse(text.data != NULL ? text.data : "", text.len,
+	    e) == 0)
+		ret = 0;
+	else {
+		/* Created and never written: a run that died at once,
+		 * before it made anything -- or one starting right now,
+		 * that has yet to lock it. */
+		if (!(flags & JOURNAL_DRY_RUN) && fstat(fd, &st) == 0 &&
+		    st.st_mtime < time(NULL) - 60)
+			(void)unlink(path);
+		journal_entry_free(e);
+	}
+	buf_free(&text);
+	return ret;
+}
+
+static void
+add_reclaimed(struct reclaim *rc, const struct journal_entry *e)
+{
+	rc->v = xreallocarray(rc->v, rc->n + 1, sizeof(*rc->v));
+	rc->v[rc->n].top = xstrdup(e->top);
+	rc->v[rc->n].pid = e->pid;
+	rc->v[rc->n].kept = e->kept != NULL;
+	rc->n++;
+}
+
+/* One record of the journal: its copy goes, unless its run lives. */
+static int
+reclaim_one(const char *path, int flags, struct reclaim *rc)
+{
+	struct journal_entry	e;
+	int			fd, ret = 0;
+
+	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return 0;
+	if (read_record(fd, path, flags, &e) != 0) {
+		close(fd);
+		return 0;
+	}
+	if (owner_alive(&e) || (e.kept != NULL && !(flags & JOURNAL_KEPT))) {
+		if (e.kept != NULL)
+			strv_push(&rc->kept, e.kept);
+	} else if (flags & JOURNAL_DRY_RUN) {
+		add_reclaimed(rc, &e);
+	} else {
+		end_run(&e);
+		if (journal_remove_copy(&e, &rc->left) == 0) {
+			(void)unlink(path);
+			add_reclaimed(rc, &e);
+		} else
+			ret = -1;
+	}
+	journal_entry_free(&e);
+	close(fd);
+	return ret;
+}
+
+int
+journal_reclaim(const char *common, int flags, struct reclaim *rc)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*dir, *path;
+	int		 ret = 0;
+
+	memset(rc, 0, sizeof(*rc));
 	dir = xasprintf("%s/forge/copies", common);
 	if ((d = opendir(dir)) == NULL) {
 		free(dir);
@@ -455,84 +536,12 @@ journal_reclaim(const char *common, int flags, int *count)
 		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-		if (fd == -1 || (flock(fd, LOCK_EX | LOCK_NB) == -1 &&
-		    errno == EWOULDBLOCK)) {
-			/* Held: its run is alive. */
-			if (fd != -1)
-				close(fd);
-			free(path);
-			continue;
-		}
-		if (fstat(fd, &st) == 0 && st.st_nlink == 0) {
-			/* Another gc was here first, and is done. */
-			close(fd);
-			free(path);
-			continue;
-		}
-		buf_reset(&text);
-		while (buf_read(&text, fd, 65536) > 0)
-			;
-		if (journal_parse(text.data != NULL ? text.data : "",
-		    text.len, &e) == -1) {
-			/* Created and never written: a run that died at
-			 * once, before it made anything -- or one starting
-			 * right now, that has yet to lock it. */
-			if (!(flags & JOURNAL_DRY_RUN) &&
-			    fstat(fd, &st) == 0 &&
-			    st.st_mtime < time(NULL) - 60)
-				(void)unlink(path);
-			journal_entry_free(&e);
-			close(fd);
-			free(path);
-			continue;
-		}
-		if (owner_alive(&e) ||
-		    (e.kept != NULL && !(flags & JOURNAL_KEPT))) {
-			if (e.kept != NULL && (flags & JOURNAL_VERBOSE))
-				printf("kept %s (forge gc --kept removes "
-				    "it)\n", e.kept);
-			journal_entry_free(&e);
-			close(fd);
-			free(path);
-			continue;
-		}
-		if (flags & JOURNAL_DRY_RUN) {
-			printf("would remove %s (%s pid %ld)\n", e.top,
-			    e.kept != NULL ? "kept by" : "left by dead",
-			    e.pid);
-			n++;
-		} else {
-			end_run(&e);
-			strv_clear(&left);
-			if (journal_remove_copy(&e, &left) == 0) {
-				(void)unlink(path);
-				n++;
-				if (flags & JOURNAL_VERBOSE)
-					printf("removed %s (%s pid %ld)\n",
-					    e.top, e.kept != NULL ?
-					    "kept by" : "left by dead",
-					    e.pid);
-				else
-					warnx("removed %s, left by a forge "
-					    "run that died (pid %ld)", e.top,
-					    e.pid);
-			} else {
-				for (i = 0; i < left.n; i++)
-					warnx("%s: left in place, forge gc "
-					    "will try again", left.v[i]);
-				ret = -1;
-			}
-		}
-		journal_entry_free(&e);
-		close(fd);
+		if (reclaim_one(path, flags, rc) == -1)
+			ret = -1;
 		free(path);
 	}
 	closedir(d);
 	free(dir);
-	buf_free(&text);
-	strv_free(&left);
-	*count = n;
 	return ret;
 }
 
@@ -590,15 +599,14 @@ worktree_gone(int admfd)
 }
 
 int
-journal_orphans(const char *common, int flags, int *count)
+journal_orphans(const char *common, int flags, struct reclaim *rc)
 {
 	struct dirent	*de;
 	struct stat	 st;
 	DIR		*d;
 	char		*wtdir, *rec, run[32];
-	int		 dfd, afd, ret = 0;
+	int		 dfd, afd, ours, ret = 0;
 
-	*count = 0;
 	wtdir = xasprintf("%s/worktrees", common);
 	dfd = open(wtdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	free(wtdir);
@@ -609,37 +617,33 @@ journal_orphans(const char *common, int flags, int *count)
 		return -1;
 	}
 	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		afd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (afd == -1)
+		if (de->d_name[0] == '.' || (afd = openat(dfd, de->d_name,
+		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
 			continue;
 		/*
 		 * Only forge's own, by the lock reason forge wrote; only
 		 * with no record left (a record means reclaim decides);
 		 * only when the copy is gone from the disk.
 		 */
-		rec = NULL;
-		if (forge_lock_run(afd, run, sizeof(run)) &&
-		    (rec = xasprintf("%s/forge/copies/%s", common, run)) &&
-		    lstat(rec, &st) == -1 && errno == ENOENT &&
-		    worktree_gone(afd)) {
-			(*count)++;
-			if (flags & JOURNAL_DRY_RUN)
-				printf("would remove the registration %s "
-				    "(forge run %s)\n", fs_vis(de->d_name),
-				    run);
-			else if (fs_rmtree_at(dfd, de->d_name) == -1) {
-				warn("cannot remove %s/worktrees/%s",
-				    fs_vis(common), fs_vis(de->d_name));
-				ret = -1;
-			} else if (flags & JOURNAL_VERBOSE)
-				printf("removed the registration %s (forge "
-				    "run %s)\n", fs_vis(de->d_name), run);
+		ours = forge_lock_run(afd, run, sizeof(run));
+		if (ours) {
+			rec = xasprintf("%s/forge/copies/%s", common, run);
+			ours = lstat(rec, &st) == -1 && errno == ENOENT &&
+			    worktree_gone(afd);
+			free(rec);
 		}
-		free(rec);
 		close(afd);
+		if (!ours)
+			continue;
+		if (!(flags & JOURNAL_DRY_RUN) &&
+		    fs_rmtree_at(dfd, de->d_name) == -1) {
+			strv_pushf(&rc->left, "cannot remove %s/worktrees/%s: "
+			    "%s", fs_vis(common), fs_vis(de->d_name),
+			    strerror(errno));
+			ret = -1;
+		} else
+			strv_pushf(&rc->registrations, "%s (forge run %s)",
+			    fs_vis(de->d_name), run);
 	}
 	closedir(d);
 	return ret;

@@ -21,10 +21,11 @@
  *	journal_note_repo(&j, sub_common);
  *	... journal_close(&j, 1);		remove the record (copy gone)
  *
- *	journal_reclaim(common, flags, &n);	remove copies of runs that are
+ *	struct reclaim rc;
+ *	journal_reclaim(common, flags, &rc);	remove copies of runs that are
  *						gone (ending what they left
- *						running); prints one line for
- *						each
+ *						running), and say so in rc
+ *	reclaim_free(&rc);
  */
 #ifndef JOURNAL_H
 #define JOURNAL_H
@@ -58,7 +59,21 @@ struct journal_entry {
 
 #define JOURNAL_DRY_RUN		0x01	/* only say what would go */
 #define JOURNAL_KEPT		0x02	/* kept copies go too */
-#define JOURNAL_VERBOSE		0x04	/* say so (forge gc) */
+
+/* What a reclaim did, for the caller to print; owns its strings. */
+struct reclaimed {
+	char	*top;		/* the copy's directory */
+	long	 pid;		/* the run's forge */
+	int	 kept;		/* kept by --keep, not left by a death */
+};
+
+struct reclaim {
+	struct reclaimed	*v;		/* removed (dry run: to be) */
+	size_t			 n;
+	struct strv		 kept;		/* kept copies left alone */
+	struct strv		 left;		/* what stayed, and why */
+	struct strv		 registrations;	/* orphans removed */
+};
 
 int	journal_open(struct journal *, const char *, const char *,
 	    const char *);
@@ -66,12 +81,14 @@ int	journal_note_repo(struct journal *, const char *);
 int	journal_note_child(struct journal *, pid_t);
 int	journal_note_kept(struct journal *, const char *);
 void	journal_close(struct journal *, int);
-int	journal_reclaim(const char *, int, int *);
+int	journal_reclaim(const char *, int, struct reclaim *);
+void	reclaim_free(struct reclaim *);
 /* Worktree registrations forge made (its lock reason says so) whose run
  * has no record left and whose copy is gone from the disk: removed, one
- * by one.  Never a repository-wide "git worktree prune", which would
- * take the user's own worktrees whose directory is away for a while. */
-int	journal_orphans(const char *, int, int *);
+ * by one, and named in rc.registrations.  Never a repository-wide "git
+ * worktree prune", which would take the user's own worktrees whose
+ * directory is away for a while. */
+int	journal_orphans(const char *, int, struct reclaim *);
 
 /* Parse a record file's text; unparseable lines are skipped. */
 int	journal_parse(const char *, size_t, struct journal_entry *);

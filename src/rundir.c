@@ -135,6 +135,12 @@ rundir_note_repo(struct rundir *rd, const char *common)
 	return 0;
 }
 
+int
+rundir_note_child(struct rundir *rd, pid_t pid)
+{
+	return journal_note_child(&rd->journal, pid);
+}
+
 char *
 rundir_index(struct rundir *rd, const char *index)
 {

@@ -16,6 +16,8 @@
  *			user's index; the caller frees the path
  *	rundir_note_repo(&rd, common);	before a git worktree add in the
  *					repository with that common dir
+ *	rundir_note_child(&rd, pid);	the command's process group, for
+ *					a later reclaim to end
  *	rundir_remove(&rd);	or rundir_keep(&rd, copy) for --keep
  *	rundir_free(&rd);
  *
@@ -24,6 +26,8 @@
  */
 #ifndef RUNDIR_H
 #define RUNDIR_H
+
+#include <sys/types.h>
 
 #include "journal.h"
 #include "strv.h"
@@ -44,6 +48,7 @@ struct rundir {
 
 int	 rundir_open(struct rundir *, const char *);
 int	 rundir_note_repo(struct rundir *, const char *);
+int	 rundir_note_child(struct rundir *, pid_t);
 char	*rundir_index(struct rundir *, const char *);
 int	 rundir_remove(struct rundir *);
 int	 rundir_keep(struct rundir *, const char *);

@@ -40,11 +40,8 @@ strv_pushf(struct strv *sv, const char *fmt, ...)
 	char	*s;
 
 	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) == -1)
-		s = NULL;
+	s = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (s == NULL)
-		s = xstrdup("");	/* only reached when out of memory */
 	strv_take(sv, s);
 }
 

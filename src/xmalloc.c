@@ -62,16 +62,23 @@ xstrndup(const char *s, size_t n)
 }
 
 char *
+xvasprintf(const char *fmt, va_list ap)
+{
+	char	*p;
+
+	if (vasprintf(&p, fmt, ap) == -1)
+		err(EXIT_FORGE, "vasprintf");
+	return p;
+}
+
+char *
 xasprintf(const char *fmt, ...)
 {
 	va_list	 ap;
 	char	*p;
-	int	 n;
 
 	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
+	p = xvasprintf(fmt, ap);
 	va_end(ap);
-	if (n == -1)
-		err(EXIT_FORGE, "vasprintf");
 	return p;
 }

@@ -9,6 +9,7 @@
 #ifndef XMALLOC_H
 #define XMALLOC_H
 
+#include <stdarg.h>
 #include <stddef.h>
 
 void	*xmalloc(size_t);
@@ -18,5 +19,7 @@ char	*xstrdup(const char *);
 char	*xstrndup(const char *, size_t);
 char	*xasprintf(const char *, ...)
 	    __attribute__((__format__(__printf__, 1, 2)));
+char	*xvasprintf(const char *, va_list)
+	    __attribute__((__format__(__printf__, 1, 0)));
 
 #endif /* XMALLOC_H */
