@@ -1,26 +1,40 @@
 /*
- * The subcommands.  Each cmd_*.c file holds one and exports its entry
- * point here; main.c dispatches on the name.  An entry point gets the
- * arguments after the subcommand's name (argv[0] is the name itself) and
- * returns the exit status; it may also end the process itself, through
- * cleanup_exit(), when a signal must be re-raised.
+ * The subcommands.  Each cmd_*.c file holds one and exports its entry:
+ * its name, synopsis, what it does and its options side by side with the
+ * function that runs it, so the synopsis exists once in the code (the
+ * manual page is the other copy).  main.c dispatches on the name.
+ *
+ * An exec function gets the arguments after "forge" (argv[0] is the
+ * command's name) and returns the exit status; it may also end the
+ * process itself, through cleanup_exit(), when a signal must be
+ * re-raised.  -h or --help prints cmd_help() and returns 0; a usage error
+ * prints cmd_usage() and returns EXIT_USAGE.
  */
 #ifndef CMD_H
 #define CMD_H
 
-struct cmd {
+struct cmd_entry {
 	const char	*name;
-	int		(*run)(int, char **);
-	const char	*usage;
+	const char	*usage;		/* the synopsis after "forge name" */
+	const char	*about;		/* what it does, a few lines */
+	const char	*options;	/* one line per option, or NULL */
+	int		(*exec)(int, char **);
 };
 
-int	cmd_verify(int, char **);
-int	cmd_gc(int, char **);
-int	cmd_log(int, char **);
-int	cmd_status(int, char **);
-int	cmd_breaker(int, char **);
+extern const struct cmd_entry	cmd_verify_entry;
+extern const struct cmd_entry	cmd_status_entry;
+extern const struct cmd_entry	cmd_log_entry;
+extern const struct cmd_entry	cmd_breaker_entry;
+extern const struct cmd_entry	cmd_gc_entry;
 
-extern const struct cmd	cmds[];
+/* Every command, in the manual's order; NULL-terminated. */
+extern const struct cmd_entry *const	cmd_table[];
+
+const struct cmd_entry	*cmd_find(const char *);
+/* The synopsis on stderr: of one command, or (NULL) of all. */
+void	cmd_usage(const struct cmd_entry *);
+/* The full help on stdout: of one command, or (NULL) of forge. */
+void	cmd_help(const struct cmd_entry *);
 
 /* forge verify's command line, parsed (exposed for tests). */
 struct verify_opts {
@@ -29,13 +43,12 @@ struct verify_opts {
 	int		 keep;
 	int		 verbose;
 	int		 exit_verdict;	/* --exit=verdict */
+	int		 help;		/* -h, --help */
 	long long	 timeout_ms;	/* -1: as configured */
 	const char	*change;	/* --change[=BASE]: the base */
 	char		**argv;		/* COMMAND [ARG...], or NULL */
 };
 
 int	verify_parse(int, char **, struct verify_opts *);
-/* Print a usage line for a command to stderr. */
-void	cmd_usage(const char *);
 
 #endif /* CMD_H */

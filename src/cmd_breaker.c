@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -12,7 +13,23 @@
 #include "forge.h"
 #include "timeutil.h"
 
-int
+static int	cmd_breaker(int, char **);
+
+const struct cmd_entry cmd_breaker_entry = {
+	"breaker",
+	"[show | reset]",
+	"Show the circuit breaker, or close it: reset sets the streak to zero\n"
+	"and records who did it (FORGE_SESSION) and when.\n",
+	NULL,
+	cmd_breaker
+};
+
+static const struct option longopts[] = {
+	{ "help",	no_argument,	NULL, 'h' },
+	{ NULL,		0,		NULL, 0 }
+};
+
+static int
 cmd_breaker(int argc, char **argv)
 {
 	struct context	 ctx;
@@ -21,19 +38,25 @@ cmd_breaker(int argc, char **argv)
 	struct buf	 ev = BUF_INIT;
 	struct json	 j;
 	char		 now[RFC3339_LEN];
-	int		 reset, st, was_open, streak, ret = 0;
+	int		 ch, reset, st, was_open, streak, ret = 0;
 
-	if (argc > 2 || (argc == 2 && strcmp(argv[1], "reset") != 0 &&
-	    strcmp(argv[1], "show") != 0)) {
-		if (argc == 2 && (strcmp(argv[1], "-h") == 0 ||
-		    strcmp(argv[1], "--help") == 0)) {
-			cmd_usage("breaker");
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
+			cmd_help(&cmd_breaker_entry);
 			return 0;
 		}
-		cmd_usage("breaker");
+		cmd_usage(&cmd_breaker_entry);
 		return EXIT_USAGE;
 	}
-	reset = argc == 2 && strcmp(argv[1], "reset") == 0;
+	argc -= optind;
+	argv += optind;
+	if (argc > 1 || (argc == 1 && strcmp(argv[0], "reset") != 0 &&
+	    strcmp(argv[0], "show") != 0)) {
+		cmd_usage(&cmd_breaker_entry);
+		return EXIT_USAGE;
+	}
+	reset = argc == 1 && strcmp(argv[0], "reset") == 0;
 	if ((st = context_open(&ctx, 0)) != 0) {
 		context_close(&ctx);
 		return st;

@@ -12,6 +12,18 @@
 #include "fsutil.h"
 #include "journal.h"
 
+static int	cmd_gc(int, char **);
+
+const struct cmd_entry cmd_gc_entry = {
+	"gc",
+	"[--dry-run] [--kept]",
+	"Remove the copies left by runs that are gone, ending what they left\n"
+	"running, and forge's own worktree registrations whose copy is gone.\n",
+	"  -n, --dry-run       only say what would be removed\n"
+	"  -k, --kept          the copies kept by --keep go too\n",
+	cmd_gc
+};
+
 static const struct option longopts[] = {
 	{ "dry-run",	no_argument,	NULL, 'n' },
 	{ "kept",	no_argument,	NULL, 'k' },
@@ -42,7 +54,7 @@ report(const struct reclaim *rc, int flags)
 		    "nothing removed");
 }
 
-int
+static int
 cmd_gc(int argc, char **argv)
 {
 	struct context		 ctx;
@@ -59,15 +71,15 @@ cmd_gc(int argc, char **argv)
 			flags |= JOURNAL_KEPT;
 			break;
 		case 'h':
-			cmd_usage("gc");
+			cmd_help(&cmd_gc_entry);
 			return 0;
 		default:
-			cmd_usage("gc");
+			cmd_usage(&cmd_gc_entry);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		cmd_usage("gc");
+		cmd_usage(&cmd_gc_entry);
 		return EXIT_USAGE;
 	}
 	if ((st = context_open(&ctx, CTX_NORECLAIM)) != 0) {

@@ -15,6 +15,19 @@
 #include "json.h"
 #include "report.h"
 
+static int	cmd_log(int, char **);
+
+const struct cmd_entry cmd_log_entry = {
+	"log",
+	"[-n count] [--session id] [--json]",
+	"Show the last events of the timeline: time, session, mode, verdict,\n"
+	"duration, tree and changes.\n",
+	"  -n count            the last count events (20)\n"
+	"      --session id    only the events of that session\n"
+	"      --json          the events themselves, one JSON object a line\n",
+	cmd_log
+};
+
 static const struct option longopts[] = {
 	{ "json",	no_argument,		NULL, 'j' },
 	{ "session",	required_argument,	NULL, 's' },
@@ -22,7 +35,7 @@ static const struct option longopts[] = {
 	{ NULL,		0,			NULL, 0 }
 };
 
-int
+static int
 cmd_log(int argc, char **argv)
 {
 	struct context	 ctx;
@@ -49,15 +62,15 @@ cmd_log(int argc, char **argv)
 			session = optarg;
 			break;
 		case 'h':
-			cmd_usage("log");
+			cmd_help(&cmd_log_entry);
 			return 0;
 		default:
-			cmd_usage("log");
+			cmd_usage(&cmd_log_entry);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		cmd_usage("log");
+		cmd_usage(&cmd_log_entry);
 		return EXIT_USAGE;
 	}
 	if ((st = context_open(&ctx, 0)) != 0) {

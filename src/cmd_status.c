@@ -14,6 +14,21 @@
 #include "report.h"
 #include "timeutil.h"
 
+static int	cmd_status(int, char **);
+
+const struct cmd_entry cmd_status_entry = {
+	"status",
+	"",
+	"Show the circuit breaker, the last verdict and the last few events.\n",
+	NULL,
+	cmd_status
+};
+
+static const struct option longopts[] = {
+	{ "help",	no_argument,	NULL, 'h' },
+	{ NULL,		0,		NULL, 0 }
+};
+
 struct last {
 	struct buf	line;
 	int		found;
@@ -46,22 +61,26 @@ last_verdict(const struct jv *ev, void *arg)
 	l->found = 1;
 }
 
-int
+static int
 cmd_status(int argc, char **argv)
 {
 	struct context	ctx;
 	struct breaker	b;
 	struct events	evs;
 	struct last	last;
-	int		st;
+	int		ch, st;
 
-	if (argc > 1) {
-		if (strcmp(argv[1], "-h") == 0 ||
-		    strcmp(argv[1], "--help") == 0) {
-			cmd_usage("status");
+	optind = 0;
+	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		if (ch == 'h') {
+			cmd_help(&cmd_status_entry);
 			return 0;
 		}
-		cmd_usage("status");
+		cmd_usage(&cmd_status_entry);
+		return EXIT_USAGE;
+	}
+	if (optind < argc) {
+		cmd_usage(&cmd_status_entry);
 		return EXIT_USAGE;
 	}
 	if ((st = context_open(&ctx, 0)) != 0) {

@@ -84,6 +84,30 @@ static const struct option longopts[] = {
 	{ NULL,		0,			NULL, 0 }
 };
 
+int	cmd_verify(int, char **);
+
+const struct cmd_entry cmd_verify_entry = {
+	"verify",
+	"[--isolated | --in-place] [--no-check] [--keep]\n"
+	"[--timeout duration] [--change[=base]] [--verbose]\n"
+	"[--exit=verdict | status] [--] [command [argument ...]]",
+	"Verify runs command (or the forge.verify steps) and records the "
+	"verdict.\nWith --isolated it runs in an ephemeral copy of the "
+	"working state:\na detached worktree at HEAD, plus the uncommitted "
+	"changes, plus the\nuntracked files git does not ignore.  The copy "
+	"is proved equal to the\nworking tree before anything runs, and "
+	"removed afterwards.\n",
+	"  -i, --isolated      run in an ephemeral copy (forge.isolated)\n"
+	"      --in-place      run in the working tree itself\n"
+	"      --no-check      do not prove the copy first (unsafe)\n"
+	"  -k, --keep          keep the copy and print its path\n"
+	"  -t, --timeout D     stop after D (90s, 10m, 1h; forge.timeout)\n"
+	"      --change[=B]    report what changed since B (HEAD)\n"
+	"  -v, --verbose       say where the time went\n"
+	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n",
+	cmd_verify
+};
+
 int
 verify_parse(int argc, char **argv, struct verify_opts *o)
 {
@@ -139,10 +163,10 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			}
 			break;
 		case 'h':
-			cmd_usage("verify");
-			exit(0);
+			o->help = 1;
+			return 0;
 		default:
-			cmd_usage("verify");
+			cmd_usage(&cmd_verify_entry);
 			return -1;
 		}
 	}
@@ -775,6 +799,10 @@ cmd_verify(int argc, char **argv)
 
 	if (verify_parse(argc, argv, &o) == -1)
 		return EXIT_USAGE;
+	if (o.help) {
+		cmd_help(&cmd_verify_entry);
+		return 0;
+	}
 	memset(&r, 0, sizeof(r));
 	r.start = time(NULL);
 	r.start_ms = time_now_ms();
