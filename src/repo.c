@@ -169,3 +169,42 @@ repo_close(struct repo *r)
 	free(r->index);
 	memset(r, 0, sizeof(*r));
 }
+
+int
+repo_nested(const char *dir, char **gitdir, char **common, char **head)
+{
+	const char *const	 a[] = { "rev-parse", "--path-format=absolute",
+	    "--show-toplevel", "--git-dir", "--git-common-dir", NULL };
+	const char *const	 h[] = { "rev-parse", "-q", "--verify",
+	    "HEAD^{commit}", NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT;
+	char			*p, *top, *gd, *cd;
+	int			 ret = -1;
+
+	memset(&g, 0, sizeof(g));
+	g.dir = dir;
+	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
+		goto out;
+	p = out.data;
+	top = strsep(&p, "\n");
+	gd = strsep(&p, "\n");
+	cd = strsep(&p, "\n");
+	if (top == NULL || gd == NULL || cd == NULL || strcmp(top, dir) != 0)
+		goto out;
+	*gitdir = xstrdup(gd);
+	*common = xstrdup(cd);
+	buf_reset(&out);
+	if (git_run(&g, h, 0, NULL, &out, NULL) != 0) {
+		free(*gitdir);
+		free(*common);
+		*gitdir = *common = NULL;
+		goto out;
+	}
+	buf_rtrim(&out);
+	*head = buf_detach(&out);
+	ret = 0;
+out:
+	buf_free(&out);
+	return ret;
+}

@@ -36,6 +36,10 @@ void	repo_git(const struct repo *, struct git *);
 char	*repo_index_path(const struct repo *);
 /* Make a path absolute against the current directory; caller frees. */
 char	*path_absolute(const char *);
+/* The repository whose top level is dir (a nested one): its absolute
+ * git dir, common dir and HEAD commit, which the caller frees; -1 if dir
+ * is no repository's top, or has no commit checked out. */
+int	repo_nested(const char *, char **, char **, char **);
 /* Resolve a commit-ish to a full commit id; NULL if it names no commit. */
 char	*repo_resolve_commit(const struct repo *, const char *);
 

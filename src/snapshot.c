@@ -473,46 +473,6 @@ copy_modes(struct snap_repo *sr)
 	return ret;
 }
 
-/* Find a nested repository; 0 and its details, or -1 (no commit...). */
-static int
-nested_repo(const char *dir, char **gitdir, char **common, char **head)
-{
-	const char *const	 a[] = { "rev-parse", "--path-format=absolute",
-	    "--show-toplevel", "--git-dir", "--git-common-dir", NULL };
-	const char *const	 h[] = { "rev-parse", "-q", "--verify",
-	    "HEAD^{commit}", NULL };
-	struct git		 g;
-	struct buf		 out = BUF_INIT;
-	char			*p, *top, *gd, *cd;
-	int			 ret = -1;
-
-	memset(&g, 0, sizeof(g));
-	g.dir = dir;
-	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
-		goto out;
-	p = out.data;
-	top = strsep(&p, "\n");
-	gd = strsep(&p, "\n");
-	cd = strsep(&p, "\n");
-	if (top == NULL || gd == NULL || cd == NULL || strcmp(top, dir) != 0)
-		goto out;
-	*gitdir = xstrdup(gd);
-	*common = xstrdup(cd);
-	buf_reset(&out);
-	if (git_run(&g, h, 0, NULL, &out, NULL) != 0) {
-		free(*gitdir);
-		free(*common);
-		*gitdir = *common = NULL;
-		goto out;
-	}
-	buf_rtrim(&out);
-	*head = buf_detach(&out);
-	ret = 0;
-out:
-	buf_free(&out);
-	return ret;
-}
-
 /*
  * Find the gitlinks and nested repositories a repository holds, before
  * its proof starts: one without a commit is left out of both.
@@ -533,7 +493,7 @@ find_nested(struct snap_repo *sr, const struct lsfiles *l)
 		dotgit = xasprintf("%s/.git", sp);
 		if (lstat(sp, &st) == 0 && S_ISDIR(st.st_mode) &&
 		    lstat(dotgit, &st) == 0) {
-			if (nested_repo(sp, &n->gitdir, &n->common,
+			if (repo_nested(sp, &n->gitdir, &n->common,
 			    &n->head) == 0)
 				n->isrepo = 1;
 			else {

@@ -206,95 +206,179 @@ set_foreground(pid_t pgid)
 	sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-int
-spawn_start(struct spawn *sp)
+/* What spawn_start() makes ready before the fork, and undoes on failure. */
+struct prep {
+	char	 *path;		/* the program, found on PATH */
+	char	**envp;
+	char	**shargv;	/* sh path args..., for a file without #! */
+	int	  want[3];	/* in, out, err as the caller asked */
+	int	  child[3];	/* the child's ends, or -1 */
+	int	  mine[3];	/* our ends of SPAWN_PIPEs, or -1 */
+	int	  ep[2];	/* the child's exec error comes back here */
+	int	  give_tty;
+	pid_t	  parent;
+};
+
+static void
+prep_close(struct prep *pp)
 {
-	struct child_error	 ce;
-	sigset_t		 oldmask;
-	char			*path = NULL, **envp = NULL, **shargv = NULL;
-	int			 want[3], child[3] = { -1, -1, -1 };
-	int			 mine[3] = { -1, -1, -1 }, ep[2] = { -1, -1 };
-	int			 give_tty = 0, i, p[2], saved;
-	size_t			 n;
-	ssize_t			 r;
-	pid_t			 pid, parent;
+	int	i, saved = errno;
 
-	want[0] = sp->in;
-	want[1] = sp->out;
-	want[2] = sp->err;
-	sp->pid = -1;
-	sp->has_tty = 0;
+	for (i = 0; i < 3; i++) {
+		if (pp->child[i] != -1)
+			close(pp->child[i]);
+		if (pp->mine[i] != -1)
+			close(pp->mine[i]);
+		pp->child[i] = pp->mine[i] = -1;
+	}
+	if (pp->ep[0] != -1)
+		close(pp->ep[0]);
+	if (pp->ep[1] != -1)
+		close(pp->ep[1]);
+	pp->ep[0] = pp->ep[1] = -1;
+	free(pp->path);
+	free(pp->envp);
+	free(pp->shargv);
+	pp->path = NULL;
+	pp->envp = pp->shargv = NULL;
+	errno = saved;
+}
 
-	envp = spawn_env(environ, sp->env);
-	if ((path = spawn_which(sp->argv[0], env_get(envp, "PATH"))) == NULL)
-		goto fail;
+/* The program, its environment and its argv under sh. */
+static int
+prepare_exec(const struct spawn *sp, struct prep *pp)
+{
+	size_t	n, i;
+
+	pp->envp = spawn_env(environ, sp->env);
+	if ((pp->path = spawn_which(sp->argv[0], env_get(pp->envp,
+	    "PATH"))) == NULL)
+		return -1;
 	/* A file without #! runs under sh, as execvp(3) and shells do. */
 	for (n = 0; sp->argv[n] != NULL; n++)
 		;
-	shargv = xreallocarray(NULL, n + 2, sizeof(*shargv));
-	shargv[0] = "sh";
-	shargv[1] = path;
-	for (i = 1; (size_t)i <= n; i++)
-		shargv[i + 1] = sp->argv[i];
+	pp->shargv = xreallocarray(NULL, n + 2, sizeof(*pp->shargv));
+	pp->shargv[0] = "sh";
+	pp->shargv[1] = pp->path;
+	for (i = 1; i <= n; i++)
+		pp->shargv[i + 1] = sp->argv[i];
+	return 0;
+}
 
+/* The fd contract: pipes and /dev/null made here, the rest passed on. */
+static int
+prepare_fds(const struct spawn *sp, struct prep *pp)
+{
+	int	i, p[2];
+
+	pp->want[0] = sp->in;
+	pp->want[1] = sp->out;
+	pp->want[2] = sp->err;
 	for (i = 0; i < 3; i++) {
-		if (want[i] == SPAWN_PIPE) {
+		if (pp->want[i] == SPAWN_PIPE) {
 			if (pipe2(p, O_CLOEXEC) == -1)
-				goto fail;
-			child[i] = i == 0 ? p[0] : p[1];
-			mine[i] = i == 0 ? p[1] : p[0];
-		} else if (want[i] == SPAWN_NULL) {
-			if ((child[i] = devnull()) == -1)
-				goto fail;
+				return -1;
+			pp->child[i] = i == 0 ? p[0] : p[1];
+			pp->mine[i] = i == 0 ? p[1] : p[0];
+		} else if (pp->want[i] == SPAWN_NULL) {
+			if ((pp->child[i] = devnull()) == -1)
+				return -1;
 		}
 	}
-	if (pipe2(ep, O_CLOEXEC) == -1)
+	if (pipe2(pp->ep, O_CLOEXEC) == -1)
+		return -1;
+	pp->give_tty = (sp->flags & SPAWN_PGROUP) &&
+	    (sp->flags & SPAWN_TERMINAL) && isatty(STDIN_FILENO) &&
+	    tcgetpgrp(STDIN_FILENO) == getpgrp();
+	return 0;
+}
+
+/*
+ * The child, between fork and exec: only async-signal-safe calls.  A
+ * failure goes back to the parent through ep, as the stage and errno.
+ */
+static void __attribute__((__noreturn__))
+child_side(const struct spawn *sp, const struct prep *pp)
+{
+	struct child_error	ce;
+	int			i, fd;
+
+	if ((sp->flags & SPAWN_TIED) &&
+	    (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
+	    getppid() != pp->parent))
+		_exit(EXIT_FORGE);
+	if (sp->flags & SPAWN_PGROUP)
+		(void)setpgid(0, 0);
+	if (pp->give_tty)
+		(void)tcsetpgrp(STDIN_FILENO, getpid());
+	ce.stage = 1;
+	for (i = 0; i < 3; i++) {
+		fd = pp->child[i] != -1 ? pp->child[i] : pp->want[i] > 0 ?
+		    pp->want[i] : -1;
+		if (fd == -1)
+			continue;
+		if (fd == i)
+			(void)fcntl(fd, F_SETFD, 0);
+		else if (dup2(fd, i) == -1)
+			goto fail;
+	}
+	if (sp->dir != NULL && chdir(sp->dir) == -1) {
+		ce.stage = 0;
 		goto fail;
-
-	if ((sp->flags & SPAWN_PGROUP) && (sp->flags & SPAWN_TERMINAL) &&
-	    isatty(STDIN_FILENO) && tcgetpgrp(STDIN_FILENO) == getpgrp())
-		give_tty = 1;
-
-	parent = getpid();
-	sig_block_all(&oldmask);
-	pid = fork();
-	if (pid == 0) {
-		int	fd;
-
-		if ((sp->flags & SPAWN_TIED) &&
-		    (prctl(PR_SET_PDEATHSIG, SIGKILL) == -1 ||
-		    getppid() != parent))
-			_exit(EXIT_FORGE);
-
-		if (sp->flags & SPAWN_PGROUP)
-			(void)setpgid(0, 0);
-		if (give_tty)
-			(void)tcsetpgrp(STDIN_FILENO, getpid());
-		for (i = 0; i < 3; i++) {
-			fd = child[i] != -1 ? child[i] : want[i] > 0 ?
-			    want[i] : -1;
-			if (fd == -1)
-				continue;
-			if (fd == i)
-				(void)fcntl(fd, F_SETFD, 0);
-			else if (dup2(fd, i) == -1)
-				goto child_fail_exec;
-		}
-		if (sp->dir != NULL && chdir(sp->dir) == -1) {
-			ce.stage = 0;
-			goto child_fail;
-		}
-		sig_child_reset();
-		execve(path, sp->argv, envp);
-		if (errno == ENOEXEC)
-			execve("/bin/sh", shargv, envp);
-child_fail_exec:
-		ce.stage = 1;
-child_fail:
-		ce.err = errno;
-		(void)write(ep[1], &ce, sizeof(ce));
-		_exit(EXIT_NOTFOUND);
 	}
+	sig_child_reset();
+	execve(pp->path, sp->argv, pp->envp);
+	if (errno == ENOEXEC)
+		execve("/bin/sh", pp->shargv, pp->envp);
+fail:
+	ce.err = errno;
+	(void)write(pp->ep[1], &ce, sizeof(ce));
+	_exit(EXIT_NOTFOUND);
+}
+
+/* Did the child say that it could not exec?  Then reap it: -1, errno. */
+static int
+exec_failed(struct prep *pp, pid_t pid)
+{
+	struct child_error	ce;
+	ssize_t			r;
+
+	close(pp->ep[1]);
+	pp->ep[1] = -1;
+	do
+		r = read(pp->ep[0], &ce, sizeof(ce));
+	while (r == -1 && errno == EINTR);
+	if (r != (ssize_t)sizeof(ce))
+		return 0;		/* exec closed it: running */
+	while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
+		;
+	if (pp->give_tty)
+		set_foreground(getpgrp());
+	/* A directory that is not there: not "command not found". */
+	errno = ce.stage == 0 && ce.err == ENOENT ? ENOTDIR : ce.err;
+	return -1;
+}
+
+int
+spawn_start(struct spawn *sp)
+{
+	struct prep	 pp;
+	sigset_t	 oldmask;
+	pid_t		 pid;
+	int		 i, saved;
+
+	memset(&pp, 0, sizeof(pp));
+	for (i = 0; i < 3; i++)
+		pp.child[i] = pp.mine[i] = -1;
+	pp.ep[0] = pp.ep[1] = -1;
+	sp->pid = -1;
+	sp->has_tty = 0;
+	if (prepare_exec(sp, &pp) == -1 || prepare_fds(sp, &pp) == -1)
+		goto fail;
+	pp.parent = getpid();
+	sig_block_all(&oldmask);
+	if ((pid = fork()) == 0)
+		child_side(sp, &pp);
 	saved = errno;
 	sig_restore(&oldmask);
 	if (pid == -1) {
@@ -303,64 +387,31 @@ child_fail:
 	}
 	if (sp->flags & SPAWN_PGROUP)
 		(void)setpgid(pid, pid);
-	if (give_tty)
+	if (pp.give_tty)
 		set_foreground(pid);
-
 	for (i = 0; i < 3; i++)
-		if (child[i] != -1) {
-			close(child[i]);
-			child[i] = -1;
+		if (pp.child[i] != -1) {
+			close(pp.child[i]);
+			pp.child[i] = -1;
 		}
-	close(ep[1]);
-	ep[1] = -1;
-	do
-		r = read(ep[0], &ce, sizeof(ce));
-	while (r == -1 && errno == EINTR);
-	close(ep[0]);
-	ep[0] = -1;
-	if (r == (ssize_t)sizeof(ce)) {
-		while (waitpid(pid, NULL, 0) == -1 && errno == EINTR)
-			;
-		if (give_tty)
-			set_foreground(getpgrp());
-		errno = ce.err;
-		if (ce.stage == 0)
-			errno = ce.err == ENOENT ? ENOTDIR : ce.err;
+	if (exec_failed(&pp, pid) == -1)
 		goto fail;
-	}
-
 	sp->pid = pid;
-	sp->has_tty = give_tty;
+	sp->has_tty = pp.give_tty;
 	live_add(pid);
-	if (want[0] == SPAWN_PIPE)
-		sp->in = mine[0];
-	if (want[1] == SPAWN_PIPE)
-		sp->out = mine[1];
-	if (want[2] == SPAWN_PIPE)
-		sp->err = mine[2];
+	if (pp.want[0] == SPAWN_PIPE)
+		sp->in = pp.mine[0];
+	if (pp.want[1] == SPAWN_PIPE)
+		sp->out = pp.mine[1];
+	if (pp.want[2] == SPAWN_PIPE)
+		sp->err = pp.mine[2];
+	pp.mine[0] = pp.mine[1] = pp.mine[2] = -1;
 	if ((sp->flags & SPAWN_PGROUP) && (sp->flags & SPAWN_FORWARD))
 		sig_forward(pid);
-	free(path);
-	free(envp);
-	free(shargv);
+	prep_close(&pp);
 	return 0;
-
 fail:
-	saved = errno;
-	for (i = 0; i < 3; i++) {
-		if (child[i] != -1)
-			close(child[i]);
-		if (mine[i] != -1)
-			close(mine[i]);
-	}
-	if (ep[0] != -1)
-		close(ep[0]);
-	if (ep[1] != -1)
-		close(ep[1]);
-	free(path);
-	free(envp);
-	free(shargv);
-	errno = saved;
+	prep_close(&pp);
 	return -1;
 }
 
@@ -576,13 +627,88 @@ close_stream(struct spawn_stream *s)
 	s->fd = -1;
 }
 
+/* Which streams to poll, and for what; a write stream nobody feeds any
+ * more, with nothing left to write, is closed here.  How many. */
+static size_t
+poll_set(struct spawn_stream *st, size_t n, struct pollfd *pfd, size_t *idx)
+{
+	size_t	i, j, np = 0;
+	int	fed;
+
+	for (i = 0; i < n; i++) {
+		if (st[i].fd == -1)
+			continue;
+		if (st[i].write && st[i].off >= st[i].buf->len) {
+			for (fed = 0, j = 0; j < n; j++)
+				if (!st[j].write && st[j].fd != -1 &&
+				    st[j].relay_to == (int)i)
+					fed = 1;
+			if (!fed)
+				close_stream(&st[i]);
+			continue;
+		}
+		/* Back-pressure: a relayed reader waits for its writer. */
+		if (!st[i].write && st[i].relay_to >= 0 &&
+		    st[st[i].relay_to].buf->len - st[st[i].relay_to].off >
+		    (1 << 20))
+			continue;
+		pfd[np].events = st[i].write ? POLLOUT : POLLIN;
+		pfd[np].fd = st[i].fd;
+		pfd[np].revents = 0;
+		idx[np++] = i;
+	}
+	return np;
+}
+
+/* Write what stream k has; a reader gone away means discard. */
+static void
+stream_write(struct spawn_stream *st, size_t n, size_t k)
+{
+	struct spawn_stream	*s = &st[k];
+	ssize_t			 r;
+	size_t			 i;
+
+	r = write(s->fd, s->buf->data + s->off, s->buf->len - s->off);
+	if (r > 0) {
+		s->off += (size_t)r;
+		if (s->off == s->buf->len && s->off > (1 << 16)) {
+			buf_reset(s->buf);
+			s->off = 0;
+		}
+	} else if (r == -1 && errno != EAGAIN && errno != EINTR) {
+		close_stream(s);
+		for (i = 0; i < n; i++)
+			if (st[i].relay_to == (int)k)
+				st[i].relay_to = -2;
+	}
+}
+
+/* Read what stream k has; 1 if it is a stop_on_data stream with data. */
+static int
+stream_read(struct spawn_stream *st, size_t k)
+{
+	struct spawn_stream	*s = &st[k];
+	ssize_t			 r;
+
+	r = buf_read(s->buf, s->fd, 65536);
+	if (r == 0 || (r == -1 && errno != EAGAIN && errno != EINTR))
+		close_stream(s);
+	else if (r > 0 && s->stop_on_data)
+		return 1;
+	else if (r > 0 && s->relay_to >= 0) {
+		buf_add(st[s->relay_to].buf, s->buf->data, s->buf->len);
+		buf_reset(s->buf);
+	} else if (r > 0 && s->relay_to == -2)
+		buf_reset(s->buf);
+	return 0;
+}
+
 int
 spawn_io(struct spawn_stream *st, size_t n, const struct spawn_idle *id)
 {
 	struct pollfd	*pfd;
 	size_t		 i, j, np, *idx;
-	ssize_t		 r;
-	int		 fed, ret = 0;
+	int		 ret = 0;
 
 	pfd = xreallocarray(NULL, n + 1, sizeof(*pfd));
 	idx = xreallocarray(NULL, n + 1, sizeof(*idx));
@@ -590,39 +716,7 @@ spawn_io(struct spawn_stream *st, size_t n, const struct spawn_idle *id)
 		if (st[i].write && st[i].fd != -1)
 			(void)fcntl(st[i].fd, F_SETFL,
 			    fcntl(st[i].fd, F_GETFL) | O_NONBLOCK);
-	for (;;) {
-		np = 0;
-		for (i = 0; i < n; i++) {
-			if (st[i].fd == -1)
-				continue;
-			if (st[i].write) {
-				if (st[i].off < st[i].buf->len) {
-					pfd[np].events = POLLOUT;
-				} else {
-					fed = 0;
-					for (j = 0; j < n; j++)
-						if (!st[j].write &&
-						    st[j].fd != -1 &&
-						    st[j].relay_to == (int)i)
-							fed = 1;
-					if (!fed)
-						close_stream(&st[i]);
-					continue;
-				}
-			} else {
-				/* Back-pressure: let the reader wait. */
-				if (st[i].relay_to >= 0 &&
-				    st[st[i].relay_to].buf->len -
-				    st[st[i].relay_to].off > (1 << 20))
-					continue;
-				pfd[np].events = POLLIN;
-			}
-			pfd[np].fd = st[i].fd;
-			pfd[np].revents = 0;
-			idx[np++] = i;
-		}
-		if (np == 0)
-			break;
+	while (ret == 0 && (np = poll_set(st, n, pfd, idx)) > 0) {
 		pfd[np].fd = sig_fd();
 		pfd[np].events = POLLIN;
 		pfd[np].revents = 0;
@@ -639,47 +733,13 @@ spawn_io(struct spawn_stream *st, size_t n, const struct spawn_idle *id)
 		}
 		idle(id);
 		for (j = 0; j < np; j++) {
-			struct spawn_stream	*s = &st[idx[j]];
-
 			if (pfd[j].revents == 0)
 				continue;
-			if (s->write) {
-				r = write(s->fd, s->buf->data + s->off,
-				    s->buf->len - s->off);
-				if (r > 0) {
-					s->off += (size_t)r;
-					if (s->off == s->buf->len &&
-					    s->off > (1 << 16)) {
-						buf_reset(s->buf);
-						s->off = 0;
-					}
-				} else if (r == -1 && errno != EAGAIN &&
-				    errno != EINTR) {
-					/* The reader went away: discard. */
-					close_stream(s);
-					for (i = 0; i < n; i++)
-						if (st[i].relay_to ==
-						    (int)idx[j])
-							st[i].relay_to = -2;
-				}
-				continue;
-			}
-			r = buf_read(s->buf, s->fd, 65536);
-			if (r == 0 || (r == -1 && errno != EAGAIN &&
-			    errno != EINTR)) {
-				close_stream(s);
-			} else if (r > 0 && s->stop_on_data) {
+			if (st[idx[j]].write)
+				stream_write(st, n, idx[j]);
+			else if (stream_read(st, idx[j]) == 1)
 				ret = 1;
-			} else if (r > 0 && s->relay_to >= 0) {
-				buf_add(st[s->relay_to].buf,
-				    s->buf->data, s->buf->len);
-				buf_reset(s->buf);
-			} else if (r > 0 && s->relay_to == -2) {
-				buf_reset(s->buf);
-			}
 		}
-		if (ret == 1)
-			break;
 	}
 	free(pfd);
 	free(idx);

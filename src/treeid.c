@@ -65,119 +65,148 @@ trust_index(struct treeid_job *j)
 	return 0;
 }
 
-/* Start the step j->step, or skip it; STEP_DONE when all are done. */
+/* Skip the steps this job has nothing for; STEP_DONE when all are done. */
+static void
+next_step(struct treeid_job *j)
+{
+	for (;;) {
+		if ((j->step == STEP_STAGED && j->q.base == NULL) ||
+		    (j->step == STEP_VALID && (j->q.valid == NULL ||
+		    j->q.valid->n == 0)) ||
+		    (j->step == STEP_EDITS && (j->q.edits == NULL ||
+		    j->q.edits->n == 0))) {
+			j->step++;
+			continue;
+		}
+		if (j->step == STEP_ADD && j->q.edits_only)
+			j->step = STEP_DONE;
+		else if (j->step == STEP_CHANGED && j->q.base == NULL)
+			j->step++;
+		return;
+	}
+}
+
+/* git add -A, of everything in the working tree, into the temporary
+ * object directory. */
+static void
+add_args(const struct treeid_job *j, struct strv *args)
+{
+	size_t	i;
+
+	/* The modes on disk, as the verification sees them, even where
+	 * git is told to ignore them (core.fileMode false). */
+	strv_push(args, "-c");
+	strv_push(args, "core.fileMode=true");
+	/* The objects are thrown away with the run: compressing them is
+	 * only time (seconds for a large file). */
+	strv_push(args, "-c");
+	strv_push(args, "core.looseCompression=0");
+	/* Preloading the index would lstat every entry in threads, those
+	 * marked as unchanged too, which git add itself leaves alone. */
+	if (j->q.trust) {
+		strv_push(args, "-c");
+		strv_push(args, "core.preloadIndex=false");
+	}
+	strv_push(args, "add");
+	strv_push(args, "-A");
+	if (j->q.force)
+		strv_push(args, "-f");
+	/* Files outside sparse patterns that are on disk count. */
+	if (j->q.sparse)
+		strv_push(args, "--sparse");
+	strv_push(args, "--");
+	strv_push(args, ".");
+	for (i = 0; j->q.exclude != NULL && i < j->q.exclude->n; i++)
+		strv_pushf(args, ":(exclude,literal)%s", j->q.exclude->v[i]);
+}
+
+/* The git command of the job's current step. */
+static void
+step_args(const struct treeid_job *j, struct strv *args)
+{
+	switch (j->step) {
+	case STEP_VALID:
+		/* Marks each entry: nothing that follows looks at its
+		 * file.  An entry that edits put back loses the mark. */
+		strv_push(args, "update-index");
+		strv_push(args, "--assume-unchanged");
+		strv_push(args, "-z");
+		strv_push(args, "--stdin");
+		break;
+	case STEP_EDITS:
+		strv_push(args, "update-index");
+		strv_push(args, "-z");
+		strv_push(args, "--index-info");
+		break;
+	case STEP_ADD:
+		add_args(j, args);
+		break;
+	case STEP_WRITE:
+		/* Only the id is wanted: skip the check that each of the
+		 * index's blobs exists, which git add has just seen to. */
+		strv_push(args, "write-tree");
+		strv_push(args, "--missing-ok");
+		break;
+	case STEP_STAGED:
+	case STEP_CHANGED:
+		strv_push(args, "-c");
+		strv_push(args, "core.fileMode=true");
+		strv_push(args, "diff-index");
+		strv_push(args, "--cached");
+		strv_push(args, "--name-only");
+		strv_push(args, "--no-renames");
+		strv_push(args, "-z");
+		strv_push(args, j->q.base);
+		strv_push(args, "--");
+		break;
+	}
+}
+
+/* The paths a step reads on its standard input, in a file; NULL if it
+ * reads none, or (failed set) if the file could not be written. */
+static char *
+step_input(struct treeid_job *j)
+{
+	const struct strv	*lines;
+	struct buf		 in = BUF_INIT;
+	char			*inp;
+	size_t			 i;
+
+	if (j->step != STEP_VALID && j->step != STEP_EDITS)
+		return NULL;
+	lines = j->step == STEP_VALID ? j->q.valid : j->q.edits;
+	for (i = 0; i < lines->n; i++)
+		buf_add(&in, lines->v[i], strlen(lines->v[i]) + 1);
+	inp = path_of(j, "in");
+	if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
+		warn("cannot write %s", fs_vis(inp));
+		j->failed = 1;
+	}
+	buf_free(&in);
+	return inp;
+}
+
+/* Start the step j->step, or the next one that has work. */
 static void
 start_step(struct treeid_job *j)
 {
-	const struct strv *lines;
 	struct strv	 args = STRV_INIT;
-	struct buf	 in = BUF_INIT;
-	char		*inp = NULL, *outp, *errp;
-	size_t		 i;
+	char		*inp, *outp, *errp;
 
-	for (;;) {
-		if (j->step == STEP_STAGED && j->q.base == NULL) {
-			j->step++;
-			continue;
-		}
-		if (j->step == STEP_VALID && (j->q.valid == NULL ||
-		    j->q.valid->n == 0)) {
-			j->step++;
-			continue;
-		}
-		if (j->step == STEP_EDITS && (j->q.edits == NULL ||
-		    j->q.edits->n == 0)) {
-			j->step++;
-			continue;
-		}
-		if (j->step == STEP_ADD && j->q.edits_only) {
-			j->step = STEP_DONE;
-			break;
-		}
-		if (j->step == STEP_CHANGED && j->q.base == NULL)
-			j->step++;
-		break;
-	}
+	next_step(j);
 	if (j->step == STEP_DONE)
 		return;
 	if (j->q.trust && j->step != STEP_STAGED && j->step != STEP_CHANGED &&
 	    trust_index(j) == -1) {
 		j->failed = 1;
-		goto out;
+		return;
 	}
-	if (j->step == STEP_VALID || j->step == STEP_EDITS) {
-		lines = j->step == STEP_VALID ? j->q.valid : j->q.edits;
-		for (i = 0; i < lines->n; i++)
-			buf_add(&in, lines->v[i], strlen(lines->v[i]) + 1);
-		inp = path_of(j, "in");
-		if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
-			warn("cannot write %s", fs_vis(inp));
-			j->failed = 1;
-			goto out;
-		}
+	inp = step_input(j);
+	if (j->failed) {
+		free(inp);
+		return;
 	}
-	switch (j->step) {
-	case STEP_VALID:
-		/* Marks each entry: nothing that follows looks at its
-		 * file.  An entry that edits put back loses the mark. */
-		strv_push(&args, "update-index");
-		strv_push(&args, "--assume-unchanged");
-		strv_push(&args, "-z");
-		strv_push(&args, "--stdin");
-		break;
-	case STEP_EDITS:
-		strv_push(&args, "update-index");
-		strv_push(&args, "-z");
-		strv_push(&args, "--index-info");
-		break;
-	case STEP_ADD:
-		/* The modes on disk, as the verification sees them, even
-		 * where git is told to ignore them (core.fileMode false). */
-		strv_push(&args, "-c");
-		strv_push(&args, "core.fileMode=true");
-		/* The objects are thrown away with the run: compressing
-		 * them is only time (seconds for a large file). */
-		strv_push(&args, "-c");
-		strv_push(&args, "core.looseCompression=0");
-		/* Preloading the index would lstat every entry in threads,
-		 * those marked as unchanged too, which git add itself
-		 * leaves alone. */
-		if (j->q.trust) {
-			strv_push(&args, "-c");
-			strv_push(&args, "core.preloadIndex=false");
-		}
-		strv_push(&args, "add");
-		strv_push(&args, "-A");
-		if (j->q.force)
-			strv_push(&args, "-f");
-		/* Files outside sparse patterns that are on disk count. */
-		if (j->q.sparse)
-			strv_push(&args, "--sparse");
-		strv_push(&args, "--");
-		strv_push(&args, ".");
-		for (i = 0; j->q.exclude != NULL && i < j->q.exclude->n; i++)
-			strv_pushf(&args, ":(exclude,literal)%s",
-			    j->q.exclude->v[i]);
-		break;
-	case STEP_WRITE:
-		/* Only the id is wanted: skip the check that each of the
-		 * index's blobs exists, which git add has just seen to. */
-		strv_push(&args, "write-tree");
-		strv_push(&args, "--missing-ok");
-		break;
-	case STEP_STAGED:
-	case STEP_CHANGED:
-		strv_push(&args, "-c");
-		strv_push(&args, "core.fileMode=true");
-		strv_push(&args, "diff-index");
-		strv_push(&args, "--cached");
-		strv_push(&args, "--name-only");
-		strv_push(&args, "--no-renames");
-		strv_push(&args, "-z");
-		strv_push(&args, j->q.base);
-		strv_push(&args, "--");
-		break;
-	}
+	step_args(j, &args);
 	outp = path_of(j, j->step == STEP_WRITE ? "tree" : "out");
 	errp = path_of(j, "err");
 	if (git_start(&j->job, &j->g, (const char *const *)args.v, inp, outp,
@@ -185,10 +214,8 @@ start_step(struct treeid_job *j)
 		j->failed = 1;
 	free(outp);
 	free(errp);
-out:
 	free(inp);
 	strv_free(&args);
-	buf_free(&in);
 }
 
 static const char *const step_names[] = {
