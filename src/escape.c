@@ -53,7 +53,7 @@ normalize(const char *path)
 char *
 escape_resolve(const char *link, const char *target)
 {
-	char	*dir, *joined, *out, *real, *slash;
+	char	*dir, *joined, *out, *real, *slash, *base;
 
 	if (target[0] == '/')
 		joined = xstrdup(target);
@@ -64,13 +64,30 @@ escape_resolve(const char *link, const char *target)
 		joined = xasprintf("%s/%s", dir, target);
 		free(dir);
 	}
-	out = normalize(joined);
-	free(joined);
-	/* Through whatever links the rest of the way holds. */
-	if ((real = realpath(out, NULL)) != NULL) {
-		free(out);
+	/*
+	 * As the kernel would: through every link on the way, ".." after
+	 * a link included.  A target that does not exist yet is where a
+	 * write through the link would create it: its directory, resolved.
+	 */
+	if ((real = realpath(joined, NULL)) != NULL) {
+		free(joined);
 		return real;
 	}
+	if ((slash = strrchr(joined, '/')) != NULL && slash != joined) {
+		*slash = '\0';
+		base = slash + 1;
+		if ((real = realpath(joined, NULL)) != NULL) {
+			out = xasprintf("%s/%s", strcmp(real, "/") == 0 ? "" :
+			    real, base);
+			free(real);
+			free(joined);
+			return out;
+		}
+		*slash = '/';
+	}
+	/* Not even that: as the text says. */
+	out = normalize(joined);
+	free(joined);
 	return out;
 }
 

@@ -369,22 +369,26 @@ fail:
 	return -1;
 }
 
-/* Open a directory we are about to empty, unlocking it if need be. */
+/*
+ * Open the directory that path (an O_PATH fd, whose mount was checked)
+ * stands for, to empty it: made readable and writable by its owner if it
+ * was not.  Through the fd, never the name, so that nothing swapped in
+ * meanwhile (a symlink) is what gets its mode changed.
+ */
 static int
-open_for_removal(int pfd, const char *name)
+open_for_removal(int path)
 {
-	int	fd;
+	struct stat	st;
+	char		proc[64];
+	int		fd;
 
-	fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC);
-	if (fd == -1 && errno == EACCES) {
-		if (fchmodat(pfd, name, 0700, 0) == -1)
-			return -1;
-		fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-		    O_CLOEXEC);
-	}
-	if (fd != -1)
-		(void)fchmod(fd, 0700);
+	if (fstat(path, &st) == -1)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path);
+	if ((st.st_mode & 0700) != 0700 && chmod(proc, (st.st_mode & 07777) |
+	    0700) == -1)
+		return -1;
+	fd = openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd;
 }
 
@@ -458,6 +462,8 @@ struct rm {
 	size_t		 cap;
 	struct fs_where	 home;		/* the mount it all must be on */
 	struct strv	*left;
+	const char	*last;		/* an entry of the root to remove
+					   last, only if all else went */
 	int		 err;		/* the first error */
 };
 
@@ -559,26 +565,31 @@ static int
 descend(struct rm *rm, int fd, char *sub)
 {
 	struct fs_where	 w;
-	int		 nfd;
+	int		 pfd, nfd = -1;
 
-	if ((nfd = open_for_removal(fd, sub)) == -1) {
-		if (errno == ENOENT) {		/* went by itself */
-			free(sub);
-			return -1;
-		}
-		left_behind(rm, sub, errno, NULL);
+	pfd = openat(fd, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd == -1) {
+		/* Gone by itself, or no longer a directory: the next look
+		 * at its parent sees what it is now. */
+		if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+			left_behind(rm, sub, errno, NULL);
 		free(sub);
 		return -1;
 	}
-	if (fs_where(nfd, &w) == -1) {
+	if (fs_where(pfd, &w) == -1) {
 		left_behind(rm, sub, errno, NULL);
-		goto fail;
+		goto out;
 	}
 	/* Never into another file system, nor into a bind mount of part
-	 * of this one: what is there is not the copy's. */
+	 * of this one: what is there is not the copy's, and neither its
+	 * contents nor its mode are touched. */
 	if (!fs_same_mount(&w, &rm->home) || w.mount_root) {
 		left_behind(rm, sub, EBUSY, "a file system is mounted at");
-		goto fail;
+		goto out;
+	}
+	if ((nfd = open_for_removal(pfd)) == -1) {
+		left_behind(rm, sub, errno, NULL);
+		goto out;
 	}
 	if (rm->depth == rm->cap)
 		rm->stack = xreallocarray(rm->stack, rm->cap *= 2,
@@ -588,9 +599,10 @@ descend(struct rm *rm, int fd, char *sub)
 	rm->stack[rm->depth].ino = w.ino;
 	rm->stack[rm->depth].name = sub;
 	rm->depth++;
+	close(pfd);
 	return nfd;
-fail:
-	close(nfd);
+out:
+	close(pfd);
 	free(sub);
 	return -1;
 }
@@ -633,8 +645,38 @@ climb(struct rm *rm, int *fd)
 	return 0;
 }
 
+static int	rmtree(int, const char *, const char *, const char *,
+		    struct strv *);
+
+/* The root's entry rm->last, once all else in it went. */
+static void
+remove_last(struct rm *rm, int fd, const char *name)
+{
+	struct level	*lv = &rm->stack[1];
+	char		*prefix;
+
+	if (rm->last == NULL || rm->err != 0 || lv->skip.n != 1 ||
+	    strcmp(lv->skip.v[0], rm->last) != 0)
+		return;
+	prefix = rm->prefix == NULL || *rm->prefix == '\0' ? xstrdup(name) :
+	    xasprintf("%s/%s", strcmp(rm->prefix, "/") == 0 ? "" : rm->prefix,
+	    name);
+	if (rmtree(fd, rm->last, prefix, NULL, rm->left) == 0)
+		strv_clear(&lv->skip);
+	else
+		rm->err = errno;
+	free(prefix);
+}
+
 int
 fs_rmtree_report(int pfd, const char *name, const char *prefix,
+    struct strv *left)
+{
+	return rmtree(pfd, name, prefix, NULL, left);
+}
+
+static int
+rmtree(int pfd, const char *name, const char *prefix, const char *last,
     struct strv *left)
 {
 	struct rm	 rm;
@@ -647,6 +689,7 @@ fs_rmtree_report(int pfd, const char *name, const char *prefix,
 	memset(&rm, 0, sizeof(rm));
 	rm.prefix = prefix;
 	rm.left = left;
+	rm.last = last;
 	rm.stack = xreallocarray(NULL, rm.cap = 16, sizeof(*rm.stack));
 	memset(&rm.stack[0], 0, sizeof(*rm.stack));
 	rm.stack[0].name = xstrdup(".");
@@ -664,6 +707,8 @@ fs_rmtree_report(int pfd, const char *name, const char *prefix,
 again:
 	if ((fd = descend(&rm, pfd, xstrdup(name))) == -1)
 		goto out;
+	if (last != NULL)
+		strv_push(&rm.stack[1].skip, last);
 	for (;;) {
 		if ((sub = empty_files(&rm, fd)) != NULL) {
 			if ((nfd = descend(&rm, fd, sub)) != -1) {
@@ -677,6 +722,8 @@ again:
 		if (climb(&rm, &fd) == -1)
 			break;
 	}
+	if (rm.depth == 2)
+		remove_last(&rm, fd, name);
 	close(fd);
 	if (rm.depth == 2 && rm.err != ESTALE) {
 		struct level	*lv = &rm.stack[1];
@@ -721,7 +768,7 @@ fs_rmtree_at(int pfd, const char *name)
 int
 fs_rmtree(const char *path)
 {
-	return fs_rmtree_path(path, NULL);
+	return fs_rmtree_path(path, NULL, NULL);
 }
 
 /* "\040" and friends, as /proc/self/mountinfo escapes names. */
@@ -783,7 +830,7 @@ fs_mounts_below(const char *path, struct strv *left)
 }
 
 int
-fs_rmtree_path(const char *path, struct strv *left)
+fs_rmtree_path(const char *path, const char *last, struct strv *left)
 {
 	struct fs_where	 w;
 	char		*dir, *trimmed, *slash;
@@ -796,7 +843,7 @@ fs_rmtree_path(const char *path, struct strv *left)
 	while (n > 1 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
 	if ((slash = strrchr(trimmed, '/')) == NULL) {
-		ret = fs_rmtree_report(AT_FDCWD, trimmed, NULL, left);
+		ret = rmtree(AT_FDCWD, trimmed, NULL, last, left);
 		saved = errno;
 		free(trimmed);
 		errno = saved;
@@ -820,7 +867,7 @@ fs_rmtree_path(const char *path, struct strv *left)
 		errno = EBUSY;
 		return -1;
 	}
-	ret = fs_rmtree_report(fd, slash + 1, dir, left);
+	ret = rmtree(fd, slash + 1, dir, last, left);
 	saved = errno;
 	close(fd);
 	free(dir);

@@ -66,9 +66,11 @@ int	fs_rmtree_at(int, const char *);
 /* The mount points at or below path, from /proc/self/mountinfo: how
  * many, each named in left (if not NULL) as fs_rmtree_report does. */
 int	fs_mounts_below(const char *, struct strv *);
-/* The same for a path; left may be NULL.  Where the kernel gives no mount
- * ids, a path with any mount point at or below it is not touched. */
-int	fs_rmtree_path(const char *, struct strv *);
+/* The same for a path; left may be NULL.  last, if not NULL, names an
+ * entry of path that goes last, and only once everything else went (a
+ * mark that must outlive a partial removal).  Where the kernel gives no
+ * mount ids, a path with any mount point at or below it is not touched. */
+int	fs_rmtree_path(const char *, const char *, struct strv *);
 int	fs_rmtree(const char *);
 /* mkdir -p. */
 int	fs_mkdirs(const char *, mode_t);

@@ -256,34 +256,37 @@ owner_alive(const struct journal_entry *e)
 	return same_boot(e) && proc_alive((pid_t)e->pid, e->start);
 }
 
-/* Does this worktree registration belong to the copy under top? */
+/*
+ * Does this worktree registration belong to the run's copy under top?
+ * With by_path, a gitdir below top says so (top is proven the run's);
+ * the lock reason naming the run always does (forge adds every worktree
+ * locked, and a run killed inside git worktree add left no gitdir yet).
+ */
 static int
-registration_is_ours(int admfd, const char *top, const char *run)
+registration_is_ours(int admfd, const char *top, const char *run,
+    int by_path)
 {
 	struct buf	 b = BUF_INIT;
-	char		*want;
+	char		*want, *tag;
 	int		 fd, ours = 0;
 
 	want = xasprintf("%s/", top);
-	if ((fd = openat(admfd, "gitdir", O_RDONLY | O_CLOEXEC |
+	if (by_path && (fd = openat(admfd, "gitdir", O_RDONLY | O_CLOEXEC |
 	    O_NOFOLLOW)) != -1) {
-		while (buf_read(&b, fd, 4096) > 0)
+		while (buf_read(&b, fd, 4096) > 0 && b.len < 65536)
 			;
 		close(fd);
 		ours = b.data != NULL &&
 		    strncmp(b.data, want, strlen(want)) == 0;
 	}
-	/* Killed inside git worktree add, before gitdir was written:
-	 * the lock reason names the run. */
 	if (!ours && run != NULL && (fd = openat(admfd, "locked",
 	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1) {
-		char	*tag = xasprintf("forge run %s ", run);
-
+		tag = xasprintf("forge run %s ", run);
 		buf_reset(&b);
-		while (buf_read(&b, fd, 4096) > 0)
+		while (buf_read(&b, fd, 4096) > 0 && b.len < 65536)
 			;
 		close(fd);
-		ours = b.data != NULL && strstr(b.data, tag) != NULL;
+		ours = b.data != NULL && strncmp(b.data, tag, strlen(tag)) == 0;
 		free(tag);
 	}
 	free(want);
@@ -292,7 +295,8 @@ registration_is_ours(int admfd, const char *top, const char *run)
 }
 
 static int
-remove_registrations(const char *common, const char *top, const char *run)
+remove_registrations(const char *common, const char *top, const char *run,
+    int by_path)
 {
 	struct dirent	*de;
 	DIR		*d;
@@ -315,7 +319,7 @@ remove_registrations(const char *common, const char *top, const char *run)
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
 			continue;
-		if (registration_is_ours(afd, top, run) &&
+		if (registration_is_ours(afd, top, run, by_path) &&
 		    fs_rmtree_at(dfd, de->d_name) == -1) {
 			warn("cannot remove %s/worktrees/%s", fs_vis(common),
 			    fs_vis(de->d_name));
@@ -383,10 +387,55 @@ top_is_runs(const struct journal_entry *e)
 	return ours;
 }
 
-int
-journal_remove_copy(const struct journal_entry *e, struct strv *left)
+/* Each repository's registrations of the run's copy. */
+static int
+unregister(const struct journal_entry *e, int by_path)
 {
-	size_t	i, n = left->n;
+	size_t	i;
+	int	ret = 0;
+
+	for (i = 0; i < e->repos.n; i++)
+		if (remove_registrations(e->repos.v[i], e->top, e->run,
+		    by_path) == -1)
+			ret = -1;
+	return ret;
+}
+
+/*
+ * A directory a record names that is not proven the run's: what a run
+ * killed before it left its mark could have made (empty directories, a
+ * stale symlink where the copy was) goes; anything holding files stays.
+ */
+static int
+remove_unproven(const struct journal_entry *e)
+{
+	struct stat	 st;
+	char		*p;
+
+	if (lstat(e->top, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (unlink(e->top) == -1 && errno != ENOENT)
+			return -1;
+	} else if (lstat(e->top, &st) == 0) {
+		p = xasprintf("%s/%s/objects", e->top, JOURNAL_SCRATCH);
+		(void)rmdir(p);
+		*strrchr(p, '/') = '\0';
+		(void)rmdir(p);
+		free(p);
+		if (rmdir(e->top) == -1 && errno != ENOENT) {
+			warnx("refusing to remove %s: it is not empty, and "
+			    "holds no mark of forge run %s", fs_vis(e->top),
+			    fs_vis(e->run));
+			return -1;
+		}
+	}
+	return unregister(e, 0);
+}
+
+int
+journal_remove_copy(const struct journal_entry *e, int own,
+    struct strv *left)
+{
+	size_t	n = left->n;
 	int	ret = 0;
 
 	if (!top_is_sane(e->top)) {
@@ -394,10 +443,14 @@ journal_remove_copy(const struct journal_entry *e, struct strv *left)
 		    e->top != NULL ? fs_vis(e->top) : "(no path)");
 		return -1;
 	}
-	for (i = 0; i < e->repos.n; i++)
-		if (remove_registrations(e->repos.v[i], e->top, e->run) == -1)
-			ret = -1;
-	if (fs_rmtree_path(e->top, left) == -1) {
+	/* A record could be written by hand: only the run's own directory
+	 * is removed with all it holds. */
+	if (!own && !top_is_runs(e))
+		return remove_unproven(e);
+	if (unregister(e, 1) == -1)
+		ret = -1;
+	/* The run's mark goes last: what stays is still provably its. */
+	if (fs_rmtree_path(e->top, JOURNAL_SCRATCH, left) == -1) {
 		if (left->n == n)
 			strv_pushf(left, "cannot remove %s: %s",
 			    fs_vis(e->top), strerror(errno));
@@ -419,8 +472,9 @@ end_run(const struct journal_entry *e)
 	long long	until;
 
 	/* Nothing is signalled on a record's word alone: the directory
-	 * must be the run's own. */
-	if (!same_boot(e) || !top_is_runs(e))
+	 * must be the run's own.  A kept copy's run ended as usual, and
+	 * left nothing running: whoever works there now is the user. */
+	if (e->kept != NULL || !same_boot(e) || !top_is_runs(e))
 		return;
 	if (e->child > 0 && proc_is((pid_t)e->child, e->child_start)) {
 		(void)kill(-(pid_t)e->child, SIGKILL);
@@ -462,9 +516,17 @@ read_record(int fd, const char *path, int flags, struct journal_entry *e)
 	while (buf_read(&text, fd, 65536) > 0)
 		;
 	if (journal_parse(text.data != NULL ? text.data : "", text.len,
-	    e) == 0)
-		ret = 0;
-	else {
+	    e) == 0) {
+		/* A record is named after its run: one that names another
+		 * run is not that run's to act on. */
+		if (strcmp(e->run, fs_basename(path)) == 0)
+			ret = 0;
+		else {
+			warnx("ignoring %s: it is the record of run %s",
+			    fs_vis(path), fs_vis(e->run));
+			journal_entry_free(e);
+		}
+	} else {
 		/* Created and never written: a run that died at once,
 		 * before it made anything -- or one starting right now,
 		 * that has yet to lock it. */
@@ -507,7 +569,7 @@ reclaim_one(const char *path, int flags, struct reclaim *rc)
 		add_reclaimed(rc, &e);
 	} else {
 		end_run(&e);
-		if (journal_remove_copy(&e, &rc->left) == 0) {
+		if (journal_remove_copy(&e, 0, &rc->left) == 0) {
 			(void)unlink(path);
 			add_reclaimed(rc, &e);
 		} else

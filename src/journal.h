@@ -93,13 +93,17 @@ int	journal_orphans(const char *, int, struct reclaim *);
 /* Parse a record file's text; unparseable lines are skipped. */
 int	journal_parse(const char *, size_t, struct journal_entry *);
 void	journal_entry_free(struct journal_entry *);
-/* Remove what a record describes: its worktree registrations, then the
- * directory.  -1 if anything would not go, with one line for each thing
- * left in place and why pushed onto left ("a file system is mounted at
- * ..."); the caller prints them and keeps the record.  A record naming
- * anything but a directory (or a stale symlink) called forge-<id> is
- * refused, with a message. */
-int	journal_remove_copy(const struct journal_entry *, struct strv *);
+/*
+ * Remove what a record describes: its worktree registrations, then the
+ * directory.  own: the run removing its own copy.  Otherwise the record
+ * may have been written by hand, and the directory goes with all it holds
+ * only if it holds the run's mark (JOURNAL_MARK); without it, only empty
+ * directories or a stale symlink go, and registrations only if their lock
+ * reason names the run.  -1 if anything would not go, with one line for
+ * each thing left in place and why pushed onto left ("a file system is
+ * mounted at ..."), or a refusal said; the caller keeps the record.
+ */
+int	journal_remove_copy(const struct journal_entry *, int, struct strv *);
 /* The random id of a run: 16 hex digits. */
 void	journal_new_run_id(char *, size_t);
 

@@ -163,6 +163,34 @@ proc_uses_dir(pid_t pid, const char *dir)
 	return found;
 }
 
+/* This process and its ancestors, up to n of them; how many. */
+static size_t
+ancestors(pid_t *v, size_t n)
+{
+	struct proc_stat	ps;
+	pid_t			p = getpid();
+	size_t			k = 0;
+
+	while (p > 1 && k < n) {
+		v[k++] = p;
+		if (proc_stat(p, &ps) == -1)
+			break;
+		p = ps.ppid;
+	}
+	return k;
+}
+
+static int
+is_one_of(pid_t pid, const pid_t *v, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] == pid)
+			return 1;
+	return 0;
+}
+
 /* One pass: signal every process in dir; how many there were. */
 static int
 kill_pass(const char *dir)
@@ -170,15 +198,20 @@ kill_pass(const char *dir)
 	struct proc_stat	 ps;
 	struct dirent		*de;
 	DIR			*d;
+	pid_t			 mine[64];
+	size_t			 nmine;
 	char			*end;
 	long			 pid;
 	int			 n = 0;
 
 	if ((d = opendir("/proc")) == NULL)
 		return 0;
+	nmine = ancestors(mine, 64);
 	while ((de = readdir(d)) != NULL) {
 		pid = strtol(de->d_name, &end, 10);
-		if (pid <= 0 || *end != '\0' || pid == (long)getpid())
+		/* Never forge itself, nor whoever started it. */
+		if (pid <= 0 || *end != '\0' || is_one_of((pid_t)pid, mine,
+		    nmine))
 			continue;
 		/* The dead hold no directory; their parent reaps them. */
 		if (proc_stat((pid_t)pid, &ps) == -1 || ps.state == 'Z' ||

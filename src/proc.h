@@ -13,7 +13,8 @@
  *	proc_kill_in(dir, ms)		SIGKILL every process whose current
  *					or root directory, or an open file,
  *					is dir or below it, until none is
- *					left or ms have passed
+ *					left or ms have passed; never forge
+ *					itself or one of its ancestors
  *
  * A start time of 0 means "unknown": such a pid proves nothing, and
  * proc_is() says no.

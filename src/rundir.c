@@ -80,6 +80,7 @@ rundir_open(struct rundir *rd, const char *common)
 
 	memset(rd, 0, sizeof(*rd));
 	rd->journal.fd = -1;
+	rd->topfd = -1;
 	journal_new_run_id(rd->run, sizeof(rd->run));
 	tmp = rundir_tmpdir();
 	if (check_tmpdir(tmp) == -1) {
@@ -100,6 +101,10 @@ rundir_open(struct rundir *rd, const char *common)
 		warn("cannot create %s", fs_vis(rd->top));
 		goto fail;
 	}
+	/* Held to know it again: something mounted over TMPDIR later
+	 * must not make it look gone. */
+	rd->topfd = open(rd->top, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
 	if (mkdir(rd->scratch, 0700) == -1 || mkdir(rd->objects, 0700) == -1) {
 		warn("cannot create %s", fs_vis(rd->objects));
 		goto fail;
@@ -156,13 +161,34 @@ rundir_index(struct rundir *rd, const char *index)
 	return copy;
 }
 
+/*
+ * Is the top that the path names still the directory this run made?  A
+ * file system mounted over TMPDIR, or a rename, would hide it: then it
+ * must neither count as gone nor be mistaken for another one.
+ */
+static int
+in_reach(const struct rundir *rd, struct strv *left)
+{
+	struct stat	made, now;
+
+	if (rd->topfd == -1 || fstat(rd->topfd, &made) == -1 ||
+	    made.st_nlink == 0)
+		return 1;		/* never made, or removed since */
+	if (lstat(rd->top, &now) == 0 && now.st_dev == made.st_dev &&
+	    now.st_ino == made.st_ino)
+		return 1;
+	strv_pushf(left, "%s is out of reach: something was mounted over "
+	    "its directory, or it was moved", fs_vis(rd->top));
+	return 0;
+}
+
 int
 rundir_remove(struct rundir *rd)
 {
 	struct journal_entry	e;
 	struct strv		left = STRV_INIT;
 	size_t			i;
-	int			ret;
+	int			ret = -1;
 
 	if (rd->state != RD_LIVE)
 		return 0;
@@ -170,7 +196,8 @@ rundir_remove(struct rundir *rd)
 	e.run = rd->run;
 	e.top = rd->top;
 	e.repos = rd->commons;
-	if ((ret = journal_remove_copy(&e, &left)) == 0) {
+	if (in_reach(rd, &left) && (ret = journal_remove_copy(&e, 1,
+	    &left)) == 0) {
 		journal_close(&rd->journal, 1);
 	} else {
 		/* The record stays: forge gc tries again later. */
@@ -206,10 +233,13 @@ rundir_free(struct rundir *rd)
 {
 	if (rd->cleanup != NULL)
 		cleanup_pop(rd->cleanup, 1);
+	if (rd->topfd != -1)
+		close(rd->topfd);
 	free(rd->top);
 	free(rd->scratch);
 	free(rd->objects);
 	strv_free(&rd->commons);
 	memset(rd, 0, sizeof(*rd));
 	rd->journal.fd = -1;
+	rd->topfd = -1;
 }

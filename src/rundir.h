@@ -43,6 +43,7 @@ struct rundir {
 	struct strv	 commons;
 	struct cleanup	*cleanup;
 	int		 state;		/* private */
+	int		 topfd;		/* private: top, as made (O_PATH) */
 	int		 nindex;	/* private */
 };
 

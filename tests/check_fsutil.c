@@ -1067,6 +1067,7 @@ left_has(const struct strv *left, const char *text)
 START_TEST(t_rmtree_bind_mount)
 {
 	struct strv	 left = STRV_INIT;
+	struct stat	 st;
 	char		*d, *top, *victim, *m, *want;
 	int		 dfd;
 
@@ -1075,6 +1076,7 @@ START_TEST(t_rmtree_bind_mount)
 	d = unitfs_dir("mnt");
 	victim = path(d, "victim");
 	mkdir_in(d, "victim", 0755);
+	ck_assert_int_eq(chmod(victim, 0755), 0);
 	mkdir_in(victim, ".git", 0755);
 	file_in(victim, ".git/HEAD", "ref: refs/heads/main\n", 0644);
 	file_in(victim, "precious", "p", 0644);
@@ -1094,6 +1096,9 @@ START_TEST(t_rmtree_bind_mount)
 	close(dfd);
 	ck_assert_msg(exists_in(victim, ".git/HEAD") &&
 	    exists_in(victim, "precious"), "the mounted directory was emptied");
+	/* Nor was its mode touched. */
+	ck_assert_int_eq(stat(victim, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0755);
 	/* The rest went; the way to the mount point stays. */
 	ck_assert(!exists_in(top, "a"));
 	ck_assert(!exists_in(top, "deep/b"));
@@ -1113,7 +1118,7 @@ START_TEST(t_rmtree_bind_mount)
 	ck_assert_int_eq(umount(m), 0);
 	ck_assert_int_eq(fs_mounts_below(top, NULL), 0);
 	strv_clear(&left);
-	ck_assert_int_eq(fs_rmtree_path(top, &left), 0);
+	ck_assert_int_eq(fs_rmtree_path(top, NULL, &left), 0);
 	ck_assert_uint_eq(left.n, 0);
 	ck_assert(!unitfs_exists(top));
 	ck_assert(exists_in(victim, "precious"));
@@ -1129,6 +1134,7 @@ END_TEST
 START_TEST(t_rmtree_mounted_file_and_top)
 {
 	struct strv	 left = STRV_INIT;
+	struct stat	 st;
 	char		*d, *top, *victim, *f;
 
 	if (!private_mounts())
@@ -1144,22 +1150,36 @@ START_TEST(t_rmtree_mounted_file_and_top)
 	free(victim);
 	victim = path(d, "victim/precious");
 	bind_mount(victim, f);
-	ck_assert_int_eq(fs_rmtree_path(top, &left), -1);
+	/* A mark that must outlive a partial removal goes last. */
+	mkdir_in(top, ".mark", 0700);
+	file_in(top, ".mark/run", "run", 0600);
+	file_in(top, "other", "o", 0644);
+	ck_assert_int_eq(fs_rmtree_path(top, ".mark", &left), -1);
 	ck_assert(left_has(&left, "a file system is mounted at"));
 	ck_assert(left_has(&left, "/top/f"));
+	ck_assert(exists_in(top, ".mark/run"));
+	ck_assert(!exists_in(top, "other"));
 	free(victim);
 	victim = path(d, "victim");
 	ck_assert(exists_in(victim, "precious"));
 	ck_assert_int_eq(umount(f), 0);
-	/* The top itself a mount point: nothing below it is touched. */
+	strv_clear(&left);
+	ck_assert_int_eq(fs_rmtree_path(top, ".mark", &left), 0);
+	ck_assert(!unitfs_exists(top));
+	mkdir_in(d, "top", 0755);
+	/* The top itself a mount point: nothing below it is touched, nor
+	 * its mode. */
+	ck_assert_int_eq(chmod(victim, 0751), 0);
 	bind_mount(victim, top);
 	strv_clear(&left);
-	ck_assert_int_eq(fs_rmtree_path(top, &left), -1);
+	ck_assert_int_eq(fs_rmtree_path(top, NULL, &left), -1);
 	ck_assert_int_eq(errno, EBUSY);
 	ck_assert(left_has(&left, "a file system is mounted at"));
 	ck_assert(exists_in(victim, "precious"));
+	ck_assert_int_eq(stat(victim, &st), 0);
+	ck_assert_int_eq(st.st_mode & 07777, 0751);
 	ck_assert_int_eq(umount(top), 0);
-	ck_assert_int_eq(fs_rmtree_path(top, NULL), 0);
+	ck_assert_int_eq(fs_rmtree_path(top, NULL, NULL), 0);
 	ck_assert(!unitfs_exists(top));
 	strv_free(&left);
 	free(f);
@@ -1184,7 +1204,7 @@ START_TEST(t_rmtree_goes_on)
 	mkdir_in(top, "z", 0755);
 	file_in(top, "z/y", "y", 0644);
 	/* A name that is not there at all must not stop it either. */
-	ck_assert_int_eq(fs_rmtree_path(top, &left), 0);
+	ck_assert_int_eq(fs_rmtree_path(top, NULL, &left), 0);
 	ck_assert_uint_eq(left.n, 0);
 	ck_assert(!unitfs_exists(top));
 	strv_free(&left);

@@ -449,6 +449,7 @@ START_TEST(t_reclaim_dead_run)
 
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
+	mark_copy(top, "deadrun");
 	line = first_line("deadrun", dead_pid(), 1, boot_id(), top);
 	rec = write_record(common, "deadrun", line);
 	ck_assert_int_eq(reclaim(common, 0), 1);
@@ -496,6 +497,7 @@ START_TEST(t_reclaim_live_owner_unlocked)
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
 	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
+	mark_copy(top, "mine");
 	line = first_line("mine", getpid(), start, boot_id(), top);
 	rec = write_record(common, "mine", line);
 	ck_assert_int_eq(reclaim(common, 0), 0);
@@ -517,6 +519,7 @@ START_TEST(t_reclaim_recycled_pid)
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
 	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
+	mark_copy(top, "recycled");
 	line = first_line("recycled", getpid(), start + 1, boot_id(), top);
 	rec = write_record(common, "recycled", line);
 	ck_assert_int_eq(reclaim(common, 0), 1);
@@ -540,6 +543,7 @@ START_TEST(t_reclaim_other_boot)
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
 	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
+	mark_copy(top, "oldboot");
 	line = first_line("oldboot", getpid(), start,
 	    "00000000-0000-0000-0000-000000000000", top);
 	rec = write_record(common, "oldboot", line);
@@ -559,6 +563,7 @@ START_TEST(t_reclaim_kept)
 
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
+	mark_copy(top, "keptrun");
 	line = first_line("keptrun", dead_pid(), 1, boot_id(), top);
 	buf_adds(&b, line);
 	buf_addf(&b, "{\"kept\":\"%s/r\"}\n", top);
@@ -586,6 +591,7 @@ START_TEST(t_reclaim_dry_run)
 
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
+	mark_copy(top, "dry");
 	line = first_line("dry", dead_pid(), 1, boot_id(), top);
 	rec = write_record(common, "dry", line);
 	ck_assert_int_eq(journal_reclaim(common, JOURNAL_DRY_RUN, &rc), 0);
@@ -872,6 +878,7 @@ START_TEST(t_reclaim_registrations)
 	    -1);
 	unitfs_write(p, "", 0644);
 	free(p);
+	mark_copy(top, "regrun");
 	line = first_line("regrun", dead_pid(), 1, boot_id(), top);
 	buf_reset(&b);
 	buf_adds(&b, line);

@@ -14,6 +14,14 @@ git commit -q -m links
 # copy's depth, into the real repository; one into its git directory.
 ln -s "$(printf '../%.0s' $(seq 1 30))$T/r/src" up-and-in
 ln -s "$T/r/.git/config" gitconfig
+# Through links outside, a ".." after a link, and targets that do not
+# exist yet (a write through them creates the file in the tree).
+ln -s "$T/r/src" "$T/lnk"
+ln -s "$T/r" "$T/alias"
+ln -s "$T/lnk/../hello.txt" dotdot
+ln -s "$T/alias/newfile" dangling
+ln -s deep/er d
+ln -s "d/../../$(printf '../%.0s' $(seq 1 30))$T/r/hello.txt" rel-through
 # Links that stay inside the copy, or lead elsewhere, are fine.
 ln -s hello.txt inside
 ln -s src/../hello.txt inside-too
@@ -30,13 +38,19 @@ like "a link into the git directory is named" "$err" \
     "warning: the symlink gitconfig -> $T/r/.git/config leads out"
 like "a link to a directory that holds the tree is named" "$err" \
     'warning: the symlink deep/er/to-root -> (\.\./)+\.\. leads out'
+like "a .. after a link outside is followed as the kernel would" "$err" \
+    'warning: the symlink dotdot -> .* leads out of the copy'
+like "a link to a file not there yet is named" "$err" \
+    'warning: the symlink dangling -> .* leads out of the copy'
+like "a .. after a link in the copy too" "$err" \
+    'warning: the symlink rel-through -> .* leads out of the copy'
 unlike "a link inside the copy is not" "$err" 'symlink inside'
 unlike "nor one that only passes through the copy" "$err" 'inside-too'
 unlike "nor one leading elsewhere" "$err" 'symlink outside'
 unlike "nor a sibling whose name merely starts like the tree's" "$err" \
     'symlink sibling'
 is "one line per link, all before the command runs" \
-    "$(printf '%s\n' "$err" | sed -n '/RUNNING/q;/warning: the symlink/p' | wc -l)" 4
+    "$(printf '%s\n' "$err" | sed -n '/RUNNING/q;/warning: the symlink/p' | wc -l)" 7
 is "and none after" \
     "$(printf '%s\n' "$err" | sed -n '/RUNNING/,$p' | grep -c 'warning: the symlink')" 0
 run_forge verify --in-place -- true

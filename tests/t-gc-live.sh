@@ -97,4 +97,62 @@ kill -KILL "$bystander"
 wait "$bystander" 2>/dev/null
 is "nothing is left" "$(leftovers "$T/r")" ""
 
+# A hand-written record naming a directory of the user's that happens to
+# be called forge-something: nothing in it is removed, by gc or by the
+# reclaim at the start of any run.
+mkdir -p "$HOME/src/forge-tools"
+printf 'my work\n' >"$HOME/src/forge-tools/main.c"
+printf '{"run":"00000000000000dd","pid":999999999,"start":1,"top":"%s"}\n' \
+    "$HOME/src/forge-tools" >"$common/forge/copies/00000000000000dd"
+run_forge verify -- true
+is "a record naming the user's forge-tools: the run passes" "$rc" 0
+is "and removes nothing of it" "$(cat "$HOME/src/forge-tools/main.c")" \
+    "my work"
+run_forge gc
+is "nor does gc" "$(cat "$HOME/src/forge-tools/main.c")" "my work"
+like "which says why" "$err" \
+    "refusing to remove $HOME/src/forge-tools: it is not empty"
+rm "$common/forge/copies/00000000000000dd"
+
+# A record that names another run (a live one, a kept one) is not that
+# run's: it kills nothing and removes nothing.
+start_forge "$T/live.err" verify --isolated -- sh -c 'sleep 3; echo ok'
+live=$forge_pid
+wait_for 30 sh -c "ls '$TMPDIR' | grep -q forge-"
+top=$(ls -d "$TMPDIR"/forge-*)
+run=${top##*forge-}
+setsid sleep 60 &
+bystander=$!
+wait_for 10 test -r "/proc/$bystander/stat"
+start=$(sed 's/^.*) //' "/proc/$bystander/stat" | cut -d' ' -f20)
+printf '{"run":"%s","pid":999999999,"start":1,"top":"%s"}\n{"repo":"%s"}\n{"child":%d,"start":%s}\n' \
+    "$run" "$top" "$common" "$bystander" "$start" \
+    >"$common/forge/copies/aaaabbbbccccdddd"
+run_forge gc
+like "a record under another run's name is ignored, and said" "$err" \
+    "ignoring .*aaaabbbbccccdddd: it is the record of run $run"
+wait "$live"
+is "the live run it names is undisturbed" "$?" 0
+ok "the process it names is alive" kill -0 "$bystander"
+kill -KILL "$bystander"
+wait "$bystander" 2>/dev/null
+rm "$common/forge/copies/aaaabbbbccccdddd"
+is "nothing is left" "$(leftovers "$T/r")" ""
+
+# forge gc --kept removes a kept copy; someone working in it (the user
+# looking at it), and gc's own shell, are left alone.
+run_forge verify --isolated --keep -- true
+kept=$(sed -n 's/^forge: kept the copy at \(.*\) (forge gc.*/\1/p' "$T/.stderr")
+(cd "$kept" && exec sleep 60) &
+looker=$!
+wait_for 10 test -r "/proc/$looker/cwd"
+(cd "$kept" && forge gc --kept >"$T/gc.out" 2>&1; echo "gc=$?" >>"$T/gc.out")
+like "gc --kept run from inside the kept copy finishes" "$(cat "$T/gc.out")" \
+    'gc=0'
+like "and removes it" "$(cat "$T/gc.out")" 'removed .*\(kept by pid'
+ok "the user's process working there is alive" kill -0 "$looker"
+kill -KILL "$looker"
+wait "$looker" 2>/dev/null
+is "nothing is left" "$(leftovers "$T/r")" ""
+
 done_testing

@@ -40,7 +40,9 @@ if [ -n "$why" ]; then
 	for d in "a bind mount left in the copy empties nothing" \
 	    "the copy around a mount point is left, and named" \
 	    "gc later removes the rest" "gc beside a mount in a dead copy" \
-	    "once unmounted, gc removes the rest"; do
+	    "once unmounted, gc removes the rest" \
+	    "a mount point's mode is left as it was" \
+	    "a mount over TMPDIR: the copy is named as out of reach"; do
 		skip "$d" "$why"
 	done
 else
@@ -92,6 +94,26 @@ echo "gc again: $?"'
 	is "the victim is still whole" "$(state_of "$T/victim")" \
 	    "$victim_before"
 	like "once unmounted, gc removes the rest" "$out" 'gc again: 0'
+	is "and nothing is left" "$(leftovers "$T/r")" ""
+
+	# A mount point's mode is not changed either.
+	chmod 755 "$T/victim"
+	in_ns '${FORGE_WRAPPER} "$FORGE" verify --isolated -- sh -c \
+	    "mkdir m && mount --bind \"\$0\" m" "$victim"'
+	is "a mount point's mode is left as it was" \
+	    "$(stat -c %a "$T/victim")" 755
+	forge gc >/dev/null 2>&1
+
+	# A file system mounted over TMPDIR hides the copy: it is not taken
+	# for gone, and its record stays for gc.
+	in_ns '${FORGE_WRAPPER} "$FORGE" verify --isolated -- sh -c \
+	    "mount -t tmpfs hide \"\$0\"" "$TMPDIR"'
+	is "a mount over TMPDIR: the run passes" "$rc" 0
+	like "the copy is named as out of reach" "$err" \
+	    'forge-[0-9a-f]+ is out of reach: something was mounted over its directory'
+	like "its record is kept" "$(ls "$common/forge/copies")" '^[0-9a-f]{16}$'
+	run_forge gc
+	is "once the mount is gone, gc removes it" "$rc" 0
 	is "and nothing is left" "$(leftovers "$T/r")" ""
 fi
 
