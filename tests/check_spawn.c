@@ -623,7 +623,7 @@ START_TEST(t_stop_on_data)
 	struct spawn		sp = SPAWN_INIT;
 	struct spawn_stream	st;
 	struct spawn_exit	ex;
-	struct spawn_limit	lim = { 1, 100 };
+	struct spawn_limit	lim = { 1, 100, NULL };
 	struct buf		out = BUF_INIT;
 	long long		t0;
 
@@ -903,7 +903,7 @@ END_TEST
 START_TEST(t_timeout_plain)
 {
 	char *const		argv[] = { "sleep", "30", NULL };
-	struct spawn_limit	lim = { 200, 200 };
+	struct spawn_limit	lim = { 200, 200, NULL };
 	struct spawn_exit	ex;
 	long long		t0, took;
 
@@ -942,7 +942,7 @@ gone_within(pid_t pid, long ms)
  */
 START_TEST(t_timeout_group)
 {
-	struct spawn_limit	 lim = { 1000, 300 };
+	struct spawn_limit	 lim = { 1000, 300, NULL };
 	struct spawn_exit	 ex;
 	long long		 t0, took;
 	pid_t			 gc;
@@ -974,7 +974,7 @@ END_TEST
 /* The leader ignores SIGTERM too: SIGKILL after the grace period. */
 START_TEST(t_timeout_leader_ignores)
 {
-	struct spawn_limit	 lim = { 1000, 300 };
+	struct spawn_limit	 lim = { 1000, 300, NULL };
 	struct spawn_exit	 ex;
 	long long		 t0, took;
 	pid_t			 gc;
@@ -1021,7 +1021,7 @@ reset_dir(const char *d)
  * ended too, so that nothing runs on in a copy about to be removed. */
 START_TEST(t_stragglers)
 {
-	struct spawn_limit	 lim = { 0, 300 };
+	struct spawn_limit	 lim = { 0, 300, NULL };
 	struct spawn_exit	 ex;
 	long long		 t0;
 	pid_t			 gc;
@@ -1132,7 +1132,7 @@ START_TEST(t_wait_spares_siblings)
 	char *const		 sleeper[] = { "sleep", "30", NULL };
 	char *const		 timed[] = { "sleep", "30", NULL };
 	struct spawn		 sib = SPAWN_INIT, sp = SPAWN_INIT;
-	struct spawn_limit	 lim = { 200, 200 };
+	struct spawn_limit	 lim = { 200, 200, NULL };
 	struct spawn_exit	 ex;
 	pid_t			 sibpid;
 
@@ -1201,7 +1201,7 @@ START_TEST(t_interrupted)
 {
 	char *const		argv[] = { "sleep", "30", NULL };
 	struct spawn		sp = SPAWN_INIT;
-	struct spawn_limit	lim = { 0, 300 };
+	struct spawn_limit	lim = { 0, 300, NULL };
 	struct spawn_exit	ex;
 
 	sig_init();
@@ -1222,7 +1222,7 @@ START_TEST(t_forward)
 {
 	char *const		argv[] = { "sleep", "30", NULL };
 	struct spawn		sp = SPAWN_INIT;
-	struct spawn_limit	lim = { 0, 300 };
+	struct spawn_limit	lim = { 0, 300, NULL };
 	struct spawn_exit	ex;
 
 	sig_init();
