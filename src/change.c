@@ -106,6 +106,7 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 	const char *const	 ls[] = { "ls-files", "-z", "-o",
 	    "--exclude-standard", NULL };
 	struct git		 g;
+	struct strv		 a = STRV_INIT;
 	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	char			*idx, *real;
 	int			 st, ret = -1;
@@ -125,13 +126,20 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 	if (idx == NULL)
 		goto out;
 	g.index = idx;
-	{
-		const char *const	a[] = { "diff", "-z", "--name-status",
-		    "-M", "--no-ext-diff", "--no-textconv", "--no-relative",
-		    "--no-color", c->base_id, "--", NULL };
-
-		st = git_run(&g, a, 0, NULL, &out, &err);
-	}
+	strv_push(&a, "diff");
+	strv_push(&a, "-z");
+	strv_push(&a, "--name-status");
+	strv_push(&a, "-M");
+	strv_push(&a, "--no-ext-diff");
+	strv_push(&a, "--no-textconv");
+	strv_push(&a, "--no-color");
+	/* Paths from the top, whatever diff.relative says (2.28 on). */
+	if (git_has(GIT_NO_RELATIVE))
+		strv_push(&a, "--no-relative");
+	strv_push(&a, c->base_id);
+	strv_push(&a, "--");
+	st = git_run(&g, (const char *const *)a.v, 0, NULL, &out, &err);
+	strv_free(&a);
 	if (st != 0) {
 		if (st > 0)
 			warnx("git diff failed: %s", git_why(&err, st));

@@ -75,6 +75,33 @@ git_version_at_least(int major, int minor)
 	return git_major > major || (git_major == major && git_minor >= minor);
 }
 
+/*
+ * The one place that knows which git has what forge would use; below
+ * each version, the callers fall back (gitcmd.h says how).
+ */
+static const struct {
+	enum git_feature	f;
+	int			major, minor;
+} features[] = {
+	{ GIT_NO_RELATIVE,	2, 28 },
+	{ GIT_PATH_FORMAT,	2, 31 },
+	{ GIT_WORKTREE_REASON,	2, 33 },
+	{ GIT_ADD_SPARSE,	2, 34 },
+	{ GIT_SPARSE_WORKTREE,	2, 36 },
+};
+
+int
+git_has(enum git_feature f)
+{
+	size_t	i;
+
+	for (i = 0; i < sizeof(features) / sizeof(features[0]); i++)
+		if (features[i].f == f)
+			return git_version_at_least(features[i].major,
+			    features[i].minor);
+	return 0;
+}
+
 void
 git_unset_local(struct strv *env)
 {
@@ -115,8 +142,10 @@ git_argv(struct strv *argv, const char *const *args)
 {
 	strv_push(argv, git_path());
 	strv_push(argv, "--no-optional-locks");
+	/* Empty, not false: before git 2.36 the value names a hook to
+	 * run, and "false" runs /bin/false, many times a run. */
 	strv_push(argv, "-c");
-	strv_push(argv, "core.fsmonitor=false");
+	strv_push(argv, "core.fsmonitor=");
 	strv_push(argv, "-c");
 	strv_push(argv, "core.hooksPath=/dev/null");
 	/* An edit that keeps size and mtime still changes the ctime. */

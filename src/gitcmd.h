@@ -21,7 +21,7 @@
  * repository-local variables (git rev-parse --local-env-vars) removed, so
  * that nothing leaks from a git hook that runs forge, then sets the fields
  * above and LC_ALL=C (forge parses messages).  Every run also gets
- * --no-optional-locks, core.fsmonitor=false (a stale monitor must not
+ * --no-optional-locks, an empty core.fsmonitor (a stale monitor must not
  * hide a change), core.trustctime=true and core.checkStat=default (nor
  * may a lax stat check) and core.hooksPath=/dev/null (checkout hooks do
  * not run in forge's copy).  git diff may still write back an index it
@@ -43,9 +43,34 @@
 #include "spawn.h"
 #include "strv.h"
 
-/* The oldest git with everything forge uses (worktree add --reason). */
+/* The oldest git forge works with: what distributions ship (Ubuntu
+ * 20.04's 2.25).  What newer gits have is git_has()'s to say. */
 #define GIT_MIN_MAJOR	2
-#define GIT_MIN_MINOR	33
+#define GIT_MIN_MINOR	25
+
+/*
+ * What the git found at start can do, by its version.  Below each, the
+ * callers fall back:
+ *	GIT_NO_RELATIVE		2.28: diff --no-relative; before it, no
+ *				diff.relative to guard against either
+ *	GIT_PATH_FORMAT		2.31: rev-parse --path-format=absolute (an
+ *				older git prints the option back!); before,
+ *				--absolute-git-dir and paths made absolute
+ *				against the directory git ran in
+ *	GIT_WORKTREE_REASON	2.33: worktree add --lock --reason; before,
+ *				--lock, and forge writes the reason itself
+ *	GIT_ADD_SPARSE		2.34: add --sparse
+ *	GIT_SPARSE_WORKTREE	2.36: a new worktree carries the sparse
+ *				patterns; before, a sparse checkout is
+ *				refused, with that reason
+ */
+enum git_feature {
+	GIT_NO_RELATIVE,
+	GIT_PATH_FORMAT,
+	GIT_WORKTREE_REASON,
+	GIT_ADD_SPARSE,
+	GIT_SPARSE_WORKTREE
+};
 
 struct git {
 	const char	*dir;
@@ -64,6 +89,7 @@ struct git {
 
 int		 git_init(void);
 int		 git_version_at_least(int, int);
+int		 git_has(enum git_feature);
 const char	*git_version_string(void);
 const char	*git_path(void);
 /* Environment changes for a git run in g (see spawn.h's env). */

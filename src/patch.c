@@ -19,7 +19,7 @@ static const char *const diff_args[] = {
 	"-c", "diff.noprefix=false",
 	"-c", "diff.mnemonicPrefix=false",
 	"diff", "--binary", "--no-color", "--no-ext-diff", "--no-textconv",
-	"--full-index", "--no-renames", "--no-relative", "-U3",
+	"--full-index", "--no-renames", "-U3",
 	"--src-prefix=a/", "--dst-prefix=b/", "--ignore-submodules=all",
 	"-O/dev/null", NULL
 };
@@ -65,6 +65,9 @@ replay(const struct git *src, const struct git *dst, const char *head,
 	int			 r, ret = -1, started = 0;
 
 	prepare(&dsp, &dargv, &denv, src, diff_args);
+	/* Paths from the top, whatever diff.relative says (2.28 on). */
+	if (git_has(GIT_NO_RELATIVE))
+		strv_push(&dargv, "--no-relative");
 	if (filter != NULL)
 		strv_pushf(&dargv, "--diff-filter=%s", filter);
 	strv_push(&dargv, head);

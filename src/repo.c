@@ -69,6 +69,42 @@ repo_resolve_commit(const struct repo *r, const char *rev)
 	return buf_detach(&out);
 }
 
+/*
+ * rev-parse's options for the git dir and the common dir: absolute on
+ * every git.  An older git prints --path-format=absolute back as a line,
+ * and gives relative paths without a word (see absolute_in()).
+ */
+static void
+dir_args(struct strv *a)
+{
+	strv_push(a, "rev-parse");
+	if (git_has(GIT_PATH_FORMAT)) {
+		strv_push(a, "--path-format=absolute");
+		strv_push(a, "--git-dir");
+	} else
+		strv_push(a, "--absolute-git-dir");
+	strv_push(a, "--git-common-dir");
+}
+
+/* A path git printed, relative to dir (NULL: here), made absolute and
+ * real, as --path-format=absolute would have printed it. */
+static char *
+absolute_in(const char *dir, const char *p)
+{
+	char	*joined, *real;
+
+	if (*p == '/')
+		joined = xstrdup(p);
+	else if (dir != NULL)
+		joined = xasprintf("%s/%s", dir, p);
+	else
+		joined = path_absolute(p);
+	if ((real = realpath(joined, NULL)) == NULL)
+		return joined;
+	free(joined);
+	return real;
+}
+
 /* Take the next line of a rev-parse answer. */
 static char *
 next_line(char **p)
@@ -84,18 +120,22 @@ next_line(char **p)
 int
 repo_open(struct repo *r)
 {
-	const char *const	 a[] = { "rev-parse", "--path-format=absolute",
-	    "--git-dir", "--git-common-dir", "--is-bare-repository",
-	    "--is-inside-work-tree", "--show-prefix", "--show-toplevel",
-	    NULL };
+	struct strv		 a = STRV_INIT;
 	struct buf		 out = BUF_INIT, errb = BUF_INIT;
 	char			*p, *gitdir, *common, *bare, *inside;
 	char			*prefix, *top, *idx;
 	int			 ret = -1, st;
 
 	memset(r, 0, sizeof(*r));
+	dir_args(&a);
+	strv_push(&a, "--is-bare-repository");
+	strv_push(&a, "--is-inside-work-tree");
+	strv_push(&a, "--show-prefix");
+	strv_push(&a, "--show-toplevel");
 	/* The caller's GIT_DIR and GIT_WORK_TREE count here, and only here. */
-	st = git_run(NULL, a, GIT_USER_ENV, NULL, &out, &errb);
+	st = git_run(NULL, (const char *const *)a.v, GIT_USER_ENV, NULL, &out,
+	    &errb);
+	strv_free(&a);
 	if (st == -1)
 		goto out;
 
@@ -136,8 +176,8 @@ repo_open(struct repo *r)
 		    "work on it");
 		goto out;
 	}
-	r->gitdir = xstrdup(gitdir);
-	r->common = xstrdup(common);
+	r->gitdir = absolute_in(NULL, gitdir);
+	r->common = absolute_in(NULL, common);
 	r->prefix = xstrdup(prefix);
 	r->top = xstrdup(top);
 	r->objects = xasprintf("%s/objects", r->common);
@@ -173,10 +213,9 @@ repo_close(struct repo *r)
 int
 repo_nested(const char *dir, char **gitdir, char **common, char **head)
 {
-	const char *const	 a[] = { "rev-parse", "--path-format=absolute",
-	    "--show-toplevel", "--git-dir", "--git-common-dir", NULL };
 	const char *const	 h[] = { "rev-parse", "-q", "--verify",
 	    "HEAD^{commit}", NULL };
+	struct strv		 a = STRV_INIT;
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
 	char			*p, *top, *gd, *cd;
@@ -184,16 +223,18 @@ repo_nested(const char *dir, char **gitdir, char **common, char **head)
 
 	memset(&g, 0, sizeof(g));
 	g.dir = dir;
-	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
+	dir_args(&a);
+	strv_push(&a, "--show-toplevel");
+	if (git_run(&g, (const char *const *)a.v, 0, NULL, &out, NULL) != 0)
 		goto out;
 	p = out.data;
-	top = strsep(&p, "\n");
 	gd = strsep(&p, "\n");
 	cd = strsep(&p, "\n");
+	top = strsep(&p, "\n");
 	if (top == NULL || gd == NULL || cd == NULL || strcmp(top, dir) != 0)
 		goto out;
-	*gitdir = xstrdup(gd);
-	*common = xstrdup(cd);
+	*gitdir = absolute_in(dir, gd);
+	*common = absolute_in(dir, cd);
 	buf_reset(&out);
 	if (git_run(&g, h, 0, NULL, &out, NULL) != 0) {
 		free(*gitdir);
@@ -205,6 +246,7 @@ repo_nested(const char *dir, char **gitdir, char **common, char **head)
 	*head = buf_detach(&out);
 	ret = 0;
 out:
+	strv_free(&a);
 	buf_free(&out);
 	return ret;
 }

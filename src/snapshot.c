@@ -160,7 +160,7 @@ repo_settings(struct snap_repo *sr, int sparse)
 			sr->filemode = b != 0;
 		else if (strncmp(p, "core.sparsecheckout\n", 20) == 0)
 			sr->sparse = b == 1;
-		if (sr->sparse && sparse && !git_version_at_least(2, 36)) {
+		if (sr->sparse && sparse && !git_has(GIT_SPARSE_WORKTREE)) {
 			warnx("%s is a sparse checkout: forge needs git 2.36 "
 			    "or later to copy one (this is %s)",
 			    fs_vis(sr->src), git_version_string());
@@ -231,12 +231,29 @@ out:
 	return ret;
 }
 
+/* Write the lock reason git before 2.33 could not take. */
+static int
+lock_reason(const struct snap_repo *sr, const char *reason)
+{
+	char	*path, *text;
+	int	 ret;
+
+	path = xasprintf("%s/locked", sr->dst_gitdir);
+	text = xasprintf("%s\n", reason);
+	if ((ret = fs_write_atomic(path, text, strlen(text), 0644)) == -1)
+		warn("cannot write %s", fs_vis(path));
+	free(path);
+	free(text);
+	return ret;
+}
+
 static int
 add_worktree(struct snapshot *s, struct snap_repo *sr)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT;
 	struct buf	 err = BUF_INIT, why = BUF_INIT;
+	char		*reason;
 	int		 st;
 
 	if (rundir_note_repo(s->rd, sr->common) == -1)
@@ -249,10 +266,13 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	strv_push(&a, "--detach");
 	strv_push(&a, "--quiet");
 	strv_push(&a, "--lock");
-	strv_push(&a, "--reason");
-	strv_pushf(&a, "forge run %s pid %ld: an ephemeral copy, removed "
+	reason = xasprintf("forge run %s pid %ld: an ephemeral copy, removed "
 	    "when forge exits (forge gc removes it if forge died)",
 	    s->rd->run, (long)getpid());
+	if (git_has(GIT_WORKTREE_REASON)) {
+		strv_push(&a, "--reason");
+		strv_push(&a, reason);
+	}
 	strv_push(&a, "--");
 	strv_push(&a, sr->dst);
 	strv_push(&a, sr->head);
@@ -270,14 +290,23 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 			    "worktree add: %s", git_why(&err, st));
 		buf_free(&err);
 		buf_free(&why);
+		free(reason);
 		return -1;
 	}
 	buf_free(&err);
 	if ((sr->dst_gitdir = read_gitfile(sr->dst)) == NULL) {
 		warnx("git worktree add left no .git file in %s",
 		    fs_vis(sr->dst));
+		free(reason);
 		return -1;
 	}
+	/* An older git locks without a reason: the reason names the run,
+	 * for reclaim and gc to know the registration for forge's. */
+	if (!git_has(GIT_WORKTREE_REASON) && lock_reason(sr, reason) == -1) {
+		free(reason);
+		return -1;
+	}
+	free(reason);
 	return 0;
 }
 

@@ -111,8 +111,9 @@ add_args(const struct treeid_job *j, struct strv *args)
 	strv_push(args, "-A");
 	if (j->q.force)
 		strv_push(args, "-f");
-	/* Files outside sparse patterns that are on disk count. */
-	if (j->q.sparse)
+	/* Files outside sparse patterns that are on disk count (git 2.34
+	 * on; a sparse checkout is refused below 2.36 anyway). */
+	if (j->q.sparse && git_has(GIT_ADD_SPARSE))
 		strv_push(args, "--sparse");
 	strv_push(args, "--");
 	strv_push(args, ".");

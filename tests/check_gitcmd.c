@@ -146,7 +146,7 @@ START_TEST(t_run_io)
 	ck_assert_str_eq(out.data, "kept:to git's stdin|out");
 	/* The options every run gets, then ours. */
 	text = fake_file("args");
-	ck_assert_str_eq(text, "--no-optional-locks\n-c\ncore.fsmonitor=false\n"
+	ck_assert_str_eq(text, "--no-optional-locks\n-c\ncore.fsmonitor=\n"
 	    "-c\ncore.hooksPath=/dev/null\n-c\ncore.trustctime=true\n"
 	    "-c\ncore.checkStat=default\nhash-object\n--stdin\n");
 	free(text);

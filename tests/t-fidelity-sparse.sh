@@ -5,6 +5,22 @@
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"
+if ! git_at_least 2 36; then
+	# Before git 2.36 a new worktree does not carry the sparse patterns:
+	# forge refuses a sparse checkout, and says why.
+	{ git sparse-checkout init && git sparse-checkout set src; } \
+	    >/dev/null 2>&1 || exit 99
+	run_forge verify --isolated -- true
+	is "before git 2.36, a sparse checkout is refused" "$rc" 125
+	like "with the reason" "$err" \
+	    'is a sparse checkout: forge needs git 2\.36 or later to copy one'
+	run_forge verify --in-place -- true
+	is "in place, it runs" "$rc" 0
+	skip "a sparse checkout is copied and proved" \
+	    "git $GIT_VERSION: worktrees carry sparse patterns from 2.36 on"
+	done_testing
+	exit
+fi
 mkdir -p dir/deeper outside/deeper
 printf 'in the cone\n' >dir/a.txt
 printf 'in the cone\n' >dir/deeper/b.txt

@@ -82,7 +82,12 @@ before=$(state_of "$T/r")
 	GIT_COMMON_DIR="$T/r/.git"
 	GIT_OBJECT_DIRECTORY="$T/r/.git/objects"
 	GIT_ALTERNATE_OBJECT_DIRECTORIES="$T/empty-objects"
-	GIT_CONFIG_PARAMETERS="'color.ui'='always'"
+	# As the git under test writes it: quoted apart from 2.31 on.
+	if git_at_least 2 31; then
+		GIT_CONFIG_PARAMETERS="'color.ui'='always'"
+	else
+		GIT_CONFIG_PARAMETERS="'color.ui=always'"
+	fi
 	GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.quotePath GIT_CONFIG_VALUE_0=false
 	GIT_CONFIG="$T/no-such-config"
 	GIT_PREFIX=src/

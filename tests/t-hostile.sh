@@ -42,7 +42,7 @@ expect_125 "git not on PATH" 'git not found on PATH'
 fake_git "$T/oldgit" '[ "$SUB" = version ] && { echo "git version 2.20.1"; exit 0; }
 exec "$REAL_GIT" "$@"'
 PATH="$T/oldgit:$PATH" run_forge verify --isolated -- touch "$T/ran"
-expect_125 "git too old" 'git version 2\.20\.1 is too old: forge needs git 2\.33 or later'
+expect_125 "git too old" 'git version 2\.20\.1 is too old: forge needs git 2\.25 or later'
 
 # (Not under a wrapper: valgrind itself needs a usable TMPDIR.)
 TMPDIR="$T/missing" FORGE_WRAPPER= run_forge verify --isolated -- touch "$T/ran"
