@@ -43,13 +43,14 @@ exited() {
 WAITSTATUS=${TREELIST%/*}/waitstatus
 
 # start_bg COMMAND...: start a command in the background, its output in
-# $T/bg.out and $T/bg.err, with SIGINT and SIGQUIT at their defaults: a
-# background job of a non-interactive shell starts with them ignored,
-# and forge, like a shell, keeps ignored what it finds ignored.  Sets
+# $T/bg.out and $T/bg.err, with SIGINT, SIGQUIT and SIGHUP at their
+# defaults: a background job of a non-interactive shell starts with the
+# first two ignored, a suite run under nohup(1) with the third, and
+# forge, like a shell, keeps ignored what it finds ignored.  Sets
 # $pid to the command's pid once it has started.
 start_bg() {
 	rm -f "$T/bg.pid" "$T/bg.how"
-	"$WAITSTATUS" "$T/bg.pid" "$T/bg.how" env --default-signal=INT,QUIT \
+	"$WAITSTATUS" "$T/bg.pid" "$T/bg.how" env --default-signal=INT,QUIT,HUP \
 	    "$@" >"$T/bg.out" 2>"$T/bg.err" </dev/null &
 	_bg=$!
 	wait_until 30 test -s "$T/bg.pid" || return 1

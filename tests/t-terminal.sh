@@ -84,7 +84,7 @@ for key in INT QUIT; do
 	QUIT) keys='\034' ;;
 	esac
 	cat >"$T/s2" <<'EOF'
-"$WAITSTATUS" "$T/pid" "$T/how" env --default-signal=INT,QUIT \
+"$WAITSTATUS" "$T/pid" "$T/how" env --default-signal=INT,QUIT,HUP \
     ${FORGE_WRAPPER:-} "$FORGE" verify --isolated -- \
     sh -c 'echo $$ >"$1.tmp" && mv "$1.tmp" "$1"; exec sleep 30' sh "$T/ran"
 EOF

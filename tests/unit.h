@@ -8,8 +8,14 @@
 #define UNIT_H
 
 #include <check.h>
+#include <signal.h>
 #include <stdlib.h>
 
+/*
+ * The fatal signals start at their defaults, as in a shell's foreground
+ * job: a suite started under nohup(1), as build daemons do, inherits an
+ * ignored SIGHUP, which forge (rightly) would keep ignored.
+ */
 #define UNIT_MAIN(suite_fn)						\
 int									\
 main(void)								\
@@ -17,6 +23,10 @@ main(void)								\
 	SRunner	*sr;							\
 	int	 failed;						\
 									\
+	signal(SIGHUP, SIG_DFL);					\
+	signal(SIGINT, SIG_DFL);					\
+	signal(SIGQUIT, SIG_DFL);					\
+	signal(SIGTERM, SIG_DFL);					\
 	sr = srunner_create((suite_fn)());				\
 	srunner_set_tap(sr, "-");					\
 	srunner_run_all(sr, CK_SILENT);					\
