@@ -250,3 +250,38 @@ out:
 	buf_free(&out);
 	return ret;
 }
+
+int
+repo_tree_size(const char *top, const char *gitdir, const char *commit,
+    unsigned long long *bytes, unsigned long long *files)
+{
+	const char *const	 a[] = { "ls-tree", "-r", "-l", "-z",
+	    "--full-tree", commit, NULL };
+	struct buf		 out = BUF_INIT;
+	struct git		 g;
+	const char		*p, *end;
+	char			*f;
+	int			 ret = -1;
+
+	memset(&g, 0, sizeof(g));
+	g.dir = top;
+	g.gitdir = gitdir;
+	*bytes = *files = 0;
+	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
+		goto out;
+	/* "mode type oid size\tpath": the size is the fourth field. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		f = strchr(p, ' ');
+		f = f != NULL ? strchr(f + 1, ' ') : NULL;
+		f = f != NULL ? strchr(f + 1, ' ') : NULL;
+		if (f == NULL)
+			break;
+		*bytes += strtoull(f + 1, NULL, 10);
+		(*files)++;
+	}
+	ret = 0;
+out:
+	buf_free(&out);
+	return ret;
+}

@@ -180,55 +180,26 @@ repo_settings(struct snap_repo *sr, int sparse)
 static int
 no_space(struct snap_repo *sr, const char *dir, struct buf *why)
 {
-	const char *const	 a[] = { "ls-tree", "-r", "-l", "-z",
-	    "--full-tree", NULL };
-	struct statvfs		 vfs;
-	struct strv		 args = STRV_INIT;
-	struct buf		 out = BUF_INIT;
-	struct git		 g;
-	unsigned long long	 need = 0, files = 0, avail;
-	const char		*p, *end;
-	char			*f, *e;
-	int			 i, ret = 0;
+	struct statvfs		vfs;
+	unsigned long long	need, files, avail;
 
-	if (statvfs(dir, &vfs) == -1)
+	if (statvfs(dir, &vfs) == -1 ||
+	    repo_tree_size(sr->src, sr->gitdir, sr->head, &need, &files) == -1)
 		return 0;
-	memset(&g, 0, sizeof(g));
-	g.dir = sr->src;
-	g.gitdir = sr->gitdir;
-	for (i = 0; a[i] != NULL; i++)
-		strv_push(&args, a[i]);
-	strv_push(&args, sr->head);
-	if (git_run(&g, (const char *const *)args.v, 0, NULL, &out,
-	    NULL) != 0)
-		goto out;
-	/* "mode type oid size\tpath": the size is the fourth field. */
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		f = strchr(p, ' ');
-		f = f != NULL ? strchr(f + 1, ' ') : NULL;
-		f = f != NULL ? strchr(f + 1, ' ') : NULL;
-		if (f == NULL)
-			break;
-		need += strtoull(f + 1, &e, 10);
-		files++;
-	}
 	avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail) {
 		buf_addf(why, "No space left on device: %s has %llu KiB free, "
 		    "HEAD holds %llu KiB", fs_vis(dir), avail / 1024,
 		    need / 1024);
-		ret = 1;
-	} else if (vfs.f_files > 0 && files > vfs.f_favail) {
+		return 1;
+	}
+	if (vfs.f_files > 0 && files > vfs.f_favail) {
 		buf_addf(why, "No space left on device: %s has %llu inodes "
 		    "free, HEAD holds %llu files", fs_vis(dir),
 		    (unsigned long long)vfs.f_favail, files);
-		ret = 1;
+		return 1;
 	}
-out:
-	strv_free(&args);
-	buf_free(&out);
-	return ret;
+	return 0;
 }
 
 /* Write the lock reason git before 2.33 could not take. */
