@@ -153,8 +153,10 @@ is "nothing of forge's is left" "$(leftovers "$T/r")" ""
 
 # A registration of forge's own whose copy went some other way (its
 # record too) is removed by gc, alone; the user's locked one is not.
-FORGE_TEST_STALL=checkout start_forge "$T/stall.err" verify --isolated -- true
-wait_for 30 grep -q "test stall: checkout" "$T/stall.err"
+# (A file of its own: the last run's stall message must not be read as
+# this one's.)
+FORGE_TEST_STALL=checkout start_forge "$T/stall2.err" verify --isolated -- true
+wait_for 30 grep -q "test stall: checkout" "$T/stall2.err"
 kill -KILL "$forge_pid"
 wait "$forge_pid" 2>/dev/null
 rm -rf "$TMPDIR"/forge-* "$common"/forge/copies/*
