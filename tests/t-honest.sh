@@ -85,7 +85,7 @@ run_forge verify --exit=verdict --timeout 0.2s -- sleep 5
 is "--exit=verdict: a timeout is 124" "$rc" 124
 run_forge verify --exit=verdict -- no-such-command-anywhere
 is "--exit=verdict: a command not found is a FAIL" "$rc" 1
-TMPDIR=$T/no-such-dir run_forge verify --exit=verdict --isolated -- true
+run_forge verify --exit=verdict --change=no-such-commit -- true
 is "--exit=verdict: forge's own failure is 125" "$rc" 125
 like "an ERROR" "$err" 'Verdict: ERROR'
 run_forge verify --exit=verdict --isolated -- sh -c 'kill -TERM $PPID; sleep 5'
@@ -104,13 +104,14 @@ git config forge.breakerThreshold 0
 # breaker.json makes forge warn while it holds the state lock.
 : >"$common/forge/lock"
 rm -f "$common/forge/breaker.json"
-forge verify --isolated -- sh -c 'echo out; echo err >&2' <&- >&- 2>&-
+# (forge itself: a wrapper such as valgrind needs its own descriptors.)
+"$FORGE" verify --isolated -- sh -c 'echo out; echo err >&2' <&- >&- 2>&-
 is "closed 0, 1 and 2: the run passes" "$?" 0
 is "the state lock got no message" "$(wc -c <"$common/forge/lock")" 0
 ok "the timeline is all JSON" json_lines "$timeline"
 is "nothing is left" "$(leftovers "$T/r")" ""
 rm -f "$common/forge/breaker.json"
-forge verify -- false 2>&-
+"$FORGE" verify -- false 2>&-
 is "closed 2 and a failure: the status is the step's" "$?" 1
 is "the state lock still got nothing" "$(wc -c <"$common/forge/lock")" 0
 ok "nor the timeline" json_lines "$timeline"
