@@ -256,6 +256,28 @@ owner_alive(const struct journal_entry *e)
 	return same_boot(e) && proc_alive((pid_t)e->pid, e->start);
 }
 
+/* A repository's worktree registrations, to walk; NULL, errno ENOENT,
+ * when it has none. */
+static DIR *
+worktrees(const char *common)
+{
+	DIR	*d;
+	char	*path;
+	int	 fd, saved;
+
+	path = xasprintf("%s/worktrees", common);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	free(path);
+	if (fd == -1)
+		return NULL;
+	if ((d = fdopendir(fd)) == NULL) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+	}
+	return d;
+}
+
 /*
  * Does this worktree registration belong to the run's copy under top?
  * With by_path, a gitdir below top says so (top is proven the run's);
@@ -300,18 +322,11 @@ remove_registrations(const char *common, const char *top, const char *run,
 {
 	struct dirent	*de;
 	DIR		*d;
-	char		*wtdir;
 	int		 dfd, afd, ret = 0;
 
-	wtdir = xasprintf("%s/worktrees", common);
-	dfd = open(wtdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(wtdir);
-	if (dfd == -1)
+	if ((d = worktrees(common)) == NULL)
 		return errno == ENOENT ? 0 : -1;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return -1;
-	}
+	dfd = dirfd(d);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.')
 			continue;
@@ -666,18 +681,12 @@ journal_orphans(const char *common, int flags, struct reclaim *rc)
 	struct dirent	*de;
 	struct stat	 st;
 	DIR		*d;
-	char		*wtdir, *rec, run[32];
+	char		*rec, run[32];
 	int		 dfd, afd, ours, ret = 0;
 
-	wtdir = xasprintf("%s/worktrees", common);
-	dfd = open(wtdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	free(wtdir);
-	if (dfd == -1)
+	if ((d = worktrees(common)) == NULL)
 		return errno == ENOENT ? 0 : -1;
-	if ((d = fdopendir(dfd)) == NULL) {
-		close(dfd);
-		return -1;
-	}
+	dfd = dirfd(d);
 	while ((de = readdir(d)) != NULL) {
 		if (de->d_name[0] == '.' || (afd = openat(dfd, de->d_name,
 		    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1)
