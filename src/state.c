@@ -282,22 +282,23 @@ state_commit(struct state *st, struct state_txn *tx, const struct buf *events)
 	breaker_to_json(&tx->b, &now);
 	changed = now.len != tx->old.len ||
 	    memcmp(now.data, tx->old.data, now.len) != 0;
-	/* Unchanged but not on disk as it is (rebuilt): saved if it can
-	 * be, as the timeline holds the truth either way. */
-	if ((changed || !tx->on_disk) &&
-	    state_save_breaker(st, &tx->b) == -1 && changed)
-		goto out;
-	if (events != NULL && events->len > 0 &&
-	    state_append(st, events) == -1) {
-		/* Not recorded: neither is the breaker's change. */
-		if (changed && tx->on_disk) {
-			buf_addc(&tx->old, '\n');
-			(void)fs_write_atomic(st->breaker, tx->old.data,
-			    tx->old.len, 0666);
-		} else if (changed)
-			(void)unlink(st->breaker);	/* rebuilt next time */
+	/*
+	 * The timeline is the truth, breaker.json its summary.  A change
+	 * unlinks the summary first, so that at every instant -- a crash
+	 * included -- it is either right or missing, and a missing one is
+	 * rebuilt from the timeline.  Only if it cannot go is nothing
+	 * written.
+	 */
+	if (changed && unlink(st->breaker) == -1 && errno != ENOENT) {
+		warn("cannot replace %s", fs_vis(st->breaker));
 		goto out;
 	}
+	if (events != NULL && events->len > 0 &&
+	    state_append(st, events) == -1)
+		goto out;		/* not recorded; no summary either */
+	/* A summary that fails to save is rebuilt next time. */
+	if (changed || !tx->on_disk)
+		(void)state_save_breaker(st, &tx->b);
 	ret = 0;
 out:
 	buf_free(&now);

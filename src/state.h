@@ -11,18 +11,22 @@
  *	if (state_open(&st, common, &cfg) == -1) ...	message printed
  *
  * Every change is one transaction: the lock, the breaker as it stands,
- * then the new breaker and the events, of which either both are written
- * or neither is.
+ * then the events and the new breaker.  The timeline is the truth and
+ * breaker.json its summary: at every instant, a crash included, the
+ * summary is either right or missing, and a missing one is rebuilt from
+ * the timeline (each verify event records the breaker after it).
  *
  *	struct state_txn tx;
  *	if (state_begin(&st, &tx) == -1) ...	locked; tx.b loaded, or
  *						rebuilt from the timeline
  *	... breaker_record(&tx.b, ...); events into a buf ...
- *	state_commit(&st, &tx, &events);	saves the breaker if it changed
- *						(temp file, fsync, rename), then
- *						appends the events in one
- *						write(2); if that fails, puts
- *						the breaker back.  Unlocks.
+ *	state_commit(&st, &tx, &events);	if the breaker changed, unlinks
+ *						breaker.json (-1 if it will not
+ *						go: nothing written), appends
+ *						the events in one write(2)
+ *						(-1: not recorded), then saves
+ *						the breaker (temp file, fsync,
+ *						rename).  Unlocks.
  *	state_end(&st, &tx);			or unlock, writing nothing
  *	state_close(&st);
  *

@@ -672,6 +672,60 @@ START_TEST(t_state_rotation_big_event)
 }
 END_TEST
 
+/* A transaction: the events and the breaker, never the one without the
+ * other; where the events cannot be written, the breaker is not left
+ * saying they were. */
+START_TEST(t_state_commit)
+{
+	struct state		 st;
+	struct state_txn	 tx;
+	struct buf		 ev = BUF_INIT;
+	char			*common, *bp, *tp, *text;
+
+	common = unitfs_dir("common");
+	ck_assert_int_eq(state_open(&st, common, NULL), 0);
+	bp = state_path(common, "breaker.json");
+	tp = state_path(common, "timeline.jsonl");
+	/* A failure: the breaker changes, and both are written. */
+	ck_assert_int_eq(state_begin(&st, &tx), 0);
+	(void)breaker_record(&tx.b, VERDICT_FAIL, 3, "t1", "w1");
+	buf_adds(&ev, VFAIL("1"));
+	ck_assert_int_eq(state_commit(&st, &tx, &ev), 0);
+	ck_assert(unitfs_exists(tp));
+	text = unitfs_read(bp, NULL);
+	ck_assert_ptr_nonnull(strstr(text, "\"streak\":1"));
+	free(text);
+	/* The timeline cannot be written: nothing is recorded, and the
+	 * breaker is not left counting what is not there. */
+	ck_assert_int_eq(unlink(tp), 0);
+	ck_assert_int_eq(mkdir(tp, 0755), 0);
+	ck_assert_int_eq(state_begin(&st, &tx), 0);
+	ck_assert_int_eq(tx.b.streak, 1);
+	(void)breaker_record(&tx.b, VERDICT_FAIL, 3, "t2", "w2");
+	ck_assert_int_eq(state_commit(&st, &tx, &ev), -1);
+	ck_assert(!unitfs_exists(bp));
+	ck_assert_int_eq(rmdir(tp), 0);
+	/* Rebuilt from the timeline (gone too, here): no streak of 2. */
+	ck_assert_int_eq(state_begin(&st, &tx), 0);
+	ck_assert_int_eq(tx.b.streak, 0);
+	state_end(&st, &tx);
+	/* A breaker.json that will not go: nothing is written at all. */
+	ck_assert_int_eq(mkdir(bp, 0755), 0);
+	text = state_path(common, "breaker.json/x");
+	unitfs_write(text, "x", 0644);
+	ck_assert_int_eq(state_begin(&st, &tx), 0);
+	(void)breaker_record(&tx.b, VERDICT_FAIL, 3, "t3", "w3");
+	ck_assert_int_eq(state_commit(&st, &tx, &ev), -1);
+	ck_assert(!unitfs_exists(tp));
+	free(text);
+	buf_free(&ev);
+	free(bp);
+	free(tp);
+	state_close(&st);
+	free(common);
+}
+END_TEST
+
 START_TEST(t_state_breaker_fresh_and_saved)
 {
 	struct state	 st;
@@ -1043,6 +1097,7 @@ state_suite(void)
 	tcase_add_test(tc, t_state_append_after_torn);
 	tcase_add_test(tc, t_state_rotation);
 	tcase_add_test(tc, t_state_rotation_big_event);
+	tcase_add_test(tc, t_state_commit);
 	tcase_add_test(tc, t_state_breaker_fresh_and_saved);
 	tcase_add_test(tc, t_state_breaker_rebuilt);
 	tcase_add_test(tc, t_state_breaker_rebuilt_rotated);
