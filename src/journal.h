@@ -56,6 +56,9 @@ struct journal_entry {
  * the proof that the directory a record names is that run's. */
 #define JOURNAL_SCRATCH	".forge"
 #define JOURNAL_MARK	"run"
+/* Everything a run starts carries JOURNAL_ENV=<run id> in its
+ * environment: a reclaim ends only processes that are the run's. */
+#define JOURNAL_ENV	"FORGE_RUN"
 
 #define JOURNAL_DRY_RUN		0x01	/* only say what would go */
 #define JOURNAL_KEPT		0x02	/* kept copies go too */

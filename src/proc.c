@@ -1,6 +1,8 @@
 /* Processes, read from /proc: who is alive, and who is using a directory. */
 #include "config.h"
 
+#include <sys/syscall.h>
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -191,9 +193,60 @@ is_one_of(pid_t pid, const pid_t *v, size_t n)
 	return 0;
 }
 
-/* One pass: signal every process in dir; how many there were. */
+int
+proc_has_env(pid_t pid, const char *entry)
+{
+	struct buf	 b = BUF_INIT;
+	char		 path[64];
+	const char	*p, *end;
+	size_t		 n = strlen(entry);
+	int		 found = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/environ", (long)pid);
+	if (fs_read_file(path, &b, 1 << 22) == -1) {
+		buf_free(&b);
+		return 0;
+	}
+	for (p = b.data, end = p + b.len; p != NULL && p < end;
+	    p += strlen(p) + 1)
+		if (strlen(p) == n && memcmp(p, entry, n) == 0) {
+			found = 1;
+			break;
+		}
+	buf_free(&b);
+	return found;
+}
+
+/* A handle on pid that a recycled pid cannot fool; -1 if none. */
 static int
-kill_pass(const char *dir)
+pid_handle(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+	(void)pid;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* SIGKILL the process the handle holds (or, without one, pid). */
+static void
+kill_handle(int fd, pid_t pid)
+{
+#ifdef SYS_pidfd_send_signal
+	if (fd != -1) {
+		(void)syscall(SYS_pidfd_send_signal, fd, SIGKILL, NULL, 0);
+		return;
+	}
+#endif
+	(void)fd;
+	(void)kill(pid, SIGKILL);
+}
+
+/* One pass: signal every process of the run in dir; how many. */
+static int
+kill_pass(const char *dir, const char *tag)
 {
 	struct proc_stat	 ps;
 	struct dirent		*de;
@@ -202,7 +255,7 @@ kill_pass(const char *dir)
 	size_t			 nmine;
 	char			*end;
 	long			 pid;
-	int			 n = 0;
+	int			 fd, n = 0;
 
 	if ((d = opendir("/proc")) == NULL)
 		return 0;
@@ -213,21 +266,27 @@ kill_pass(const char *dir)
 		if (pid <= 0 || *end != '\0' || is_one_of((pid_t)pid, mine,
 		    nmine))
 			continue;
-		/* The dead hold no directory; their parent reaps them. */
-		if (proc_stat((pid_t)pid, &ps) == -1 || ps.state == 'Z' ||
-		    ps.state == 'X')
-			continue;
-		if (!proc_uses_dir((pid_t)pid, dir))
-			continue;
-		(void)kill((pid_t)pid, SIGKILL);
-		n++;
+		/* Held first: the checks below are then about the process
+		 * the signal goes to, even if pid is reused meanwhile. */
+		fd = pid_handle((pid_t)pid);
+		/* The dead hold no directory; their parent reaps them.  A
+		 * process that merely works there (a user's shell in a
+		 * copy left in place) does not carry the run's mark. */
+		if (proc_stat((pid_t)pid, &ps) == 0 && ps.state != 'Z' &&
+		    ps.state != 'X' && proc_uses_dir((pid_t)pid, dir) &&
+		    proc_has_env((pid_t)pid, tag)) {
+			kill_handle(fd, (pid_t)pid);
+			n++;
+		}
+		if (fd != -1)
+			close(fd);
 	}
 	closedir(d);
 	return n;
 }
 
 int
-proc_kill_in(const char *dir, long long ms)
+proc_kill_in(const char *dir, const char *tag, long long ms)
 {
 	struct timespec	 pause = { 0, 10 * 1000 * 1000 };
 	long long	 until = time_now_ms() + ms;
@@ -235,7 +294,7 @@ proc_kill_in(const char *dir, long long ms)
 
 	/* Killed, a process lets go of its directories as it exits, a
 	 * moment later; and one may have started another meanwhile. */
-	while ((n = kill_pass(dir)) > 0) {
+	while ((n = kill_pass(dir, tag)) > 0) {
 		total += n;
 		if (time_now_ms() >= until)
 			break;

@@ -10,11 +10,14 @@
  *	proc_alive(pid, start)		and it has not exited: a zombie is
  *					dead, and holds nothing any more
  *	boot_id()			this boot, "" if unknown
- *	proc_kill_in(dir, ms)		SIGKILL every process whose current
+ *	proc_kill_in(dir, tag, ms)	SIGKILL every process whose current
  *					or root directory, or an open file,
- *					is dir or below it, until none is
- *					left or ms have passed; never forge
- *					itself or one of its ancestors
+ *					is dir or below it, and whose
+ *					environment holds the entry tag
+ *					("FORGE_RUN=<id>": it is the run's),
+ *					until none is left or ms have
+ *					passed; never forge itself or one
+ *					of its ancestors
  *
  * A start time of 0 means "unknown": such a pid proves nothing, and
  * proc_is() says no.
@@ -39,6 +42,8 @@ const char	*boot_id(void);
 /* Is a path dir itself or below it (a "(deleted)" suffix allowed)? */
 int		 proc_path_in(const char *, const char *);
 int		 proc_uses_dir(pid_t, const char *);
-int		 proc_kill_in(const char *, long long);
+int		 proc_kill_in(const char *, const char *, long long);
+/* Does pid's environment (as it was exec'd with) hold entry, exactly? */
+int		 proc_has_env(pid_t, const char *);
 
 #endif /* PROC_H */

@@ -79,6 +79,27 @@ wait_for 10 sh -c "! kill -0 $escaped"
 not_ok "and the setsid process working in the copy is gone" kill -0 "$escaped"
 is "nothing is left" "$(leftovers "$T/r")" ""
 
+# Someone who went into a dead run's copy afterwards (a shell, an editor)
+# is not the run's: gc ends the run's command, and leaves them alone.
+start_forge "$T/d.err" verify --isolated -- sh -c \
+    'echo $$ >"$0"; exec sleep 60' "$T/dead-cmd.pid"
+pid=$forge_pid
+wait_for 30 test -s "$T/dead-cmd.pid"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+deadcmd=$(cat "$T/dead-cmd.pid")
+copy=$(ls -d "$TMPDIR"/forge-*/r)
+env -u FORGE_RUN setsid sh -c 'cd "$0" && exec sleep 60' "$copy" &
+visitor=$!
+wait_for 10 sh -c "readlink /proc/$visitor/cwd | grep -q forge-"
+run_forge gc
+wait_for 10 sh -c "! kill -0 $deadcmd"
+not_ok "gc ends the dead run's command" kill -0 "$deadcmd"
+ok "and leaves the visitor in its copy alone" kill -0 "$visitor"
+kill -KILL "$visitor"
+wait "$visitor" 2>/dev/null
+is "nothing is left" "$(leftovers "$T/r")" ""
+
 # A hand-written record naming a directory someone works in, and that
 # someone's pid as the command, kills nothing.
 fake=$TMPDIR/forge-00000000000000bb
