@@ -194,6 +194,7 @@ set_verdict(struct run *r, enum verdict v, int status, int signo,
 	r->verdict = v;
 	r->status = status;
 	r->signo = signo;
+	r->timed_out = 0;		/* judge_step() sets it after */
 	free(r->failed);
 	r->failed = NULL;
 	if (failed != NULL) {
@@ -323,16 +324,36 @@ command_dir(struct run *r, const struct step *s)
 	return dir;
 }
 
-/* The command could not be started: 127 or 126, as a shell says. */
+/*
+ * The command could not be started.  Not found, or not executable, is
+ * the command's own doing: 127 or 126, as a shell says.  Anything else
+ * (fork or a pipe failing under a process limit, the directory gone) is
+ * forge's: an ERROR, which never feeds the breaker.
+ */
 static void
 not_started(struct run *r, struct step *s, int errnum)
 {
-	if (errnum == ENOENT) {
+	switch (errnum) {
+	case ENOENT:
 		warnx("%s: command not found", fs_vis(s->argv.v[0]));
 		s->status = EXIT_NOTFOUND;
-	} else {
+		break;
+	case EACCES:
+	case ENOEXEC:
+	case EPERM:
+	case E2BIG:
+	case ELOOP:
+	case ENAMETOOLONG:
+	case ETXTBSY:
+	case EISDIR:
 		warnc(errnum, "%s", fs_vis(s->argv.v[0]));
 		s->status = EXIT_NOEXEC;
+		break;
+	default:
+		warnc(errnum, "cannot start %s", fs_vis(s->argv.v[0]));
+		s->status = EXIT_FORGE;
+		doing(r, "forge could not start the command");
+		return;
 	}
 	set_verdict(r, VERDICT_FAIL, s->status, 0, "%s (%s)", s->display,
 	    s->status == EXIT_NOTFOUND ? "command not found" :
@@ -671,9 +692,11 @@ prepare(struct run *r, const struct verify_opts *o)
 	const char		*places[4];
 
 	doing(r, "forge could not create its run directory");
+	/* Freed whatever happens: a half-made one holds a cleanup entry
+	 * that points into r. */
+	r->have_rd = 1;
 	if (rundir_open(&r->rd, ctx->repo.common) == -1)
 		return -1;
-	r->have_rd = 1;
 	if (o->change != NULL) {
 		doing(r, "forge could not report the change");
 		if (change_compute(&r->change, &ctx->repo, o->change,

@@ -114,9 +114,11 @@ fail:
 	return -1;
 }
 
-/* Copy len bytes at off in in, to off + shift in out. */
+/* Copy len bytes at off in in, to off + shift in out; *got says how
+ * many came (fewer if the file shrank meanwhile). */
 static int
-copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr)
+copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr,
+    off_t *got)
 {
 	char	 buf[65536];
 	ssize_t	 r, w;
@@ -134,8 +136,10 @@ copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr)
 			    (size_t)(len - done), 0);
 			if (r > 0)
 				continue;
-			if (r == 0)
-				return 0;	/* the file shrank */
+			if (r == 0) {
+				*got = done;	/* the file shrank */
+				return 0;
+			}
 			if (errno == EINTR) {
 				r = 0;
 				continue;
@@ -151,8 +155,10 @@ copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr)
 #endif
 		r = pread(in, buf, (size_t)(len - done) < sizeof(buf) ?
 		    (size_t)(len - done) : sizeof(buf), off + done);
-		if (r == 0)
+		if (r == 0) {
+			*got = done;
 			return 0;
+		}
 		if (r == -1) {
 			if (errno == EINTR) {
 				r = 0;
@@ -170,6 +176,7 @@ copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr)
 			}
 		}
 	}
+	*got = len;
 	return 0;
 }
 
@@ -204,7 +211,7 @@ int
 fs_copy_fd(int in, int out)
 {
 	struct stat	ist, ost;
-	off_t		start, shift, off, data, hole;
+	off_t		start, shift, off, data, hole, got, size;
 	int		use_cfr = 1;
 
 	if (fstat(in, &ist) == -1 || fstat(out, &ost) == -1)
@@ -221,6 +228,7 @@ fs_copy_fd(int in, int out)
 		return 0;
 #endif
 	/* Only the data: holes stay holes, so a sparse file stays sparse. */
+	size = ist.st_size;
 	for (off = start; off < ist.st_size; off = hole) {
 		if ((data = lseek(in, off, SEEK_DATA)) == -1) {
 			if (errno == ENXIO)
@@ -233,17 +241,21 @@ fs_copy_fd(int in, int out)
 			hole = ist.st_size;
 		if (data >= hole)
 			break;
-		if (copy_range(in, out, data, hole - data, shift, &use_cfr) ==
-		    -1)
+		if (copy_range(in, out, data, hole - data, shift, &use_cfr,
+		    &got) == -1)
 			return -1;
+		if (got < hole - data) {
+			/* It shrank: it ends where the data did. */
+			size = data + got;
+			break;
+		}
 	}
 	/* A hole at the end is only a size. */
-	if (ist.st_size > start && ftruncate(out, ist.st_size + shift) == -1)
+	if (size > start && ftruncate(out, size + shift) == -1)
 		return -1;
 	/* Both offsets where a read and write loop would leave them. */
-	if (lseek(in, ist.st_size > start ? ist.st_size : start, SEEK_SET) ==
-	    -1 || lseek(out, (ist.st_size > start ? ist.st_size : start) +
-	    shift, SEEK_SET) == -1)
+	if (lseek(in, size > start ? size : start, SEEK_SET) == -1 ||
+	    lseek(out, (size > start ? size : start) + shift, SEEK_SET) == -1)
 		return -1;
 	return 0;
 }
@@ -452,7 +464,9 @@ struct level {
 	ino_t		 ino;
 	char		*name;
 	struct strv	 skip;		/* entries here that stay */
-	int		 retries;	/* subdirectories that refilled */
+	char		*retry_name;	/* the subdirectory that refilled */
+	int		 retries;	/* how often, in a row */
+	int		 all_retries;	/* all of them together */
 };
 
 struct rm {
@@ -634,13 +648,22 @@ climb(struct rm *rm, int *fd)
 		strv_push(&up->skip, lv->name);
 	} else if (unlinkat(pfd, lv->name, AT_REMOVEDIR) == -1 &&
 	    errno != ENOENT) {
-		/* Refilled since we emptied it: again, a few times. */
+		/* Refilled since we emptied it: again, a few times for
+		 * each, and not forever for all of them together. */
+		if (up->retry_name == NULL ||
+		    strcmp(up->retry_name, lv->name) != 0) {
+			free(up->retry_name);
+			up->retry_name = xstrdup(lv->name);
+			up->retries = 0;
+		}
 		if ((errno != ENOTEMPTY && errno != EEXIST) ||
-		    ++up->retries > RM_RETRIES)
+		    ++up->retries > RM_RETRIES ||
+		    ++up->all_retries > RM_RETRIES * 64)
 			left_behind(rm, lv->name, errno, errno == EBUSY ?
 			    "a file system is mounted at" : NULL);
 	}
 	free(lv->name);
+	free(lv->retry_name);
 	strv_free(&lv->skip);
 	return 0;
 }
@@ -736,6 +759,7 @@ again:
 			if ((errno == ENOTEMPTY || errno == EEXIST) &&
 			    ++tries <= RM_RETRIES) {
 				free(lv->name);
+				free(lv->retry_name);
 				strv_free(&lv->skip);
 				goto again;
 			}
@@ -743,12 +767,14 @@ again:
 			    "a file system is mounted at" : NULL);
 		}
 		free(lv->name);
+		free(lv->retry_name);
 		strv_free(&lv->skip);
 	}
 out:
 	while (rm.depth > 0) {
 		rm.depth--;
 		free(rm.stack[rm.depth].name);
+		free(rm.stack[rm.depth].retry_name);
 		strv_free(&rm.stack[rm.depth].skip);
 	}
 	free(rm.stack);
@@ -803,11 +829,12 @@ fs_mounts_below(const char *path, struct strv *left)
 	int		 field, found = 0;
 
 	if ((real = realpath(path, NULL)) == NULL)
-		return 0;
+		return errno == ENOENT ? 0 : -1;
 	n = strlen(real);
 	if (fs_read_file("/proc/self/mountinfo", &b, 1 << 24) == -1) {
 		free(real);
-		return 0;
+		buf_free(&b);
+		return -1;	/* cannot tell: as if there were */
 	}
 	for (p = b.data; (line = strsep(&p, "\n")) != NULL;) {
 		/* "id parent major:minor root mount-point options ..." */
@@ -859,7 +886,7 @@ fs_rmtree_path(const char *path, const char *last, struct strv *left)
 		return saved == ENOENT ? 0 : -1;
 	}
 	if (fs_where(fd, &w) == 0 && !w.have_mnt &&
-	    fs_mounts_below(trimmed, left) > 0) {
+	    fs_mounts_below(trimmed, left) != 0) {
 		/* Blind to bind mounts: remove nothing. */
 		close(fd);
 		free(dir);

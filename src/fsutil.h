@@ -64,7 +64,8 @@ int	fs_same_mount(const struct fs_where *, const struct fs_where *);
 int	fs_rmtree_report(int, const char *, const char *, struct strv *);
 int	fs_rmtree_at(int, const char *);
 /* The mount points at or below path, from /proc/self/mountinfo: how
- * many, each named in left (if not NULL) as fs_rmtree_report does. */
+ * many, each named in left (if not NULL) as fs_rmtree_report does; -1
+ * if it cannot tell (no /proc). */
 int	fs_mounts_below(const char *, struct strv *);
 /* The same for a path; left may be NULL.  last, if not NULL, names an
  * entry of path that goes last, and only once everything else went (a

@@ -278,47 +278,58 @@ worktrees(const char *common)
 	return d;
 }
 
+/* The first bytes of one of a registration's files, NUL-terminated. */
+static void
+read_adm(int admfd, const char *name, struct buf *b)
+{
+	int	fd;
+
+	buf_reset(b);
+	buf_str(b);		/* "" if there is no such file */
+	if ((fd = openat(admfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) ==
+	    -1)
+		return;
+	while (buf_read(b, fd, 4096) > 0 && b->len < 65536)
+		;
+	close(fd);
+	buf_rtrim(b);
+	buf_str(b);
+}
+
 /*
  * Does this worktree registration belong to the run's copy under top?
- * With by_path, a gitdir below top says so (top is proven the run's);
- * the lock reason naming the run always does (forge adds every worktree
- * locked, and a run killed inside git worktree add left no gitdir yet).
+ * The lock reason naming the run says so (forge adds every worktree
+ * locked, with that reason).  So does a gitdir below top: with by_path
+ * (top is proven the run's), or with the lock reason git before 2.33
+ * wrote, which forge replaces a moment later -- top's name holds the
+ * run's 64-bit id.
  */
 static int
 registration_is_ours(int admfd, const char *top, const char *run,
     int by_path)
 {
-	struct buf	 b = BUF_INIT;
+	struct buf	 gitdir = BUF_INIT, lock = BUF_INIT;
 	char		*want, *tag;
-	int		 fd, ours = 0;
+	int		 below, ours;
 
+	read_adm(admfd, "gitdir", &gitdir);
+	read_adm(admfd, "locked", &lock);
 	want = xasprintf("%s/", top);
-	if (by_path && (fd = openat(admfd, "gitdir", O_RDONLY | O_CLOEXEC |
-	    O_NOFOLLOW)) != -1) {
-		while (buf_read(&b, fd, 4096) > 0 && b.len < 65536)
-			;
-		close(fd);
-		ours = b.data != NULL &&
-		    strncmp(b.data, want, strlen(want)) == 0;
-	}
-	if (!ours && run != NULL && (fd = openat(admfd, "locked",
-	    O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1) {
-		tag = xasprintf("forge run %s ", run);
-		buf_reset(&b);
-		while (buf_read(&b, fd, 4096) > 0 && b.len < 65536)
-			;
-		close(fd);
-		ours = b.data != NULL && strncmp(b.data, tag, strlen(tag)) == 0;
-		free(tag);
-	}
+	tag = xasprintf("forge run %s ", run != NULL ? run : "");
+	below = strncmp(gitdir.data, want, strlen(want)) == 0;
+	ours = (run != NULL && strncmp(lock.data, tag, strlen(tag)) == 0) ||
+	    (below && (by_path ||
+	    strcmp(lock.data, "added with --lock") == 0));
 	free(want);
-	buf_free(&b);
+	free(tag);
+	buf_free(&gitdir);
+	buf_free(&lock);
 	return ours;
 }
 
 static int
 remove_registrations(const char *common, const char *top, const char *run,
-    int by_path)
+    int by_path, struct strv *left)
 {
 	struct dirent	*de;
 	DIR		*d;
@@ -336,8 +347,9 @@ remove_registrations(const char *common, const char *top, const char *run,
 			continue;
 		if (registration_is_ours(afd, top, run, by_path) &&
 		    fs_rmtree_at(dfd, de->d_name) == -1) {
-			warn("cannot remove %s/worktrees/%s", fs_vis(common),
-			    fs_vis(de->d_name));
+			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
+			    fs_vis(common), fs_vis(de->d_name),
+			    strerror(errno));
 			ret = -1;
 		}
 		close(afd);
@@ -404,14 +416,14 @@ top_is_runs(const struct journal_entry *e)
 
 /* Each repository's registrations of the run's copy. */
 static int
-unregister(const struct journal_entry *e, int by_path)
+unregister(const struct journal_entry *e, int by_path, struct strv *left)
 {
 	size_t	i;
 	int	ret = 0;
 
 	for (i = 0; i < e->repos.n; i++)
 		if (remove_registrations(e->repos.v[i], e->top, e->run,
-		    by_path) == -1)
+		    by_path, left) == -1)
 			ret = -1;
 	return ret;
 }
@@ -422,7 +434,7 @@ unregister(const struct journal_entry *e, int by_path)
  * stale symlink where the copy was) goes; anything holding files stays.
  */
 static int
-remove_unproven(const struct journal_entry *e)
+remove_unproven(const struct journal_entry *e, struct strv *left)
 {
 	struct stat	 st;
 	char		*p;
@@ -443,7 +455,7 @@ remove_unproven(const struct journal_entry *e)
 			return -1;
 		}
 	}
-	return unregister(e, 0);
+	return unregister(e, 0, left);
 }
 
 int
@@ -461,8 +473,8 @@ journal_remove_copy(const struct journal_entry *e, int own,
 	/* A record could be written by hand: only the run's own directory
 	 * is removed with all it holds. */
 	if (!own && !top_is_runs(e))
-		return remove_unproven(e);
-	if (unregister(e, 1) == -1)
+		return remove_unproven(e, left);
+	if (unregister(e, 1, left) == -1)
 		ret = -1;
 	/* The run's mark goes last: what stays is still provably its. */
 	if (fs_rmtree_path(e->top, JOURNAL_SCRATCH, left) == -1) {
@@ -477,14 +489,15 @@ journal_remove_copy(const struct journal_entry *e, int own,
 /*
  * End what a dead run left running before its copy goes: its command's
  * process group, when its leader is provably the one recorded (same pid,
- * start time and boot), and every process working in the run's own
- * directory (one that left the group with setsid, a git still checking
- * out).
+ * start time and boot), and every process of the run (started with the
+ * run's JOURNAL_ENV mark) working in the run's own directory: one that
+ * left the group with setsid, a git still checking out.
  */
 static void
 end_run(const struct journal_entry *e)
 {
-	long long	until;
+	long long	 until;
+	char		*tag;
 
 	/* Nothing is signalled on a record's word alone: the directory
 	 * must be the run's own.  A kept copy's run ended as usual, and
@@ -498,7 +511,9 @@ end_run(const struct journal_entry *e)
 		    time_now_ms() < until)
 			usleep(5000);
 	}
-	(void)proc_kill_in(e->top, 5000);
+	tag = xasprintf("%s=%s", JOURNAL_ENV, e->run);
+	(void)proc_kill_in(e->top, tag, 5000);
+	free(tag);
 }
 
 void

@@ -76,6 +76,7 @@ int
 rundir_open(struct rundir *rd, const char *common)
 {
 	char	*tmp, *mark, *line;
+	ssize_t	 n = 0;
 	int	 fd;
 
 	memset(rd, 0, sizeof(*rd));
@@ -94,6 +95,12 @@ rundir_open(struct rundir *rd, const char *common)
 	/* Recorded first: a run killed from here on leaves a record. */
 	if (journal_open(&rd->journal, common, rd->run, rd->top) == -1)
 		return -1;
+	/* Inherited by every git and command the run starts. */
+	if (setenv(JOURNAL_ENV, rd->run, 1) == -1) {
+		warn("setenv");
+		journal_close(&rd->journal, 1);
+		return -1;
+	}
 	rd->state = RD_LIVE;
 	rd->cleanup = cleanup_push(on_exit_remove, rd);
 	sig_test_stall("journal");
@@ -101,11 +108,16 @@ rundir_open(struct rundir *rd, const char *common)
 		warn("cannot create %s", fs_vis(rd->top));
 		goto fail;
 	}
+	rd->made = 1;
 	/* Held to know it again: something mounted over TMPDIR later
 	 * must not make it look gone. */
 	rd->topfd = open(rd->top, O_PATH | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
-	if (mkdir(rd->scratch, 0700) == -1 || mkdir(rd->objects, 0700) == -1) {
+	if (mkdir(rd->scratch, 0700) == -1) {
+		warn("cannot create %s", fs_vis(rd->scratch));
+		goto fail;
+	}
+	if (mkdir(rd->objects, 0700) == -1) {
 		warn("cannot create %s", fs_vis(rd->objects));
 		goto fail;
 	}
@@ -114,7 +126,10 @@ rundir_open(struct rundir *rd, const char *common)
 	line = xasprintf("%s\n", rd->run);
 	fd = open(mark, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
 	    0600);
-	if (fd == -1 || write(fd, line, strlen(line)) != (ssize_t)strlen(line)) {
+	if (fd == -1 || (n = write(fd, line, strlen(line))) !=
+	    (ssize_t)strlen(line)) {
+		if (fd != -1 && n >= 0)
+			errno = EIO;	/* a short write says nothing */
 		warn("cannot create %s", fs_vis(mark));
 		if (fd != -1)
 			close(fd);
@@ -171,12 +186,19 @@ in_reach(const struct rundir *rd, struct strv *left)
 {
 	struct stat	made, now;
 
-	if (rd->topfd == -1 || fstat(rd->topfd, &made) == -1 ||
-	    made.st_nlink == 0)
-		return 1;		/* never made, or removed since */
-	if (lstat(rd->top, &now) == 0 && now.st_dev == made.st_dev &&
-	    now.st_ino == made.st_ino)
+	if (rd->topfd == -1 || fstat(rd->topfd, &made) == -1)
 		return 1;
+	if (lstat(rd->top, &now) == 0) {
+		if (now.st_dev == made.st_dev && now.st_ino == made.st_ino)
+			return 1;
+		if (made.st_nlink == 0) {
+			/* Removed, and something else took the name. */
+			strv_pushf(left, "%s is not the directory this run "
+			    "made", fs_vis(rd->top));
+			return 0;
+		}
+	} else if (made.st_nlink == 0)
+		return 1;		/* removed: nothing to do */
 	strv_pushf(left, "%s is out of reach: something was mounted over "
 	    "its directory, or it was moved", fs_vis(rd->top));
 	return 0;
@@ -192,6 +214,12 @@ rundir_remove(struct rundir *rd)
 
 	if (rd->state != RD_LIVE)
 		return 0;
+	if (!rd->made) {
+		/* Nothing was made: whatever has the name is not ours. */
+		journal_close(&rd->journal, 1);
+		rd->state = RD_GONE;
+		return 0;
+	}
 	memset(&e, 0, sizeof(e));
 	e.run = rd->run;
 	e.top = rd->top;

@@ -44,6 +44,7 @@ struct rundir {
 	struct cleanup	*cleanup;
 	int		 state;		/* private */
 	int		 topfd;		/* private: top, as made (O_PATH) */
+	int		 made;		/* private: top was made */
 	int		 nindex;	/* private */
 };
 

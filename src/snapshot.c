@@ -317,7 +317,7 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	const char *const	 checkout[] = { "checkout-index", "-f", "-z",
 	    "--stdin", NULL };
 	struct strv		 want = STRV_INIT, flagged = STRV_INIT;
-	struct buf		 out = BUF_INIT;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	struct stat		 st;
 	struct git		 g;
 	const char		*p, *end, *path;
@@ -326,13 +326,15 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	int			 ret = 0;
 
 	dst_git(sr, &g);
-	if ((ret = git_run(&g, ls, 0, NULL, &out, &out)) != 0) {
+	if ((ret = git_run(&g, ls, 0, NULL, &out, &err)) != 0) {
 		if (ret > 0)
 			warnx("git ls-files failed in the copy: %s",
-			    git_why(&out, ret));
+			    git_why(&err, ret));
 		buf_free(&out);
+		buf_free(&err);
 		return -1;
 	}
+	buf_free(&err);
 	for (k = 0; k < l->flagged.n; k++)
 		strv_push(&flagged, lsfiles_entry_path(l->flagged.v[k]));
 	/* Both lists are in index order: walk them together. */

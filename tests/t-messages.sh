@@ -45,6 +45,21 @@ like "said" "$err" 'gave up waiting for .*/forge/lock: the time limit passed'
 kill "$holder" 2>/dev/null
 wait "$holder" 2>/dev/null
 
+# The run's directory cannot be made (something took its name meanwhile):
+# an ERROR, said, and nothing of the run is left -- nor, under valgrind
+# or ASan, anything the half-made run held.
+FORGE_TEST_STALL=journal FORGE_TEST_STALL_RELEASE="$T/go" \
+    start_forge "$T/taken.err" verify --isolated -- true
+wait_for 30 grep -q "test stall: journal" "$T/taken.err"
+run=$(ls "$common/forge/copies")
+printf 'taken\n' >"$TMPDIR/forge-$run"
+touch "$T/go"
+wait "$forge_pid"
+is "the run's name taken: 125" "$?" 125
+like "and said" "$(cat "$T/taken.err")" "cannot create .*forge-$run"
+rm -f "$TMPDIR/forge-$run" "$T/go"
+is "nothing is left" "$(leftovers "$T/r")" ""
+
 # A stale symlink where a dead run's copy was: gc removes the link, never
 # what it points to.
 mkdir -p "$T/target"
