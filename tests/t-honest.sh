@@ -30,6 +30,16 @@ run_forge log -n 1
 like "and so does forge log" "$out" 'ERROR'
 rmdir "$common/forge/breaker.json"
 
+# A time limit, then a verdict that cannot be recorded: ERROR, and what
+# forge exits with says the same (not the time limit's 124).
+run_forge verify --in-place --no-check --exit=verdict --timeout 1s -- \
+    sh -c 'rm -f .git/forge/breaker.json; mkdir .git/forge/breaker.json; sleep 5'
+is "timed out, then not recorded: exit 125" "$rc" 125
+like "the summary says ERROR" "$err" 'Verdict: ERROR'
+like "and so does the timeline" "$(last_verify)" '"verdict":"ERROR"'
+unlike "without a time limit's mark" "$(last_verify)" '"timed_out"'
+rmdir "$common/forge/breaker.json"
+
 # A signal between two steps: the second never ran, and is not recorded.
 git config --add forge.verify 'echo one'
 git config --add forge.verify 'echo two >"$0"'
