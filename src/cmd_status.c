@@ -34,7 +34,8 @@ struct last {
 	int		found;
 };
 
-static void
+/* From the end: the first verify event met is the last one. */
+static int
 last_verdict(const struct jv *ev, void *arg)
 {
 	struct last	*l = arg;
@@ -43,8 +44,7 @@ last_verdict(const struct jv *ev, void *arg)
 	char		 d[32];
 
 	if (type == NULL || strcmp(type, "verify") != 0)
-		return;
-	buf_reset(&l->line);
+		return 0;
 	s = jv_str(jv_get(ev, "verdict"));
 	buf_addf(&l->line, "%s", s != NULL ? fs_vis(s) : "?");
 	s = jv_str(jv_get(ev, "time"));
@@ -59,6 +59,7 @@ last_verdict(const struct jv *ev, void *arg)
 	if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
 		buf_addf(&l->line, ": %s", fs_vis(s));
 	l->found = 1;
+	return 1;
 }
 
 static int
@@ -108,7 +109,7 @@ cmd_status(int argc, char **argv)
 		    b.last_fail_at != NULL ? b.last_fail_at : "?");
 
 	memset(&last, 0, sizeof(last));
-	(void)state_events(&ctx.state, last_verdict, &last);
+	(void)state_events_back(&ctx.state, last_verdict, &last);
 	printf("last verdict: %s\n", last.found ? last.line.data : "none");
 	buf_free(&last.line);
 

@@ -11,7 +11,8 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-static void
+/* Newest first, until max are held. */
+static int
 keep_event(const struct jv *ev, void *arg)
 {
 	struct events	*e = arg;
@@ -20,43 +21,46 @@ keep_event(const struct jv *ev, void *arg)
 	struct json	 j;
 	struct jv	*copy;
 
+	if (e->n >= e->max)
+		return 1;
 	if (e->session != NULL && ((s = jv_str(jv_get(ev, "session"))) ==
 	    NULL || strcmp(s, e->session) != 0))
-		return;
-	e->seen++;
-	if (e->max == 0)
-		return;
+		return 0;
 	/* The callback's value is borrowed: keep a copy of our own. */
 	json_init(&j, &b);
 	json_value(&j, ev);
 	copy = json_parse(b.data, b.len);
 	buf_free(&b);
-	if (copy == NULL)
-		return;
-	if (e->n < e->max) {
+	if (copy != NULL)
 		e->v[e->n++] = copy;
-	} else {
-		jv_free(e->v[e->head]);
-		e->v[e->head] = copy;
-		e->head = (e->head + 1) % e->max;
-	}
+	return e->n >= e->max;
 }
 
 void
 events_load(struct events *e, struct state *st, const char *session,
     size_t max)
 {
+	struct jv	*t;
+	size_t		 i;
+
 	memset(e, 0, sizeof(*e));
 	e->max = max;
 	e->session = session;
 	e->v = xcalloc(max > 0 ? max : 1, sizeof(*e->v));
-	(void)state_events(st, keep_event, e);
+	if (max > 0)
+		(void)state_events_back(st, keep_event, e);
+	/* Read newest first; held oldest first. */
+	for (i = 0; i < e->n / 2; i++) {
+		t = e->v[i];
+		e->v[i] = e->v[e->n - 1 - i];
+		e->v[e->n - 1 - i] = t;
+	}
 }
 
 const struct jv *
 events_at(const struct events *e, size_t i)
 {
-	return e->v[(e->head + i) % (e->max > 0 ? e->max : 1)];
+	return e->v[i];
 }
 
 void

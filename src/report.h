@@ -6,7 +6,9 @@
  *	events_print_table(&e, stdout);
  *	events_free(&e);
  *
- * The struct owns the parsed events, oldest first.
+ * The struct owns the parsed events, oldest first.  The timeline is read
+ * from its end, and only as far back as the last max events (of that
+ * session) go.
  */
 #ifndef REPORT_H
 #define REPORT_H
@@ -17,12 +19,10 @@
 #include "state.h"
 
 struct events {
-	struct jv	**v;
+	struct jv	**v;		/* oldest first */
 	size_t		  n;		/* held */
 	size_t		  max;
-	size_t		  head;		/* ring start when full */
 	const char	 *session;
-	size_t		  seen;		/* all events read */
 };
 
 void	events_load(struct events *, struct state *, const char *, size_t);

@@ -17,6 +17,7 @@
 #include "settings.h"
 #include "sig.h"
 #include "state.h"
+#include "tail.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -197,6 +198,108 @@ state_events(struct state *st, void (*fn)(const struct jv *, void *),
 	free(old);
 	if (read_events(st->timeline, fn, arg) == -1)
 		ret = -1;
+	return ret;
+}
+
+/* The line number of the line at off, counted only when a warning
+ * needs it: reading from the end, nothing else does. */
+static size_t
+line_number(int fd, off_t off)
+{
+	char	 b[65536], *p, *end;
+	size_t	 n = 1;
+	off_t	 at = 0;
+	ssize_t	 r;
+
+	while (at < off) {
+		r = pread(fd, b, off - at < (off_t)sizeof(b) ?
+		    (size_t)(off - at) : sizeof(b), at);
+		if (r == -1 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		for (p = b, end = b + r; (p = memchr(p, '\n',
+		    (size_t)(end - p))) != NULL; p++)
+			n++;
+		at += r;
+	}
+	return n;
+}
+
+/* One file from its end; 1 once fn asked to stop. */
+static int
+events_back(const char *path, int fd, int (*fn)(const struct jv *, void *),
+    void *arg)
+{
+	struct tail	 t;
+	struct jv	*v;
+	const char	*line;
+	size_t		 len;
+	int		 r, stop = 0;
+
+	if (tail_open(&t, fd) == -1) {
+		warn("cannot read %s", fs_vis(path));
+		return 0;
+	}
+	while (!stop && (r = tail_prev(&t, &line, &len)) == 1) {
+		if (len == 0)
+			continue;
+		if (t.torn) {
+			/* A write that never finished. */
+			warnx("%s:%zu: skipping a torn last line", path,
+			    line_number(fd, t.off));
+			continue;
+		}
+		v = json_parse(line, len);
+		if (v == NULL || v->type != JV_OBJ)
+			warnx("%s:%zu: skipping a line that is not a JSON "
+			    "object", path, line_number(fd, t.off));
+		else
+			stop = fn(v, arg) != 0;
+		jv_free(v);
+	}
+	if (!stop && r == -1)
+		warn("cannot read %s", fs_vis(path));
+	tail_close(&t);
+	return stop;
+}
+
+int
+state_events_back(struct state *st, int (*fn)(const struct jv *, void *),
+    void *arg)
+{
+	struct stat	 a, b;
+	char		*old;
+	int		 fd, fd1, stop = 0, ret = 0;
+
+	/* The live file first: if it is rotated between the two opens,
+	 * the old name then holds the file already read. */
+	fd = open(st->timeline, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd == -1 && errno != ENOENT) {
+		warn("cannot read %s", fs_vis(st->timeline));
+		ret = -1;
+	}
+	old = xasprintf("%s.1", st->timeline);
+	fd1 = open(old, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd1 == -1 && errno != ENOENT) {
+		warn("cannot read %s", fs_vis(old));
+		ret = -1;
+	}
+	if (fd != -1 && fd1 != -1 && fstat(fd, &a) == 0 &&
+	    fstat(fd1, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		close(fd1);
+		fd1 = -1;
+	}
+	if (fd != -1)
+		stop = events_back(st->timeline, fd, fn, arg);
+	if (!stop && fd1 != -1)
+		(void)events_back(old, fd1, fn, arg);
+	if (fd != -1)
+		close(fd);
+	if (fd1 != -1)
+		close(fd1);
+	free(old);
 	return ret;
 }
 

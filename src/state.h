@@ -40,6 +40,11 @@
  *
  * Readers skip a torn or corrupt line with a warning and go on:
  *	state_events(&st, fn, arg);	each event, oldest first
+ *	state_events_back(&st, fn, arg);	each event, newest first,
+ *					until fn returns non-zero: only as
+ *					much of the files is read as that
+ *					takes, so the last events cost the
+ *					same at any length of history
  */
 #ifndef STATE_H
 #define STATE_H
@@ -80,6 +85,8 @@ int	state_save_breaker(struct state *, const struct breaker *);
 int	state_append(struct state *, const struct buf *);
 int	state_events(struct state *, void (*)(const struct jv *, void *),
 	    void *);
+int	state_events_back(struct state *,
+	    int (*)(const struct jv *, void *), void *);
 /* Parse JSON Lines text, calling fn for each good line; returns the
  * number of bad lines (reported through warnx with origin). */
 int	timeline_parse(const char *, size_t, const char *,

@@ -114,4 +114,32 @@ total=$(cat "$tl.1" "$tl" | "$JSONPICK" event 2>/dev/null | wc -l)
 is "forge log reads both files" "$(printf '%s\n' "$out" | grep -c '"event"')" \
     "$total"
 
+# The last events are read from the end: damage far back in a long
+# history is not even read, unless the events asked for reach it.
+new_repo "$T/long"
+tl="$T/long/.git/forge/timeline.jsonl"
+forge verify --in-place -- true >/dev/null 2>&1
+{
+	printf 'damage from long ago\n'
+	i=0
+	while [ $i -lt 300 ]; do
+		tail -n 1 "$tl"
+		i=$((i + 1))
+	done
+} >"$T/long.jsonl"
+mv "$T/long.jsonl" "$tl"
+forge verify --in-place -- false >/dev/null 2>&1
+run_forge log -n 5
+is "forge log -n 5 shows five events" \
+    "$(printf '%s\n' "$out" | grep -c -e PASS -e FAIL)" 5
+is "without reading back to the damage" "$err" ""
+run_forge status
+like "forge status has the last verdict" "$out" '^last verdict: FAIL'
+is "without reading back to it either" "$err" ""
+run_forge log -n 1000
+like "forge log -n 1000 reads that far, and says so" "$err" \
+    'timeline.jsonl:1: skipping a line that is not a JSON object'
+is "showing every good event" \
+    "$(printf '%s\n' "$out" | grep -c -e PASS -e FAIL)" 301
+
 done_testing
