@@ -8,8 +8,11 @@
  *
  *	struct breaker b;
  *	breaker_init(&b);
- *	if (breaker_record(&b, VERDICT_FAIL, 3, now, "make check (exit 2)"))
+ *	if (breaker_record(&b, VERDICT_FAIL, 3, t, "make check (exit 2)"))
  *		... it has just opened: record that ...
+ *
+ * t is the run's time as the timeline gives it, when it started: the
+ * last failure's time, and the opening's if the run opened it.
  *	breaker_to_json(&b, &buf);	breaker_from_json(&b, text, len);
  *	breaker_free(&b);
  *
@@ -34,9 +37,9 @@ struct jv;
 struct breaker {
 	int	 streak;
 	int	 open;
-	char	*opened_at;	/* when it opened */
+	char	*opened_at;	/* the time of the run that opened it */
 	char	*last_fail;	/* what failed last, for the refusal */
-	char	*last_fail_at;
+	char	*last_fail_at;	/* and the time of that run */
 };
 
 void		 breaker_init(struct breaker *);

@@ -32,6 +32,7 @@ static const struct option longopts[] = {
 struct last {
 	struct buf	line;
 	int		found;
+	int		failed;		/* it was a FAIL */
 };
 
 /* From the end: the first verify event met is the last one. */
@@ -47,6 +48,7 @@ last_verdict(const struct jv *ev, void *arg)
 		return 0;
 	s = jv_str(jv_get(ev, "verdict"));
 	buf_addf(&l->line, "%s", s != NULL ? fs_vis(s) : "?");
+	l->failed = s != NULL && strcmp(s, "FAIL") == 0;
 	s = jv_str(jv_get(ev, "time"));
 	buf_addf(&l->line, " at %s", s != NULL ? fs_vis(s) : "?");
 	s = jv_str(jv_get(ev, "mode"));
@@ -104,12 +106,12 @@ cmd_status(int argc, char **argv)
 	else
 		printf("breaker: closed (streak %d of %d)\n", b.streak,
 		    ctx.cfg.threshold);
-	if (b.last_fail != NULL)
-		printf("last failure: %s at %s\n", fs_vis(b.last_fail),
-		    b.last_fail_at != NULL ? b.last_fail_at : "?");
-
 	memset(&last, 0, sizeof(last));
 	(void)state_events_back(&ctx.state, last_verdict, &last);
+	/* A last verdict of FAIL says what failed: one line, one time. */
+	if (b.last_fail != NULL && !last.failed)
+		printf("last failure: %s at %s\n", fs_vis(b.last_fail),
+		    b.last_fail_at != NULL ? b.last_fail_at : "?");
 	printf("last verdict: %s\n", last.found ? last.line.data : "none");
 	buf_free(&last.line);
 

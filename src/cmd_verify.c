@@ -551,21 +551,22 @@ record_once(struct run *r)
 	struct state_txn tx;
 	struct buf	 ev = BUF_INIT;
 	struct json	 j;
-	char		 now[RFC3339_LEN], start[RFC3339_LEN];
+	char		 start[RFC3339_LEN];
 	int		 opened, ret;
 
-	time_rfc3339(now, time(NULL));
+	/* A run has one time, when it started, wherever it is shown: the
+	 * event, the breaker's last failure, and when the run opened it. */
 	time_rfc3339(start, r->start);
 	if (state_begin(st, &tx) == -1)
 		return -1;
-	opened = breaker_record(&tx.b, r->verdict, st->threshold, now,
+	opened = breaker_record(&tx.b, r->verdict, st->threshold, start,
 	    r->failed);
 	breaker_free(&r->after);
 	breaker_copy(&r->after, &tx.b);
 	event_json(r, &ev, start);
 	if (opened) {
 		json_init(&j, &ev);
-		state_event_begin(&j, "breaker-open", now);
+		state_event_begin(&j, "breaker-open", start);
 		json_key(&j, "streak");
 		json_int(&j, tx.b.streak);
 		json_key(&j, "threshold");

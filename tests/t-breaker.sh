@@ -20,7 +20,8 @@ fails 2
 run_forge status
 like "after two failures: closed, streak 2 of 3" "$out" \
     '^breaker: closed \(streak 2 of 3\)'
-run_forge verify --isolated -- sh -c 'exit 1'
+# Longer than a second, so that its start and its end differ.
+run_forge verify --isolated -- sh -c 'sleep 1.1; exit 1'
 is "the third failure still reports its own status" "$rc" 1
 like "and says the breaker opened" "$err" 'circuit breaker is now open'
 is "which is an event" "$(tail -n 1 "$tl" | "$JSONPICK" event streak)" \
@@ -30,13 +31,21 @@ run_forge verify --isolated -- touch "$T/ran"
 is "the fourth run is refused" "$rc" 75
 not_ok "and runs nothing" test -e "$T/ran"
 like "saying why" "$err" '3 consecutive failed verifications, open since'
-like "what failed last" "$err" "last failure: sh -c 'exit 1' \\(exit status 1\\)"
+like "what failed last" "$err" \
+    "last failure: sh -c 'sleep 1.1; exit 1' \\(exit status 1\\) at "
 like "and how to reset it" "$err" 'forge breaker reset'
 run_forge verify --in-place -- touch "$T/ran"
 is "in place too" "$rc" 75
 run_forge status
 like "forge status shows it open" "$out" '^breaker: OPEN since'
 like "and the last verdict" "$out" '^last verdict: FAIL'
+# One run, one time: when it started, as the timeline has it.
+t3=$(grep '"event":"verify"' "$tl" | tail -n 1 | "$JSONPICK" time)
+like "it opened with the run of $t3" "$out" "^breaker: OPEN since $t3,"
+like "which is the last verdict's time" "$out" "^last verdict: FAIL at $t3 "
+unlike "whose failure is not shown twice" "$out" '^last failure:'
+is "the breaker records that time for the last failure" \
+    "$("$JSONPICK" last_fail_at <"$bk")" "$t3"
 run_forge breaker
 like "forge breaker shows it too" "$out" 'OPEN \(streak 3 of 3\)'
 
