@@ -1,4 +1,8 @@
-/* forge status: the circuit breaker, the last verdict, the last events. */
+/*
+ * forge status: the circuit breaker, the last verdict, the last events;
+ * with --json, the breaker, the last verdict and the copies forge keeps,
+ * as one object for a gate or an agent to read.
+ */
 #include "config.h"
 
 #include <err.h>
@@ -9,8 +13,10 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "context.h"
+#include "copies.h"
 #include "forge.h"
 #include "fsutil.h"
+#include "json.h"
 #include "report.h"
 #include "timeutil.h"
 
@@ -18,69 +24,229 @@ static int	cmd_status(int, char **);
 
 const struct cmd_entry cmd_status_entry = {
 	"status",
-	"",
+	"[--json]",
 	"Show the circuit breaker, the last verdict and the last few events.\n",
-	NULL,
+	"      --json          the breaker, the last verdict and the copies\n"
+	"                      forge keeps, as one JSON object (forge(1))\n",
 	cmd_status
 };
 
 static const struct option longopts[] = {
+	{ "json",	no_argument,	NULL, 'j' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{ NULL,		0,		NULL, 0 }
-};
-
-struct last {
-	struct buf	line;
-	int		found;
-	int		failed;		/* it was a FAIL */
 };
 
 /* From the end: the first verify event met is the last one. */
 static int
 last_verdict(const struct jv *ev, void *arg)
 {
-	struct last	*l = arg;
-	const char	*type = jv_str(jv_get(ev, "event"));
-	const char	*s;
-	char		 d[32];
+	struct jv	**last = arg;
+	const char	 *type = jv_str(jv_get(ev, "event"));
 
 	if (type == NULL || strcmp(type, "verify") != 0)
 		return 0;
+	*last = jv_copy(ev);
+	return 1;
+}
+
+static const char *
+breaker_state(const struct breaker *b, int threshold)
+{
+	if (b->open)
+		return "open";
+	return threshold == 0 ? "off" : "closed";
+}
+
+static void
+print_verdict(const struct jv *ev)
+{
+	const char	*s;
+	char		 d[32], tree[16];
+
 	s = jv_str(jv_get(ev, "verdict"));
-	buf_addf(&l->line, "%s", s != NULL ? fs_vis(s) : "?");
-	l->failed = s != NULL && strcmp(s, "FAIL") == 0;
+	printf("last verdict: %s", s != NULL ? fs_vis(s) : "?");
 	s = jv_str(jv_get(ev, "time"));
-	buf_addf(&l->line, " at %s", s != NULL ? fs_vis(s) : "?");
+	printf(" at %s", s != NULL ? fs_vis(s) : "?");
 	s = jv_str(jv_get(ev, "mode"));
-	buf_addf(&l->line, " (%s", s != NULL ? fs_vis(s) : "?");
-	s = jv_str(jv_get(ev, "tree"));
-	if (s != NULL)
-		buf_addf(&l->line, ", tree %.12s", s);
-	buf_addf(&l->line, ", %s)", duration_format(d, sizeof(d),
+	printf(" (%s", s != NULL ? fs_vis(s) : "?");
+	/* Cut the raw id, then escape it: never half an escape. */
+	if ((s = jv_str(jv_get(ev, "tree"))) != NULL) {
+		snprintf(tree, sizeof(tree), "%.12s", s);
+		printf(", tree %s", fs_vis(tree));
+	}
+	printf(", %s)", duration_format(d, sizeof(d),
 	    jv_num(jv_get(ev, "duration_ms"), 0)));
 	if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
-		buf_addf(&l->line, ": %s", fs_vis(s));
-	l->found = 1;
-	return 1;
+		printf(": %s", fs_vis(s));
+	printf("\n");
+}
+
+static void
+print_text(struct context *ctx, const struct breaker *b, const struct jv *last)
+{
+	struct events	 evs;
+	const char	*v;
+	int		 failed;
+
+	if (b->open)
+		printf("breaker: OPEN since %s, after %d failed verifications "
+		    "in a row; forge verify refuses to run until "
+		    "'forge breaker reset'\n", b->opened_at != NULL ?
+		    b->opened_at : "(unknown)", b->streak);
+	else if (ctx->cfg.threshold == 0)
+		printf("breaker: off (forge.breakerThreshold is 0); %d failed "
+		    "in a row\n", b->streak);
+	else
+		printf("breaker: closed (streak %d of %d)\n", b->streak,
+		    ctx->cfg.threshold);
+	v = jv_str(jv_get(last, "verdict"));
+	failed = v != NULL && strcmp(v, "FAIL") == 0;
+	/* A last verdict of FAIL says what failed: one line, one time. */
+	if (b->last_fail != NULL && !failed)
+		printf("last failure: %s at %s\n", fs_vis(b->last_fail),
+		    b->last_fail_at != NULL ? b->last_fail_at : "?");
+	if (last != NULL)
+		print_verdict(last);
+	else
+		printf("last verdict: none\n");
+
+	events_load(&evs, &ctx->state, NULL, 5);
+	if (evs.n > 0) {
+		printf("\n");
+		events_print_table(&evs, stdout);
+	}
+	events_free(&evs);
+}
+
+/* A field of the event as it was recorded, or null. */
+static void
+field(struct json *j, const struct jv *ev, const char *key)
+{
+	const struct jv	*v = jv_get(ev, key);
+
+	json_key(j, key);
+	if (v != NULL)
+		json_value(j, v);
+	else
+		json_null(j);
+}
+
+static void
+json_breaker(struct json *j, const struct breaker *b, int threshold)
+{
+	json_key(j, "breaker");
+	json_open(j, '{');
+	json_key(j, "state");
+	json_str(j, breaker_state(b, threshold));
+	json_key(j, "streak");
+	json_int(j, b->streak);
+	json_key(j, "threshold");
+	json_int(j, threshold);
+	json_key(j, "since");
+	json_str(j, b->open ? b->opened_at : NULL);
+	json_key(j, "last_failure");
+	if (b->last_fail != NULL) {
+		json_open(j, '{');
+		json_key(j, "time");
+		json_str(j, b->last_fail_at);
+		json_key(j, "failed");
+		json_str(j, b->last_fail);
+		json_close(j, '}');
+	} else
+		json_null(j);
+	json_close(j, '}');
+}
+
+static void
+json_last(struct json *j, const struct jv *last)
+{
+	static const char *const keys[] = { "time", "session", "mode",
+	    "head", "tree", "verdict", "status", "duration_ms", "failed",
+	    "steps" };
+	size_t	i;
+
+	json_key(j, "last_verdict");
+	if (last == NULL) {
+		json_null(j);
+		return;
+	}
+	json_open(j, '{');
+	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+		field(j, last, keys[i]);
+	json_close(j, '}');
+}
+
+static void
+json_copies(struct json *j, const char *common)
+{
+	struct copies	c;
+	char		t[RFC3339_LEN];
+	size_t		i;
+
+	copies_list(&c, common);
+	json_key(j, "copies");
+	json_open(j, '{');
+	json_key(j, "kept");
+	json_open(j, '[');
+	for (i = 0; i < c.nkept; i++) {
+		json_open(j, '{');
+		json_key(j, "path");
+		json_str(j, c.kept[i].path);
+		json_key(j, "size");
+		json_int(j, c.kept[i].size);
+		json_key(j, "last_use");
+		json_str(j, time_rfc3339(t, c.kept[i].last_use));
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+	/* Copies kept for reuse: forge makes none yet. */
+	json_key(j, "reusable");
+	json_open(j, '[');
+	json_close(j, ']');
+	json_close(j, '}');
+	copies_free(&c);
+}
+
+static void
+print_json(struct context *ctx, const struct breaker *b, const struct jv *last)
+{
+	struct buf	out = BUF_INIT;
+	struct json	j;
+
+	json_init(&j, &out);
+	json_open(&j, '{');
+	json_key(&j, "version");
+	json_str(&j, PACKAGE_VERSION);
+	json_breaker(&j, b, ctx->cfg.threshold);
+	json_last(&j, last);
+	json_copies(&j, ctx->repo.common);
+	json_close(&j, '}');
+	printf("%s\n", out.data);
+	buf_free(&out);
 }
 
 static int
 cmd_status(int argc, char **argv)
 {
-	struct context	ctx;
-	struct breaker	b;
-	struct events	evs;
-	struct last	last;
-	int		ch, st;
+	struct context	 ctx;
+	struct breaker	 b;
+	struct jv	*last = NULL;
+	int		 ch, json = 0, st;
 
 	optind = 0;
 	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (ch == 'h') {
+		switch (ch) {
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
 			cmd_help(&cmd_status_entry);
 			return 0;
+		default:
+			cmd_usage(&cmd_status_entry);
+			return EXIT_USAGE;
 		}
-		cmd_usage(&cmd_status_entry);
-		return EXIT_USAGE;
 	}
 	if (optind < argc) {
 		cmd_usage(&cmd_status_entry);
@@ -94,33 +260,12 @@ cmd_status(int argc, char **argv)
 		context_close(&ctx);
 		return EXIT_FORGE;
 	}
-
-	if (b.open)
-		printf("breaker: OPEN since %s, after %d failed verifications "
-		    "in a row; forge verify refuses to run until "
-		    "'forge breaker reset'\n", b.opened_at != NULL ?
-		    b.opened_at : "(unknown)", b.streak);
-	else if (ctx.cfg.threshold == 0)
-		printf("breaker: off (forge.breakerThreshold is 0); %d failed "
-		    "in a row\n", b.streak);
-	else
-		printf("breaker: closed (streak %d of %d)\n", b.streak,
-		    ctx.cfg.threshold);
-	memset(&last, 0, sizeof(last));
 	(void)state_events_back(&ctx.state, last_verdict, &last);
-	/* A last verdict of FAIL says what failed: one line, one time. */
-	if (b.last_fail != NULL && !last.failed)
-		printf("last failure: %s at %s\n", fs_vis(b.last_fail),
-		    b.last_fail_at != NULL ? b.last_fail_at : "?");
-	printf("last verdict: %s\n", last.found ? last.line.data : "none");
-	buf_free(&last.line);
-
-	events_load(&evs, &ctx.state, NULL, 5);
-	if (evs.n > 0) {
-		printf("\n");
-		events_print_table(&evs, stdout);
-	}
-	events_free(&evs);
+	if (json)
+		print_json(&ctx, &b, last);
+	else
+		print_text(&ctx, &b, last);
+	jv_free(last);
 	breaker_free(&b);
 	context_close(&ctx);
 	if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -383,8 +383,8 @@ top_is_sane(const char *top)
  * directory pass this, so gc never ends processes that merely work in a
  * directory a record names.
  */
-static int
-top_is_runs(const struct journal_entry *e)
+int
+journal_top_is_runs(const struct journal_entry *e)
 {
 	struct stat	 st;
 	struct buf	 b = BUF_INIT;
@@ -472,7 +472,7 @@ journal_remove_copy(const struct journal_entry *e, int own,
 	}
 	/* A record could be written by hand: only the run's own directory
 	 * is removed with all it holds. */
-	if (!own && !top_is_runs(e))
+	if (!own && !journal_top_is_runs(e))
 		return remove_unproven(e, left);
 	if (unregister(e, 1, left) == -1)
 		ret = -1;
@@ -502,7 +502,7 @@ end_run(const struct journal_entry *e)
 	/* Nothing is signalled on a record's word alone: the directory
 	 * must be the run's own.  A kept copy's run ended as usual, and
 	 * left nothing running: whoever works there now is the user. */
-	if (e->kept != NULL || !same_boot(e) || !top_is_runs(e))
+	if (e->kept != NULL || !same_boot(e) || !journal_top_is_runs(e))
 		return;
 	if (e->child > 0 && proc_is((pid_t)e->child, e->child_start)) {
 		(void)kill(-(pid_t)e->child, SIGKILL);

@@ -107,6 +107,10 @@ void	journal_entry_free(struct journal_entry *);
  * mounted at ..."), or a refusal said; the caller keeps the record.
  */
 int	journal_remove_copy(const struct journal_entry *, int, struct strv *);
+/* Does the directory the record names hold the run's own mark?  Only
+ * then is it the run's: a record written by hand cannot make another
+ * directory pass. */
+int	journal_top_is_runs(const struct journal_entry *);
 /* The random id of a run: 16 hex digits. */
 void	journal_new_run_id(char *, size_t);
 

@@ -607,3 +607,18 @@ jv_bool(const struct jv *v, int def)
 {
 	return v != NULL && v->type == JV_BOOL ? (int)v->num : def;
 }
+
+struct jv *
+jv_copy(const struct jv *v)
+{
+	struct buf	 b = BUF_INIT;
+	struct json	 j;
+	struct jv	*copy;
+
+	/* Written out and read back: lossless, as json_value() says. */
+	json_init(&j, &b);
+	json_value(&j, v);
+	copy = json_parse(b.data, b.len);
+	buf_free(&b);
+	return copy;
+}

@@ -66,6 +66,8 @@ struct jv {
 
 struct jv	*json_parse(const char *, size_t);
 void		 jv_free(struct jv *);
+/* A copy of v that owns all of its own. */
+struct jv	*jv_copy(const struct jv *);
 struct jv	*jv_get(const struct jv *, const char *);
 const char	*jv_str(const struct jv *);
 /* The number, or def when v is not a number. */

@@ -17,8 +17,6 @@ keep_event(const struct jv *ev, void *arg)
 {
 	struct events	*e = arg;
 	const char	*s;
-	struct buf	 b = BUF_INIT;
-	struct json	 j;
 	struct jv	*copy;
 
 	if (e->n >= e->max)
@@ -27,11 +25,7 @@ keep_event(const struct jv *ev, void *arg)
 	    NULL || strcmp(s, e->session) != 0))
 		return 0;
 	/* The callback's value is borrowed: keep a copy of our own. */
-	json_init(&j, &b);
-	json_value(&j, ev);
-	copy = json_parse(b.data, b.len);
-	buf_free(&b);
-	if (copy != NULL)
+	if ((copy = jv_copy(ev)) != NULL)
 		e->v[e->n++] = copy;
 	return e->n >= e->max;
 }

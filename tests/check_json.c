@@ -716,6 +716,27 @@ START_TEST(t_get_last_duplicate)
 }
 END_TEST
 
+/* A copy owns its own: it outlives the original, bytes and all. */
+START_TEST(t_copy)
+{
+	static const char text[] = "{\"s\":\"a\\u0000b\\udcff\",\"n\":-7,"
+	    "\"a\":[true,null,{\"k\":[]}]}";
+	struct jv	*v, *c;
+
+	v = json_parse(text, sizeof(text) - 1);
+	ck_assert_ptr_nonnull(v);
+	c = jv_copy(v);
+	jv_free(v);
+	ck_assert_ptr_nonnull(c);
+	ck_assert_uint_eq(jv_get(c, "s")->len, 4);
+	ck_assert_int_eq(memcmp(jv_str(jv_get(c, "s")), "a\0b\377", 4), 0);
+	ck_assert_int_eq(jv_num(jv_get(c, "n"), 0), -7);
+	ck_assert_int_eq(jv_get(c, "a")->len, 3);
+	ck_assert_int_eq(jv_get(c, "a")->items[2]->type, JV_OBJ);
+	jv_free(c);
+}
+END_TEST
+
 START_TEST(t_accessors)
 {
 	struct jv	*v;
@@ -837,6 +858,7 @@ json_suite(void)
 	tcase_add_test(tc, t_parse_torn);
 	tcase_add_test(tc, t_get_last_duplicate);
 	tcase_add_test(tc, t_accessors);
+	tcase_add_test(tc, t_copy);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,0 +1,129 @@
+/* Listing the copies forge keeps, with their size and last use. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "copies.h"
+#include "journal.h"
+#include "xmalloc.h"
+
+/* nftw(3) takes no argument for its callback. */
+static long long	du_total;
+
+static int
+du_one(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	if (flag != FTW_NS)
+		du_total += (long long)sb->st_blocks * 512;
+	return 0;
+}
+
+/* What a tree takes on disk, as du(1) counts it: links are not
+ * followed, and nothing mounted inside is counted. */
+static long long
+disk_usage(const char *top)
+{
+	du_total = 0;
+	(void)nftw(top, du_one, 16, FTW_PHYS | FTW_MOUNT);
+	return du_total;
+}
+
+static int
+in_top(const struct journal_entry *e)
+{
+	size_t	n = strlen(e->top);
+
+	return strncmp(e->kept, e->top, n) == 0 && e->kept[n] == '/' &&
+	    strstr(e->kept + n, "/../") == NULL;
+}
+
+static void
+add_record(struct copies *c, const char *path)
+{
+	struct journal_entry	 e;
+	struct buf		 text = BUF_INIT;
+	struct stat		 sb, cs;
+	struct copy		*k;
+	int			 fd;
+
+	memset(&e, 0, sizeof(e));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
+		return;
+	while (buf_read(&text, fd, 65536) > 0)
+		;
+	/* Only a copy in its run's own directory: not one a record
+	 * written by hand names, nor one removed by hand. */
+	if (fstat(fd, &sb) == 0 && journal_parse(text.data != NULL ?
+	    text.data : "", text.len, &e) == 0 && e.kept != NULL &&
+	    journal_top_is_runs(&e) && in_top(&e) &&
+	    lstat(e.kept, &cs) == 0 && S_ISDIR(cs.st_mode)) {
+		c->kept = xreallocarray(c->kept, c->nkept + 1,
+		    sizeof(*c->kept));
+		k = &c->kept[c->nkept++];
+		k->path = xstrdup(e.kept);
+		k->size = disk_usage(e.top);
+		/* The kept note is the record's last line. */
+		k->last_use = sb.st_mtime;
+	}
+	journal_entry_free(&e);
+	buf_free(&text);
+	close(fd);
+}
+
+static int
+by_use(const void *a, const void *b)
+{
+	const struct copy	*x = a, *y = b;
+
+	if (x->last_use != y->last_use)
+		return x->last_use < y->last_use ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+void
+copies_list(struct copies *c, const char *common)
+{
+	struct dirent	*de;
+	DIR		*d;
+	char		*dir, *path;
+
+	memset(c, 0, sizeof(*c));
+	dir = xasprintf("%s/forge/copies", common);
+	if ((d = opendir(dir)) == NULL) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		/* As the reclaim: temporary files have a dot. */
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		add_record(c, path);
+		free(path);
+	}
+	closedir(d);
+	free(dir);
+	if (c->nkept > 1)
+		qsort(c->kept, c->nkept, sizeof(*c->kept), by_use);
+}
+
+void
+copies_free(struct copies *c)
+{
+	size_t	i;
+
+	for (i = 0; i < c->nkept; i++)
+		free(c->kept[i].path);
+	free(c->kept);
+	memset(c, 0, sizeof(*c));
+}
