@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "cmd.h"
+#include "color.h"
 #include "context.h"
 #include "forge.h"
 #include "fsutil.h"
@@ -81,7 +83,8 @@ cmd_log(int argc, char **argv)
 	if (json)
 		events_print_json(&evs, stdout);
 	else
-		events_print_table(&evs, stdout);
+		events_print_table(&evs, stdout, color_want(ctx.cfg.color,
+		    STDOUT_FILENO));
 	events_free(&evs);
 	context_close(&ctx);
 	if (fflush(stdout) == EOF || ferror(stdout)) {

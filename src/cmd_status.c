@@ -9,9 +9,11 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "breaker.h"
 #include "cmd.h"
+#include "color.h"
 #include "context.h"
 #include "copies.h"
 #include "forge.h"
@@ -114,7 +116,8 @@ print_text(struct context *ctx, const struct breaker *b, const struct jv *last)
 	events_load(&evs, &ctx->state, NULL, 5);
 	if (evs.n > 0) {
 		printf("\n");
-		events_print_table(&evs, stdout);
+		events_print_table(&evs, stdout, color_want(ctx->cfg.color,
+		    STDOUT_FILENO));
 	}
 	events_free(&evs);
 }

@@ -22,6 +22,7 @@
 #include "change.h"
 #include "cleanup.h"
 #include "cmd.h"
+#include "color.h"
 #include "context.h"
 #include "escape.h"
 #include "forge.h"
@@ -604,14 +605,17 @@ record(struct run *r)
 static void
 summary(struct run *r)
 {
-	char	*what, d[32], tree[16];
+	const char	*v = verdict_name(r->verdict);
+	char		*what, d[32], tree[16];
+	int		 color;
 
 	what = steps_display(r);
 	duration_format(d, sizeof(d), time_now_ms() - r->start_ms);
 	snprintf(tree, sizeof(tree), "%.12s", r->tree != NULL ? r->tree :
 	    "unchecked");
-	fprintf(stderr, "Verify: %s ... Verdict: %s (", fs_vis(what),
-	    verdict_name(r->verdict));
+	color = color_want(r->ctx->cfg.color, STDERR_FILENO);
+	fprintf(stderr, "Verify: %s ... Verdict: %s%s%s (", fs_vis(what),
+	    color ? color_verdict(v) : "", v, color ? COLOR_RESET : "");
 	switch (r->verdict) {
 	case VERDICT_PASS:
 		break;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "buf.h"
+#include "color.h"
 #include "fsutil.h"
 #include "report.h"
 #include "timeutil.h"
@@ -79,8 +80,24 @@ pad(struct buf *b, const char *s, size_t width)
 	while (++n < width + 1);
 }
 
+/* A verdict, in its colour; the padding is not coloured. */
+static void
+pad_verdict(struct buf *b, const char *s, size_t width, int color)
+{
+	const char	*c = color ? color_verdict(s) : "";
+
+	if (*c == '\0') {
+		pad(b, s, width);
+		return;
+	}
+	buf_adds(b, c);
+	buf_adds(b, s);
+	buf_adds(b, COLOR_RESET);
+	pad(b, "", width > strlen(s) ? width - strlen(s) : 0);
+}
+
 void
-event_row(const struct jv *ev, struct buf *b)
+event_row(const struct jv *ev, struct buf *b, int color)
 {
 	const char	*type, *s;
 	const struct jv	*c;
@@ -100,7 +117,7 @@ event_row(const struct jv *ev, struct buf *b)
 		s = jv_str(jv_get(ev, "mode"));
 		pad(b, s != NULL ? fs_vis(s) : "-", 8);
 		s = jv_str(jv_get(ev, "verdict"));
-		pad(b, s != NULL ? fs_vis(s) : "-", 11);
+		pad_verdict(b, s != NULL ? fs_vis(s) : "-", 11, color);
 		duration_format(dur, sizeof(dur), jv_num(jv_get(ev,
 		    "duration_ms"), 0));
 		pad(b, dur, 8);
@@ -157,7 +174,7 @@ event_row(const struct jv *ev, struct buf *b)
 }
 
 void
-events_print_table(const struct events *e, FILE *fp)
+events_print_table(const struct events *e, FILE *fp, int color)
 {
 	struct buf	b = BUF_INIT;
 	size_t		i;
@@ -170,7 +187,7 @@ events_print_table(const struct events *e, FILE *fp)
 	    "SESSION", "MODE", "VERDICT", "DURATION", "TREE", "CHANGES");
 	for (i = 0; i < e->n; i++) {
 		buf_reset(&b);
-		event_row(events_at(e, i), &b);
+		event_row(events_at(e, i), &b, color);
 		fprintf(fp, "%s\n", b.data);
 	}
 	buf_free(&b);

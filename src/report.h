@@ -3,7 +3,8 @@
  *
  *	struct events e;
  *	events_load(&e, &state, session_or_NULL, max);	the last max events
- *	events_print_table(&e, stdout);
+ *	events_print_table(&e, stdout, color);	the verdicts in colour
+ *						if color (color.h)
  *	events_free(&e);
  *
  * The struct owns the parsed events, oldest first.  The timeline is read
@@ -28,10 +29,10 @@ struct events {
 void	events_load(struct events *, struct state *, const char *, size_t);
 /* The i-th held event, oldest first. */
 const struct jv *events_at(const struct events *, size_t);
-void	events_print_table(const struct events *, FILE *);
+void	events_print_table(const struct events *, FILE *, int);
 void	events_print_json(const struct events *, FILE *);
 void	events_free(struct events *);
 /* One table row for an event (exposed for tests). */
-void	event_row(const struct jv *, struct buf *);
+void	event_row(const struct jv *, struct buf *, int);
 
 #endif /* REPORT_H */

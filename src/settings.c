@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "buf.h"
+#include "color.h"
 #include "settings.h"
 #include "forge.h"
 #include "fsutil.h"
@@ -25,6 +26,9 @@ settings_init(struct settings *c)
 	c->grace_ms = DEFAULT_GRACE_MS;
 	c->threshold = DEFAULT_THRESHOLD;
 	c->timeline_max = DEFAULT_TIMELINE_MAX;
+	c->color = COLOR_AUTO;
+	c->color_forge = -1;
+	c->color_ui = -1;
 }
 
 void
@@ -51,6 +55,48 @@ settings_bool(const char *v)
 	if (*p == '\0' || strspn(p, "0123456789") != strlen(p))
 		return -1;
 	return strspn(p, "0") != strlen(p);
+}
+
+/* A color.* value as git takes it: auto, always, never, or a boolean,
+ * true being auto (a bare key is true); -1 if it is none. */
+static int
+color_value(const char *v)
+{
+	if (v != NULL) {
+		if (strcasecmp(v, "never") == 0)
+			return COLOR_NEVER;
+		if (strcasecmp(v, "always") == 0)
+			return COLOR_ALWAYS;
+		if (strcasecmp(v, "auto") == 0)
+			return COLOR_AUTO;
+	}
+	switch (settings_bool(v)) {
+	case 1:
+		return COLOR_AUTO;
+	case 0:
+		return COLOR_NEVER;
+	default:
+		return -1;
+	}
+}
+
+/* Colour is cosmetic, and the setting git's: a bad one is no reason
+ * to stop, but is said. */
+static void
+apply_color(struct settings *c, const char *key, const char *val,
+    const char *origin)
+{
+	int	m;
+
+	if ((m = color_value(val)) == -1)
+		warnx("%s: bad value '%s' for %s: not auto, always, never or "
+		    "a boolean (ignored)", origin, fs_vis(val), key);
+	else if (strcmp(key, "color.forge") == 0)
+		c->color_forge = m;
+	else
+		c->color_ui = m;
+	c->color = c->color_forge != -1 ? c->color_forge :
+	    c->color_ui != -1 ? c->color_ui : COLOR_AUTO;
 }
 
 static int
@@ -125,6 +171,9 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				    "not a size of at least 4k, such as 10m");
 			else
 				c->timeline_max = n;
+		} else if (strcmp(key, "color.forge") == 0 ||
+		    strcmp(key, "color.ui") == 0) {
+			apply_color(c, key, val, origin);
 		} else {
 			warnx("%s: unknown setting %s (ignored)", origin,
 			    fs_vis(key));
@@ -134,6 +183,8 @@ settings_apply(struct settings *c, const char *text, size_t len,
 	return ret;
 }
 
+/* One layer's settings: forge.* of a file, or those and colour of
+ * git's configuration. */
 static int
 read_layer(const struct repo *r, const char *file, struct buf *out)
 {
@@ -150,7 +201,8 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 		strv_push(&a, file);
 	}
 	strv_push(&a, "--get-regexp");
-	strv_push(&a, "^forge\\.");
+	strv_push(&a, file != NULL ? "^forge\\." :
+	    "^(forge\\.|color\\.(forge|ui)$)");
 	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, &err);
 	strv_free(&a);
 	/* 1: no such key, which is fine. */

@@ -14,6 +14,10 @@
  * the multi-valued forge.verify, the list from git config replaces the
  * one from .forgeconfig as a whole, and an empty value clears what came
  * before it.
+ *
+ * Colour is the user's, read from git config alone (never .forgeconfig):
+ * color.forge, else color.ui, as color.h says; a value git would not
+ * take is warned about and ignored.
  */
 #ifndef SETTINGS_H
 #define SETTINGS_H
@@ -34,6 +38,10 @@ struct settings {
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */
 	long long	 timeline_max;	/* forge.timelineMaxSize */
+	int		 color;		/* COLOR_*: color.forge, else
+					   color.ui, else auto */
+	int		 color_forge;	/* private: as set, or -1 */
+	int		 color_ui;	/* private: as set, or -1 */
 };
 
 void	settings_init(struct settings *);

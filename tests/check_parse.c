@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "change.h"
 #include "cmd.h"
+#include "color.h"
 #include "gitcmd.h"
 #include "json.h"
 #include "settings.h"
@@ -411,6 +412,61 @@ START_TEST(t_settings_unknown)
 	ck_assert_uint_eq(c.verify.n, 0);
 	ck_assert_int_eq(set, 0);
 	settings_free(&c);
+}
+END_TEST
+
+/* Colour: color.forge over color.ui, whatever their order; git's values
+ * and booleans; a bad value ignored, never an error. */
+START_TEST(t_settings_color)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	ck_assert_int_eq(c.color, COLOR_AUTO);
+	ck_assert_int_eq(apply(&c, V("color.ui\nnever"), &set), 0);
+	ck_assert_int_eq(c.color, COLOR_NEVER);
+	ck_assert_int_eq(apply(&c, V("color.forge\nAlways", "color.ui\nauto"),
+	    &set), 0);
+	ck_assert_int_eq(c.color, COLOR_ALWAYS);
+	ck_assert_int_eq(apply(&c, V("color.forge\nfalse"), &set), 0);
+	ck_assert_int_eq(c.color, COLOR_NEVER);
+	settings_free(&c);
+	settings_init(&c);
+	ck_assert_int_eq(apply(&c, V("color.ui\ntrue"), &set), 0);
+	ck_assert_int_eq(c.color, COLOR_AUTO);
+	ck_assert_int_eq(apply(&c, V("color.ui\n0"), &set), 0);
+	ck_assert_int_eq(c.color, COLOR_NEVER);
+	/* A bare key is true: auto. */
+	ck_assert_int_eq(apply(&c, V("color.ui"), &set), 0);
+	ck_assert_int_eq(c.color, COLOR_AUTO);
+	ck_assert_int_eq(apply(&c, V("color.ui\nnever", "color.forge\nblue"),
+	    &set), 0);
+	ck_assert_int_eq(c.color, COLOR_NEVER);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_color_decide)
+{
+	/* auto: a terminal that is not dumb. */
+	ck_assert_int_eq(color_decide(COLOR_AUTO, 1, "xterm", NULL), 1);
+	ck_assert_int_eq(color_decide(COLOR_AUTO, 0, "xterm", NULL), 0);
+	ck_assert_int_eq(color_decide(COLOR_AUTO, 1, "dumb", NULL), 0);
+	ck_assert_int_eq(color_decide(COLOR_AUTO, 1, NULL, NULL), 0);
+	ck_assert_int_eq(color_decide(COLOR_ALWAYS, 0, NULL, NULL), 1);
+	ck_assert_int_eq(color_decide(COLOR_NEVER, 1, "xterm", NULL), 0);
+	/* NO_COLOR, unless empty, means never. */
+	ck_assert_int_eq(color_decide(COLOR_AUTO, 1, "xterm", "1"), 0);
+	ck_assert_int_eq(color_decide(COLOR_ALWAYS, 0, NULL, "0"), 0);
+	ck_assert_int_eq(color_decide(COLOR_ALWAYS, 0, NULL, ""), 1);
+	ck_assert_int_eq(color_decide(COLOR_AUTO, 1, "xterm", ""), 1);
+	ck_assert_str_eq(color_verdict("PASS"), "\033[32m");
+	ck_assert_str_eq(color_verdict("FAIL"), "\033[31m");
+	ck_assert_str_eq(color_verdict("ERROR"), "\033[33m");
+	ck_assert_str_eq(color_verdict("INTERRUPTED"), "\033[33m");
+	ck_assert_str_eq(color_verdict("BREAKER-OPEN"), "");
+	ck_assert_str_eq(color_verdict(NULL), "");
 }
 END_TEST
 
@@ -871,6 +927,8 @@ parse_suite(void)
 	tcase_add_test(tc, t_settings_numbers);
 	tcase_add_test(tc, t_settings_bad);
 	tcase_add_test(tc, t_settings_unknown);
+	tcase_add_test(tc, t_settings_color);
+	tcase_add_test(tc, t_color_decide);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("git");

@@ -1133,7 +1133,7 @@ row(const char *text)
 
 	v = json_parse(text, strlen(text));
 	ck_assert_ptr_nonnull(v);
-	event_row(v, &b);
+	event_row(v, &b, 0);
 	jv_free(v);
 	return buf_detach(&b);
 }
@@ -1160,6 +1160,46 @@ START_TEST(t_event_row)
 	ck_assert_ptr_nonnull(strstr(r, "BREAKER-OPEN"));
 	ck_assert_ptr_nonnull(strstr(r, "streak 3"));
 	free(r);
+	/* In colour: the verdict alone, and the columns stay where they
+	 * were. */
+	{
+		static const char *const vs[] = { "PASS", "FAIL", "ERROR",
+		    "INTERRUPTED" };
+		static const char *const cs[] = { "32", "31", "33", "33" };
+		struct buf	 b = BUF_INIT, want = BUF_INIT, ev = BUF_INIT;
+		struct jv	*v;
+		char		*plain;
+
+		for (i = 0; i < 4; i++) {
+			buf_reset(&ev);
+			buf_addf(&ev, "{\"event\":\"verify\",\"time\":\"t\","
+			    "\"verdict\":\"%s\",\"duration_ms\":5}", vs[i]);
+			plain = row(ev.data);
+			v = json_parse(ev.data, ev.len);
+			buf_reset(&b);
+			event_row(v, &b, 1);
+			jv_free(v);
+			buf_reset(&want);
+			buf_add(&want, plain, (size_t)(strstr(plain, vs[i]) -
+			    plain));
+			buf_addf(&want, "\033[%sm%s\033[m%s", cs[i], vs[i],
+			    strstr(plain, vs[i]) + strlen(vs[i]));
+			ck_assert_str_eq(b.data, want.data);
+			free(plain);
+		}
+		buf_reset(&ev);
+		buf_adds(&ev, "{\"event\":\"breaker-open\",\"streak\":3}");
+		r = row(ev.data);
+		v = json_parse(ev.data, ev.len);
+		buf_reset(&b);
+		event_row(v, &b, 1);
+		jv_free(v);
+		ck_assert_str_eq(b.data, r);
+		free(r);
+		buf_free(&b);
+		buf_free(&want);
+		buf_free(&ev);
+	}
 	/* What a hostile session name holds is never printed raw. */
 	r = row("{\"event\":\"verify\",\"session\":\"\\u001b]0;owned\\u0007\","
 	    "\"failed\":\"x\\u001b[2Jy\\n\"}");

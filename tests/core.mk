@@ -17,5 +17,6 @@ SHELL_TESTS += tests/t-patch-fail.sh
 SHELL_TESTS += tests/t-signals.sh
 SHELL_TESTS += tests/t-signal-escalate.sh
 SHELL_TESTS += tests/t-terminal.sh
+SHELL_TESTS += tests/t-color.sh
 SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh

@@ -1,6 +1,8 @@
 ## The test suite: check unit programs and shell tests on real
 ## repositories, all speaking TAP to automake's driver.
 
+# NO_COLOR: forge's verdicts without colour, whatever git configuration
+# a test sets (color.ui=always, say); t-color.sh unsets it.
 LOG_DRIVER = env AM_TAP_AWK='$(AWK)' $(SHELL) \
 	$(top_srcdir)/build-aux/tap-driver.sh
 SH_LOG_DRIVER = $(LOG_DRIVER)
@@ -13,7 +15,8 @@ AM_TESTS_ENVIRONMENT = \
 	FORGE_WRAPPER='$(FORGE_WRAPPER)'; export FORGE_WRAPPER; \
 	TESTLIB='$(abs_top_srcdir)/tests/lib.sh'; export TESTLIB; \
 	MANPAGE='$(abs_top_srcdir)/man/forge.1'; export MANPAGE; \
-	top_srcdir='$(abs_top_srcdir)'; export top_srcdir;
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	NO_COLOR=1; export NO_COLOR;
 
 check_PROGRAMS = tests/treelist tests/jsonpick
 tests_treelist_SOURCES = tests/treelist.c
