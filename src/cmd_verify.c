@@ -310,6 +310,7 @@ static char *
 command_dir(struct run *r, const struct step *s)
 {
 	const char	*prefix = r->ctx->repo.prefix;
+	struct stat	 sb;
 	char		*dir;
 
 	if (!r->isolated)
@@ -319,9 +320,15 @@ command_dir(struct run *r, const struct step *s)
 	/* The prefix ends in a slash; a shell's PWD would not. */
 	dir = xasprintf("%s/%.*s", r->snap.copy, (int)strlen(prefix) - 1,
 	    prefix);
-	/* It may hold only ignored files, so the copy lacks it. */
-	if (fs_mkdirs(dir, 0777) == -1)
-		warn("cannot create %s", fs_vis(dir));
+	/* It may hold only ignored files, so the copy lacks it: a build
+	 * there would fail for no visible reason, unless this says why. */
+	if (lstat(dir, &sb) == -1 && errno == ENOENT) {
+		fprintf(stderr, "forge: %s holds only files git ignores (or "
+		    "none): the command runs in an empty %s in the copy\n",
+		    fs_vis(prefix), fs_vis(prefix));
+		if (fs_mkdirs(dir, 0777) == -1)
+			warn("cannot create %s", fs_vis(dir));
+	}
 	return dir;
 }
 

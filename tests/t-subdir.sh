@@ -1,7 +1,7 @@
 #!/bin/sh
 # A command runs in the copy's counterpart of the current directory, with
 # PWD saying so; a directory that holds only ignored files is created in
-# the copy, empty.
+# the copy, empty, and forge says so.
 . "$TESTLIB"
 . "${TESTLIB%/*}/core-lib.sh"
 
@@ -18,6 +18,7 @@ copies="$TMPDIR/forge-[^/]+/r"
 cd "$T/r/src" || exit 99
 run_forge verify --isolated -- pwd
 is "from src/, the command passes" "$rc" 0
+unlike "with nothing said about ignored files" "$err" 'ignores'
 like "from src/, it runs in the copy's src/" "$out" "^$copies/src\$"
 unlike "not in the source's src/" "$out" "^$T/r"
 
@@ -65,6 +66,10 @@ like "it runs in the copy's counterpart" \
     "$(printf '%s\n' "$out" | head -n 1)" "^$copies/build/out\$"
 is "which is empty: ignored files are not copied" \
     "$(printf '%s\n' "$out" | sed 1d)" ""
+is "forge says so, in one line" \
+    "$(printf '%s\n' "$err" | grep -c 'build/out/ holds only files git ignores')" 1
+like "naming the empty directory it runs in" "$err" \
+    '^forge: build/out/ holds only files git ignores \(or none\): the command runs in an empty build/out/ in the copy$'
 run_forge verify --isolated -- env
 like "PWD there names the copy's counterpart" \
     "$(printf '%s\n' "$out" | sed -n 's/^PWD=//p')" "^$copies/build/out/?\$"
@@ -79,12 +84,21 @@ cd "$T/r/empty dir/-n" || exit 99
 run_forge verify --isolated -- pwd
 like "from an empty directory with an awkward name, it runs there" \
     "$out" "^$copies/empty dir/-n\$"
+like "and says so" "$err" "^forge: empty dir/-n/ holds only files git ignores"
 cd "$T/r" || exit 99
 rmdir "$T/r/empty dir/-n" "$T/r/empty dir"
 
 # At the top, a command runs at the top of the copy.
 run_forge verify --isolated -- pwd
 like "from the top, it runs at the top of the copy" "$out" "^$copies\$"
+cd "$T/r/build/out" || exit 99
+git config forge.verify pwd
+run_forge verify --isolated
+like "configured steps run at the top, wherever forge is started" "$out" \
+    "^$copies\$"
+unlike "and nothing is said about ignored files" "$err" 'ignores'
+git config --unset forge.verify
+cd "$T/r" || exit 99
 
 is "the source is untouched" "$(state_of "$T/r")" "$before"
 is "nothing is left behind" "$(leftovers "$T/r")" ""
