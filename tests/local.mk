@@ -28,7 +28,8 @@ tests_jsonpick_LDADD = libforge.a $(LIBBSD_LIBS)
 # the modules it tests (libforge.a, never main.c).  Shell tests are
 # tests/t-NAME.sh.  Each area lists its own in an included file.
 UNIT_TESTS_LIST =
-SHELL_TESTS = tests/t-basic.sh tests/t-manpage.sh tests/t-completion.sh
+SHELL_TESTS = tests/t-basic.sh tests/t-manpage.sh tests/t-completion.sh \
+	tests/t-bootstrap.sh
 TEST_CFLAGS_COMMON = $(AM_CFLAGS) $(CHECK_CFLAGS)
 TEST_LIBS_COMMON = libforge.a $(CHECK_LIBS) $(LIBBSD_LIBS)
 
