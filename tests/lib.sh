@@ -216,6 +216,14 @@ wait_for() {
 	return 0
 }
 
+# dead PID: the process is gone, or a zombie its parent has yet to reap
+# (killed all the same; kill -0 still finds it).
+dead() {
+	! kill -0 "$1" 2>/dev/null ||
+	    [ "$(sed -n 's/^State:[[:space:]]*\(.\).*/\1/p' "/proc/$1/status" \
+	    2>/dev/null)" = Z ]
+}
+
 # REAL_GIT: the git forge would find before a test changes PATH.
 REAL_GIT=$(command -v git)
 

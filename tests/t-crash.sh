@@ -71,7 +71,8 @@ like "gc --dry-run lists the copy" "$out" '^would remove .*forge-'
 ok "gc --dry-run removes nothing" test -n "$(ls "$TMPDIR")"
 run_forge gc
 is "gc removes it" "$rc" 0
-not_ok "and the orphaned command is gone" kill -0 "$cmd"
+wait_for 10 dead "$cmd"
+ok "and the orphaned command is gone" dead "$cmd"
 is "nothing is left" "$(leftovers "$T/r")" ""
 run_forge gc
 like "a second gc has nothing to do" "$out" 'nothing removed'

@@ -57,7 +57,8 @@ run_forge gc
 is "gc succeeds" "$rc" 0
 like "and counts the zombie as dead" "$out" \
     "^removed .*forge-[0-9a-f]+ \(left by dead pid $fpid\)"
-not_ok "the command it left is gone" kill -0 "$cmd"
+wait_for 10 dead "$cmd"
+ok "the command it left is gone" dead "$cmd"
 is "nothing is left" "$(leftovers "$T/r")" ""
 kill -KILL "$parent" 2>/dev/null
 wait "$parent" 2>/dev/null
@@ -75,8 +76,8 @@ wait "$pid" 2>/dev/null
 ok "the setsid process outlives forge" kill -0 "$escaped"
 run_forge gc
 is "gc succeeds" "$rc" 0
-wait_for 10 sh -c "! kill -0 $escaped"
-not_ok "and the setsid process working in the copy is gone" kill -0 "$escaped"
+wait_for 10 dead "$escaped"
+ok "and the setsid process working in the copy is gone" dead "$escaped"
 is "nothing is left" "$(leftovers "$T/r")" ""
 
 # Someone who went into a dead run's copy afterwards (a shell, an editor)
@@ -93,8 +94,8 @@ env -u FORGE_RUN setsid sh -c 'cd "$0" && exec sleep 60' "$copy" &
 visitor=$!
 wait_for 10 sh -c "readlink /proc/$visitor/cwd | grep -q forge-"
 run_forge gc
-wait_for 10 sh -c "! kill -0 $deadcmd"
-not_ok "gc ends the dead run's command" kill -0 "$deadcmd"
+wait_for 10 dead "$deadcmd"
+ok "gc ends the dead run's command" dead "$deadcmd"
 ok "and leaves the visitor in its copy alone" kill -0 "$visitor"
 kill -KILL "$visitor"
 wait "$visitor" 2>/dev/null
