@@ -41,6 +41,7 @@ struct step {
 	char		*display;	/* as the user would type it */
 	struct strv	 argv;
 	int		 shell;		/* a forge.verify value, run by sh */
+	int		 setup;		/* a forge.setup value */
 	int		 ran;
 	int		 status;
 	long long	 ms;
@@ -234,36 +235,48 @@ free_steps(struct run *r)
 	r->nsteps = 0;
 }
 
+/* A step run by sh -c at the top: a forge.setup or forge.verify value. */
+static void
+shell_step(struct step *s, const char *cmd, int setup)
+{
+	s->shell = 1;
+	s->setup = setup;
+	s->display = setup ? xasprintf("setup: %s", cmd) : xstrdup(cmd);
+	strv_push(&s->argv, "/bin/sh");
+	strv_push(&s->argv, "-c");
+	strv_push(&s->argv, cmd);
+}
+
+/*
+ * The steps: in a copy, the forge.setup steps first (a fresh copy has
+ * no build inputs that git ignores: configure's output, node_modules);
+ * then the command, or the forge.verify steps.
+ */
 static int
 make_steps(struct run *r, const struct verify_opts *o)
 {
-	struct step	*s;
-	size_t		 i;
+	const struct strv	*setup = &r->ctx->cfg.setup;
+	const struct strv	*verify = &r->ctx->cfg.verify;
+	size_t			 i, n;
 
-	if (o->argv != NULL) {
-		r->steps = xcalloc(1, sizeof(*r->steps));
-		r->nsteps = 1;
-		s = &r->steps[0];
-		strv_pushv(&s->argv, o->argv);
-		s->display = strv_join_shell(o->argv);
-		return 0;
-	}
-	if (r->ctx->cfg.verify.n == 0) {
+	if (o->argv == NULL && verify->n == 0) {
 		warnx("nothing to verify: give a command (forge verify -- make "
 		    "check) or configure steps (git config --add forge.verify "
 		    "'make check')");
 		return -1;
 	}
-	r->nsteps = r->ctx->cfg.verify.n;
+	n = r->isolated ? setup->n : 0;
+	r->nsteps = n + (o->argv != NULL ? 1 : verify->n);
 	r->steps = xcalloc(r->nsteps, sizeof(*r->steps));
-	for (i = 0; i < r->nsteps; i++) {
-		s = &r->steps[i];
-		s->shell = 1;
-		s->display = xstrdup(r->ctx->cfg.verify.v[i]);
-		strv_push(&s->argv, "/bin/sh");
-		strv_push(&s->argv, "-c");
-		strv_push(&s->argv, r->ctx->cfg.verify.v[i]);
+	for (i = 0; i < n; i++)
+		shell_step(&r->steps[i], setup->v[i], 1);
+	if (o->argv != NULL) {
+		strv_pushv(&r->steps[n].argv, o->argv);
+		r->steps[n].display = strv_join_shell(o->argv);
+		return 0;
 	}
+	for (i = 0; i < verify->n; i++)
+		shell_step(&r->steps[n + i], verify->v[i], 0);
 	return 0;
 }
 
@@ -273,8 +286,11 @@ steps_display(const struct run *r)
 	struct buf	b = BUF_INIT;
 	size_t		i;
 
+	/* The verification; its setup is named only when it fails. */
 	for (i = 0; i < r->nsteps; i++) {
-		if (i > 0)
+		if (r->steps[i].setup)
+			continue;
+		if (b.len > 0)
 			buf_adds(&b, " && ");
 		buf_adds(&b, r->steps[i].display);
 	}
@@ -507,6 +523,10 @@ event_json(struct run *r, struct buf *ev, const char *now)
 		json_open(&j, '{');
 		json_key(&j, "command");
 		json_str(&j, r->steps[i].display);
+		if (r->steps[i].setup) {
+			json_key(&j, "setup");
+			json_bool(&j, 1);
+		}
 		json_key(&j, "status");
 		json_int(&j, r->steps[i].status);
 		json_key(&j, "duration_ms");

@@ -35,6 +35,7 @@ void
 settings_free(struct settings *c)
 {
 	strv_free(&c->verify);
+	strv_free(&c->setup);
 }
 
 int
@@ -107,6 +108,23 @@ bad(const char *key, const char *val, const char *origin, const char *what)
 	return -1;
 }
 
+/*
+ * A value of a multi-valued key: the first in a layer replaces the list
+ * the layers before made, and an empty one clears it.
+ */
+static void
+list_value(struct strv *list, int *seen, const char *val)
+{
+	if (!*seen) {
+		strv_clear(list);
+		*seen = 1;
+	}
+	if (val == NULL || *val == '\0')
+		strv_clear(list);
+	else
+		strv_push(list, val);
+}
+
 int
 settings_apply(struct settings *c, const char *text, size_t len,
     const char *origin, int *verify_set)
@@ -115,9 +133,10 @@ settings_apply(struct settings *c, const char *text, size_t len,
 	char		*key;
 	long long	 n;
 	size_t		 rlen;
-	int		 b, ret = 0;
+	int		 b, setup_set, ret = 0;
 
 	*verify_set = 0;
+	setup_set = 0;
 	while (p < end) {
 		rec = p;
 		rlen = strnlen(rec, (size_t)(end - p));
@@ -131,14 +150,9 @@ settings_apply(struct settings *c, const char *text, size_t len,
 			val = NULL;
 		}
 		if (strcmp(key, "forge.verify") == 0) {
-			if (!*verify_set) {
-				strv_clear(&c->verify);
-				*verify_set = 1;
-			}
-			if (val == NULL || *val == '\0')
-				strv_clear(&c->verify);
-			else
-				strv_push(&c->verify, val);
+			list_value(&c->verify, verify_set, val);
+		} else if (strcmp(key, "forge.setup") == 0) {
+			list_value(&c->setup, &setup_set, val);
 		} else if (strcmp(key, "forge.isolated") == 0) {
 			if ((b = settings_bool(val)) == -1)
 				ret = bad(key, val, origin, "not a boolean");

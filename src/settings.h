@@ -11,9 +11,9 @@
  * local and worktree, as git merges them) is read with one git config
  * call; a tracked .forgeconfig file at the top of the working tree, in
  * git-config syntax, supplies defaults that any of those override.  For
- * the multi-valued forge.verify, the list from git config replaces the
- * one from .forgeconfig as a whole, and an empty value clears what came
- * before it.
+ * the multi-valued forge.verify and forge.setup, the list from git config
+ * replaces the one from .forgeconfig as a whole, and an empty value
+ * clears what came before it.
  *
  * Colour is the user's, read from git config alone (never .forgeconfig):
  * color.forge, else color.ui, as color.h says; a value git would not
@@ -33,6 +33,8 @@ struct repo;
 
 struct settings {
 	struct strv	 verify;	/* forge.verify */
+	struct strv	 setup;		/* forge.setup: run first in a
+					   fresh copy */
 	int		 isolated;	/* forge.isolated: 0 or 1 */
 	long long	 timeout_ms;	/* forge.timeout: 0 none */
 	long long	 grace_ms;	/* forge.killAfter */

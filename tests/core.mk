@@ -20,3 +20,4 @@ SHELL_TESTS += tests/t-terminal.sh
 SHELL_TESTS += tests/t-color.sh
 SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh
+SHELL_TESTS += tests/t-setup.sh

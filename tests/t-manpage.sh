@@ -19,7 +19,7 @@ for word in verify status log breaker gc --isolated --in-place --no-check \
 	like "forge.1 documents $word" "$(sed 's/\\-/-/g; s/^\.Fl /--/; s/ Fl / -/g' "$MANPAGE")" \
 	    "(Fl|Cm|^|[ -])${word#--}"
 done
-for key in forge.verify forge.isolated forge.timeout forge.killAfter \
+for key in forge.verify forge.setup forge.isolated forge.timeout forge.killAfter \
     forge.breakerThreshold forge.timelineMaxSize; do
 	like "forge.1 documents $key" "$(cat "$MANPAGE")" "Va $key"
 done
