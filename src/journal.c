@@ -644,15 +644,10 @@ forge_lock_run(int admfd, char *run, size_t n)
 	struct buf	 b = BUF_INIT;
 	const char	*p;
 	size_t		 len;
-	int		 fd, ok = 0;
+	int		 ok = 0;
 
-	if ((fd = openat(admfd, "locked", O_RDONLY | O_CLOEXEC |
-	    O_NOFOLLOW)) == -1)
-		return 0;
-	while (buf_read(&b, fd, 4096) > 0 && b.len < 4096)
-		;
-	close(fd);
-	if (b.data != NULL && strncmp(b.data, "forge run ", 10) == 0) {
+	read_adm(admfd, "locked", &b);
+	if (strncmp(b.data, "forge run ", 10) == 0) {
 		p = b.data + 10;
 		len = strspn(p, "0123456789abcdef");
 		if (len == 16 && len < n && strncmp(p + len, " pid ", 5) == 0) {
@@ -665,24 +660,18 @@ forge_lock_run(int admfd, char *run, size_t n)
 	return ok;
 }
 
-/* Is the worktree a registration points to gone from the disk? */
+/* Is the worktree a registration points to gone from the disk?  One
+ * that names no worktree at all is. */
 static int
 worktree_gone(int admfd)
 {
 	struct buf	 b = BUF_INIT;
 	struct stat	 st;
 	char		*slash;
-	int		 fd, gone = 0;
+	int		 gone = 1;
 
-	if ((fd = openat(admfd, "gitdir", O_RDONLY | O_CLOEXEC |
-	    O_NOFOLLOW)) == -1)
-		return errno == ENOENT;
-	while (buf_read(&b, fd, 4096) > 0 && b.len < 65536)
-		;
-	close(fd);
-	buf_rtrim(&b);
-	if (b.data != NULL && b.data[0] == '/' &&
-	    (slash = strrchr(b.data, '/')) != NULL) {
+	read_adm(admfd, "gitdir", &b);
+	if (b.data[0] == '/' && (slash = strrchr(b.data, '/')) != NULL) {
 		*slash = '\0';
 		gone = lstat(b.data, &st) == -1 && errno == ENOENT;
 	}
