@@ -28,7 +28,6 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "gitcmd.h"
-#include "proc.h"
 #include "proof.h"
 #include "sig.h"
 #include "rundir.h"
@@ -693,8 +692,8 @@ tmpdir_in_tree(const struct repo *repo)
 	int		 st, ret = 0;
 
 	tmp = rundir_tmpdir();
-	if (!proc_path_in(tmp, repo->top) || proc_path_in(tmp, repo->gitdir) ||
-	    proc_path_in(tmp, repo->common)) {
+	if (!fs_path_in(tmp, repo->top) || fs_path_in(tmp, repo->gitdir) ||
+	    fs_path_in(tmp, repo->common)) {
 		free(tmp);
 		return 0;
 	}

@@ -15,7 +15,6 @@
 #include "buf.h"
 #include "escape.h"
 #include "fsutil.h"
-#include "proc.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -98,8 +97,8 @@ leads_into(const char *where, const char *const *places)
 	size_t	i;
 
 	for (i = 0; places[i] != NULL; i++)
-		if (proc_path_in(where, places[i]) ||
-		    proc_path_in(places[i], where))
+		if (fs_path_in(where, places[i]) ||
+		    fs_path_in(places[i], where))
 			return places[i];
 	return NULL;
 }
@@ -119,7 +118,7 @@ check_link(int dfd, const char *name, const char *copy, const char *rel,
 	link = xasprintf("%s/%s%s", copy, rel, name);
 	where = escape_resolve(link, target);
 	/* Inside the copy, it is the copy's own business. */
-	if (!proc_path_in(where, copy) && leads_into(where, places) != NULL) {
+	if (!fs_path_in(where, copy) && leads_into(where, places) != NULL) {
 		warnx("warning: the symlink %s%s -> %s leads out of the copy "
 		    "into the real repository: what the command writes "
 		    "through it changes the real files", fs_vis(rel),

@@ -1030,3 +1030,16 @@ fail:
 	errno = saved;
 	return -1;
 }
+
+int
+fs_path_in(const char *path, const char *dir)
+{
+	size_t	n = strlen(dir);
+
+	while (n > 0 && dir[n - 1] == '/')
+		n--;			/* "/" holds everything */
+	if (strncmp(path, dir, n) != 0)
+		return 0;
+	return path[n] == '\0' || path[n] == '/' ||
+	    strcmp(path + n, " (deleted)") == 0;
+}

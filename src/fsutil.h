@@ -79,6 +79,9 @@ int	fs_mkdirs(const char *, mode_t);
 int	fs_write_atomic(const char *, const void *, size_t, mode_t);
 /* Read a whole file, at most max bytes (more: -1, EFBIG). */
 int	fs_read_file(const char *, struct buf *, size_t);
+/* Is path dir itself or below it ("/" holds everything; a readlink's
+ * " (deleted)" suffix allowed)?  By the text alone. */
+int	fs_path_in(const char *, const char *);
 /* The final component of a path, and the rest. */
 const char *fs_basename(const char *);
 /* A path made safe to print (control and non-ASCII bytes as octal

@@ -112,19 +112,6 @@ boot_id(void)
 	return id;
 }
 
-int
-proc_path_in(const char *path, const char *dir)
-{
-	size_t	n = strlen(dir);
-
-	while (n > 0 && dir[n - 1] == '/')
-		n--;			/* "/" holds everything */
-	if (strncmp(path, dir, n) != 0)
-		return 0;
-	return path[n] == '\0' || path[n] == '/' ||
-	    strcmp(path + n, " (deleted)") == 0;
-}
-
 static int
 link_in(const char *link, const char *dir)
 {
@@ -134,7 +121,7 @@ link_in(const char *link, const char *dir)
 	if ((n = readlink(link, target, sizeof(target) - 1)) <= 0)
 		return 0;
 	target[n] = '\0';
-	return proc_path_in(target, dir);
+	return fs_path_in(target, dir);
 }
 
 int

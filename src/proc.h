@@ -39,8 +39,6 @@ int		 proc_start_time(pid_t, unsigned long long *);
 int		 proc_is(pid_t, unsigned long long);
 int		 proc_alive(pid_t, unsigned long long);
 const char	*boot_id(void);
-/* Is a path dir itself or below it (a "(deleted)" suffix allowed)? */
-int		 proc_path_in(const char *, const char *);
 int		 proc_uses_dir(pid_t, const char *);
 int		 proc_kill_in(const char *, const char *, long long);
 /* Does pid's environment (as it was exec'd with) hold entry, exactly? */
