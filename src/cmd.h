@@ -41,6 +41,9 @@ struct verify_opts {
 	int		 isolated;	/* -1: as configured; 0; 1 */
 	int		 check;		/* --no-check clears it */
 	int		 keep;
+	int		 reuse;		/* -1: as configured; 0; 1 */
+	int		 incremental;	/* -1: as configured; 0; 1 */
+	int		 setup;		/* --setup: even in a set-up copy */
 	int		 verbose;
 	int		 exit_verdict;	/* --exit=verdict */
 	int		 help;		/* -h, --help */

@@ -5,6 +5,7 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cmd.h"
 #include "context.h"
@@ -16,17 +17,21 @@ static int	cmd_gc(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	"gc",
-	"[--dry-run] [--kept]",
+	"[--dry-run] [--kept | --all]",
 	"Remove the copies left by runs that are gone, ending what they left\n"
-	"running, and forge's own worktree registrations whose copy is gone.\n",
+	"running, and forge's own worktree registrations whose copy is gone.\n"
+	"Copies kept by --keep or parked by --reuse go once unused for\n"
+	"forge.reuseExpiry (7 days).\n",
 	"  -n, --dry-run       only say what would be removed\n"
-	"  -k, --kept          the copies kept by --keep go too\n",
+	"  -k, --kept          the copies kept by --keep go too\n"
+	"  -a, --all           every copy forge keeps goes: kept and reusable\n",
 	cmd_gc
 };
 
 static const struct option longopts[] = {
 	{ "dry-run",	no_argument,	NULL, 'n' },
 	{ "kept",	no_argument,	NULL, 'k' },
+	{ "all",	no_argument,	NULL, 'a' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{ NULL,		0,		NULL, 0 }
 };
@@ -39,10 +44,14 @@ report(const struct reclaim *rc, int flags)
 	for (i = 0; i < rc->kept.n; i++)
 		printf("kept %s (forge gc --kept removes it)\n",
 		    fs_vis(rc->kept.v[i]));
+	for (i = 0; i < rc->reusable.n; i++)
+		printf("reusable %s (forge gc --all removes it)\n",
+		    fs_vis(rc->reusable.v[i]));
 	for (i = 0; i < rc->n; i++)
 		printf("%s %s (%s pid %ld)\n", flags & JOURNAL_DRY_RUN ?
 		    "would remove" : "removed", fs_vis(rc->v[i].top),
-		    rc->v[i].kept ? "kept by" : "left by dead", rc->v[i].pid);
+		    rc->v[i].kept ? "kept by" : rc->v[i].reusable ?
+		    "reusable, last used by" : "left by dead", rc->v[i].pid);
 	for (i = 0; i < rc->registrations.n; i++)
 		printf("%s the registration %s\n", flags & JOURNAL_DRY_RUN ?
 		    "would remove" : "removed", rc->registrations.v[i]);
@@ -59,16 +68,21 @@ cmd_gc(int argc, char **argv)
 {
 	struct context		 ctx;
 	struct reclaim		 rc;
+	time_t			 expire;
 	int			 ch, flags = 0, st, ret = 0;
 
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+nkh", longopts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "+nkah", longopts, NULL)) !=
+	    -1) {
 		switch (ch) {
 		case 'n':
 			flags |= JOURNAL_DRY_RUN;
 			break;
 		case 'k':
 			flags |= JOURNAL_KEPT;
+			break;
+		case 'a':
+			flags |= JOURNAL_KEPT | JOURNAL_REUSABLE;
 			break;
 		case 'h':
 			cmd_help(&cmd_gc_entry);
@@ -86,7 +100,8 @@ cmd_gc(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	if (journal_reclaim(ctx.repo.common, flags, &rc) == -1)
+	expire = time(NULL) - (time_t)(ctx.cfg.reuse_expiry_ms / 1000);
+	if (journal_reclaim(ctx.repo.common, flags, expire, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* Registrations of forge's whose copy went some other way. */
 	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)

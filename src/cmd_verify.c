@@ -29,6 +29,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "proof.h"
+#include "reuse.h"
 #include "sig.h"
 #include "rundir.h"
 #include "snapshot.h"
@@ -41,6 +42,7 @@ struct step {
 	struct strv	 argv;
 	int		 shell;		/* a forge.verify value, run by sh */
 	int		 setup;		/* a forge.setup value */
+	int		 skip;		/* the incremental copy has it */
 	int		 ran;
 	int		 status;
 	long long	 ms;
@@ -55,6 +57,10 @@ struct run {
 	struct change	 change;
 	int		 have_change;
 	int		 isolated;
+	int		 reuse;		/* park the copy for the next run */
+	int		 incremental;	/* ... with its own ignored files */
+	int		 reused;	/* this copy was parked before */
+	char		*had_setup;	/* what setup it was parked with */
 	int		 check;
 	struct step	*steps;
 	size_t		 nsteps;
@@ -77,6 +83,10 @@ static const struct option longopts[] = {
 	{ "in-place",	no_argument,		NULL, 'I' },
 	{ "no-check",	no_argument,		NULL, 'N' },
 	{ "keep",	no_argument,		NULL, 'k' },
+	{ "reuse",	no_argument,		NULL, 'r' },
+	{ "no-reuse",	no_argument,		NULL, 'R' },
+	{ "incremental", no_argument,		NULL, 'n' },
+	{ "setup",	no_argument,		NULL, 's' },
 	{ "timeout",	required_argument,	NULL, 't' },
 	{ "change",	optional_argument,	NULL, 'c' },
 	{ "verbose",	no_argument,		NULL, 'v' },
@@ -90,6 +100,7 @@ int	cmd_verify(int, char **);
 const struct cmd_entry cmd_verify_entry = {
 	"verify",
 	"[--isolated | --in-place] [--no-check] [--keep]\n"
+	"[--reuse | --no-reuse | --incremental] [--setup]\n"
 	"[--timeout duration] [--change[=base]] [--verbose]\n"
 	"[--exit=verdict | status] [--] [command [argument ...]]",
 	"Verify runs command (or the forge.verify steps) and records the "
@@ -102,6 +113,12 @@ const struct cmd_entry cmd_verify_entry = {
 	"      --in-place      run in the working tree itself\n"
 	"      --no-check      do not prove the copy first (unsafe)\n"
 	"  -k, --keep          keep the copy and print its path\n"
+	"      --reuse         bring a copy a run before left up to date,\n"
+	"                      and leave this one for the next (forge.reuse)\n"
+	"      --no-reuse      a fresh copy, removed afterwards\n"
+	"      --incremental   reuse, keeping the copy's own ignored files:\n"
+	"                      build output (forge.incremental)\n"
+	"      --setup         run forge.setup even in a set-up copy\n"
 	"  -t, --timeout D     stop after D (90s, 10m, 1h; forge.timeout)\n"
 	"      --change[=B]    report what changed since B (HEAD)\n"
 	"  -v, --verbose       say where the time went\n"
@@ -116,6 +133,8 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->isolated = -1;
+	o->reuse = -1;
+	o->incremental = -1;
 	o->check = 1;
 	o->timeout_ms = -1;
 	optind = 0;	/* GNU: start afresh, as tests parse repeatedly */
@@ -134,6 +153,19 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			break;
 		case 'k':
 			o->keep = 1;
+			break;
+		case 'r':
+			o->reuse = 1;
+			break;
+		case 'R':
+			o->reuse = 0;
+			o->incremental = 0;
+			break;
+		case 'n':
+			o->incremental = 1;
+			break;
+		case 's':
+			o->setup = 1;
 			break;
 		case 't':
 			if ((o->timeout_ms = duration_parse(optarg)) < 0) {
@@ -178,6 +210,20 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		    "--in-place");
 		return -1;
 	}
+	if ((o->reuse == 1 || o->incremental == 1) && o->isolated == 0) {
+		warnx("--%s reuses an isolated copy: it makes no sense with "
+		    "--in-place", o->incremental == 1 ? "incremental" :
+		    "reuse");
+		return -1;
+	}
+	if (o->reuse == 0 && o->incremental == 1) {
+		warnx("--incremental reuses the copy: it makes no sense with "
+		    "--no-reuse");
+		return -1;
+	}
+	/* Only a copy can be reused. */
+	if (o->reuse == 1 || o->incremental == 1)
+		o->isolated = 1;
 	return 0;
 }
 
@@ -486,6 +532,8 @@ run_steps(struct run *r)
 	/* The limit is the verification's: building the copy is forge's. */
 	r->steps_ms = time_now_ms();
 	for (i = 0; i < r->nsteps; i++) {
+		if (r->steps[i].skip)
+			continue;
 		if (i > 0)
 			sig_test_stall("step");
 		/* A step that never started is not recorded as run. */
@@ -508,6 +556,14 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	state_event_begin(&j, "verify", now);
 	json_key(&j, "mode");
 	json_str(&j, r->isolated ? "isolated" : "in-place");
+	if (r->isolated && r->reuse) {
+		json_key(&j, "copy");
+		json_str(&j, r->reused ? "reused" : "fresh");
+	}
+	if (r->isolated && r->incremental) {
+		json_key(&j, "incremental");
+		json_bool(&j, 1);
+	}
 	json_key(&j, "head");
 	json_str(&j, r->ctx->repo.head);
 	json_key(&j, "tree");
@@ -660,8 +716,9 @@ summary(struct run *r)
 		fprintf(stderr, "interrupted by signal %d; ", r->signo);
 		break;
 	}
-	fprintf(stderr, "%s, tree %s, %s)\n", r->isolated ? "isolated" :
-	    "in place", tree, d);
+	fprintf(stderr, "%s%s, tree %s, %s)\n", r->isolated ? "isolated" :
+	    "in place", !r->isolated || !r->reuse ? "" : r->incremental ?
+	    ", incremental" : r->reused ? ", reused" : ", fresh", tree, d);
 	free(what);
 }
 
@@ -714,6 +771,92 @@ tmpdir_in_tree(const struct repo *repo)
 	return ret;
 }
 
+/*
+ * What the setup steps made of a copy, for an incremental copy to
+ * remember when it is parked: the steps, or "" if any of them did not
+ * run to success (as_run), or would be (!as_run).
+ */
+static char *
+setup_state(const struct run *r, int as_run)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	buf_adds(&b, "setup\n");
+	for (i = 0; i < r->nsteps; i++) {
+		if (!r->steps[i].setup)
+			continue;
+		if (as_run && !r->steps[i].skip && (!r->steps[i].ran ||
+		    r->steps[i].status != 0)) {
+			buf_free(&b);
+			return xstrdup("");
+		}
+		buf_adds(&b, r->steps[i].display);
+		buf_addc(&b, '\n');
+	}
+	return buf_detach(&b);
+}
+
+/* A parked copy's run directory, if there is one to reuse. */
+static void
+claim(struct run *r)
+{
+	struct reuse_want	w;
+
+	memset(&w, 0, sizeof(w));
+	w.source = r->ctx->repo.top;
+	w.incremental = r->incremental;
+	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->had_setup) == 1)
+		r->reused = 1;
+}
+
+static int
+make_copy(struct run *r)
+{
+	int	flags = 0;
+
+	if (!r->check)
+		flags |= SNAP_NOCHECK;
+	if (r->reused)
+		flags |= SNAP_REUSED;
+	if (r->incremental)
+		flags |= SNAP_INCREMENTAL;
+	r->have_snap = 1;
+	if (snapshot_create(&r->snap, &r->rd, &r->ctx->repo, flags) == 0)
+		return 0;
+	if (!r->reused || sig_pending())
+		return -1;
+	/* Repaired or rebuilt, never trusted: a fresh copy it is. */
+	fprintf(stderr, "forge: the reused copy could not be brought up to "
+	    "date: building a fresh one\n");
+	snapshot_free(&r->snap);
+	r->have_snap = 0;
+	(void)rundir_remove(&r->rd);
+	rundir_free(&r->rd);
+	r->reused = 0;
+	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
+		return -1;
+	return make_copy(r);
+}
+
+/* An incremental copy keeps what its setup made: not run again, unless
+ * the steps changed or --setup says so. */
+static void
+skip_setup(struct run *r, const struct verify_opts *o)
+{
+	char	*want;
+	size_t	 i;
+
+	if (!r->reused || !r->incremental || o->setup)
+		return;
+	want = setup_state(r, 0);
+	if (r->had_setup != NULL && strcmp(want, r->had_setup) == 0)
+		for (i = 0; i < r->nsteps; i++)
+			if (r->steps[i].setup)
+				r->steps[i].skip = 1;
+	free(want);
+}
+
 /* Build the copy (or, in place, read the tree id); -1: the verdict is
  * set.  The steps run after this. */
 static int
@@ -726,7 +869,9 @@ prepare(struct run *r, const struct verify_opts *o)
 	/* Freed whatever happens: a half-made one holds a cleanup entry
 	 * that points into r. */
 	r->have_rd = 1;
-	if (rundir_open(&r->rd, ctx->repo.common) == -1)
+	if (r->isolated && r->reuse)
+		claim(r);
+	if (!r->reused && rundir_open(&r->rd, ctx->repo.common) == -1)
 		return -1;
 	if (o->change != NULL) {
 		doing(r, "forge could not report the change");
@@ -745,13 +890,17 @@ prepare(struct run *r, const struct verify_opts *o)
 			return -1;
 		return 0;
 	}
-	fprintf(stderr, "forge: isolated: running verification in an "
-	    "ephemeral copy (working tree untouched)\n");
-	r->have_snap = 1;
+	if (r->reused)
+		fprintf(stderr, "forge: isolated: running verification in a "
+		    "reused %scopy, brought up to date (working tree "
+		    "untouched)\n", r->incremental ? "incremental " : "");
+	else
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy (working tree untouched)\n");
 	doing(r, "forge could not build and prove the copy");
-	if (snapshot_create(&r->snap, &r->rd, &ctx->repo, r->check ? 0 :
-	    SNAP_NOCHECK) == -1)
+	if (make_copy(r) == -1)
 		return -1;
+	skip_setup(r, o);
 	if (r->snap.tree != NULL)
 		r->tree = xstrdup(r->snap.tree);
 	if (o->verbose)
@@ -764,7 +913,26 @@ prepare(struct run *r, const struct verify_opts *o)
 	return 0;
 }
 
-/* The copy goes, or stays for --keep. */
+/* Left for the next run, or removed when enough copies are parked. */
+static void
+park(struct run *r)
+{
+	struct reuse_want	w;
+	char			*setup;
+
+	memset(&w, 0, sizeof(w));
+	w.source = r->ctx->repo.top;
+	w.incremental = r->incremental;
+	w.setup = setup = setup_state(r, 1);
+	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w,
+	    r->ctx->cfg.reuse_copies) == 0)
+		fprintf(stderr, "forge: the copy stays at %s for the next run "
+		    "to reuse (forge gc --all removes it)\n",
+		    fs_vis(r->snap.copy));
+	free(setup);
+}
+
+/* The copy goes, or stays for --keep or the next run. */
 static void
 finish(struct run *r, int keep)
 {
@@ -775,7 +943,11 @@ finish(struct run *r, int keep)
 		(void)rundir_keep(&r->rd, r->snap.copy);
 		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
 		    "removes it)\n", fs_vis(r->snap.copy));
-	} else
+	} else if (r->reuse && r->have_snap && r->snap.reusable &&
+	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_FAIL) &&
+	    !sig_pending())
+		park(r);
+	else
 		/* What will not go is named, and left to forge gc: the
 		 * verification's verdict stands. */
 		(void)rundir_remove(&r->rd);
@@ -808,6 +980,7 @@ free_run(struct run *r)
 		rundir_free(&r->rd);
 	free(r->tree);
 	free(r->failed);
+	free(r->had_setup);
 	if (r->have_change)
 		change_free(&r->change);
 	breaker_free(&r->after);
@@ -825,6 +998,10 @@ start(struct run *r, const struct verify_opts *o)
 	r->timeout_ms = o->timeout_ms >= 0 ? o->timeout_ms :
 	    ctx->cfg.timeout_ms;
 	r->check = o->check;
+	r->incremental = o->incremental != -1 ? o->incremental :
+	    o->reuse == 0 ? 0 : ctx->cfg.incremental;
+	r->reuse = r->incremental || (o->reuse != -1 ? o->reuse :
+	    ctx->cfg.reuse);
 	if (o->keep && !r->isolated) {
 		warnx("--keep keeps the isolated copy: add --isolated");
 		return EXIT_USAGE;

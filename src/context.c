@@ -39,7 +39,7 @@ reclaim(struct context *ctx)
 	struct reclaim	rc;
 	size_t		i;
 
-	(void)journal_reclaim(ctx->repo.common, 0, &rc);
+	(void)journal_reclaim(ctx->repo.common, 0, 0, &rc);
 	for (i = 0; i < rc.n; i++)
 		warnx("removed %s, left by a forge run that died (pid %ld)",
 		    fs_vis(rc.v[i].top), rc.v[i].pid);

@@ -177,6 +177,94 @@ journal_note_kept(struct journal *j, const char *copy)
 	return note(j, "kept", copy, 0, NULL, 0);
 }
 
+int
+journal_note_reuse(struct journal *j, const char *copy, const char *source,
+    int incremental, const char *setup)
+{
+	struct buf	line = BUF_INIT;
+	struct json	js;
+	int		ret;
+
+	json_init(&js, &line);
+	json_open(&js, '{');
+	json_key(&js, "reuse");
+	json_str(&js, copy);
+	json_key(&js, "source");
+	json_str(&js, source);
+	json_key(&js, "incremental");
+	json_bool(&js, incremental);
+	json_key(&js, "setup");
+	json_str(&js, setup);
+	json_close(&js, '}');
+	if ((ret = append_line(j, &line)) == -1)
+		warn("cannot record the copy in %s", j->path);
+	buf_free(&line);
+	return ret;
+}
+
+/* The run taking a parked copy over becomes its owner: its pid, start
+ * time and boot are what reclaim checks from now on. */
+int
+journal_note_use(struct journal *j)
+{
+	struct buf		 line = BUF_INIT;
+	struct json		 js;
+	unsigned long long	 start = 0;
+	char			 ts[RFC3339_LEN];
+	int			 ret;
+
+	(void)proc_start_time(getpid(), &start);
+	json_init(&js, &line);
+	json_open(&js, '{');
+	json_key(&js, "use");
+	json_str(&js, time_rfc3339(ts, time(NULL)));
+	json_key(&js, "pid");
+	json_int(&js, (long long)getpid());
+	json_key(&js, "start");
+	json_int(&js, (long long)start);
+	json_key(&js, "boot");
+	json_str(&js, boot_id());
+	json_close(&js, '}');
+	if ((ret = append_line(j, &line)) == -1)
+		warn("cannot record the copy in %s", j->path);
+	buf_free(&line);
+	return ret;
+}
+
+int
+journal_claim(struct journal *j, const char *path, struct journal_entry *e)
+{
+	struct buf	text = BUF_INIT;
+	struct stat	st;
+	int		fd;
+
+	memset(e, 0, sizeof(*e));
+	j->fd = -1;
+	j->path = NULL;
+	if ((fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_CLOEXEC)) ==
+	    -1)
+		return errno == ENOENT ? 1 : -1;
+	/* Held: another run has it, or a gc is looking at it. */
+	if (flock(fd, LOCK_EX | LOCK_NB) == -1 ||
+	    fstat(fd, &st) == -1 || st.st_nlink == 0 || !S_ISREG(st.st_mode))
+		goto busy;
+	while (buf_read(&text, fd, 65536) > 0)
+		;
+	if (journal_parse(text.data != NULL ? text.data : "", text.len,
+	    e) == -1 || e->reuse == NULL ||
+	    strcmp(e->run, fs_basename(path)) != 0)
+		goto busy;
+	j->fd = fd;
+	j->path = xstrdup(path);
+	buf_free(&text);
+	return 0;
+busy:
+	journal_entry_free(e);
+	buf_free(&text);
+	close(fd);
+	return 1;
+}
+
 void
 journal_close(struct journal *j, int remove)
 {
@@ -197,6 +285,9 @@ journal_entry_free(struct journal_entry *e)
 	free(e->top);
 	free(e->created);
 	free(e->kept);
+	free(e->reuse);
+	free(e->reuse_source);
+	free(e->reuse_setup);
 	strv_free(&e->repos);
 	memset(e, 0, sizeof(*e));
 }
@@ -236,6 +327,29 @@ journal_parse(const char *text, size_t len, struct journal_entry *e)
 		} else if ((s = jv_str(jv_get(v, "kept"))) != NULL) {
 			free(e->kept);
 			e->kept = xstrdup(s);
+			free(e->reuse);
+			e->reuse = NULL;
+		} else if ((s = jv_str(jv_get(v, "reuse"))) != NULL) {
+			free(e->reuse);
+			e->reuse = xstrdup(s);
+			free(e->reuse_source);
+			e->reuse_source = (s = jv_str(jv_get(v, "source"))) !=
+			    NULL ? xstrdup(s) : NULL;
+			free(e->reuse_setup);
+			e->reuse_setup = xstrdup((s = jv_str(jv_get(v,
+			    "setup"))) != NULL ? s : "");
+			e->incremental = jv_bool(jv_get(v, "incremental"), 0);
+			e->reusable = 1;
+		} else if (jv_get(v, "use") != NULL) {
+			/* Taken over: in use, by a new owner. */
+			free(e->reuse);
+			e->reuse = NULL;
+			e->pid = (long)jv_num(jv_get(v, "pid"), 0);
+			e->start = (unsigned long long)jv_num(jv_get(v,
+			    "start"), 0);
+			free(e->boot);
+			e->boot = (s = jv_str(jv_get(v, "boot"))) != NULL ?
+			    xstrdup(s) : NULL;
 		}
 		jv_free(v);
 	}
@@ -525,6 +639,7 @@ reclaim_free(struct reclaim *rc)
 		free(rc->v[i].top);
 	free(rc->v);
 	strv_free(&rc->kept);
+	strv_free(&rc->reusable);
 	strv_free(&rc->left);
 	strv_free(&rc->registrations);
 	memset(rc, 0, sizeof(*rc));
@@ -547,6 +662,8 @@ read_record(int fd, const char *path, int flags, struct journal_entry *e)
 		;
 	if (journal_parse(text.data != NULL ? text.data : "", text.len,
 	    e) == 0) {
+		/* Its last line is the last use: a park, or the keep. */
+		e->last_use = fstat(fd, &st) == 0 ? st.st_mtime : 0;
 		/* A record is named after its run: one that names another
 		 * run is not that run's to act on. */
 		if (strcmp(e->run, fs_basename(path)) == 0)
@@ -576,12 +693,26 @@ add_reclaimed(struct reclaim *rc, const struct journal_entry *e)
 	rc->v[rc->n].top = xstrdup(e->top);
 	rc->v[rc->n].pid = e->pid;
 	rc->v[rc->n].kept = e->kept != NULL;
+	rc->v[rc->n].reusable = e->reuse != NULL;
 	rc->n++;
 }
 
 /* One record of the journal: its copy goes, unless its run lives. */
+/* A copy left on purpose (kept, or parked for reuse) that is to stay. */
 static int
-reclaim_one(const char *path, int flags, struct reclaim *rc)
+stays(const struct journal_entry *e, int flags, time_t expire)
+{
+	if (expire > 0 && e->last_use < expire)
+		return 0;
+	if (e->kept != NULL)
+		return !(flags & JOURNAL_KEPT);
+	if (e->reuse != NULL)
+		return !(flags & JOURNAL_REUSABLE);
+	return 0;
+}
+
+static int
+reclaim_one(const char *path, int flags, time_t expire, struct reclaim *rc)
 {
 	struct journal_entry	e;
 	int			fd, ret = 0;
@@ -592,9 +723,11 @@ reclaim_one(const char *path, int flags, struct reclaim *rc)
 		close(fd);
 		return 0;
 	}
-	if (owner_alive(&e) || (e.kept != NULL && !(flags & JOURNAL_KEPT))) {
+	if (owner_alive(&e) || stays(&e, flags, expire)) {
 		if (e.kept != NULL)
 			strv_push(&rc->kept, e.kept);
+		else if (e.reuse != NULL)
+			strv_push(&rc->reusable, e.reuse);
 	} else if (flags & JOURNAL_DRY_RUN) {
 		add_reclaimed(rc, &e);
 	} else {
@@ -611,7 +744,8 @@ reclaim_one(const char *path, int flags, struct reclaim *rc)
 }
 
 int
-journal_reclaim(const char *common, int flags, struct reclaim *rc)
+journal_reclaim(const char *common, int flags, time_t expire,
+    struct reclaim *rc)
 {
 	struct dirent	*de;
 	DIR		*d;
@@ -628,7 +762,7 @@ journal_reclaim(const char *common, int flags, struct reclaim *rc)
 		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
 			continue;
 		path = xasprintf("%s/%s", dir, de->d_name);
-		if (reclaim_one(path, flags, rc) == -1)
+		if (reclaim_one(path, flags, expire, rc) == -1)
 			ret = -1;
 		free(path);
 	}

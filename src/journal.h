@@ -10,6 +10,11 @@
  *	{"repo":"<common dir>"}		before each git worktree add
  *	{"child":N,"start":N}		the command's process group
  *	{"kept":"<copy path>"}		--keep: leave it for forge gc --kept
+ *	{"reuse":"<copy path>","source":"<working tree>",
+ *	 "incremental":B,"setup":".."}	parked for the next run's reuse
+ *	{"use":"..","pid":N,"start":N,"boot":".."}
+ *					a later run took the parked copy
+ *					over: it is now the owner
  *
  * The owner holds an flock(2) on its file for as long as it lives, so a
  * file that can be locked belongs to a run that is gone; the pid and its
@@ -32,6 +37,8 @@
 
 #include <sys/types.h>
 
+#include <time.h>
+
 #include "strv.h"
 
 struct journal {
@@ -50,6 +57,12 @@ struct journal_entry {
 	long			 child;
 	unsigned long long	 child_start;
 	char			*kept;
+	char			*reuse;		/* parked: the copy */
+	char			*reuse_source;	/* the working tree it copies */
+	char			*reuse_setup;	/* the setup steps it had */
+	int			 incremental;
+	int			 reusable;	/* parked at least once */
+	time_t			 last_use;	/* when it was last parked */
 };
 
 /* A run's own directory holds JOURNAL_SCRATCH/JOURNAL_MARK, its run id:
@@ -62,18 +75,21 @@ struct journal_entry {
 
 #define JOURNAL_DRY_RUN		0x01	/* only say what would go */
 #define JOURNAL_KEPT		0x02	/* kept copies go too */
+#define JOURNAL_REUSABLE	0x04	/* reusable copies go too */
 
 /* What a reclaim did, for the caller to print; owns its strings. */
 struct reclaimed {
 	char	*top;		/* the copy's directory */
 	long	 pid;		/* the run's forge */
 	int	 kept;		/* kept by --keep, not left by a death */
+	int	 reusable;	/* parked for reuse */
 };
 
 struct reclaim {
 	struct reclaimed	*v;		/* removed (dry run: to be) */
 	size_t			 n;
 	struct strv		 kept;		/* kept copies left alone */
+	struct strv		 reusable;	/* reusable copies left alone */
 	struct strv		 left;		/* what stayed, and why */
 	struct strv		 registrations;	/* orphans removed */
 };
@@ -83,8 +99,16 @@ int	journal_open(struct journal *, const char *, const char *,
 int	journal_note_repo(struct journal *, const char *);
 int	journal_note_child(struct journal *, pid_t);
 int	journal_note_kept(struct journal *, const char *);
+int	journal_note_reuse(struct journal *, const char *, const char *, int,
+	    const char *);
+/* Lock a parked copy's record at path: 0 when it is locked (j open,
+ * e parsed), 1 when it is not to be had (busy, gone, not parked), -1
+ * on an error.  journal_note_use() then makes the run its owner. */
+int	journal_claim(struct journal *, const char *, struct journal_entry *);
+int	journal_note_use(struct journal *);
 void	journal_close(struct journal *, int);
-int	journal_reclaim(const char *, int, struct reclaim *);
+/* Parked and kept copies last used before expire (0: none) go too. */
+int	journal_reclaim(const char *, int, time_t, struct reclaim *);
 void	reclaim_free(struct reclaim *);
 /* Worktree registrations forge made (its lock reason says so) whose run
  * has no record left and whose copy is gone from the disk: removed, one

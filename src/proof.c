@@ -365,7 +365,10 @@ differs(const struct proof *p, const struct treeid_req *q, const char *a,
  * checkout, which it does while git works.  In a sparse checkout, git
  * looks at them and trusts their stat data instead.  Nothing git ignores
  * is ever in the copy, so a tracked file that an ignore rule matches
- * counts there too (-f).
+ * counts there too (-f) -- except in a copy that keeps ignored files of
+ * its own (build output), where git must leave them out as it does in
+ * the source: the source's staged files are tracked there too, by the
+ * entries fresh_entries() put back.
  */
 static char *
 copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
@@ -385,7 +388,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->alternates = p->r.objects;
 	q->edits = edits;
 	q->exclude = p->r.exclude;
-	q->force = 1;
+	q->force = !p->r.own_ignored;
 	q->trust = 1;
 	q->sparse = p->r.sparse;
 	snprintf(tag, sizeof(tag), "copy%zu", p->id);

@@ -54,6 +54,8 @@ struct proof_repo {
 						   (lsfiles.h), in index order */
 	const struct strv	*exclude;	/* nested repositories left out */
 	int			 sparse;	/* a sparse checkout */
+	int			 own_ignored;	/* the copy has ignored files
+						   of its own (--incremental) */
 };
 
 struct proof;

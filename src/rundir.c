@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <dirent.h>
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +18,7 @@
 #include "sig.h"
 #include "xmalloc.h"
 
-enum { RD_NEW, RD_LIVE, RD_GONE, RD_KEPT };
+enum { RD_NEW, RD_LIVE, RD_GONE, RD_KEPT, RD_PARKED };
 
 /*
  * $TMPDIR, resolved: git records a worktree by its real path, and the
@@ -144,6 +145,87 @@ rundir_open(struct rundir *rd, const char *common)
 fail:
 	(void)rundir_remove(rd);
 	return -1;
+}
+
+/* Empty the scratch space a run before left, but for the run's mark. */
+static int
+clear_scratch(struct rundir *rd)
+{
+	struct dirent	*de;
+	DIR		*d;
+	int		 fd, ret = 0;
+
+	if ((fd = open(rd->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1 || (d = fdopendir(fd)) == NULL) {
+		if (fd != -1)
+			close(fd);
+		return -1;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    strcmp(de->d_name, JOURNAL_MARK) == 0)
+			continue;
+		if (fs_rmtree_at(dirfd(d), de->d_name) == -1)
+			ret = -1;
+	}
+	closedir(d);
+	if (ret == 0 && mkdir(rd->objects, 0700) == -1)
+		ret = -1;
+	return ret;
+}
+
+int
+rundir_adopt(struct rundir *rd, struct journal *j,
+    const struct journal_entry *e)
+{
+	memset(rd, 0, sizeof(*rd));
+	rd->topfd = -1;
+	rd->journal = *j;
+	j->fd = -1;
+	j->path = NULL;
+	strlcpy(rd->run, e->run, sizeof(rd->run));
+	rd->top = xstrdup(e->top);
+	rd->scratch = xasprintf("%s/%s", rd->top, JOURNAL_SCRATCH);
+	rd->objects = xasprintf("%s/objects", rd->scratch);
+	if (e->repos.n > 0)
+		strv_pushv(&rd->commons, e->repos.v);
+	if (setenv(JOURNAL_ENV, rd->run, 1) == -1) {
+		warn("setenv");
+		journal_close(&rd->journal, 0);
+		return -1;
+	}
+	rd->state = RD_LIVE;
+	rd->made = 1;
+	rd->cleanup = cleanup_push(on_exit_remove, rd);
+	rd->topfd = open(rd->top, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (rd->topfd == -1 || clear_scratch(rd) == -1) {
+		warn("cannot clear %s", fs_vis(rd->scratch));
+		(void)rundir_remove(rd);
+		return -1;
+	}
+	return 0;
+}
+
+int
+rundir_park(struct rundir *rd, const char *copy, const char *source,
+    int incremental, const char *setup)
+{
+	if (rd->state != RD_LIVE)
+		return -1;
+	if (journal_note_reuse(&rd->journal, copy, source, incremental,
+	    setup) == -1)
+		return -1;
+	journal_close(&rd->journal, 0);
+	rd->state = RD_PARKED;
+	return 0;
+}
+
+int
+rundir_parked(const struct rundir *rd)
+{
+	return rd->state == RD_PARKED;
 }
 
 int

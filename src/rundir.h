@@ -18,7 +18,9 @@
  *					repository with that common dir
  *	rundir_note_child(&rd, pid);	the command's process group, for
  *					a later reclaim to end
- *	rundir_remove(&rd);	or rundir_keep(&rd, copy) for --keep
+ *	rundir_remove(&rd);	or rundir_keep(&rd, copy) for --keep,
+ *				or rundir_park(&rd, copy, ...) to leave it
+ *				for the next run to reuse (reuse.h)
  *	rundir_free(&rd);
  *
  * A cleanup entry (cleanup.h) removes the directory and every worktree
@@ -55,6 +57,13 @@ char	*rundir_index(struct rundir *, const char *);
 int	 rundir_remove(struct rundir *);
 int	 rundir_keep(struct rundir *, const char *);
 int	 rundir_kept(const struct rundir *);
+/* A parked copy's directory, its record claimed (journal_claim) and
+ * handed over in j: the run's now, its scratch space emptied. */
+int	 rundir_adopt(struct rundir *, struct journal *,
+	    const struct journal_entry *);
+int	 rundir_park(struct rundir *, const char *, const char *, int,
+	    const char *);
+int	 rundir_parked(const struct rundir *);
 void	 rundir_free(struct rundir *);
 /* $TMPDIR (or /tmp), absolute and resolved; the caller frees. */
 char	*rundir_tmpdir(void);

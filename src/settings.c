@@ -26,6 +26,8 @@ settings_init(struct settings *c)
 	c->grace_ms = DEFAULT_GRACE_MS;
 	c->threshold = DEFAULT_THRESHOLD;
 	c->timeline_max = DEFAULT_TIMELINE_MAX;
+	c->reuse_copies = DEFAULT_REUSE_COPIES;
+	c->reuse_expiry_ms = DEFAULT_REUSE_EXPIRY_MS;
 	c->color = COLOR_AUTO;
 	c->color_forge = -1;
 	c->color_ui = -1;
@@ -158,6 +160,31 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				ret = bad(key, val, origin, "not a boolean");
 			else
 				c->isolated = b;
+		} else if (strcmp(key, "forge.reuse") == 0) {
+			if ((b = settings_bool(val)) == -1)
+				ret = bad(key, val, origin, "not a boolean");
+			else
+				c->reuse = b;
+		} else if (strcmp(key, "forge.incremental") == 0) {
+			if ((b = settings_bool(val)) == -1)
+				ret = bad(key, val, origin, "not a boolean");
+			else
+				c->incremental = b;
+		} else if (strcmp(key, "forge.reusecopies") == 0) {
+			const char	*e = NULL;
+
+			n = val != NULL ? strtonum(val, 0, 64, &e) : 0;
+			if (val == NULL || e != NULL)
+				ret = bad(key, val ? val : "", origin,
+				    "not a whole number from 0 to 64");
+			else
+				c->reuse_copies = (int)n;
+		} else if (strcmp(key, "forge.reuseexpiry") == 0) {
+			if (val == NULL || (n = duration_parse(val)) <= 0)
+				ret = bad(key, val ? val : "", origin,
+				    "not a positive duration such as 7d");
+			else
+				c->reuse_expiry_ms = n;
 		} else if (strcmp(key, "forge.timeout") == 0) {
 			if (val == NULL || (n = duration_parse(val)) < 0)
 				ret = bad(key, val ? val : "", origin,

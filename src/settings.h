@@ -30,12 +30,18 @@ struct repo;
 
 #define DEFAULT_THRESHOLD	3
 #define DEFAULT_TIMELINE_MAX	(10LL << 20)
+#define DEFAULT_REUSE_COPIES	2
+#define DEFAULT_REUSE_EXPIRY_MS	(7LL * 24 * 3600 * 1000)
 
 struct settings {
 	struct strv	 verify;	/* forge.verify */
 	struct strv	 setup;		/* forge.setup: run first in a
 					   fresh copy */
 	int		 isolated;	/* forge.isolated: 0 or 1 */
+	int		 reuse;		/* forge.reuse */
+	int		 incremental;	/* forge.incremental */
+	int		 reuse_copies;	/* forge.reuseCopies */
+	long long	 reuse_expiry_ms; /* forge.reuseExpiry */
 	long long	 timeout_ms;	/* forge.timeout: 0 none */
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */

@@ -22,6 +22,7 @@
 #include "patch.h"
 #include "pathcopy.h"
 #include "proof.h"
+#include "reuse.h"
 #include "settings.h"
 #include "sig.h"
 #include "snapshot.h"
@@ -598,6 +599,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.entries = &sr->entries;
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
+	pr.own_ignored = s->incremental && sr == s->repos[0];
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;
 }
@@ -608,7 +610,13 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	long long	t = time_now_ms();
 
-	if (sig_pending() || add_worktree(s, sr) == -1)
+	if (sig_pending())
+		return -1;
+	if (s->reused && sr == s->repos[0]) {
+		if (reuse_sync(sr->dst, sr->common, s->rd->run, sr->head,
+		    s->incremental, &s->idle, &sr->dst_gitdir) == -1)
+			return -1;
+	} else if (add_worktree(s, sr) == -1)
 		return -1;
 	if (sr->proof != NULL)
 		proof_checked_out(sr->proof);
@@ -676,6 +684,15 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (repo_settings(sr, l.sparse) == -1)
 		goto out;
+	/* Nested repositories have worktrees of their own, and sparse
+	 * patterns a copy of their own: such copies are not reused. */
+	if (sr == s->repos[0])
+		s->reusable = !sr->sparse && l.nested.n == 0;
+	if (s->reused && !s->reusable) {
+		warnx("a copy of a repository with %s is not reused",
+		    sr->sparse ? "a sparse checkout" : "nested repositories");
+		goto out;
+	}
 	find_nested(sr, &l);
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
@@ -736,6 +753,8 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 	memset(s, 0, sizeof(*s));
 	s->rd = rd;
 	s->check = !(flags & SNAP_NOCHECK);
+	s->reused = (flags & SNAP_REUSED) != 0;
+	s->incremental = (flags & SNAP_INCREMENTAL) != 0;
 	s->idle.fn = poll_proofs;
 	s->idle.arg = s;
 	name = fs_basename(r->top);

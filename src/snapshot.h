@@ -16,6 +16,12 @@
  * each initialized submodule or nested repository copied the same way,
  * recursively.  Each repository is noted in rd before its worktree add.
  *
+ * With SNAP_REUSED, rd is a parked copy's (reuse.h) and the top copy
+ * is brought up to date in place (reuse_sync) instead of checked out;
+ * everything after that is as for a fresh copy, the proof included.  A
+ * repository with nested ones or a sparse checkout is never reused:
+ * -1, said, and the caller builds a fresh copy.
+ *
  * Unless SNAP_NOCHECK, the copy is then proved (proof.h): the tree id of
  * the source working state and that of the copy must be equal; s.tree is
  * that id.  The proof runs in the background while the copy is built.
@@ -28,6 +34,9 @@
 #include "spawn.h"
 
 #define SNAP_NOCHECK	0x01
+#define SNAP_REUSED	0x02	/* rd holds a parked copy (reuse.h): bring
+				   it up to date rather than check out */
+#define SNAP_INCREMENTAL 0x04	/* ... keeping the copy's ignored files */
 
 /* Phases, for --verbose and the benchmark. */
 enum {
@@ -47,7 +56,11 @@ struct snapshot {
 	struct snap_repo	**repos;
 	size_t			  nrepos;
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
+	int			  reusable;	/* fit to be parked: no nested
+						   repository, not sparse */
 	int			  check;	/* private: prove it */
+	int			  reused;	/* private */
+	int			  incremental;	/* private */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
 };

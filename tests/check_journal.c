@@ -437,7 +437,7 @@ reclaim(const char *common, int flags)
 	struct reclaim	rc;
 	int		n;
 
-	(void)journal_reclaim(common, flags, &rc);
+	(void)journal_reclaim(common, flags, 0, &rc);
 	n = (int)rc.n;
 	reclaim_free(&rc);
 	return n;
@@ -594,14 +594,14 @@ START_TEST(t_reclaim_dry_run)
 	mark_copy(top, "dry");
 	line = first_line("dry", dead_pid(), 1, boot_id(), top);
 	rec = write_record(common, "dry", line);
-	ck_assert_int_eq(journal_reclaim(common, JOURNAL_DRY_RUN, &rc), 0);
+	ck_assert_int_eq(journal_reclaim(common, JOURNAL_DRY_RUN, 0, &rc), 0);
 	ck_assert_uint_eq(rc.n, 1);
 	ck_assert_str_eq(rc.v[0].top, top);
 	ck_assert_int_eq(rc.v[0].kept, 0);
 	ck_assert(unitfs_exists(top));
 	ck_assert(unitfs_exists(rec));
 	reclaim_free(&rc);
-	ck_assert_int_eq(journal_reclaim(common, 0, &rc), 0);
+	ck_assert_int_eq(journal_reclaim(common, 0, 0, &rc), 0);
 	ck_assert_uint_eq(rc.n, 1);
 	ck_assert_str_eq(rc.v[0].top, top);
 	ck_assert_uint_eq(rc.left.n, 0);

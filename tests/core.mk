@@ -21,3 +21,4 @@ SHELL_TESTS += tests/t-color.sh
 SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
+SHELL_TESTS += tests/t-reuse.sh

@@ -16,7 +16,8 @@ SHELL_TESTS += \
 	tests/t-fidelity-config.sh \
 	tests/t-fidelity-special.sh \
 	tests/t-fidelity-proof.sh \
-	tests/t-property.sh
+	tests/t-property.sh \
+	tests/t-reuse-property.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh \
 	tests/fidelity-gen.sh \

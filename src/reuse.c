@@ -1,0 +1,404 @@
+/* Reusable copies: parking a run's copy, claiming it, bringing it up to date. */
+#include "config.h"
+
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <dirent.h>
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "journal.h"
+#include "reuse.h"
+#include "xmalloc.h"
+
+struct record {
+	char	*path;
+	time_t	 mtime;
+};
+
+static int
+newest_first(const void *a, const void *b)
+{
+	const struct record	*x = a, *y = b;
+
+	if (x->mtime != y->mtime)
+		return x->mtime > y->mtime ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* The records of the journal, most recently used first. */
+static size_t
+records(const char *common, struct record **out)
+{
+	struct record	*v = NULL;
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*dir, *path;
+	size_t		 n = 0;
+
+	*out = NULL;
+	dir = xasprintf("%s/forge/copies", common);
+	if ((d = opendir(dir)) == NULL) {
+		free(dir);
+		return 0;
+	}
+	while ((de = readdir(d)) != NULL) {
+		/* As the reclaim: temporary files have a dot. */
+		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
+			continue;
+		path = xasprintf("%s/%s", dir, de->d_name);
+		if (lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		v = xreallocarray(v, n + 1, sizeof(*v));
+		v[n].path = path;
+		v[n].mtime = st.st_mtime;
+		n++;
+	}
+	closedir(d);
+	free(dir);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), newest_first);
+	*out = v;
+	return n;
+}
+
+static void
+records_free(struct record *v, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].path);
+	free(v);
+}
+
+static int
+wanted(const struct journal_entry *e, const struct reuse_want *w)
+{
+	return e->reuse_source != NULL &&
+	    strcmp(e->reuse_source, w->source) == 0 &&
+	    e->incremental == w->incremental;
+}
+
+/* Is the parked copy still what was parked: the run's own directory,
+ * the copy a directory in it, nothing mounted anywhere below? */
+static int
+intact(const struct journal_entry *e)
+{
+	struct stat	st;
+	size_t		n = strlen(e->top);
+
+	if (!journal_top_is_runs(e))
+		return 0;
+	if (strncmp(e->reuse, e->top, n) != 0 || e->reuse[n] != '/' ||
+	    strchr(e->reuse + n + 1, '/') != NULL ||
+	    lstat(e->reuse, &st) == -1 || !S_ISDIR(st.st_mode))
+		return 0;
+	return fs_mounts_below(e->top, NULL) == 0;
+}
+
+int
+reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
+    char **had)
+{
+	struct journal_entry	 e;
+	struct journal		 j;
+	struct record		*v;
+	size_t			 i, n;
+	int			 st, ret = 0;
+
+	*had = NULL;
+	n = records(common, &v);
+	for (i = 0; i < n && ret == 0; i++) {
+		if ((st = journal_claim(&j, v[i].path, &e)) != 0)
+			continue;	/* busy, or not parked */
+		if (!wanted(&e, w)) {
+			journal_close(&j, 0);
+			journal_entry_free(&e);
+			continue;
+		}
+		if (!journal_top_is_runs(&e)) {
+			/* Not provably the run's: not ours to touch. */
+			journal_close(&j, 0);
+			journal_entry_free(&e);
+			continue;
+		}
+		if (!intact(&e)) {
+			/* Not to be trusted, nor left: it goes, as far as
+			 * it safely can (what stays is said). */
+			warnx("the reusable copy %s was tampered with: "
+			    "removing it", fs_vis(e.top));
+			if (journal_note_use(&j) == 0 &&
+			    rundir_adopt(rd, &j, &e) == 0) {
+				(void)rundir_remove(rd);
+				rundir_free(rd);
+			} else
+				journal_close(&j, 0);
+			journal_entry_free(&e);
+			continue;
+		}
+		if (journal_note_use(&j) == -1) {
+			journal_close(&j, 0);
+			journal_entry_free(&e);
+			continue;
+		}
+		if (rundir_adopt(rd, &j, &e) == 0) {
+			*had = xstrdup(e.reuse_setup != NULL ? e.reuse_setup :
+			    "");
+			ret = 1;
+		} else
+			rundir_free(rd);
+		journal_entry_free(&e);
+	}
+	records_free(v, n);
+	return ret;
+}
+
+/* Parked (or in use, after a park) copies of the same working tree and
+ * kind, but for the run's own. */
+static int
+count_parked(const char *common, const struct reuse_want *w,
+    const char *own)
+{
+	struct journal_entry	 e;
+	struct record		*v;
+	struct buf		 text = BUF_INIT;
+	size_t			 i, n;
+	int			 fd, count = 0;
+
+	n = records(common, &v);
+	for (i = 0; i < n; i++) {
+		if (strcmp(fs_basename(v[i].path), own) == 0 ||
+		    (fd = open(v[i].path, O_RDONLY | O_NOFOLLOW |
+		    O_CLOEXEC)) == -1)
+			continue;
+		buf_reset(&text);
+		while (buf_read(&text, fd, 65536) > 0)
+			;
+		close(fd);
+		if (journal_parse(text.data != NULL ? text.data : "",
+		    text.len, &e) == 0 && e.reusable && wanted(&e, w) &&
+		    e.kept == NULL)
+			count++;
+		journal_entry_free(&e);
+	}
+	buf_free(&text);
+	records_free(v, n);
+	return count;
+}
+
+int
+reuse_park(struct rundir *rd, const char *common, const char *copy,
+    const struct reuse_want *w, int max)
+{
+	char	*lock;
+	int	 fd, ret = -1;
+
+	/* Counting and parking are one step: two runs ending at once must
+	 * not both find room for one more. */
+	lock = xasprintf("%s/forge/reuse.lock", common);
+	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd != -1)
+		(void)flock(fd, LOCK_EX);
+	if (fs_mounts_below(rd->top, NULL) == 0 &&
+	    count_parked(common, w, rd->run) < max &&
+	    rundir_park(rd, copy, w->source, w->incremental, w->setup) == 0)
+		ret = 0;
+	if (fd != -1)
+		close(fd);
+	free(lock);
+	if (ret == -1)
+		(void)rundir_remove(rd);
+	return ret;
+}
+
+/* Run git in the copy; -1 with a message if it fails. */
+static int
+copy_git(const struct git *g, const char *const *a, const struct buf *in,
+    struct buf *out)
+{
+	struct buf	err = BUF_INIT;
+	int		st;
+
+	if ((st = git_run(g, a, 0, in, out, &err)) > 0)
+		warnx("git %s failed in the reused copy: %s", a[0],
+		    git_why(&err, st));
+	buf_free(&err);
+	return st == 0 ? 0 : -1;
+}
+
+/*
+ * The copy's registration: what its .git file names, which must be one
+ * of common's worktrees, pointing back at the copy, locked by the run.
+ * A .git file a command rewrote to point elsewhere is not followed.
+ */
+static char *
+registration(const char *copy, const char *common, const char *run)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path, *adm = NULL, *want, *real, *base = NULL;
+	char		*tag;
+	int		 ok = 0;
+
+	path = xasprintf("%s/.git", copy);
+	if (fs_read_file(path, &b, 4096) == 0) {
+		buf_rtrim(&b);
+		if (b.data != NULL && strncmp(b.data, "gitdir: ", 8) == 0)
+			adm = xstrdup(b.data + 8);
+	}
+	free(path);
+	if (adm == NULL)
+		goto out;
+	if ((real = realpath(common, NULL)) != NULL) {
+		base = xasprintf("%s/worktrees/", real);
+		free(real);
+	}
+	if (base == NULL || strncmp(adm, base, strlen(base)) != 0 ||
+	    strchr(adm + strlen(base), '/') != NULL ||
+	    adm[strlen(base)] == '\0' || adm[strlen(base)] == '.')
+		goto out;
+	path = xasprintf("%s/gitdir", adm);
+	want = xasprintf("%s/.git", copy);
+	buf_reset(&b);
+	if (fs_read_file(path, &b, 4096) == 0) {
+		buf_rtrim(&b);
+		ok = b.data != NULL && strcmp(b.data, want) == 0;
+	}
+	free(path);
+	free(want);
+	path = xasprintf("%s/locked", adm);
+	tag = xasprintf("forge run %s ", run);
+	buf_reset(&b);
+	if (!ok || fs_read_file(path, &b, 4096) == -1 || b.data == NULL ||
+	    strncmp(b.data, tag, strlen(tag)) != 0)
+		ok = 0;
+	free(path);
+	free(tag);
+out:
+	free(base);
+	buf_free(&b);
+	if (!ok) {
+		free(adm);
+		return NULL;
+	}
+	return adm;
+}
+
+/* What a command may have left half-done in the copy's git dir: a fresh
+ * copy has none of it. */
+static void
+drop_in_progress(const char *adm)
+{
+	static const char *const	 names[] = { "MERGE_HEAD", "MERGE_MSG",
+	    "MERGE_MODE", "MERGE_RR", "AUTO_MERGE", "CHERRY_PICK_HEAD",
+	    "REVERT_HEAD", "ORIG_HEAD", "FETCH_HEAD", "BISECT_LOG",
+	    "BISECT_START", "BISECT_TERMS", "BISECT_NAMES",
+	    "BISECT_EXPECTED_REV", "BISECT_ANCESTORS_OK", "BISECT_RUN",
+	    "BISECT_HEAD", "rebase-merge", "rebase-apply", "sequencer",
+	    NULL };
+	size_t				 i;
+	int				 fd;
+
+	if ((fd = open(adm, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return;
+	for (i = 0; names[i] != NULL; i++)
+		if (faccessat(fd, names[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			(void)fs_rmtree_at(fd, names[i]);
+	close(fd);
+}
+
+/*
+ * Index entries a command flagged assume-unchanged or skip-worktree in
+ * the copy would be taken as they are: clear the flags, so that git
+ * looks at those files like any other.
+ */
+static int
+clear_flags(const struct git *g)
+{
+	const char *const	 ls[] = { "ls-files", "-z", "-v", NULL };
+	const char *const	 valid[] = { "update-index",
+	    "--no-assume-unchanged", "-z", "--stdin", NULL };
+	const char *const	 skip[] = { "update-index",
+	    "--no-skip-worktree", "-z", "--stdin", NULL };
+	struct buf		 out = BUF_INIT, v = BUF_INIT, s = BUF_INIT;
+	const char		*p, *end;
+	int			 ret = 0;
+
+	if (copy_git(g, ls, NULL, &out) == -1) {
+		buf_free(&out);
+		return -1;
+	}
+	/* "H path": lower case is assume-unchanged, S (s) skip-worktree. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if (p[0] == '\0' || p[1] != ' ')
+			continue;
+		if (p[0] >= 'a' && p[0] <= 'z')
+			buf_add(&v, p + 2, strlen(p + 2) + 1);
+		if (p[0] == 'S' || p[0] == 's')
+			buf_add(&s, p + 2, strlen(p + 2) + 1);
+	}
+	if ((v.len > 0 && copy_git(g, valid, &v, NULL) == -1) ||
+	    (s.len > 0 && copy_git(g, skip, &s, NULL) == -1))
+		ret = -1;
+	buf_free(&out);
+	buf_free(&v);
+	buf_free(&s);
+	return ret;
+}
+
+int
+reuse_sync(const char *copy, const char *common, const char *run,
+    const char *head, int keep_ignored, struct spawn_idle *idle,
+    char **dst_gitdir)
+{
+	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
+	    "forge: reuse", "HEAD", head, NULL };
+	const char *const	 clean[] = { "clean", "-ffdqx", NULL };
+	const char *const	 keep[] = { "clean", "-ffdq", NULL };
+	const char *const	 reset[] = { "read-tree", "--reset", "-u",
+	    head, NULL };
+	struct git		 g;
+	char			*adm;
+
+	*dst_gitdir = NULL;
+	if ((adm = registration(copy, common, run)) == NULL) {
+		warnx("the reused copy %s is no longer registered as forge "
+		    "made it", fs_vis(copy));
+		return -1;
+	}
+	drop_in_progress(adm);
+	memset(&g, 0, sizeof(g));
+	g.dir = copy;
+	g.gitdir = adm;
+	g.worktree = copy;
+	g.idle = idle;
+	/*
+	 * Untracked files go first, while the index still lists what the
+	 * last run had: then the tree HEAD is to have meets no file in its
+	 * way, and read-tree writes only what differs from the index --
+	 * which it checks against the disk, file by file.
+	 */
+	if (clear_flags(&g) == -1 ||
+	    copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1 ||
+	    copy_git(&g, detach, NULL, NULL) == -1 ||
+	    copy_git(&g, reset, NULL, NULL) == -1) {
+		free(adm);
+		return -1;
+	}
+	*dst_gitdir = adm;
+	return 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * Reusable copies: a run's copy parked when it ends, for the next run in
+ * the same working tree to bring up to date instead of building anew.
+ *
+ *	struct reuse_want w = { source, incremental, setup };
+ *	struct rundir rd;
+ *	char *had = NULL;
+ *	switch (reuse_claim(&rd, common, &w, &had)) {
+ *	case 1:		rd is a parked copy's run directory, the run's own
+ *			now; had: the setup it was parked with (freed by
+ *			the caller); snapshot_create(..., SNAP_REUSED)
+ *			brings it up to date
+ *	case 0:		none to be had: rundir_open() as always
+ *	}
+ *	... the verification ...
+ *	reuse_park(&rd, common, copy, &w, max);	parked for the next run,
+ *			or removed when max copies of the working tree
+ *			are parked already
+ *
+ *	reuse_sync(...)	snapshot.c's part: a parked copy's worktree made
+ *			HEAD's, as a checkout would leave it
+ *
+ * A parked copy is a run directory whose record (journal.h) ends in a
+ * "reuse" line; the run that claims it holds the record's lock, as the
+ * run that made it did, so no two runs ever share one, and reclaim and
+ * gc leave it alone (gc removes it once unused for forge.reuseExpiry).
+ * Only copies of the same working tree and the same kind (incremental
+ * or not) are claimed.  A copy that cannot be trusted to be what it was
+ * (a file system mounted in it, its directory not the run's) is removed,
+ * never used.
+ */
+#ifndef REUSE_H
+#define REUSE_H
+
+#include "rundir.h"
+#include "spawn.h"
+
+struct reuse_want {
+	const char	*source;	/* the working tree */
+	int		 incremental;	/* keeps its own ignored files */
+	const char	*setup;		/* what setup it had: parked with */
+};
+
+int	reuse_claim(struct rundir *, const char *, const struct reuse_want *,
+	    char **);
+int	reuse_park(struct rundir *, const char *, const char *,
+	    const struct reuse_want *, int);
+
+/*
+ * Bring a parked copy's worktree to the commit head: the copy's own
+ * registration in common checked (it must be the run's), merges or
+ * rebases a command left in progress dropped, index flags cleared, HEAD
+ * detached at head, every file git does not track removed (ignored ones
+ * kept if keep_ignored), and the tracked files made head's -- only those
+ * that differ are written.  dst_gitdir: the registration, for the
+ * caller to free.  -1 with a message: the copy is not to be used.
+ */
+int	reuse_sync(const char *, const char *, const char *, const char *,
+	    int, struct spawn_idle *, char **);
+
+#endif /* REUSE_H */

@@ -1,0 +1,262 @@
+#!/bin/sh
+# --reuse and --incremental: a copy parked after a run and brought up to
+# date by the next one, never trusted without the proof; the pool's
+# limits, concurrency, expiry and removal.
+. "$TESTLIB"
+
+new_repo "$T/r"
+common="$T/r/.git"
+git config forge.breakerThreshold 0
+for i in 1 2 3 4 5 6 7 8; do printf 'file %s\n' "$i" >"f$i"; done
+git add -A && git commit -q -m files
+
+last_verify() {
+	grep '"event":"verify"' "$common/forge/timeline.jsonl" | tail -n 1
+}
+parked() {
+	ls "$TMPDIR" | grep -c '^forge-' || true
+}
+
+# A first run makes a fresh copy and parks it.
+printf 'edited\n' >>f1
+printf 'untracked\n' >u1
+run_forge verify --reuse -- sh -c 'cat f1; echo junk >junk.txt;
+    mkdir -p build; echo out >build/out; echo o >x.o; pwd >"$1"' sh \
+    "$T/where1"
+is "a first --reuse run passes" "$rc" 0
+like "its verdict line says the copy was fresh" "$err" \
+    'Verdict: PASS \(isolated, fresh, tree [0-9a-f]{12}'
+like "it says the copy stays for the next run" "$err" \
+    'the copy stays at .* for the next run to reuse'
+is "one copy is parked" "$(parked)" 1
+is "the timeline says so" \
+    "$(last_verify | "$JSONPICK" mode copy)" "$(printf 'isolated\tfresh')"
+
+# The next run reuses it: same place, up to date, nothing of the last.
+printf 'again\n' >>f2
+rm u1
+printf 'other\n' >u2
+git rm -q f3
+run_forge verify --reuse -v -- sh -c 'pwd >"$1"; ls -A >"$2";
+    cat f2; git status --porcelain >"$3"' sh "$T/where2" "$T/ls2" \
+    "$T/status2"
+is "the second run passes" "$rc" 0
+like "its verdict line says reused" "$err" \
+    'Verdict: PASS \(isolated, reused, tree [0-9a-f]{12}'
+is "it ran in the same copy" "$(cat "$T/where2")" "$(cat "$T/where1")"
+is "the copy holds the working state, and nothing of the last run" \
+    "$(cat "$T/ls2" | tr '\n' ' ')" \
+    ".git .gitignore f1 f2 f4 f5 f6 f7 f8 hello.txt run.sh src u2 "
+like "the new edit is there" "$out" '^again$'
+is "the timeline says reused" "$(last_verify | "$JSONPICK" copy)" reused
+is "still one copy parked" "$(parked)" 1
+
+# The copy is proved like a fresh one: verify the manifest.
+run_forge verify --reuse -- sh -c '"$1" -a . >"$2"' sh "$TREELIST" \
+    "$T/copy.m"
+"$TREELIST" -a . | grep -v '^\.git	' >"$T/src.m"
+grep -v '^\.git	' "$T/copy.m" >"$T/copy2.m"
+# The source has no ignored files, so the manifests must be equal.
+if cmp -s "$T/src.m" "$T/copy2.m"; then
+	pass "a reused copy is the working state, file for file"
+else
+	fail "a reused copy is the working state, file for file" \
+	    "$(diff "$T/src.m" "$T/copy2.m" | head -n 20)"
+fi
+
+# HEAD moves: a commit, a reset, a branch switch.
+git add -A && git commit -q -m more
+run_forge verify --reuse -- sh -c 'git log --format=%s -1 HEAD'
+is "after a commit, the copy is at the new HEAD" "$out" more
+git reset -q --hard HEAD~1
+run_forge verify --reuse -- sh -c 'git log --format=%s -1 HEAD; ls f3'
+is "after a reset, at the older one, with its files" "$out" \
+    "$(printf 'files\nf3')"
+git checkout -q -b other
+printf 'branch file\n' >b.txt
+git add b.txt && git commit -q -m branch
+git checkout -q main
+run_forge verify --reuse -- sh -c 'ls b.txt 2>&1 || true'
+like "after a branch switch, the other branch's file is gone" "$out" \
+    'No such file'
+printf 'edited\n' >>f1
+git stash -q
+run_forge verify --reuse -- sh -c 'cat f1'
+is "after a stash, the stashed edit is gone from the copy" "$out" \
+    "file 1"
+git stash pop -q
+run_forge verify --reuse -- sh -c 'cat f1'
+is "and back after the pop" "$out" "$(printf 'file 1\nedited')"
+
+# What a command did to the copy's git state is undone.
+run_forge verify --reuse -- sh -c 'git update-index --assume-unchanged f4
+    echo tampered >f4; git update-index --skip-worktree f5;
+    echo tampered >f5; git checkout -q -b in-copy; git add -A;
+    git commit -qm in-copy; echo x >"$(git rev-parse --git-dir)/MERGE_HEAD"'
+is "a command that rewrites the copy's git state passes" "$rc" 0
+run_forge verify --reuse -- sh -c 'cat f4 f5;
+    git status --porcelain --untracked-files=no;
+    ls "$(git rev-parse --git-dir)/MERGE_HEAD" 2>/dev/null; true'
+is "the next run had the working tree's files, not the tampered ones" \
+    "$out" "$(printf 'file 4\nfile 5\n M f1')"
+git branch -D in-copy >/dev/null 2>&1
+
+# Damage and tampering between runs: repaired, or rebuilt.
+copy=$(cat "$T/where1")
+printf 'tampered\n' >"$copy/f6"
+chmod 000 "$copy/src"
+run_forge verify --reuse -- cat f6
+is "a copy tampered with between runs: the run still passes" "$rc" 0
+is "with the working tree's content" "$out" "file 6"
+chmod 755 "$copy/src" 2>/dev/null || true
+printf 'gitdir: %s\n' "$T/elsewhere" >"$copy/.git"
+run_forge verify --reuse -- cat f6
+is "a copy whose .git was rewritten: the run passes" "$rc" 0
+like "it says the copy was rebuilt" "$err" \
+    'could not be brought up to date: building a fresh one'
+like "a fresh copy it was" "$err" 'Verdict: PASS \(isolated, fresh'
+is "and one copy is parked, not two" "$(parked)" 1
+run_forge verify --reuse -- true
+like "the rebuilt copy is reused in turn" "$err" 'isolated, reused'
+
+# A copy with something mounted in it is not reused.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+    unshare -m true 2>/dev/null; then
+	copy=$(ls -d "$TMPDIR"/forge-*/r)
+	mkdir -p "$T/outside"
+	echo precious >"$T/outside/keep"
+	unshare -m sh -c 'mount --bind "$1" "$2/src" &&
+	    "$3" verify --reuse -- true' sh "$T/outside" "$copy" "$FORGE" \
+	    >"$T/mnt.out" 2>&1
+	is "a mount in the parked copy: the file it covers survives" \
+	    "$(cat "$T/outside/keep")" precious
+	like "the run says it took a fresh copy" "$(cat "$T/mnt.out")" \
+	    'Verdict: PASS \(isolated, fresh'
+else
+	skip "a mount in the parked copy" "needs root and unshare -m"
+	skip "a mount in the parked copy: the run" "needs root and unshare -m"
+fi
+
+# The pool: at most forge.reuseCopies, per working tree and kind.
+forge gc --all >/dev/null 2>&1
+is "gc --all removes every parked copy" "$(parked)" 0
+is "and their records" "$(ls "$common/forge/copies" | wc -l | tr -d ' ')" 0
+git config forge.reuseCopies 2
+i=0
+while [ $i -lt 16 ]; do
+	forge verify --reuse -- sleep 0.3 >"$T/c$i.out" 2>&1 &
+	i=$((i + 1))
+done
+wait
+fails=0
+i=0
+while [ $i -lt 16 ]; do
+	grep -q 'Verdict: PASS' "$T/c$i.out" || fails=$((fails + 1))
+	i=$((i + 1))
+done
+is "16 concurrent --reuse runs all pass" "$fails" 0
+is "and leave forge.reuseCopies copies parked" "$(parked)" 2
+i=0
+while [ $i -lt 8 ]; do
+	forge verify --reuse -- sh -c 'pwd; sleep 0.3' >"$T/d$i.out" 2>&1 &
+	i=$((i + 1))
+done
+wait
+is "runs at once never share a copy" \
+    "$(cat "$T"/d*.out | grep "^$TMPDIR" | sort | uniq -d)" ""
+is "still two parked" "$(parked)" 2
+git config forge.reuseCopies 0
+run_forge verify --reuse -- true
+is "with forge.reuseCopies 0 a run still reuses a parked one" "$rc" 0
+is "but parks nothing more: one fewer" "$(parked)" 1
+git config --unset forge.reuseCopies
+
+# A plain run never takes a parked copy, nor removes it.
+run_forge verify --isolated -- true
+is "a run without --reuse leaves parked copies alone" "$(parked)" 1
+run_forge status
+is "forge status runs beside them" "$rc" 0
+
+# Expiry: unused for forge.reuseExpiry, gc removes it.
+forge gc >/dev/null 2>&1
+is "gc keeps a recently used copy" "$(parked)" 1
+for rec in "$common"/forge/copies/*; do
+	touch -d '10 days ago' "$rec"
+done
+run_forge gc --dry-run
+like "gc --dry-run names the expired copy" "$out" 'would remove .*reusable'
+is "and leaves it" "$(parked)" 1
+git config forge.reuseExpiry 30d
+forge gc >/dev/null 2>&1
+is "a longer forge.reuseExpiry keeps it" "$(parked)" 1
+git config --unset forge.reuseExpiry
+run_forge gc
+like "gc says it removed it" "$out" 'removed .*reusable'
+is "gc removes a copy unused for 7 days" "$(parked)" 0
+git config forge.reuseExpiry soon
+run_forge verify --reuse -- true
+is "a bad forge.reuseExpiry is refused" "$rc" 64
+like "with the reason" "$err" 'forge.reuseexpiry: not a positive duration'
+git config --unset forge.reuseExpiry
+
+# A run killed outright while it uses a parked copy: reclaimed as usual.
+run_forge verify --reuse -- true
+start_forge "$T/kill.err" verify --reuse -- sh -c 'echo up >"$1"; sleep 30' \
+    sh "$T/up"
+wait_for 10 test -s "$T/up"
+kill -9 "$forge_pid"
+wait "$forge_pid" 2>/dev/null
+run_forge gc
+is "after a SIGKILL, gc removes the copy in use" "$(parked)" 0
+is "and nothing is left" "$(leftovers "$T/r")" ""
+
+# --incremental: the copy's own ignored files stay; setup runs once.
+printf 'gen.cfg\n' >>.gitignore
+git add .gitignore && git commit -q -m ignore-gen
+git config forge.setup 'echo setup ran >>"$HOME/setups"; echo c >gen.cfg'
+printf 'ignored in the source\n' >source.o
+run_forge verify --incremental -- sh -c 'ls source.o 2>/dev/null;
+    cat gen.cfg; echo built >obj.o'
+is "a first --incremental run passes" "$rc" 0
+is "the source's ignored files are never copied" "$out" c
+like "its verdict line says incremental" "$err" \
+    'Verdict: PASS \(isolated, incremental, tree'
+is "the timeline says incremental" \
+    "$(last_verify | "$JSONPICK" incremental)" true
+printf 'edit\n' >>f2
+run_forge verify --incremental -- sh -c 'cat obj.o gen.cfg; echo u >junk'
+is "the next run finds its build output" "$out" "$(printf 'built\nc')"
+is "setup ran once, when the copy was made" "$(cat "$HOME/setups" |
+    wc -l | tr -d ' ')" 1
+run_forge verify --incremental -- sh -c 'ls junk 2>&1 || true'
+like "untracked files it made are gone" "$out" 'No such file'
+run_forge verify --incremental --setup -- true
+is "--setup runs it again" "$(wc -l <"$HOME/setups" | tr -d ' ')" 2
+git config forge.setup 'echo setup ran >>"$HOME/setups"; echo d >gen.cfg'
+run_forge verify --incremental -- cat gen.cfg
+is "a changed setup step runs again" "$out" d
+run_forge verify --reuse -- sh -c 'ls obj.o 2>&1 || true; cat gen.cfg'
+like "a --reuse run takes no incremental copy: no build output" "$out" \
+    'No such file'
+like "and its setup ran (a reused copy is clean)" "$out" 'd$'
+git config --unset forge.setup
+
+# Bad combinations.
+run_forge verify --in-place --reuse -- true
+is "--reuse --in-place is refused" "$rc" 64
+run_forge verify --no-reuse --incremental -- true
+is "--no-reuse --incremental is refused" "$rc" 64
+git config forge.reuse true
+run_forge verify --isolated --no-reuse -- true
+like "--no-reuse overrides forge.reuse" "$err" 'Verdict: PASS \(isolated, tree'
+run_forge verify --isolated -- true
+like "forge.reuse makes --isolated runs reuse" "$err" \
+    'Verdict: PASS \(isolated, (fresh|reused)'
+git config forge.reuse maybe
+run_forge verify --isolated -- true
+is "a bad forge.reuse is refused" "$rc" 64
+git config --unset forge.reuse
+
+forge gc --all >/dev/null 2>&1
+is "gc --all leaves nothing behind" "$(leftovers "$T/r")" ""
+done_testing
