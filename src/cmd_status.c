@@ -7,6 +7,7 @@
 
 #include <err.h>
 #include <getopt.h>
+#include <libutil.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -84,6 +85,8 @@ print_verdict(const struct jv *ev)
 	printf("\n");
 }
 
+static void	print_copies(const char *);
+
 static void
 print_text(struct context *ctx, const struct breaker *b, const struct jv *last)
 {
@@ -120,6 +123,7 @@ print_text(struct context *ctx, const struct breaker *b, const struct jv *last)
 		    STDOUT_FILENO));
 	}
 	events_free(&evs);
+	print_copies(ctx->repo.common);
 }
 
 /* A field of the event as it was recorded, or null. */
@@ -181,10 +185,30 @@ json_last(struct json *j, const struct jv *last)
 }
 
 static void
+json_copy(struct json *j, const struct copy *k, int reusable)
+{
+	char	t[RFC3339_LEN];
+
+	json_open(j, '{');
+	json_key(j, "path");
+	json_str(j, k->path);
+	json_key(j, "size");
+	json_int(j, k->size);
+	json_key(j, "last_use");
+	json_str(j, time_rfc3339(t, k->last_use));
+	if (reusable) {
+		json_key(j, "incremental");
+		json_bool(j, k->incremental);
+		json_key(j, "in_use");
+		json_bool(j, k->in_use);
+	}
+	json_close(j, '}');
+}
+
+static void
 json_copies(struct json *j, const char *common)
 {
 	struct copies	c;
-	char		t[RFC3339_LEN];
 	size_t		i;
 
 	copies_list(&c, common);
@@ -192,22 +216,43 @@ json_copies(struct json *j, const char *common)
 	json_open(j, '{');
 	json_key(j, "kept");
 	json_open(j, '[');
-	for (i = 0; i < c.nkept; i++) {
-		json_open(j, '{');
-		json_key(j, "path");
-		json_str(j, c.kept[i].path);
-		json_key(j, "size");
-		json_int(j, c.kept[i].size);
-		json_key(j, "last_use");
-		json_str(j, time_rfc3339(t, c.kept[i].last_use));
-		json_close(j, '}');
-	}
+	for (i = 0; i < c.nkept; i++)
+		json_copy(j, &c.kept[i], 0);
 	json_close(j, ']');
-	/* Copies kept for reuse: forge makes none yet. */
 	json_key(j, "reusable");
 	json_open(j, '[');
+	for (i = 0; i < c.nreusable; i++)
+		json_copy(j, &c.reusable[i], 1);
 	json_close(j, ']');
 	json_close(j, '}');
+	copies_free(&c);
+}
+
+/* The copies forge keeps, one line each, after a line that counts them. */
+static void
+print_copies(const char *common)
+{
+	struct copies	 c;
+	struct copy	*k;
+	char		 t[RFC3339_LEN], size[8];
+	size_t		 n;
+
+	copies_list(&c, common);
+	if (c.nkept + c.nreusable == 0) {
+		copies_free(&c);
+		return;
+	}
+	printf("\ncopies: %zu kept, %zu reusable\n", c.nkept, c.nreusable);
+	for (n = 0; n < c.nkept + c.nreusable; n++) {
+		k = n < c.nkept ? &c.kept[n] : &c.reusable[n - c.nkept];
+		/* As ls -h: at most four characters, "980K", "1.2G". */
+		(void)humanize_number(size, 5, k->size, "", HN_AUTOSCALE,
+		    HN_DECIMAL | HN_NOSPACE | HN_B);
+		printf("  %-11s %5s  last used %s  %s\n", n < c.nkept ?
+		    "kept" : k->in_use ? "in use" : k->incremental ?
+		    "incremental" : "reusable", size,
+		    time_rfc3339(t, k->last_use), fs_vis(k->path));
+	}
 	copies_free(&c);
 }
 

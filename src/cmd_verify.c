@@ -61,6 +61,7 @@ struct run {
 	int		 incremental;	/* ... with its own ignored files */
 	int		 reused;	/* this copy was parked before */
 	char		*had_setup;	/* what setup it was parked with */
+	int		 copy_ready;	/* built and proved */
 	int		 check;
 	struct step	*steps;
 	size_t		 nsteps;
@@ -900,6 +901,9 @@ prepare(struct run *r, const struct verify_opts *o)
 	doing(r, "forge could not build and prove the copy");
 	if (make_copy(r) == -1)
 		return -1;
+	/* Fit to park from now on, whatever the command does to it: the
+	 * next run brings it up to date, or rebuilds it. */
+	r->copy_ready = 1;
 	skip_setup(r, o);
 	if (r->snap.tree != NULL)
 		r->tree = xstrdup(r->snap.tree);
@@ -943,9 +947,8 @@ finish(struct run *r, int keep)
 		(void)rundir_keep(&r->rd, r->snap.copy);
 		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
 		    "removes it)\n", fs_vis(r->snap.copy));
-	} else if (r->reuse && r->have_snap && r->snap.reusable &&
-	    (r->verdict == VERDICT_PASS || r->verdict == VERDICT_FAIL) &&
-	    !sig_pending())
+	} else if (r->reuse && r->copy_ready && r->snap.reusable &&
+	    r->verdict != VERDICT_ERROR)
 		park(r);
 	else
 		/* What will not go is named, and left to forge gc: the

@@ -1,6 +1,7 @@
 /* Listing the copies forge keeps, with their size and last use. */
 #include "config.h"
 
+#include <sys/file.h>
 #include <sys/stat.h>
 
 #include <dirent.h>
@@ -39,12 +40,27 @@ disk_usage(const char *top)
 }
 
 static int
-in_top(const struct journal_entry *e)
+in_top(const struct journal_entry *e, const char *copy)
 {
 	size_t	n = strlen(e->top);
 
-	return strncmp(e->kept, e->top, n) == 0 && e->kept[n] == '/' &&
-	    strstr(e->kept + n, "/../") == NULL;
+	return strncmp(copy, e->top, n) == 0 && copy[n] == '/' &&
+	    strstr(copy + n, "/../") == NULL;
+}
+
+static void
+add_copy(struct copy **v, size_t *n, const char *path,
+    const struct journal_entry *e, time_t last_use)
+{
+	struct copy	*k;
+
+	*v = xreallocarray(*v, *n + 1, sizeof(**v));
+	k = &(*v)[(*n)++];
+	memset(k, 0, sizeof(*k));
+	k->path = xstrdup(path);
+	k->size = disk_usage(e->top);
+	k->last_use = last_use;
+	k->incremental = e->incremental;
 }
 
 static void
@@ -53,28 +69,37 @@ add_record(struct copies *c, const char *path)
 	struct journal_entry	 e;
 	struct buf		 text = BUF_INIT;
 	struct stat		 sb, cs;
-	struct copy		*k;
-	int			 fd;
+	const char		*copy;
+	int			 fd, in_use;
 
 	memset(&e, 0, sizeof(e));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return;
 	while (buf_read(&text, fd, 65536) > 0)
 		;
+	if (fstat(fd, &sb) == -1 || journal_parse(text.data != NULL ?
+	    text.data : "", text.len, &e) == -1)
+		goto out;
+	/* A reusable copy a run took over: its record is locked. */
+	in_use = e.reusable && e.reuse == NULL && e.kept == NULL &&
+	    flock(fd, LOCK_SH | LOCK_NB) == -1;
+	copy = e.kept != NULL ? e.kept : e.reuse;
+	if (copy == NULL && in_use)
+		copy = e.top;	/* shown as its run directory */
 	/* Only a copy in its run's own directory: not one a record
 	 * written by hand names, nor one removed by hand. */
-	if (fstat(fd, &sb) == 0 && journal_parse(text.data != NULL ?
-	    text.data : "", text.len, &e) == 0 && e.kept != NULL &&
-	    journal_top_is_runs(&e) && in_top(&e) &&
-	    lstat(e.kept, &cs) == 0 && S_ISDIR(cs.st_mode)) {
-		c->kept = xreallocarray(c->kept, c->nkept + 1,
-		    sizeof(*c->kept));
-		k = &c->kept[c->nkept++];
-		k->path = xstrdup(e.kept);
-		k->size = disk_usage(e.top);
-		/* The kept note is the record's last line. */
-		k->last_use = sb.st_mtime;
+	if (copy == NULL || !journal_top_is_runs(&e) ||
+	    (copy != e.top && !in_top(&e, copy)) ||
+	    lstat(copy, &cs) == -1 || !S_ISDIR(cs.st_mode))
+		goto out;
+	/* The kept or reuse note is the record's last line. */
+	if (e.kept != NULL)
+		add_copy(&c->kept, &c->nkept, copy, &e, sb.st_mtime);
+	else {
+		add_copy(&c->reusable, &c->nreusable, copy, &e, sb.st_mtime);
+		c->reusable[c->nreusable - 1].in_use = in_use;
 	}
+out:
 	journal_entry_free(&e);
 	buf_free(&text);
 	close(fd);
@@ -115,6 +140,9 @@ copies_list(struct copies *c, const char *common)
 	free(dir);
 	if (c->nkept > 1)
 		qsort(c->kept, c->nkept, sizeof(*c->kept), by_use);
+	if (c->nreusable > 1)
+		qsort(c->reusable, c->nreusable, sizeof(*c->reusable),
+		    by_use);
 }
 
 void
@@ -125,5 +153,8 @@ copies_free(struct copies *c)
 	for (i = 0; i < c->nkept; i++)
 		free(c->kept[i].path);
 	free(c->kept);
+	for (i = 0; i < c->nreusable; i++)
+		free(c->reusable[i].path);
+	free(c->reusable);
 	memset(c, 0, sizeof(*c));
 }

@@ -1,6 +1,6 @@
 /*
  * The copies forge keeps after a run: those --keep left for debugging,
- * and, once forge makes them, copies kept for reuse.  Listing them reads
+ * and those parked for reuse (reuse.h).  Listing them reads
  * the journal (journal.h) and changes nothing.
  *
  *	struct copies c;
@@ -10,6 +10,8 @@
  *	c.kept[i].size		the bytes on disk its removal frees
  *	c.kept[i].last_use	when a run last used it: for a kept copy,
  *				the end of the run that kept it
+ *	c.reusable[i]		the same for copies parked by --reuse
+ *				(and .in_use: a run has it now)
  *	copies_free(&c);
  *
  * The list is in the order of last use, oldest first; the struct owns
@@ -25,11 +27,15 @@ struct copy {
 	char		*path;
 	long long	 size;
 	time_t		 last_use;
+	int		 incremental;	/* a reusable copy's kind */
+	int		 in_use;	/* a run has it now */
 };
 
 struct copies {
 	struct copy	*kept;
 	size_t		 nkept;
+	struct copy	*reusable;	/* parked by --reuse, or in use */
+	size_t		 nreusable;
 };
 
 void	copies_list(struct copies *, const char *);

@@ -176,6 +176,21 @@ run_forge verify --isolated -- true
 is "a run without --reuse leaves parked copies alone" "$(parked)" 1
 run_forge status
 is "forge status runs beside them" "$rc" 0
+like "forge status lists the parked copy with its size and last use" \
+    "$out" '^  reusable +[0-9.]+[BKMGT]  last used 20[0-9-]+T[0-9:]+Z  /'
+run_forge status --json
+is "forge status --json lists it" "$(printf '%s\n' "$out" |
+    "$JSONPICK" copies.reusable.0.incremental copies.reusable.0.in_use)" \
+    "$(printf 'false\tfalse')"
+start_forge "$T/busy.err" verify --reuse -- sh -c 'echo up >"$1"; sleep 30' \
+    sh "$T/busy"
+wait_for 10 test -s "$T/busy"
+run_forge status --json
+is "a copy a run has now is in use" "$(printf '%s\n' "$out" |
+    "$JSONPICK" copies.reusable.0.in_use)" true
+kill -TERM "$forge_pid"
+wait "$forge_pid" 2>/dev/null
+is "a run interrupted in a reused copy parks it again" "$(parked)" 1
 
 # Expiry: unused for forge.reuseExpiry, gc removes it.
 forge gc >/dev/null 2>&1
