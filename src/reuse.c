@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -360,11 +361,151 @@ clear_flags(const struct git *g)
 	return ret;
 }
 
+struct reuse_mark {
+	char		*path;		/* below the copy */
+	struct timespec	 mtime;
+	off_t		 size;
+	uint64_t	 digest[2];
+};
+
+/* Files larger than this are not noted: rebuilt, not read twice. */
+#define MARK_MAX	(16 << 20)
+
+/*
+ * Two 64-bit FNV-1a sums of the file, from different offsets: a change
+ * that kept the size and both sums would have to be made on purpose,
+ * and forge guards against accidents, not hostile code (see CAVEATS).
+ */
+/* The directory of path below root, no symlink on the way followed (a
+ * command could have put one where a directory was); base: its name. */
+static int
+parent_of(int root, const char *path, const char **base)
+{
+	const char	*slash = strrchr(path, '/');
+	char		*dir;
+	int		 fd;
+
+	if (slash == NULL) {
+		*base = path;
+		return dup(root);
+	}
+	*base = slash + 1;
+	dir = xstrndup(path, (size_t)(slash - path));
+	fd = fs_open_dir(root, dir, 0, 0);
+	free(dir);
+	return fd;
+}
+
+static int
+digest(int root, const char *path, off_t *size, struct timespec *mtime,
+    uint64_t d[2])
+{
+	struct stat	 st;
+	unsigned char	 buf[65536];
+	const char	*base;
+	ssize_t		 n, i;
+	int		 fd, dfd;
+
+	d[0] = 14695981039346656037ULL;
+	d[1] = 1099511628211ULL * 31;
+	if ((dfd = parent_of(root, path, &base)) == -1)
+		return -1;
+	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	close(dfd);
+	if (fd == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > MARK_MAX) {
+		close(fd);
+		return -1;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		for (i = 0; i < n; i++) {
+			d[0] = (d[0] ^ buf[i]) * 1099511628211ULL;
+			d[1] = (d[1] ^ (buf[i] + 1)) * 1099511628211ULL;
+		}
+	close(fd);
+	if (n == -1)
+		return -1;
+	*size = st.st_size;
+	*mtime = st.st_mtim;
+	return 0;
+}
+
+static void
+take_marks(struct reuse_marks *m, const char *copy, const struct buf *paths)
+{
+	struct reuse_mark	*k;
+	const char		*p, *end;
+	int			 dfd;
+
+	m->copy = xstrdup(copy);
+	if ((dfd = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	for (p = paths->data, end = p + paths->len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		m->v = xreallocarray(m->v, m->n + 1, sizeof(*m->v));
+		k = &m->v[m->n];
+		if (digest(dfd, p, &k->size, &k->mtime, k->digest) == -1)
+			continue;
+		k->path = xstrdup(p);
+		m->n++;
+	}
+	close(dfd);
+}
+
+void
+reuse_marks_restore(struct reuse_marks *m)
+{
+	struct reuse_mark	*k;
+	struct timespec		 t[2], mtime;
+	uint64_t		 d[2];
+	off_t			 size;
+	const char		*base;
+	size_t			 i;
+	int			 dfd, pfd;
+
+	if (m->n == 0 || (dfd = open(m->copy, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1)
+		return;
+	for (i = 0; i < m->n; i++) {
+		k = &m->v[i];
+		if (digest(dfd, k->path, &size, &mtime, d) == -1 ||
+		    size != k->size || d[0] != k->digest[0] ||
+		    d[1] != k->digest[1] ||
+		    (pfd = parent_of(dfd, k->path, &base)) == -1)
+			continue;
+		t[0].tv_sec = 0;
+		t[0].tv_nsec = UTIME_OMIT;
+		t[1] = k->mtime;
+		(void)utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW);
+		close(pfd);
+	}
+	close(dfd);
+}
+
+void
+reuse_marks_free(struct reuse_marks *m)
+{
+	size_t	i;
+
+	for (i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	free(m->copy);
+	memset(m, 0, sizeof(*m));
+}
+
 int
 reuse_sync(const char *copy, const char *common, const char *run,
     const char *head, int keep_ignored, struct spawn_idle *idle,
-    char **dst_gitdir)
+    struct reuse_marks *marks, char **dst_gitdir)
 {
+	const char *const	 dirty[] = { "diff-files", "-z", "--name-only",
+	    NULL };
+	const char *const	 others[] = { "ls-files", "-z", "-o",
+	    "--exclude-standard", NULL };
+	struct buf		 paths = BUF_INIT;
 	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
 	    "forge: reuse", "HEAD", head, NULL };
 	const char *const	 clean[] = { "clean", "-ffdqx", NULL };
@@ -392,8 +533,21 @@ reuse_sync(const char *copy, const char *common, const char *run,
 	 * way, and read-tree writes only what differs from the index --
 	 * which it checks against the disk, file by file.
 	 */
-	if (clear_flags(&g) == -1 ||
-	    copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1 ||
+	if (clear_flags(&g) == -1) {
+		free(adm);
+		return -1;
+	}
+	if (marks != NULL) {
+		if (copy_git(&g, dirty, NULL, &paths) == -1 ||
+		    copy_git(&g, others, NULL, &paths) == -1) {
+			buf_free(&paths);
+			free(adm);
+			return -1;
+		}
+		take_marks(marks, copy, &paths);
+		buf_free(&paths);
+	}
+	if (copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1 ||
 	    copy_git(&g, detach, NULL, NULL) == -1 ||
 	    copy_git(&g, reset, NULL, NULL) == -1) {
 		free(adm);

@@ -52,10 +52,38 @@ int	reuse_park(struct rundir *, const char *, const char *,
  * rebases a command left in progress dropped, index flags cleared, HEAD
  * detached at head, every file git does not track removed (ignored ones
  * kept if keep_ignored), and the tracked files made head's -- only those
- * that differ are written.  dst_gitdir: the registration, for the
- * caller to free.  -1 with a message: the copy is not to be used.
+ * that differ are written.  marks, if not NULL, is filled first (see
+ * below).  dst_gitdir: the registration, for the caller to free.  -1
+ * with a message: the copy is not to be used.
  */
+struct reuse_marks;
 int	reuse_sync(const char *, const char *, const char *, const char *,
-	    int, struct spawn_idle *, char **);
+	    int, struct spawn_idle *, struct reuse_marks *, char **);
+
+/*
+ * An incremental copy's build tools go by modification times: a file
+ * that the sync rewrote to the very content it had before must keep the
+ * time it had, or every uncommitted edit would be rebuilt at every run.
+ *
+ *	struct reuse_marks m = REUSE_MARKS_INIT;
+ *	reuse_sync(..., &m, ...);	notes, before it changes anything,
+ *			the files that differ from the copy's index, and
+ *			the untracked ones, with their times and a digest
+ *	... the sync, the changes, the untracked files ...
+ *	reuse_marks_restore(&m);	each file of them whose content is
+ *			what it was gets its time back (its ctime is new:
+ *			the proof looks at it again)
+ *	reuse_marks_free(&m);
+ */
+struct reuse_mark;
+struct reuse_marks {
+	char			*copy;
+	struct reuse_mark	*v;
+	size_t			 n;
+};
+#define REUSE_MARKS_INIT	{ NULL, NULL, 0 }
+
+void	reuse_marks_restore(struct reuse_marks *);
+void	reuse_marks_free(struct reuse_marks *);
 
 #endif /* REUSE_H */

@@ -614,7 +614,8 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		return -1;
 	if (s->reused && sr == s->repos[0]) {
 		if (reuse_sync(sr->dst, sr->common, s->rd->run, sr->head,
-		    s->incremental, &s->idle, &sr->dst_gitdir) == -1)
+		    s->incremental, &s->idle, s->incremental ? &s->marks :
+		    NULL, &sr->dst_gitdir) == -1)
 			return -1;
 	} else if (add_worktree(s, sr) == -1)
 		return -1;
@@ -778,6 +779,8 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 	free(idx);
 	if (sr->index == NULL || copy_repo(s, sr) == -1)
 		goto out;
+	/* Before the proof, which then looks at those files again. */
+	reuse_marks_restore(&s->marks);
 	sig_test_stall("proof");
 	t = time_now_ms();
 	if (s->check && (sig_pending() || prove(s) == -1))
@@ -798,6 +801,7 @@ snapshot_free(struct snapshot *s)
 		sr_free(s->repos[i]);
 	free(s->repos);
 	free(s->copy);
+	reuse_marks_free(&s->marks);
 	free(s->tree);
 	memset(s, 0, sizeof(*s));
 }

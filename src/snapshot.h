@@ -30,6 +30,7 @@
 #define SNAPSHOT_H
 
 #include "repo.h"
+#include "reuse.h"
 #include "rundir.h"
 #include "spawn.h"
 
@@ -61,6 +62,7 @@ struct snapshot {
 	int			  check;	/* private: prove it */
 	int			  reused;	/* private */
 	int			  incremental;	/* private */
+	struct reuse_marks	  marks;	/* private: times to keep */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
 };

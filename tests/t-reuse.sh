@@ -245,6 +245,22 @@ is "setup ran once, when the copy was made" "$(cat "$HOME/setups" |
     wc -l | tr -d ' ')" 1
 run_forge verify --incremental -- sh -c 'ls junk 2>&1 || true'
 like "untracked files it made are gone" "$out" 'No such file'
+printf 'dirty\n' >>f7
+printf 'dirty\n' >>f8
+run_forge verify --incremental -- stat -c %y f7 f8
+t7=$(printf '%s\n' "$out" | sed -n 1p)
+t8=$(printf '%s\n' "$out" | sed -n 2p)
+sleep 1
+printf 'changed again\n' >>f8
+run_forge verify --incremental -- stat -c %y f7 f8
+is "an uncommitted edit unchanged since the last run keeps its time" \
+    "$(printf '%s\n' "$out" | sed -n 1p)" "$t7"
+isnt_t8=$(printf '%s\n' "$out" | sed -n 2p)
+if [ "$isnt_t8" != "$t8" ]; then
+	pass "a file changed since gets a new one"
+else
+	fail "a file changed since gets a new one" "both $t8"
+fi
 run_forge verify --incremental --setup -- true
 is "--setup runs it again" "$(wc -l <"$HOME/setups" | tr -d ' ')" 2
 git config forge.setup 'echo setup ran >>"$HOME/setups"; echo d >gen.cfg'
