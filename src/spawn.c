@@ -33,8 +33,9 @@ extern char	**environ;
 
 /* What the child reports through the exec pipe when it cannot start. */
 struct child_error {
-	int	stage;		/* 0: chdir, 1: exec */
+	int	stage;		/* 0: chdir, 1: exec, 2: the hook */
 	int	err;
+	int	what;		/* the hook's */
 };
 
 /*
@@ -312,6 +313,7 @@ child_side(const struct spawn *sp, const struct prep *pp)
 	if (pp->give_tty)
 		(void)tcsetpgrp(STDIN_FILENO, getpid());
 	ce.stage = 1;
+	ce.what = -1;
 	for (i = 0; i < 3; i++) {
 		fd = pp->child[i] != -1 ? pp->child[i] : pp->want[i] > 0 ?
 		    pp->want[i] : -1;
@@ -321,6 +323,10 @@ child_side(const struct spawn *sp, const struct prep *pp)
 			(void)fcntl(fd, F_SETFD, 0);
 		else if (dup2(fd, i) == -1)
 			goto fail;
+	}
+	if (sp->hook != NULL && sp->hook->fn(sp->hook->arg, &ce.what) == -1) {
+		ce.stage = 2;
+		goto fail;
 	}
 	if (sp->dir != NULL && chdir(sp->dir) == -1) {
 		ce.stage = 0;
@@ -336,7 +342,8 @@ fail:
 	_exit(EXIT_NOTFOUND);
 }
 
-/* Did the child say that it could not exec?  Then reap it: -1, errno. */
+/* Did the child say that it could not exec?  Then reap it: -1, errno,
+ * or -2 - what for a failed hook. */
 static int
 exec_failed(struct prep *pp, pid_t pid)
 {
@@ -356,7 +363,7 @@ exec_failed(struct prep *pp, pid_t pid)
 		set_foreground(getpgrp());
 	/* A directory that is not there: not "command not found". */
 	errno = ce.stage == 0 && ce.err == ENOENT ? ENOTDIR : ce.err;
-	return -1;
+	return ce.stage == 2 ? -2 - ce.what : -1;
 }
 
 int
@@ -365,7 +372,7 @@ spawn_start(struct spawn *sp)
 	struct prep	 pp;
 	sigset_t	 oldmask;
 	pid_t		 pid;
-	int		 i, saved;
+	int		 i, saved, r;
 
 	memset(&pp, 0, sizeof(pp));
 	for (i = 0; i < 3; i++)
@@ -373,6 +380,7 @@ spawn_start(struct spawn *sp)
 	pp.ep[0] = pp.ep[1] = -1;
 	sp->pid = -1;
 	sp->has_tty = 0;
+	sp->hook_what = -1;
 	if (prepare_exec(sp, &pp) == -1 || prepare_fds(sp, &pp) == -1)
 		goto fail;
 	pp.parent = getpid();
@@ -394,8 +402,11 @@ spawn_start(struct spawn *sp)
 			close(pp.child[i]);
 			pp.child[i] = -1;
 		}
-	if (exec_failed(&pp, pid) == -1)
+	if ((r = exec_failed(&pp, pid)) < 0) {
+		if (r < -1)
+			sp->hook_what = -2 - r;
 		goto fail;
+	}
 	sp->pid = pid;
 	sp->has_tty = pp.give_tty;
 	live_add(pid);

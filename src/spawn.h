@@ -45,6 +45,14 @@
  *			(Linux PR_SET_PDEATHSIG): git helpers never outlive
  *			the run that needs them
  *
+ * A hook (sp.hook, or NULL) is work of the caller's that the child does
+ * after its fds are in place and before it changes directory and execs
+ * (contain.h's namespaces): hook->fn(hook->arg, &what) runs between fork
+ * and exec, so it makes only async-signal-safe calls on what the caller
+ * prepared before.  It returns 0, or -1 with errno set and what saying
+ * which part failed: then nothing is executed, and spawn_start() returns
+ * -1 with that errno and sp.hook_what = what (-1 for any other failure).
+ *
  * spawn_wait() never gives up on a child: when a fatal signal is pending or
  * the time limit passes, it sends SIGTERM (the signal itself, for a
  * forwarded group) and, after the grace period, SIGKILL, then reaps.
@@ -67,6 +75,11 @@
 #define SPAWN_TIED	0x08
 #define SPAWN_ENDGROUP	0x10
 
+struct spawn_hook {
+	int		(*fn)(const void *, int *);
+	const void	 *arg;
+};
+
 struct spawn {
 	char *const	*argv;
 	char *const	*env;
@@ -77,9 +90,12 @@ struct spawn {
 	int		 flags;
 	pid_t		 pid;		/* set by spawn_start */
 	int		 has_tty;	/* private: we gave it the terminal */
+	const struct spawn_hook *hook;	/* or NULL */
+	int		 hook_what;	/* set by spawn_start: what the hook
+					   said failed, or -1 */
 };
 
-#define SPAWN_INIT	{ NULL, NULL, NULL, 0, 0, 0, 0, -1, 0 }
+#define SPAWN_INIT	{ NULL, NULL, NULL, 0, 0, 0, 0, -1, 0, NULL, -1 }
 
 /*
  * Background work the caller has going (treeid.h's jobs): while forge

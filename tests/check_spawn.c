@@ -1239,6 +1239,69 @@ START_TEST(t_forward)
 }
 END_TEST
 
+/* A hook runs in the child before the chdir; its failure comes back
+ * with what it says failed, and nothing runs. */
+static int
+failing_hook(const void *arg, int *what)
+{
+	(void)arg;
+	*what = 5;
+	errno = EXDEV;
+	return -1;
+}
+
+static int
+marking_hook(const void *arg, int *what)
+{
+	int	fd;
+
+	*what = 0;
+	/* Before the chdir: the child is still where we are. */
+	if ((fd = open((const char *)arg, O_WRONLY | O_CREAT | O_CLOEXEC,
+	    0644)) == -1)
+		return -1;
+	return close(fd);
+}
+
+START_TEST(t_hook)
+{
+	struct spawn		 sp = SPAWN_INIT;
+	struct spawn_hook	 h;
+	struct spawn_exit	 ex;
+	char			*argv[] = { "true", NULL };
+	char			*d, *mark;
+
+	d = unitfs_dir("hook");
+	ck_assert_int_eq(chdir(d), 0);
+	h.fn = failing_hook;
+	h.arg = NULL;
+	sp.argv = argv;
+	sp.hook = &h;
+	errno = 0;
+	ck_assert_int_eq(spawn_start(&sp), -1);
+	ck_assert_int_eq(errno, EXDEV);
+	ck_assert_int_eq(sp.hook_what, 5);
+	ck_assert_int_eq(sp.pid, -1);
+
+	ck_assert_int_ne(asprintf(&mark, "%s/mark", d), -1);
+	h.fn = marking_hook;
+	h.arg = "mark";
+	sp.dir = "/";
+	ck_assert_int_eq(spawn_start(&sp), 0);
+	ck_assert_int_eq(sp.hook_what, -1);
+	ck_assert_int_eq(spawn_wait(&sp, NULL, &ex), 0);
+	ck_assert_int_eq(ex.status, 0);
+	ck_assert(unitfs_exists(mark));
+	/* Any other failure is not the hook's. */
+	argv[0] = "/nonexistent/program";
+	ck_assert_int_eq(spawn_start(&sp), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(sp.hook_what, -1);
+	free(mark);
+	free(d);
+}
+END_TEST
+
 static Suite *
 spawn_suite(void)
 {
@@ -1262,6 +1325,7 @@ spawn_suite(void)
 	tcase_add_test(tc, t_start_failures);
 	tcase_add_test(tc, t_script_without_shebang);
 	tcase_add_test(tc, t_dir);
+	tcase_add_test(tc, t_hook);
 	tcase_add_test(tc, t_fd_contract);
 	tcase_add_test(tc, t_no_fd_leak);
 	tcase_add_test(tc, t_child_signals);
