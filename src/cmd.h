@@ -49,6 +49,8 @@ struct verify_opts {
 	int		 help;		/* -h, --help */
 	long long	 timeout_ms;	/* -1: as configured */
 	const char	*change;	/* --change[=BASE]: the base */
+	int		 contain;	/* -1: as configured; 0; 1 */
+	int		 no_network;	/* --no-network */
 	char		**argv;		/* COMMAND [ARG...], or NULL */
 };
 

@@ -23,6 +23,7 @@
 #include "cleanup.h"
 #include "cmd.h"
 #include "color.h"
+#include "contain.h"
 #include "context.h"
 #include "escape.h"
 #include "forge.h"
@@ -77,6 +78,10 @@ struct run {
 	char		*failed;	/* the failing step, for the breaker */
 	struct breaker	 after;		/* the breaker, once recorded */
 	int		 recorded;
+	int		 contain;	/* --contain, forge.contain */
+	int		 no_network;
+	struct contain	 plan;
+	int		 have_plan;
 };
 
 static const struct option longopts[] = {
@@ -86,12 +91,15 @@ static const struct option longopts[] = {
 	{ "keep",	no_argument,		NULL, 'k' },
 	{ "reuse",	no_argument,		NULL, 'r' },
 	{ "no-reuse",	no_argument,		NULL, 'R' },
-	{ "incremental", no_argument,		NULL, 'n' },
+	{ "incremental", no_argument,		NULL, 'M' },
 	{ "setup",	no_argument,		NULL, 's' },
 	{ "timeout",	required_argument,	NULL, 't' },
 	{ "change",	optional_argument,	NULL, 'c' },
 	{ "verbose",	no_argument,		NULL, 'v' },
 	{ "exit",	required_argument,	NULL, 'e' },
+	{ "contain",	no_argument,		NULL, 'C' },
+	{ "no-contain",	no_argument,		NULL, 'P' },
+	{ "no-network",	no_argument,		NULL, 'n' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -103,7 +111,8 @@ const struct cmd_entry cmd_verify_entry = {
 	"[--isolated | --in-place] [--no-check] [--keep]\n"
 	"[--reuse | --no-reuse | --incremental] [--setup]\n"
 	"[--timeout duration] [--change[=base]] [--verbose]\n"
-	"[--exit=verdict | status] [--] [command [argument ...]]",
+	"[--exit=verdict | status] [--contain | --no-contain] [--no-network]\n"
+	"[--] [command [argument ...]]",
 	"Verify runs command (or the forge.verify steps) and records the "
 	"verdict.\nWith --isolated it runs in an ephemeral copy of the "
 	"working state:\na detached worktree at HEAD, plus the uncommitted "
@@ -123,7 +132,11 @@ const struct cmd_entry cmd_verify_entry = {
 	"  -t, --timeout D     stop after D (90s, 10m, 1h; forge.timeout)\n"
 	"      --change[=B]    report what changed since B (HEAD)\n"
 	"  -v, --verbose       say where the time went\n"
-	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n",
+	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n"
+	"      --contain       all but the copy read-only, /tmp private "
+	"(forge.contain)\n"
+	"      --no-contain    not contained, whatever forge.contain says\n"
+	"      --no-network    no network but loopback\n",
 	cmd_verify
 };
 
@@ -138,6 +151,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	o->incremental = -1;
 	o->check = 1;
 	o->timeout_ms = -1;
+	o->contain = -1;
 	optind = 0;	/* GNU: start afresh, as tests parse repeatedly */
 	/* "+": the first non-option is COMMAND; its options are its own. */
 	while ((ch = getopt_long(argc, argv, "+ikt:vh", longopts, NULL)) !=
@@ -162,7 +176,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			o->reuse = 0;
 			o->incremental = 0;
 			break;
-		case 'n':
+		case 'M':
 			o->incremental = 1;
 			break;
 		case 's':
@@ -195,6 +209,15 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 				    "--exit=status", fs_vis(optarg));
 				return -1;
 			}
+			break;
+		case 'C':
+			o->contain = 1;
+			break;
+		case 'P':
+			o->contain = 0;
+			break;
+		case 'n':
+			o->no_network = 1;
 			break;
 		case 'h':
 			o->help = 1;
@@ -486,7 +509,12 @@ run_step(struct run *r, struct step *s)
 		 * real repository. */
 		git_unset_local(&env);
 		strv_pushf(&env, "PWD=%s", dir);
+		/* Its own /tmp, empty, whatever TMPDIR the copy is in. */
+		if (r->contain)
+			strv_push(&env, "TMPDIR=/tmp");
 	}
+	if (r->have_plan)
+		sp.hook = contain_hook(&r->plan);
 	sp.argv = s->argv.v;
 	sp.env = r->isolated ? env.v : NULL;
 	sp.dir = dir;
@@ -506,7 +534,14 @@ run_step(struct run *r, struct step *s)
 	s->ran = 1;
 	if (spawn_start(&sp) == -1) {
 		s->ms = time_now_ms() - t;
-		not_started(r, s, errno);
+		if (sp.hook_what != -1) {
+			/* Never run uncontained: an ERROR, not the
+			 * command's failure. */
+			contain_explain(sp.hook_what, errno, NULL);
+			s->status = EXIT_FORGE;
+			doing(r, "forge could not contain the command");
+		} else
+			not_started(r, s, errno);
 		goto out;
 	}
 	if (r->have_rd)
@@ -571,6 +606,14 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	json_str(&j, r->tree);
 	json_key(&j, "cwd");
 	json_str(&j, r->ctx->repo.prefix);
+	if (r->contain) {
+		json_key(&j, "contain");
+		json_bool(&j, 1);
+	}
+	if (r->no_network) {
+		json_key(&j, "network");
+		json_bool(&j, 0);
+	}
 	json_key(&j, "steps");
 	json_open(&j, '[');
 	for (i = 0; i < r->nsteps; i++) {
@@ -858,6 +901,37 @@ skip_setup(struct run *r, const struct verify_opts *o)
 	free(want);
 }
 
+/* The namespaces the steps run in, planned before any of them starts. */
+static int
+plan_contain(struct run *r)
+{
+	struct contain_opts	 o = CONTAIN_OPTS_INIT;
+	const char		*protect[4];
+
+	if (!r->contain && !r->no_network)
+		return 0;
+	doing(r, "forge could not contain the command");
+	protect[0] = r->ctx->repo.top;
+	protect[1] = r->ctx->repo.gitdir;
+	protect[2] = r->ctx->repo.common;
+	protect[3] = NULL;
+	o.fs = r->contain;
+	o.net = r->no_network;
+	o.copy = r->contain ? r->snap.copy : NULL;
+	o.writable = (const char *const *)r->ctx->cfg.contain_writable.v;
+	o.protect = protect;
+	if (contain_prepare(&r->plan, &o) == -1)
+		return -1;
+	r->have_plan = 1;
+	if (r->contain)
+		fprintf(stderr, "forge: contained: all but the copy is "
+		    "read-only, /tmp is private%s\n", r->no_network ?
+		    ", no network but loopback" : "");
+	else
+		fprintf(stderr, "forge: no network but loopback\n");
+	return 0;
+}
+
 /* Build the copy (or, in place, read the tree id); -1: the verdict is
  * set.  The steps run after this. */
 static int
@@ -889,7 +963,7 @@ prepare(struct run *r, const struct verify_opts *o)
 		if (r->check && (r->tree = proof_source_tree(&r->rd,
 		    &ctx->repo)) == NULL)
 			return -1;
-		return 0;
+		return plan_contain(r);
 	}
 	if (r->reused)
 		fprintf(stderr, "forge: isolated: running verification in a "
@@ -914,7 +988,7 @@ prepare(struct run *r, const struct verify_opts *o)
 	places[2] = ctx->repo.common;
 	places[3] = NULL;
 	(void)escape_warn(r->snap.copy, places);
-	return 0;
+	return plan_contain(r);
 }
 
 /* Left for the next run, or removed when enough copies are parked. */
@@ -988,6 +1062,8 @@ free_run(struct run *r)
 		change_free(&r->change);
 	breaker_free(&r->after);
 	free_steps(r);
+	if (r->have_plan)
+		contain_free(&r->plan);
 }
 
 /* Options, configuration and steps; the breaker.  0 or an exit status. */
@@ -1007,6 +1083,14 @@ start(struct run *r, const struct verify_opts *o)
 	    ctx->cfg.reuse);
 	if (o->keep && !r->isolated) {
 		warnx("--keep keeps the isolated copy: add --isolated");
+		return EXIT_USAGE;
+	}
+	r->contain = o->contain != -1 ? o->contain : ctx->cfg.contain;
+	r->no_network = o->no_network;
+	if (r->contain && !r->isolated) {
+		warnx("containment keeps the working tree read-only: it needs "
+		    "the isolated copy (add --isolated, or --no-contain for "
+		    "forge.contain)");
 		return EXIT_USAGE;
 	}
 	if (make_steps(r, o) == -1)

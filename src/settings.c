@@ -38,6 +38,7 @@ settings_free(struct settings *c)
 {
 	strv_free(&c->verify);
 	strv_free(&c->setup);
+	strv_free(&c->contain_writable);
 }
 
 int
@@ -135,10 +136,10 @@ settings_apply(struct settings *c, const char *text, size_t len,
 	char		*key;
 	long long	 n;
 	size_t		 rlen;
-	int		 b, setup_set, ret = 0;
+	int		 b, setup_set, writable_set, ret = 0;
 
 	*verify_set = 0;
-	setup_set = 0;
+	setup_set = writable_set = 0;
 	while (p < end) {
 		rec = p;
 		rlen = strnlen(rec, (size_t)(end - p));
@@ -155,6 +156,23 @@ settings_apply(struct settings *c, const char *text, size_t len,
 			list_value(&c->verify, verify_set, val);
 		} else if (strcmp(key, "forge.setup") == 0) {
 			list_value(&c->setup, &setup_set, val);
+		} else if (strcmp(key, "forge.contain") == 0) {
+			if ((b = settings_bool(val)) == -1)
+				ret = bad(key, val, origin, "not a boolean");
+			else
+				c->contain = b;
+		} else if (strcmp(key, "forge.containwritable") == 0) {
+			/* A tracked file may not open the copy's walls. */
+			if (strcmp(origin, ".forgeconfig") == 0)
+				warnx("%s: %s is taken from git config alone "
+				    "(ignored)", origin, key);
+			else if (val != NULL && *val != '\0' && *val != '/' &&
+			    strncmp(val, "~/", 2) != 0)
+				ret = bad(key, val, origin, "not an absolute "
+				    "path (/dir or ~/dir)");
+			else
+				list_value(&c->contain_writable,
+				    &writable_set, val);
 		} else if (strcmp(key, "forge.isolated") == 0) {
 			if ((b = settings_bool(val)) == -1)
 				ret = bad(key, val, origin, "not a boolean");

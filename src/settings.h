@@ -15,6 +15,9 @@
  * replaces the one from .forgeconfig as a whole, and an empty value
  * clears what came before it.
  *
+ * forge.containWritable, which weakens containment, is read from git
+ * config alone: a .forgeconfig that sets it is warned about and ignored.
+ *
  * Colour is the user's, read from git config alone (never .forgeconfig):
  * color.forge, else color.ui, as color.h says; a value git would not
  * take is warned about and ignored.
@@ -50,6 +53,9 @@ struct settings {
 					   color.ui, else auto */
 	int		 color_forge;	/* private: as set, or -1 */
 	int		 color_ui;	/* private: as set, or -1 */
+	int		 contain;	/* forge.contain: 0 or 1 */
+	struct strv	 contain_writable; /* forge.containWritable: git
+					   config alone, never .forgeconfig */
 };
 
 void	settings_init(struct settings *);

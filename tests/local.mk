@@ -37,6 +37,7 @@ include tests/unit.mk
 include tests/core.mk
 include tests/fidelity.mk
 include tests/robust.mk
+include tests/contain.mk
 
 if UNIT_TESTS
 check_PROGRAMS += $(UNIT_TESTS_LIST)
