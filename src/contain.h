@@ -38,7 +38,9 @@
  *	   copy's .git leads into the real git directory);
  *	6. bring up the loopback interface of the new network;
  *	7. unless root, enter one more user and mount namespace, so that
- *	   the read-only mounts are locked: the command cannot remount them.
+ *	   the read-only mounts are locked.  (A command that is not root
+ *	   has no capabilities once it execs, so it cannot remount them
+ *	   anyway; the lock holds should one regain them in the namespace.)
  *
  * It is a guard against accidents, not a boundary against hostile code:
  * a root command can remount what it likes, and anything may read what

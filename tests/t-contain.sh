@@ -75,6 +75,21 @@ is "[$me] writes inside the copy work" "$rc" 0
 like "[$me] all of them" "$out" 'copy-ok'
 is "[$me] and none reach the tree" "$(real_state)" "$before"
 
+# Unless root, a step cannot undo it: mount(2) itself, not mount(8),
+# which would refuse before asking.
+if [ "$(id -u)" -ne 0 ] && command -v python3 >/dev/null; then
+	run_forge verify --isolated --contain -- python3 -c '
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+# MS_REMOUNT | MS_BIND, without MS_RDONLY
+r = libc.mount(None, b"/", None, 32 | 4096, None)
+print("remount", r, os.strerror(ctypes.get_errno()))'
+	like "[$me] a step cannot remount / writable" "$out" \
+	    '^remount -1 Operation not permitted$'
+else
+	skip "[$me] a step cannot remount / writable" "root, or no python3"
+fi
+
 # /tmp: empty but for the way to the copy, and private both ways.
 probe=/tmp/$(basename "$T").probe
 touch "$T/host-file"
