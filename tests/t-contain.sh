@@ -221,6 +221,10 @@ else
 	like "[$me] and that it will not run uncontained" "$err" \
 	    'not running the command uncontained'
 	like "[$me] an ERROR, not a FAIL" "$err" 'Verdict: ERROR'
+	ev=$(tail -n 1 "$T/r/.git/forge/timeline.jsonl")
+	is "[$me] recorded as such, with the reason" \
+	    "$(printf '%s\n' "$ev" | "$JSONPICK" verdict status failed)" \
+	    "$(printf 'ERROR\t125\tforge could not contain the command')"
 	ok "[$me] nothing ran" test ! -e "$T/ran"
 	"$NOSHARE" "$FORGE" verify --isolated --no-network -- true \
 	    >/dev/null 2>&1
