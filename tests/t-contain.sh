@@ -97,6 +97,9 @@ run_forge verify --isolated --contain -- sh -c '
 	echo "TMPDIR=$TMPDIR"
 	echo private >"$2" && cat "$2"
 	mkdir /tmp/a-dir && echo x >/tmp/a-dir/y && echo tmp-ok
+	if [ -d /dev/shm ]; then
+		echo x >"/dev/shm/${2##*/}" && echo shm-ok
+	fi
 	test -e "$1/host-file" && echo "host file seen"
 	echo "in /tmp: $(ls -A /tmp | grep -v a-dir | tr "\n" " ")"
 	true' sh "$T" "$probe"
@@ -118,6 +121,18 @@ case $T in
 	    "not in /tmp"
 	;;
 esac
+if [ -d /dev/shm ]; then
+	like "[$me] /dev/shm is writable" "$out" 'shm-ok'
+	if [ -e "/dev/shm/${probe##*/}" ]; then
+		fail "[$me] and private" "/dev/shm/${probe##*/} exists"
+		rm -f "/dev/shm/${probe##*/}"
+	else
+		pass "[$me] and private"
+	fi
+else
+	skip "[$me] /dev/shm is writable" "no /dev/shm"
+	skip "[$me] and private" "no /dev/shm"
+fi
 if [ -e "$probe" ]; then
 	fail "[$me] what it wrote to /tmp stays private" "$probe exists"
 	rm -f "$probe"
