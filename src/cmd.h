@@ -52,6 +52,11 @@ struct verify_opts {
 	int		 contain;	/* -1: as configured; 0; 1 */
 	int		 no_network;	/* --no-network */
 	char		**argv;		/* COMMAND [ARG...], or NULL */
+	int		 staged;	/* --staged: HEAD and the index */
+	const char	*rev;		/* --rev=REV: that commit's tree */
+	int		 no_breaker;	/* --no-breaker */
+	int		 cache;		/* -1: forge.cache; --cache 1;
+					   --no-cache 0 */
 };
 
 int	verify_parse(int, char **, struct verify_opts *);

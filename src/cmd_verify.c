@@ -34,6 +34,7 @@
 #include "sig.h"
 #include "rundir.h"
 #include "snapshot.h"
+#include "source.h"
 #include "spawn.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -82,6 +83,8 @@ struct run {
 	int		 no_network;
 	struct contain	 plan;
 	int		 have_plan;
+	struct source	 source;	/* what the copy is made from */
+	int		 no_breaker;	/* neither feeds nor obeys it */
 };
 
 static const struct option longopts[] = {
@@ -89,7 +92,7 @@ static const struct option longopts[] = {
 	{ "in-place",	no_argument,		NULL, 'I' },
 	{ "no-check",	no_argument,		NULL, 'N' },
 	{ "keep",	no_argument,		NULL, 'k' },
-	{ "reuse",	no_argument,		NULL, 'r' },
+	{ "reuse",	no_argument,		NULL, 'U' },
 	{ "no-reuse",	no_argument,		NULL, 'R' },
 	{ "incremental", no_argument,		NULL, 'M' },
 	{ "setup",	no_argument,		NULL, 's' },
@@ -100,6 +103,9 @@ static const struct option longopts[] = {
 	{ "contain",	no_argument,		NULL, 'C' },
 	{ "no-contain",	no_argument,		NULL, 'P' },
 	{ "no-network",	no_argument,		NULL, 'n' },
+	{ "staged",	no_argument,		NULL, 'S' },
+	{ "rev",	required_argument,	NULL, 'r' },
+	{ "no-breaker",	no_argument,		NULL, 'B' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -108,9 +114,9 @@ int	cmd_verify(int, char **);
 
 const struct cmd_entry cmd_verify_entry = {
 	"verify",
-	"[--isolated | --in-place] [--no-check] [--keep]\n"
-	"[--reuse | --no-reuse | --incremental] [--setup]\n"
-	"[--timeout duration] [--change[=base]] [--verbose]\n"
+	"[--isolated | --in-place] [--staged | --rev=rev] [--no-check]\n"
+	"[--keep] [--reuse | --no-reuse | --incremental] [--setup]\n"
+	"[--timeout duration] [--change[=base]] [--verbose] [--no-breaker]\n"
 	"[--exit=verdict | status] [--contain | --no-contain] [--no-network]\n"
 	"[--] [command [argument ...]]",
 	"Verify runs command (or the forge.verify steps) and records the "
@@ -118,9 +124,12 @@ const struct cmd_entry cmd_verify_entry = {
 	"working state:\na detached worktree at HEAD, plus the uncommitted "
 	"changes, plus the\nuntracked files git does not ignore.  The copy "
 	"is proved equal to the\nworking tree before anything runs, and "
-	"removed afterwards.\n",
+	"removed afterwards.  With --staged\nthe copy is HEAD plus the index, "
+	"what git commit would record; with\n--rev, that commit's tree.\n",
 	"  -i, --isolated      run in an ephemeral copy (forge.isolated)\n"
 	"      --in-place      run in the working tree itself\n"
+	"      --staged        verify HEAD plus the index, in a copy\n"
+	"      --rev=REV       verify commit REV's tree, in a copy\n"
 	"      --no-check      do not prove the copy first (unsafe)\n"
 	"  -k, --keep          keep the copy and print its path\n"
 	"      --reuse         bring a copy a run before left up to date,\n"
@@ -132,6 +141,7 @@ const struct cmd_entry cmd_verify_entry = {
 	"  -t, --timeout D     stop after D (90s, 10m, 1h; forge.timeout)\n"
 	"      --change[=B]    report what changed since B (HEAD)\n"
 	"  -v, --verbose       say where the time went\n"
+	"      --no-breaker    neither feed nor obey the circuit breaker\n"
 	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n"
 	"      --contain       all but the copy read-only, /tmp private "
 	"(forge.contain)\n"
@@ -152,6 +162,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	o->check = 1;
 	o->timeout_ms = -1;
 	o->contain = -1;
+	o->cache = -1;
 	optind = 0;	/* GNU: start afresh, as tests parse repeatedly */
 	/* "+": the first non-option is COMMAND; its options are its own. */
 	while ((ch = getopt_long(argc, argv, "+ikt:vh", longopts, NULL)) !=
@@ -169,7 +180,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		case 'k':
 			o->keep = 1;
 			break;
-		case 'r':
+		case 'U':
 			o->reuse = 1;
 			break;
 		case 'R':
@@ -219,6 +230,19 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		case 'n':
 			o->no_network = 1;
 			break;
+		case 'S':
+			o->staged = 1;
+			break;
+		case 'r':
+			if (*optarg == '\0') {
+				warnx("--rev=: the revision is empty");
+				return -1;
+			}
+			o->rev = optarg;
+			break;
+		case 'B':
+			o->no_breaker = 1;
+			break;
 		case 'h':
 			o->help = 1;
 			return 0;
@@ -248,6 +272,21 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	/* Only a copy can be reused. */
 	if (o->reuse == 1 || o->incremental == 1)
 		o->isolated = 1;
+	if (o->staged && o->rev != NULL) {
+		warnx("--staged and --rev name two different trees: give one");
+		return -1;
+	}
+	if ((o->staged || o->rev != NULL) && o->isolated == 0) {
+		warnx("--%s verifies in a copy: it makes no sense with "
+		    "--in-place", o->staged ? "staged" : "rev");
+		return -1;
+	}
+	if ((o->staged || o->rev != NULL) && (o->reuse == 1 ||
+	    o->incremental == 1)) {
+		warnx("--%s makes a copy of its own: it cannot be reused",
+		    o->staged ? "staged" : "rev");
+		return -1;
+	}
 	return 0;
 }
 
@@ -582,6 +621,15 @@ run_steps(struct run *r)
 	}
 }
 
+/* The timeline's mode: in-place, isolated, staged or rev. */
+static const char *
+run_mode(const struct run *r)
+{
+	if (source_mode(&r->source) != NULL)
+		return source_mode(&r->source);
+	return r->isolated ? "isolated" : "in-place";
+}
+
 static void
 event_json(struct run *r, struct buf *ev, const char *now)
 {
@@ -591,7 +639,7 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	json_init(&j, ev);
 	state_event_begin(&j, "verify", now);
 	json_key(&j, "mode");
-	json_str(&j, r->isolated ? "isolated" : "in-place");
+	json_str(&j, run_mode(r));
 	if (r->isolated && r->reuse) {
 		json_key(&j, "copy");
 		json_str(&j, r->reused ? "reused" : "fresh");
@@ -602,6 +650,14 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	}
 	json_key(&j, "head");
 	json_str(&j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(&j, "rev");
+		json_str(&j, r->source.commit);
+	}
+	if (r->no_breaker) {
+		json_key(&j, "no_breaker");
+		json_bool(&j, 1);
+	}
 	json_key(&j, "tree");
 	json_str(&j, r->tree);
 	json_key(&j, "cwd");
@@ -686,8 +742,9 @@ record_once(struct run *r)
 	time_rfc3339(start, r->start);
 	if (state_begin(st, &tx) == -1)
 		return -1;
-	opened = breaker_record(&tx.b, r->verdict, st->threshold, start,
-	    r->failed);
+	/* Recorded, but it neither feeds the breaker nor obeys it. */
+	opened = r->no_breaker ? 0 : breaker_record(&tx.b, r->verdict,
+	    st->threshold, start, r->failed);
 	breaker_free(&r->after);
 	breaker_copy(&r->after, &tx.b);
 	event_json(r, &ev, start);
@@ -760,7 +817,7 @@ summary(struct run *r)
 		fprintf(stderr, "interrupted by signal %d; ", r->signo);
 		break;
 	}
-	fprintf(stderr, "%s%s, tree %s, %s)\n", r->isolated ? "isolated" :
+	fprintf(stderr, "%s%s, tree %s, %s)\n", r->isolated ? run_mode(r) :
 	    "in place", !r->isolated || !r->reuse ? "" : r->incremental ?
 	    ", incremental" : r->reused ? ", reused" : ", fresh", tree, d);
 	free(what);
@@ -866,7 +923,8 @@ make_copy(struct run *r)
 	if (r->incremental)
 		flags |= SNAP_INCREMENTAL;
 	r->have_snap = 1;
-	if (snapshot_create(&r->snap, &r->rd, &r->ctx->repo, flags) == 0)
+	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
+	    flags) == 0)
 		return 0;
 	if (!r->reused || sig_pending())
 		return -1;
@@ -965,7 +1023,15 @@ prepare(struct run *r, const struct verify_opts *o)
 			return -1;
 		return plan_contain(r);
 	}
-	if (r->reused)
+	if (r->source.kind != SOURCE_WORKTREE) {
+		doing(r, "forge could not read the tree to verify");
+		if (source_resolve(&r->source, &ctx->repo, &r->rd) == -1)
+			return -1;
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy of %s (working tree untouched)\n",
+		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
+		    "git commit would record" : "the commit's tree");
+	} else if (r->reused)
 		fprintf(stderr, "forge: isolated: running verification in a "
 		    "reused %scopy, brought up to date (working tree "
 		    "untouched)\n", r->incremental ? "incremental " : "");
@@ -1061,6 +1127,7 @@ free_run(struct run *r)
 	if (r->have_change)
 		change_free(&r->change);
 	breaker_free(&r->after);
+	source_free(&r->source);
 	free_steps(r);
 	if (r->have_plan)
 		contain_free(&r->plan);
@@ -1074,6 +1141,22 @@ start(struct run *r, const struct verify_opts *o)
 	int		 st;
 
 	r->isolated = o->isolated != -1 ? o->isolated : ctx->cfg.isolated;
+	/* What a commit records, or a commit: only a copy can hold it. */
+	if (o->staged || o->rev != NULL) {
+		r->isolated = 1;
+		r->source.kind = o->staged ? SOURCE_STAGED : SOURCE_REV;
+		r->source.rev = o->rev;
+	}
+	r->no_breaker = o->no_breaker;
+	if (o->rev != NULL) {
+		char	*c;
+
+		if ((c = repo_resolve_commit(&ctx->repo, o->rev)) == NULL) {
+			warnx("--rev=%s: no such commit", fs_vis(o->rev));
+			return EXIT_USAGE;
+		}
+		free(c);
+	}
 	r->timeout_ms = o->timeout_ms >= 0 ? o->timeout_ms :
 	    ctx->cfg.timeout_ms;
 	r->check = o->check;
@@ -1081,6 +1164,10 @@ start(struct run *r, const struct verify_opts *o)
 	    o->reuse == 0 ? 0 : ctx->cfg.incremental;
 	r->reuse = r->incremental || (o->reuse != -1 ? o->reuse :
 	    ctx->cfg.reuse);
+	/* Only a copy of the working state is parked: a staged tree or a
+	 * commit is checked out afresh. */
+	if (r->source.kind != SOURCE_WORKTREE)
+		r->reuse = r->incremental = 0;
 	if (o->keep && !r->isolated) {
 		warnx("--keep keeps the isolated copy: add --isolated");
 		return EXIT_USAGE;
@@ -1100,6 +1187,8 @@ start(struct run *r, const struct verify_opts *o)
 	/* Waiting for another forge's lock counts against the limit. */
 	if (r->timeout_ms > 0)
 		ctx->state.deadline_ms = r->start_ms + r->timeout_ms;
+	if (r->no_breaker)
+		return 0;
 	if ((st = refused(r)) == 1)
 		return EXIT_BREAKER;
 	if (st == -1)

@@ -181,8 +181,10 @@ repo_open(struct repo *r)
 	r->prefix = xstrdup(prefix);
 	r->top = xstrdup(top);
 	r->objects = xasprintf("%s/objects", r->common);
+	/* Relative, it is relative to the top, where git works. */
 	if ((idx = getenv("GIT_INDEX_FILE")) != NULL && *idx != '\0')
-		r->index = path_absolute(idx);
+		r->index = *idx == '/' ? xstrdup(idx) :
+		    xasprintf("%s/%s", r->top, idx);
 	if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
 		warnx("%s has no commit yet: forge verifies from HEAD, so "
 		    "commit something first", r->top);

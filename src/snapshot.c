@@ -26,6 +26,7 @@
 #include "settings.h"
 #include "sig.h"
 #include "snapshot.h"
+#include "source.h"
 #include "spawn.h"
 #include "timeutil.h"
 #include "xmalloc.h"
@@ -666,6 +667,25 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
+/* A copy of a tree (source.h): its commit checked out, then the tree. */
+static int
+copy_source(struct snapshot *s, struct snap_repo *sr)
+{
+	struct git	dg;
+	long long	t;
+
+	free(sr->head);
+	sr->head = xstrdup(s->source->commit);
+	if (checkout(s, sr, NULL) == -1)
+		return -1;
+	t = time_now_ms();
+	dst_git(sr, &dg);
+	if (sig_pending() || source_fill(s->source, &dg) == -1)
+		return -1;
+	s->ms[SNAP_APPLY] += time_now_ms() - t;
+	return 0;
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
@@ -673,6 +693,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	struct git	g;
 	int		ret = -1;
 
+	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
+		return copy_source(s, sr);
 	src_git(sr, &g);
 	if (lsfiles_read(&l, &g) == -1)
 		return -1;
@@ -741,9 +763,27 @@ stop_proofs(struct snapshot *s)
 	}
 }
 
+/* The proof of a copy of a tree: no background work, one tree id. */
+static int
+prove_source(struct snapshot *s)
+{
+	struct git	dg;
+
+	dst_git(s->repos[0], &dg);
+	s->tree = source_prove(s->source, &dg, s->rd, s->repos[0]->objects);
+	return s->tree != NULL ? 0 : -1;
+}
+
 int
 snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
     int flags)
+{
+	return snapshot_create_from(s, rd, r, NULL, flags);
+}
+
+int
+snapshot_create_from(struct snapshot *s, struct rundir *rd,
+    const struct repo *r, const struct source *src, int flags)
 {
 	struct snap_repo	*sr;
 	const char		*name;
@@ -753,6 +793,7 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 
 	memset(s, 0, sizeof(*s));
 	s->rd = rd;
+	s->source = src;
 	s->check = !(flags & SNAP_NOCHECK);
 	s->reused = (flags & SNAP_REUSED) != 0;
 	s->incremental = (flags & SNAP_INCREMENTAL) != 0;
@@ -783,7 +824,9 @@ snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
 	reuse_marks_restore(&s->marks);
 	sig_test_stall("proof");
 	t = time_now_ms();
-	if (s->check && (sig_pending() || prove(s) == -1))
+	if (s->check && (sig_pending() || (s->source != NULL &&
+	    s->source->kind != SOURCE_WORKTREE ? prove_source(s) :
+	    prove(s)) == -1))
 		goto out;
 	s->ms[SNAP_PROOF] = time_now_ms() - t;
 	ret = 0;

@@ -25,6 +25,11 @@
  * Unless SNAP_NOCHECK, the copy is then proved (proof.h): the tree id of
  * the source working state and that of the copy must be equal; s.tree is
  * that id.  The proof runs in the background while the copy is built.
+ *
+ * snapshot_create_from() makes the copy of another source (source.h):
+ * the staged tree or a commit's, checked out and proved against that
+ * tree; the working tree, its untracked files and nested repositories
+ * play no part.  snapshot_create() is that with the working state.
  */
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
@@ -49,6 +54,7 @@ enum {
 };
 
 struct snap_repo;
+struct source;
 
 struct snapshot {
 	char			 *copy;		/* the copy's top level */
@@ -63,12 +69,16 @@ struct snapshot {
 	int			  reused;	/* private */
 	int			  incremental;	/* private */
 	struct reuse_marks	  marks;	/* private: times to keep */
+	const struct source	 *source;	/* private: NULL, the working
+						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
 };
 
 int	snapshot_create(struct snapshot *, struct rundir *,
 	    const struct repo *, int);
+int	snapshot_create_from(struct snapshot *, struct rundir *,
+	    const struct repo *, const struct source *, int);
 void	snapshot_free(struct snapshot *);
 
 #endif /* SNAPSHOT_H */

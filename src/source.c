@@ -1,0 +1,254 @@
+/* The source of a copy: the working state, the staged tree, a commit. */
+#include "config.h"
+
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "lsfiles.h"
+#include "repo.h"
+#include "rundir.h"
+#include "source.h"
+#include "treeid.h"
+#include "xmalloc.h"
+
+void
+source_init(struct source *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->kind = SOURCE_WORKTREE;
+}
+
+void
+source_free(struct source *s)
+{
+	free(s->commit);
+	free(s->tree);
+	s->commit = s->tree = NULL;
+}
+
+const char *
+source_mode(const struct source *s)
+{
+	switch (s->kind) {
+	case SOURCE_STAGED:
+		return "staged";
+	case SOURCE_REV:
+		return "rev";
+	default:
+		return NULL;
+	}
+}
+
+/* Refuse an index that holds a conflict: no commit can be made of it. */
+static int
+unmerged(const struct git *g)
+{
+	const char *const	 a[] = { "ls-files", "-z", "-u", NULL };
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end, *path, *last = "";
+	int			 st, n = 0;
+
+	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot read the index: git ls-files: %s",
+			    git_why(&err, st));
+		buf_free(&out);
+		buf_free(&err);
+		return -1;
+	}
+	/* "mode oid stage\tpath", one line per stage of each path. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if ((path = strchr(p, '\t')) == NULL ||
+		    strcmp(++path, last) == 0)
+			continue;
+		if (n++ == 0)
+			warnx("the index has unmerged entries: a commit "
+			    "cannot be made of it; resolve them and git add "
+			    "the result, then verify again");
+		if (n <= 20)
+			fprintf(stderr, "\tunmerged: %s\n", fs_vis(path));
+		last = path;
+	}
+	if (n > 20)
+		fprintf(stderr, "\t... and %d more\n", n - 20);
+	buf_free(&out);
+	buf_free(&err);
+	return n > 0 ? -1 : 0;
+}
+
+static char *
+tree_of(const struct repo *r, const char *commit)
+{
+	struct git	 g;
+	struct buf	 out = BUF_INIT;
+	char		*spec;
+	int		 st;
+
+	repo_git(r, &g);
+	g.index = NULL;
+	spec = xasprintf("%s^{tree}", commit);
+	{
+		const char *const	a[] = { "rev-parse", "--verify", "-q",
+		    "--end-of-options", spec, NULL };
+
+		st = git_run(&g, a, 0, NULL, &out, NULL);
+	}
+	free(spec);
+	buf_rtrim(&out);
+	if (st != 0 || out.len == 0) {
+		warnx("cannot read the tree of commit %s", commit);
+		buf_free(&out);
+		return NULL;
+	}
+	return buf_detach(&out);
+}
+
+/* git write-tree of a private copy of the index commit would record. */
+static char *
+staged_tree(const struct repo *r, struct rundir *rd)
+{
+	const char *const	 a[] = { "write-tree", NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	char			*path, *idx, *tree = NULL;
+	int			 st;
+
+	path = repo_index_path(r);
+	idx = rundir_index(rd, path);
+	free(path);
+	if (idx == NULL)
+		return NULL;
+	repo_git(r, &g);
+	g.index = idx;
+	if (unmerged(&g) == -1)
+		goto out;
+	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot make a tree of the index: git "
+			    "write-tree: %s", git_why(&err, st));
+		goto out;
+	}
+	buf_rtrim(&out);
+	tree = buf_detach(&out);
+out:
+	free(idx);
+	buf_free(&out);
+	buf_free(&err);
+	return tree;
+}
+
+int
+source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
+{
+	switch (s->kind) {
+	case SOURCE_WORKTREE:
+		return 0;
+	case SOURCE_STAGED:
+		s->commit = xstrdup(r->head);
+		s->tree = staged_tree(r, rd);
+		break;
+	case SOURCE_REV:
+		if ((s->commit = repo_resolve_commit(r, s->rev)) == NULL) {
+			warnx("--rev=%s: no such commit", fs_vis(s->rev));
+			return -1;
+		}
+		s->tree = tree_of(r, s->commit);
+		break;
+	}
+	return s->tree != NULL ? 0 : -1;
+}
+
+int
+source_fill(const struct source *s, const struct git *dst)
+{
+	const char *const	 a[] = { "read-tree", "--reset", "-u",
+	    s->tree, NULL };
+	struct buf		 err = BUF_INIT;
+	int			 st;
+
+	/* The checkout is of src.commit: for a commit, it is all. */
+	if (s->kind != SOURCE_STAGED)
+		return 0;
+	if ((st = git_run(dst, a, GIT_RETRY, NULL, NULL, &err)) != 0 &&
+	    st > 0)
+		warnx("cannot check out the staged tree into the copy: git "
+		    "read-tree: %s", git_why(&err, st));
+	buf_free(&err);
+	return st == 0 ? 0 : -1;
+}
+
+/*
+ * The entries of the copy's index, put back without their stat data: the
+ * checkout wrote the files just before the index, so git would trust
+ * every one of them, and must look at each instead.  Entries a sparse
+ * checkout keeps out of the working tree stay as they are.
+ */
+static int
+all_afresh(const struct git *dst, struct lsfiles *l, struct strv *edits)
+{
+	size_t	i, k = 0;
+	int	c;
+
+	if (lsfiles_read(l, dst) == -1)
+		return -1;
+	/* Both lists are in index order: walk them together. */
+	for (i = 0; i < l->entries.n; i++) {
+		for (c = 1; k < l->flagged.n && (c = strcmp(
+		    lsfiles_entry_path(l->flagged.v[k]),
+		    lsfiles_entry_path(l->entries.v[i]))) < 0; k++)
+			;
+		if (c != 0)
+			strv_push(edits, l->entries.v[i]);
+	}
+	return 0;
+}
+
+char *
+source_prove(const struct source *s, const struct git *dst,
+    struct rundir *rd, const char *objects)
+{
+	struct treeid_req	 q = TREEID_INIT;
+	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
+	struct lsfiles		 l;
+	char			*idx, *tree = NULL;
+	size_t			 i;
+
+	if (all_afresh(dst, &l, &edits) == -1)
+		return NULL;
+	idx = xasprintf("%s/index", dst->gitdir);
+	q.git = dst;
+	q.index = idx;
+	q.scratch = rd->scratch;
+	q.objdir = rd->objects;
+	q.alternates = objects;
+	q.edits = &edits;
+	q.force = 1;
+	tree = treeid_compute(&q, "copy0");
+	if (tree != NULL && strcmp(tree, s->tree) != 0) {
+		warnx("the copy is not the %s: tree %.12s wanted, %.12s in "
+		    "the copy; refusing to verify", s->kind == SOURCE_STAGED ?
+		    "staged tree" : "commit's tree", s->tree, tree);
+		q.edits = NULL;
+		if (treeid_diff(&q, s->tree, tree, &paths) == 0) {
+			for (i = 0; i < paths.n && i < 20; i++)
+				fprintf(stderr, "\tdiffers: %s\n",
+				    fs_vis(paths.v[i]));
+			if (paths.n > 20)
+				fprintf(stderr, "\t... and %zu more\n",
+				    paths.n - 20);
+		}
+		free(tree);
+		tree = NULL;
+	}
+	strv_free(&paths);
+	strv_free(&edits);
+	lsfiles_free(&l);
+	free(idx);
+	return tree;
+}

@@ -1,0 +1,62 @@
+/*
+ * What a copy is made from: the working state (the default), the tree
+ * that `git commit` would record (--staged: HEAD and the index), or a
+ * commit's (--rev).
+ *
+ *	struct source src;
+ *	source_init(&src);		the working state
+ *	src.kind = SOURCE_STAGED;	or SOURCE_REV, with src.rev
+ *	if (source_resolve(&src, &repo, &rd) == -1)
+ *		...		said why: no such commit, unmerged entries
+ *	... src.commit, src.tree ...
+ *	source_free(&src);
+ *
+ * For SOURCE_STAGED, the index is the caller's GIT_INDEX_FILE if set
+ * (repo.index), else the repository's; it is read through a private
+ * copy, and src.tree is what `git write-tree` makes of it (intent-to-add
+ * entries left out, as commit leaves them out).  The tree objects go into
+ * the repository's object directory, as git commit's would.  An index
+ * with unmerged entries is refused.
+ *
+ * For a copy made from a tree, snapshot.c checks out src.commit, then:
+ *	source_fill(&src, &dst_git);	makes the copy's index and files
+ *					src.tree (read-tree -u); nothing
+ *					to do for a commit
+ *	tree = source_prove(&src, &dst_git, &rd);
+ *					the copy's tree id, which must be
+ *					src.tree: NULL with what differs
+ *					said; the caller frees
+ * All strings are owned by the struct.
+ */
+#ifndef SOURCE_H
+#define SOURCE_H
+
+struct git;
+struct repo;
+struct rundir;
+
+enum source_kind {
+	SOURCE_WORKTREE,
+	SOURCE_STAGED,
+	SOURCE_REV
+};
+
+struct source {
+	enum source_kind	 kind;
+	const char		*rev;		/* --rev as given (borrowed) */
+	char			*commit;	/* checked out in the copy */
+	char			*tree;		/* what the copy must hold */
+};
+
+void		 source_init(struct source *);
+void		 source_free(struct source *);
+int		 source_resolve(struct source *, const struct repo *,
+		    struct rundir *);
+int		 source_fill(const struct source *, const struct git *);
+char		*source_prove(const struct source *, const struct git *,
+		    struct rundir *, const char *);
+/* The timeline's name for the mode: "staged", "rev", or NULL for the
+ * working state. */
+const char	*source_mode(const struct source *);
+
+#endif /* SOURCE_H */

@@ -1,0 +1,144 @@
+#!/bin/sh
+# forge verify --staged: the copy is HEAD plus the index, the tree git
+# commit would record -- no unstaged change, no untracked file, no
+# intent-to-add entry -- proved against git write-tree of that index.
+# And --rev: any commit's tree, whatever the working tree holds.
+. "$TESTLIB"
+
+new_repo "$T/r"
+tl=.git/forge/timeline.jsonl
+# Failures here are expected: the breaker is t-nobreaker.sh's.
+git config forge.breakerThreshold 0
+# Run in the copy: what it holds, and what git says of it.
+PROBE='cd "$(git rev-parse --show-toplevel)" || exit 9
+for f in hello.txt staged.txt ita.txt notes.txt src/main.c; do
+	if test -f "$f"; then echo "$f: $(tail -n 1 "$f")"; else echo "$f: -"; fi
+done
+echo "status: $(git status --porcelain --untracked-files=all | tr "\n" " ")"'
+
+printf 'staged\n' >>hello.txt
+git add hello.txt
+printf 'unstaged\n' >>hello.txt
+printf 'new\n' >staged.txt
+git add staged.txt
+printf 'notes\n' >notes.txt
+printf 'ita\n' >ita.txt
+git add -N ita.txt
+printf 'int broken;\n' >>src/main.c
+want=$(git write-tree)
+before=$(state_of "$T/r")
+
+run_forge verify --staged -- sh -c "$PROBE"
+is "--staged passes" "$rc" 0
+is "the copy holds the staged content, not the unstaged one" \
+    "$(printf '%s\n' "$out" | sed -n 's/^hello.txt: //p')" staged
+is "a staged new file is there" \
+    "$(printf '%s\n' "$out" | sed -n 's/^staged.txt: //p')" new
+is "an untracked file is not" \
+    "$(printf '%s\n' "$out" | sed -n 's/^notes.txt: //p')" -
+is "nor an intent-to-add one, which commit leaves out" \
+    "$(printf '%s\n' "$out" | sed -n 's/^ita.txt: //p')" -
+is "an unstaged change to another file is not" \
+    "$(printf '%s\n' "$out" | sed -n 's/^src\/main.c: //p')" \
+    'int main(void) { return 0; }'
+is "the copy's changes are staged there, as here" \
+    "$(printf '%s\n' "$out" | sed -n 's/^status: //p')" \
+    "M  hello.txt A  staged.txt "
+like "the verdict names the mode and the tree" "$err" \
+    "Verdict: PASS \\(staged, tree $(printf '%.12s' "$want"),"
+is "the timeline's mode is staged, its tree write-tree's" \
+    "$(tail -n 1 "$tl" | "$JSONPICK" mode tree)" "staged	$want"
+is "the source is untouched" "$(state_of "$T/r")" "$before"
+is "nothing is left behind" "$(leftovers "$T/r")" ""
+
+# A failing check of the staged tree fails, whatever the working tree.
+run_forge verify --staged -- sh -c 'grep -q staged hello.txt && ! grep -q unstaged hello.txt'
+is "a check of the staged content sees only it" "$rc" 0
+run_forge verify --staged -- grep -q broken src/main.c
+is "an unstaged breakage plays no part" "$rc" 1
+
+# GIT_INDEX_FILE, relative to the top as git gives it, from a
+# subdirectory: that index is the one verified.
+cp .git/index .git/other-index
+printf 'other\n' >other.txt
+GIT_INDEX_FILE=.git/other-index git add other.txt
+git rm -q --cached staged.txt
+(
+	cd src || exit 99
+	GIT_INDEX_FILE=.git/other-index
+	export GIT_INDEX_FILE
+	run_forge verify --staged -- sh -c 'test -f ../other.txt && test -f ../staged.txt'
+	echo "$rc" >"$T/rc"
+	echo "$err" >"$T/err"
+)
+is "GIT_INDEX_FILE names the index verified" "$(cat "$T/rc")" 0
+run_forge verify --staged -- sh -c 'test -f other.txt || test -f staged.txt'
+is "without it, the repository's own" "$rc" 1
+rm -f .git/other-index
+
+# --no-check skips the proof, and says so in the tree.
+run_forge verify --staged --no-check -- true
+like "--no-check: the tree is unchecked" "$err" 'staged, tree unchecked'
+
+# A copy that is not the staged tree is refused: a smudge filter that
+# changes what checkout writes, which its clean filter does not undo.
+printf 'f.txt filter=twist\n' >.gitattributes
+printf 'filtered\n' >f.txt
+git add f.txt .gitattributes
+git commit -q -m 'f' f.txt .gitattributes
+git config filter.twist.smudge 'sed s/filtered/twisted/'
+git config filter.twist.clean cat
+printf 'filtered again\n' >f.txt
+git add f.txt
+run_forge verify --staged -- touch "$T/ran"
+is "a copy that differs from the staged tree is refused" "$rc" 125
+like "saying it is not the staged tree" "$err" 'the copy is not the staged tree'
+like "and what differs" "$err" 'differs: f.txt'
+not_ok "nothing ran" test -e "$T/ran"
+git config --unset filter.twist.smudge
+
+# Unmerged entries: refused, with the paths.
+rm -f "$T/ran"
+git reset -q --hard
+git clean -fdq
+git checkout -q -b side
+printf 'side\n' >hello.txt
+git commit -q -am side
+git checkout -q main
+printf 'main\n' >hello.txt
+git commit -q -am main
+git merge -q side >/dev/null 2>&1
+run_forge verify --staged -- touch "$T/ran"
+is "an index with unmerged entries is refused" "$rc" 125
+like "saying why" "$err" 'the index has unmerged entries'
+like "and which" "$err" 'unmerged: hello.txt'
+not_ok "nothing ran" test -e "$T/ran"
+is "the refusal is recorded as an ERROR" \
+    "$(tail -n 1 "$tl" | "$JSONPICK" mode verdict)" "staged	ERROR"
+git merge --abort
+
+# --rev: an older commit's tree, whatever the working tree and index hold.
+old=$(git rev-parse HEAD~2)
+printf 'dirty\n' >>hello.txt
+git add hello.txt
+printf 'untracked\n' >u.txt
+before=$(state_of "$T/r")
+run_forge verify --rev=HEAD~2 -- sh -c 'echo "$(git rev-parse HEAD) $(git status --porcelain --untracked-files=all | wc -l)"; cat hello.txt; test ! -e u.txt'
+is "--rev on an older commit passes" "$rc" 0
+is "the copy is that commit, clean" "$(printf '%s\n' "$out" | sed -n 1p)" "$old 0"
+is "holding its files" "$(printf '%s\n' "$out" | sed 1d | tr '\n' ' ')" \
+    "hello "
+is "the timeline's mode is rev, with the commit and its tree" \
+    "$(tail -n 1 "$tl" | "$JSONPICK" mode rev tree)" \
+    "rev	$old	$(git rev-parse "$old^{tree}")"
+is "the source is untouched" "$(state_of "$T/r")" "$before"
+is "nothing is left behind" "$(leftovers "$T/r")" ""
+run_forge verify --rev=no-such-thing -- touch "$T/ran"
+is "--rev naming no commit is a usage error" "$rc" 64
+like "saying so" "$err" '--rev=no-such-thing: no such commit'
+run_forge verify --rev=HEAD --staged -- true
+is "--rev and --staged together are refused" "$rc" 64
+run_forge verify --staged --in-place -- true
+is "--staged --in-place is refused" "$rc" 64
+
+done_testing
