@@ -13,6 +13,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_log_entry,
 	&cmd_breaker_entry,
 	&cmd_gc_entry,
+	&cmd_hook_entry,
 	NULL
 };
 

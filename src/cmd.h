@@ -26,6 +26,7 @@ extern const struct cmd_entry	cmd_status_entry;
 extern const struct cmd_entry	cmd_log_entry;
 extern const struct cmd_entry	cmd_breaker_entry;
 extern const struct cmd_entry	cmd_gc_entry;
+extern const struct cmd_entry	cmd_hook_entry;
 
 /* Every command, in the manual's order; NULL-terminated. */
 extern const struct cmd_entry *const	cmd_table[];

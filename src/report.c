@@ -96,6 +96,29 @@ pad_verdict(struct buf *b, const char *s, size_t width, int color)
 	pad(b, "", width > strlen(s) ? width - strlen(s) : 0);
 }
 
+/* What a run verified, as its summary names it: the commands of its
+ * steps but the setup ones; "-" if none. */
+static void
+steps_note(const struct jv *ev, struct buf *note)
+{
+	const struct jv	*steps, *st;
+	const char	*cmd;
+	size_t		 i;
+
+	if ((steps = jv_get(ev, "steps")) != NULL && steps->type == JV_ARR)
+		for (i = 0; i < steps->len; i++) {
+			st = steps->items[i];
+			if (st->type != JV_OBJ || (cmd = jv_str(jv_get(st,
+			    "command"))) == NULL || jv_get(st, "setup") != NULL)
+				continue;
+			if (note->len > 0)
+				buf_adds(note, " && ");
+			buf_adds(note, fs_vis(cmd));
+		}
+	if (note->len == 0)
+		buf_adds(note, "-");
+}
+
 void
 event_row(const struct jv *ev, struct buf *b, int color)
 {
@@ -141,7 +164,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 		} else if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
 			buf_adds(&note, fs_vis(s));
 		else
-			buf_adds(&note, "-");
+			steps_note(ev, &note);
 	} else {
 		pad(b, "-", 8);
 		snprintf(tmp, sizeof(tmp), "%s", type);

@@ -32,7 +32,7 @@ _forge forge
 	    "$(bash --norc --noprofile -c '. "$1" && complete -p forge' bash "$bashcomp")" \
 	    "complete -F _forge forge"
 	is "the commands" "$(comp forge '')" \
-	    "breaker gc help log status verify "
+	    "breaker gc help hook log status verify "
 	is "forge's own options" "$(comp forge -)" "--help --version "
 	is "a command begun" "$(comp forge st)" "status "
 	like "verify's options" "$(comp forge verify --)" \
@@ -57,12 +57,14 @@ _forge forge
 	is "its options are not forge's" \
 	    "$(comp forge verify -- make --timeout 1)" ""
 	is "breaker's actions" "$(comp forge breaker '')" "reset show "
+	is "hook's actions" "$(comp forge hook '')" "install uninstall "
+	is "hook's hooks" "$(comp forge hook install pre-)" "pre-commit pre-push "
 	is "help's commands" "$(comp forge help l)" "log "
 	is "status's option" "$(comp forge status --j)" "--json "
 	is "log -n takes a count, not an option" "$(comp forge log -n '')" ""
 
 	# Every option a command's help lists is offered.
-	for cmd in verify status log breaker gc; do
+	for cmd in verify status log breaker gc hook; do
 		offered=$(comp forge "$cmd" -)
 		missing=
 		for o in $(forge "$cmd" --help | sed -n 's/^ *\(-[a-z]\)\{0,1\},\{0,1\} *\(--[a-z-]*\).*/\2/p'); do
@@ -106,7 +108,7 @@ elif ! zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
 else
 	ok "the zsh completion parses" zsh -n "$zshdir/_forge"
 	is "zsh: the commands" "$(zcomp 'forge ')" \
-	    "breaker gc help log status verify "
+	    "breaker gc help hook log status verify "
 	is "zsh: --exit= values" "$(zcomp 'forge verify --exit=')" \
 	    "status verdict "
 	is "zsh: --timeout units" "$(zcomp 'forge verify --timeout 10')" \

@@ -1,0 +1,156 @@
+#!/bin/sh
+# forge hook install: a pre-commit hook that verifies exactly what git
+# commit records -- with git commit, git commit PATH and git commit -a,
+# which hand the hook a temporary index -- without touching the working
+# tree, and without the circuit breaker; a pre-push hook that verifies
+# each commit pushed; and uninstall, which removes only forge's.
+. "$TESTLIB"
+
+new_repo "$T/r"
+# The project's check: test.js says ok, and every file it needs exists.
+printf 'ok\n' >test.js
+: >needs
+git add test.js needs
+git commit -q -m 'a project with a check'
+git config forge.verify 'grep -qx ok test.js'
+git config --add forge.verify 'for f in $(cat needs); do test -f "$f" || exit 1; done'
+tl=.git/forge/timeline.jsonl
+
+run_forge hook install pre-commit
+is "install succeeds" "$rc" 0
+like "and says where" "$out" "^installed $T/r/.git/hooks/pre-commit\$"
+ok "the hook is executable" test -x .git/hooks/pre-commit
+like "it runs forge verify --staged --no-breaker" \
+    "$(cat .git/hooks/pre-commit)" 'verify --isolated --staged --no-breaker'
+
+commit() {
+	git commit -q "$@" >"$T/commit.out" 2>&1
+}
+
+# 1. A broken test.js staged, fixed in the working tree but not staged:
+# the commit is refused, and the fix is still there, unstaged.
+printf 'broken\n' >test.js
+git add test.js
+printf 'ok\n' >test.js
+head=$(git rev-parse HEAD)
+not_ok "a broken staged file is refused, though fixed unstaged" commit -m broken
+is "HEAD did not move" "$(git rev-parse HEAD)" "$head"
+like "the hook said FAIL of the staged tree" "$(cat "$T/commit.out")" \
+    'Verdict: FAIL \(exit status 1; staged,'
+is "the working tree still has the fix" "$(cat test.js)" ok
+is "and the index the broken file" "$(git show :test.js)" broken
+is "the timeline's mode is staged" \
+    "$(grep '"event":"verify"' "$tl" | tail -n 1 | "$JSONPICK" mode verdict)" \
+    "staged	FAIL"
+
+# 2. Only a README change staged, with test.js broken but not staged:
+# the commit goes in.
+git add test.js
+git commit -q -m 'nothing broken' --no-verify 2>/dev/null
+printf 'readme\n' >README
+git add README
+printf 'broken\n' >test.js
+ok "a good staged change goes in, whatever is unstaged" commit -m readme
+is "the commit holds the README" "$(git show HEAD:README)" readme
+run_forge log -n 1
+like "forge log shows the command of a PASS row" "$out" \
+    " staged +PASS .* grep -qx ok test.js && for f in \\\$\\(cat needs\\)"
+is "the broken file stayed unstaged" "$(git status --porcelain test.js)" \
+    " M test.js"
+
+# An untracked file the commit lacks plays no part.
+printf 'ok\n' >test.js
+printf 'lib.js\n' >needs
+printf 'lib\n' >lib.js
+git add needs
+not_ok "a commit needing a file it lacks is refused" commit -m needs
+ok "with the file staged, it goes in" sh -c 'git add lib.js && git commit -q -m needs'
+
+# 3. Refused commits do not open the breaker: a good one still goes in.
+printf 'broken\n' >test.js
+git add test.js
+for i in 1 2 3 4; do
+	commit -m "broken $i"
+done
+like "the fourth refusal is a FAIL, not the breaker" "$(cat "$T/commit.out")" \
+    'Verdict: FAIL'
+run_forge status
+like "the breaker is still closed" "$out" '^breaker: closed \(streak 0 of 3\)'
+printf 'ok\n' >test.js
+printf 'fixed\n' >README
+git add test.js README
+ok "and a good commit goes in" commit -m fixed
+
+# 4. git commit PATH: the temporary index holds HEAD plus PATH, not what
+# the repository's index stages.
+printf 'broken\n' >test.js
+git add test.js
+printf 'readme 2\n' >README
+ok "git commit PATH verifies HEAD plus PATH" commit -m 'readme 2' README
+is "which went in alone" "$(git show HEAD:test.js) $(git show HEAD:README)" \
+    "ok readme 2"
+printf 'readme 3\n' >README
+not_ok "git commit PATH with a broken PATH is refused" commit -m 'test' test.js
+git reset -q test.js
+
+# 5. git commit -a: the broken working tree is what would be committed.
+printf 'ok\n' >test.js
+git add test.js
+printf 'broken\n' >test.js
+head=$(git rev-parse HEAD)
+not_ok "git commit -a of a broken working tree is refused" commit -a -m all
+is "HEAD did not move" "$(git rev-parse HEAD)" "$head"
+printf 'ok\n' >test.js
+ok "git commit -a of a good one goes in" commit -a -m all
+is "nothing is left behind" "$(leftovers "$T/r")" ""
+
+# pre-push: each commit pushed, through --rev.
+git init -q --bare "$T/remote.git"
+git remote add origin "$T/remote.git"
+run_forge hook install pre-push
+is "install pre-push succeeds" "$rc" 0
+ok "a good commit is pushed" git push -q origin main
+printf 'broken\n' >test.js
+git commit -q -a -m 'broken' --no-verify
+not_ok "a broken commit is not" git push -q origin main
+is "the remote kept the good one" "$(git --git-dir="$T/remote.git" rev-parse main)" \
+    "$(git rev-parse HEAD~1)"
+is "the timeline's mode is rev, with the commit" \
+    "$(grep '"event":"verify"' "$tl" | tail -n 1 | "$JSONPICK" mode rev verdict)" \
+    "rev	$(git rev-parse HEAD)	FAIL"
+git reset -q --hard HEAD~1
+
+# Someone else's hook: never overwritten, never removed.
+printf '#!/bin/sh\nexit 0\n' >.git/hooks/post-commit
+printf '#!/bin/sh\necho mine\n' >"$T/mine"
+run_forge hook uninstall pre-commit
+is "uninstall removes forge's hook" "$rc" 0
+not_ok "which is gone" test -e .git/hooks/pre-commit
+cp "$T/mine" .git/hooks/pre-commit
+run_forge hook install pre-commit
+is "install refuses to overwrite a hook that is not forge's" "$rc" 1
+like "saying why" "$err" 'pre-commit exists and is not forge'"'"'s'
+ok "which is as it was" cmp .git/hooks/pre-commit "$T/mine"
+run_forge hook uninstall
+is "uninstall leaves it too" "$rc" 1
+ok "it is still there" cmp .git/hooks/pre-commit "$T/mine"
+not_ok "forge's pre-push is gone" test -e .git/hooks/pre-push
+ok "the other hook is untouched" test -e .git/hooks/post-commit
+
+# core.hooksPath, relative to the top.
+git config core.hooksPath githooks
+run_forge hook install pre-commit
+is "install honours core.hooksPath" "$out" "installed $T/r/githooks/pre-commit"
+ok "the hook is there" test -x githooks/pre-commit
+printf 'broken\n' >test.js
+git add test.js
+not_ok "and git runs it" commit -m broken
+run_forge hook uninstall pre-commit
+not_ok "uninstall removes it from there" test -e githooks/pre-commit
+
+run_forge hook install post-commit
+is "an unknown hook is a usage error" "$rc" 64
+run_forge hook frob
+is "so is an unknown action" "$rc" 64
+
+done_testing
