@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "breaker.h"
+#include "cache.h"
 #include "change.h"
 #include "cleanup.h"
 #include "cmd.h"
@@ -29,6 +30,7 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "json.h"
 #include "proof.h"
 #include "reuse.h"
 #include "sig.h"
@@ -63,6 +65,7 @@ struct run {
 	int		 incremental;	/* ... with its own ignored files */
 	int		 reused;	/* this copy was parked before */
 	char		*had_setup;	/* what setup it was parked with */
+	char		*claimed;	/* the parked copy, as parked */
 	int		 copy_ready;	/* built and proved */
 	int		 check;
 	struct step	*steps;
@@ -85,6 +88,9 @@ struct run {
 	int		 have_plan;
 	struct source	 source;	/* what the copy is made from */
 	int		 no_breaker;	/* neither feeds nor obeys it */
+	int		 cache;		/* look up and store PASS verdicts */
+	char		*cache_tree;	/* the tree looked up */
+	char		*cached_at;	/* a hit: when it was verified */
 };
 
 static const struct option longopts[] = {
@@ -106,6 +112,8 @@ static const struct option longopts[] = {
 	{ "staged",	no_argument,		NULL, 'S' },
 	{ "rev",	required_argument,	NULL, 'r' },
 	{ "no-breaker",	no_argument,		NULL, 'B' },
+	{ "cache",	no_argument,		NULL, 'K' },
+	{ "no-cache",	no_argument,		NULL, 'X' },
 	{ "help",	no_argument,		NULL, 'h' },
 	{ NULL,		0,			NULL, 0 }
 };
@@ -117,7 +125,8 @@ const struct cmd_entry cmd_verify_entry = {
 	"[--isolated | --in-place] [--staged | --rev=rev] [--no-check]\n"
 	"[--keep] [--reuse | --no-reuse | --incremental] [--setup]\n"
 	"[--timeout duration] [--change[=base]] [--verbose] [--no-breaker]\n"
-	"[--exit=verdict | status] [--contain | --no-contain] [--no-network]\n"
+	"[--cache | --no-cache] [--exit=verdict | status]\n"
+	"[--contain | --no-contain] [--no-network]\n"
 	"[--] [command [argument ...]]",
 	"Verify runs command (or the forge.verify steps) and records the "
 	"verdict.\nWith --isolated it runs in an ephemeral copy of the "
@@ -142,6 +151,8 @@ const struct cmd_entry cmd_verify_entry = {
 	"      --change[=B]    report what changed since B (HEAD)\n"
 	"  -v, --verbose       say where the time went\n"
 	"      --no-breaker    neither feed nor obey the circuit breaker\n"
+	"      --cache         reuse a PASS of the same tree (forge.cache)\n"
+	"      --no-cache      run even if a PASS is cached\n"
 	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n"
 	"      --contain       all but the copy read-only, /tmp private "
 	"(forge.contain)\n"
@@ -242,6 +253,12 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			break;
 		case 'B':
 			o->no_breaker = 1;
+			break;
+		case 'K':
+			o->cache = 1;
+			break;
+		case 'X':
+			o->cache = 0;
 			break;
 		case 'h':
 			o->help = 1;
@@ -907,7 +924,8 @@ claim(struct run *r)
 	memset(&w, 0, sizeof(w));
 	w.source = r->ctx->repo.top;
 	w.incremental = r->incremental;
-	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->had_setup) == 1)
+	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->had_setup,
+	    &r->claimed) == 1)
 		r->reused = 1;
 }
 
@@ -990,8 +1008,125 @@ plan_contain(struct run *r)
 	return 0;
 }
 
+/*
+ * What the cache knows a verification by: forge's version, the mode, the
+ * tree id, and each step as it runs (setup ones too, their argv).
+ */
+static char *
+cache_key(const struct run *r, const char *tree)
+{
+	struct buf	 b = BUF_INIT;
+	struct json	 j;
+	size_t		 i, k;
+
+	json_init(&j, &b);
+	json_open(&j, '{');
+	json_key(&j, "version");
+	json_str(&j, PACKAGE_VERSION);
+	json_key(&j, "mode");
+	json_str(&j, run_mode(r));
+	/* A build on what an earlier one left is not a clean one. */
+	if (r->incremental) {
+		json_key(&j, "incremental");
+		json_bool(&j, 1);
+	}
+	json_key(&j, "tree");
+	json_str(&j, tree);
+	json_key(&j, "steps");
+	json_open(&j, '[');
+	for (i = 0; i < r->nsteps; i++) {
+		json_open(&j, '[');
+		json_bool(&j, r->steps[i].setup);
+		for (k = 0; k < r->steps[i].argv.n; k++)
+			json_str(&j, r->steps[i].argv.v[k]);
+		json_close(&j, ']');
+	}
+	json_close(&j, ']');
+	json_close(&j, '}');
+	return buf_detach(&b);
+}
+
+/* Has this tree passed these steps before?  1: yes, r->cached_at says
+ * when; 0: run them. */
+static int
+cache_check(struct run *r, const char *tree)
+{
+	char	*key;
+	int	 hit;
+
+	if (!r->cache || tree == NULL)
+		return 0;
+	free(r->cache_tree);
+	r->cache_tree = xstrdup(tree);
+	key = cache_key(r, tree);
+	hit = cache_lookup(&r->ctx->state, key, &r->cached_at) == 1;
+	free(key);
+	return hit;
+}
+
+/* After a PASS of the tree looked up (in a copy, the tree proved too),
+ * remember it. */
+static void
+cache_remember(struct run *r)
+{
+	char	*key, at[RFC3339_LEN];
+
+	if (!r->cache || r->verdict != VERDICT_PASS || !r->recorded ||
+	    r->cache_tree == NULL || r->tree == NULL ||
+	    strcmp(r->cache_tree, r->tree) != 0)
+		return;
+	time_rfc3339(at, r->start);
+	key = cache_key(r, r->tree);
+	(void)cache_store(&r->ctx->state, key, at, r->tree, CACHE_MAX);
+	free(key);
+}
+
+/* A cached PASS: say so, and record it as what it is. */
+static int
+cached(struct run *r)
+{
+	struct buf	 ev = BUF_INIT;
+	struct json	 j;
+	char		*what, now[RFC3339_LEN];
+	size_t		 i;
+	int		 color;
+
+	time_rfc3339(now, r->start);
+	json_init(&j, &ev);
+	state_event_begin(&j, "cached", now);
+	json_key(&j, "mode");
+	json_str(&j, run_mode(r));
+	json_key(&j, "head");
+	json_str(&j, r->ctx->repo.head);
+	json_key(&j, "tree");
+	json_str(&j, r->cache_tree);
+	json_key(&j, "verified_at");
+	json_str(&j, r->cached_at);
+	json_key(&j, "steps");
+	json_open(&j, '[');
+	for (i = 0; i < r->nsteps; i++)
+		json_str(&j, r->steps[i].display);
+	json_close(&j, ']');
+	json_key(&j, "verdict");
+	json_str(&j, "PASS");
+	json_close(&j, '}');
+	buf_addc(&ev, '\n');
+	r->ctx->state.deadline_ms = 0;
+	if (context_event(r->ctx, &ev) == -1)
+		warnx("the cached verdict could not be recorded");
+	buf_free(&ev);
+	what = steps_display(r);
+	color = color_want(r->ctx->cfg.color, STDERR_FILENO);
+	fprintf(stderr, "Verify: %s ... Verdict: %sPASS%s (cached: tree "
+	    "%.12s, verified at %s)\n", fs_vis(what),
+	    color ? color_verdict("PASS") : "", color ? COLOR_RESET : "",
+	    r->cache_tree, r->cached_at);
+	free(what);
+	return 0;
+}
+
 /* Build the copy (or, in place, read the tree id); -1: the verdict is
- * set.  The steps run after this. */
+ * set, 1: a cached PASS, nothing to run.  The steps run after this. */
 static int
 prepare(struct run *r, const struct verify_opts *o)
 {
@@ -1021,17 +1156,35 @@ prepare(struct run *r, const struct verify_opts *o)
 		if (r->check && (r->tree = proof_source_tree(&r->rd,
 		    &ctx->repo)) == NULL)
 			return -1;
+		if (r->tree != NULL && cache_check(r, r->tree) == 1)
+			return 1;
 		return plan_contain(r);
 	}
 	if (r->source.kind != SOURCE_WORKTREE) {
 		doing(r, "forge could not read the tree to verify");
 		if (source_resolve(&r->source, &ctx->repo, &r->rd) == -1)
 			return -1;
+		if (cache_check(r, r->source.tree) == 1)
+			return 1;
+	} else if (r->cache && r->check) {
+		/* The working state's tree, before the copy is made. */
+		char	*t;
+		int	 hit;
+
+		doing(r, "forge could not compute the working tree's id");
+		if ((t = proof_source_tree(&r->rd, &ctx->repo)) == NULL)
+			return -1;
+		hit = cache_check(r, t);
+		free(t);
+		if (hit == 1)
+			return 1;
+	}
+	if (r->source.kind != SOURCE_WORKTREE)
 		fprintf(stderr, "forge: isolated: running verification in an "
 		    "ephemeral copy of %s (working tree untouched)\n",
 		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
 		    "git commit would record" : "the commit's tree");
-	} else if (r->reused)
+	else if (r->reused)
 		fprintf(stderr, "forge: isolated: running verification in a "
 		    "reused %scopy, brought up to date (working tree "
 		    "untouched)\n", r->incremental ? "incremental " : "");
@@ -1074,6 +1227,21 @@ park(struct run *r)
 		    "to reuse (forge gc --all removes it)\n",
 		    fs_vis(r->snap.copy));
 	free(setup);
+}
+
+/* A claimed copy the run did not need after all (a cached verdict):
+ * back as it was parked, untouched. */
+static void
+unclaim(struct run *r)
+{
+	struct reuse_want	w;
+
+	memset(&w, 0, sizeof(w));
+	w.source = r->ctx->repo.top;
+	w.incremental = r->incremental;
+	w.setup = r->had_setup;
+	(void)reuse_park(&r->rd, r->ctx->repo.common, r->claimed, &w,
+	    r->ctx->cfg.reuse_copies);
 }
 
 /* The copy goes, or stays for --keep or the next run. */
@@ -1124,10 +1292,13 @@ free_run(struct run *r)
 	free(r->tree);
 	free(r->failed);
 	free(r->had_setup);
+	free(r->claimed);
 	if (r->have_change)
 		change_free(&r->change);
 	breaker_free(&r->after);
 	source_free(&r->source);
+	free(r->cache_tree);
+	free(r->cached_at);
 	free_steps(r);
 	if (r->have_plan)
 		contain_free(&r->plan);
@@ -1148,6 +1319,7 @@ start(struct run *r, const struct verify_opts *o)
 		r->source.rev = o->rev;
 	}
 	r->no_breaker = o->no_breaker;
+	r->cache = o->cache != -1 ? o->cache : ctx->cfg.cache;
 	if (o->rev != NULL) {
 		char	*c;
 
@@ -1224,7 +1396,17 @@ cmd_verify(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	if (prepare(&r, &o) == 0) {
+	if ((st = prepare(&r, &o)) == 1) {
+		if (r.reused)
+			unclaim(&r);
+		else
+			(void)rundir_remove(&r.rd);
+		st = cached(&r);
+		free_run(&r);
+		context_close(&ctx);
+		return st;
+	}
+	if (st == 0) {
 		if (o.verbose && r.tree != NULL)
 			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
 			    r.tree, ctx.repo.head);
@@ -1234,6 +1416,7 @@ cmd_verify(int argc, char **argv)
 		interrupted(&r, sig_pending());
 	finish(&r, o.keep);
 	record(&r);
+	cache_remember(&r);
 	summary(&r);
 	st = exit_status(&r, o.exit_verdict);
 	free_run(&r);

@@ -112,7 +112,7 @@ intact(const struct journal_entry *e)
 
 int
 reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
-    char **had)
+    char **had, char **copy)
 {
 	struct journal_entry	 e;
 	struct journal		 j;
@@ -121,6 +121,7 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 	int			 st, ret = 0;
 
 	*had = NULL;
+	*copy = NULL;
 	n = records(common, &v);
 	for (i = 0; i < n && ret == 0; i++) {
 		if ((st = journal_claim(&j, v[i].path, &e)) != 0)
@@ -158,6 +159,7 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 		if (rundir_adopt(rd, &j, &e) == 0) {
 			*had = xstrdup(e.reuse_setup != NULL ? e.reuse_setup :
 			    "");
+			*copy = xstrdup(e.reuse);
 			ret = 1;
 		} else
 			rundir_free(rd);

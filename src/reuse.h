@@ -4,12 +4,13 @@
  *
  *	struct reuse_want w = { source, incremental, setup };
  *	struct rundir rd;
- *	char *had = NULL;
- *	switch (reuse_claim(&rd, common, &w, &had)) {
+ *	char *had, *copy;
+ *	switch (reuse_claim(&rd, common, &w, &had, &copy)) {
  *	case 1:		rd is a parked copy's run directory, the run's own
- *			now; had: the setup it was parked with (freed by
- *			the caller); snapshot_create(..., SNAP_REUSED)
- *			brings it up to date
+ *			now; had: the setup it was parked with, copy: its
+ *			path (both freed by the caller);
+ *			snapshot_create(..., SNAP_REUSED) brings it up to
+ *			date, or reuse_park() puts it back untouched
  *	case 0:		none to be had: rundir_open() as always
  *	}
  *	... the verification ...
@@ -42,7 +43,7 @@ struct reuse_want {
 };
 
 int	reuse_claim(struct rundir *, const char *, const struct reuse_want *,
-	    char **);
+	    char **, char **);
 int	reuse_park(struct rundir *, const char *, const char *,
 	    const struct reuse_want *, int);
 

@@ -203,6 +203,11 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				    "not a positive duration such as 7d");
 			else
 				c->reuse_expiry_ms = n;
+		} else if (strcmp(key, "forge.cache") == 0) {
+			if ((b = settings_bool(val)) == -1)
+				ret = bad(key, val, origin, "not a boolean");
+			else
+				c->cache = b;
 		} else if (strcmp(key, "forge.timeout") == 0) {
 			if (val == NULL || (n = duration_parse(val)) < 0)
 				ret = bad(key, val ? val : "", origin,

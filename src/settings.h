@@ -45,6 +45,7 @@ struct settings {
 	int		 incremental;	/* forge.incremental */
 	int		 reuse_copies;	/* forge.reuseCopies */
 	long long	 reuse_expiry_ms; /* forge.reuseExpiry */
+	int		 cache;		/* forge.cache: 0 or 1 */
 	long long	 timeout_ms;	/* forge.timeout: 0 none */
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */

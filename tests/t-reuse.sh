@@ -288,6 +288,30 @@ run_forge verify --isolated -- true
 is "a bad forge.reuse is refused" "$rc" 64
 git config --unset forge.reuse
 
+# The verdict cache: a hit leaves the parked copy as it was; a PASS in
+# an incremental copy is no PASS of a clean build.
+forge gc --all >/dev/null 2>&1
+run_forge verify --reuse --cache -- true
+is "a --reuse --cache run passes" "$rc" 0
+run_forge verify --reuse --cache -- true
+like "the same tree again is a cached PASS" "$err" 'PASS \(cached: tree'
+is "and the parked copy is still there" "$(parked)" 1
+run_forge verify --reuse -- true
+like "and is reused by the next run" "$err" 'isolated, reused'
+forge gc --all >/dev/null 2>&1
+printf 'a tree not verified before\n' >cache-probe
+run_forge verify --incremental --cache -- true
+run_forge verify --isolated --cache -- true
+unlike "an incremental PASS is not served to a clean run" "$err" 'cached'
+run_forge verify --isolated --reuse --staged -- true
+is "--reuse with --staged is refused" "$rc" 64
+git config forge.reuse true
+run_forge verify --staged -- true
+is "forge.reuse does not stop a --staged run" "$rc" 0
+like "which gets a fresh copy, not parked" "$err" 'staged'
+git config --unset forge.reuse
+rm cache-probe
+
 forge gc --all >/dev/null 2>&1
 is "gc --all leaves nothing behind" "$(leftovers "$T/r")" ""
 done_testing
