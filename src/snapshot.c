@@ -19,6 +19,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
+#include "mirror.h"
 #include "patch.h"
 #include "pathcopy.h"
 #include "proof.h"
@@ -686,6 +687,24 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	return 0;
 }
 
+/* The copy's index staged as the source's is (mirror.h). */
+static int
+staging(struct snapshot *s, struct snap_repo *sr)
+{
+	struct git	sg, dg;
+	long long	t = time_now_ms();
+
+	src_git(sr, &sg);
+	sg.idle = &s->idle;
+	dst_git(sr, &dg);
+	dg.idle = &s->idle;
+	if (sig_pending() || mirror_index(&sg, &dg, sr->head) == -1)
+		return -1;
+	s->ms[SNAP_APPLY] += time_now_ms() - t;
+	poll_proofs(s);
+	return 0;
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
@@ -723,7 +742,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (s->check && begin_proof(s, sr, &l) == -1)
 		goto out;
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
-	    files(s, sr, &l) == -1)
+	    files(s, sr, &l) == -1 || staging(s, sr) == -1)
 		goto out;
 	if (sig_pending() || copy_nested(s, sr) == -1)
 		goto out;

@@ -1,0 +1,27 @@
+/*
+ * The copy's index made to mirror the source's, once the copy holds the
+ * working state: what is staged there is staged in the copy, what is not
+ * is not, so that git status, git diff --cached and tools that look at
+ * the index see in the copy what the user sees.
+ *
+ *	struct git src, dst;	the source (read through a private copy of
+ *				its index) and the copy
+ *	if (mirror_index(&src, &dst, head) == -1)
+ *		...		a message says why
+ *
+ * Each path whose index entry differs from HEAD's gets the source's
+ * entry (or none, for a staged deletion), written with update-index
+ * --index-info and so without stat data: git looks at the file afresh.
+ * Intent-to-add entries are added again with git add -N, and the
+ * skip-worktree and assume-unchanged flags set as in the source.  The
+ * files are not touched.  Unmerged paths are left as the patch made them:
+ * their changes show unstaged.
+ */
+#ifndef MIRROR_H
+#define MIRROR_H
+
+struct git;
+
+int	mirror_index(const struct git *, const struct git *, const char *);
+
+#endif /* MIRROR_H */

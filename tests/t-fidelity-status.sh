@@ -1,0 +1,108 @@
+#!/bin/sh
+# The copy's index mirrors the source's: what is staged there is staged
+# in the copy, what is not is not, so git status in the copy says what it
+# says in the source (ignored files aside, which the copy lacks).  First
+# by hand, then across the random working states of the property test.
+#
+#	FIDELITY_CASES	how many random cases (default 20)
+#	FIDELITY_SEED	the seed of the first (default 1)
+. "$TESTLIB"
+. "$top_srcdir/tests/fidelity-lib.sh"
+. "$top_srcdir/tests/fidelity-gen.sh"
+
+# What git status says, on disk whatever a monitor hook claims, with
+# every untracked file listed.
+STATUS='git -c core.fsmonitor= -c status.renames=true status --porcelain --untracked-files=all'
+
+# status_same DESCRIPTION: the copy's git status (and the staged diff's
+# paths) is the source's.
+status_same() {
+	eval "$STATUS" >"$T/src.st" 2>&1
+	git -c core.fsmonitor= diff --cached --name-status HEAD >>"$T/src.st" 2>&1
+	run_forge verify --isolated -- sh -c "$STATUS"' >"$1" 2>&1;
+	    git -c core.fsmonitor= diff --cached --name-status HEAD >>"$1" 2>&1' \
+	    sh "$T/copy.st"
+	[ -f "$T/copy.st" ] || : >"$T/copy.st"
+	# A nested repository without a commit is left out of the copy,
+	# and forge says so: the source's status lists it untracked.
+	printf '%s\n' "$err" | sed -n 's/^forge: leaving out \(.*\): a nested repository without a commit checked out$/?? \1\//p' >"$T/left-out"
+	if [ -s "$T/left-out" ]; then
+		grep -vxF -f "$T/left-out" "$T/src.st" >"$T/src.st.new"
+		mv "$T/src.st.new" "$T/src.st"
+	fi
+	if [ "$rc" -eq 0 ] && cmp -s "$T/src.st" "$T/copy.st"; then
+		pass "$1"
+	else
+		fail "$1" "exit status $rc; stderr:" "$err" \
+		    "status diff (- source, + copy):" \
+		    "$(diff -u "$T/src.st" "$T/copy.st" | sed '1,2d' | head -n 40)"
+	fi
+}
+
+new_repo "$T/r"
+printf 'a\n' >a.txt
+printf 'b\n' >b.txt
+printf 'c\n' >c.txt
+printf 'd\n' >d.txt
+printf 'e\n' >e.txt
+git add -A && git commit -q -m more
+
+printf 'staged\n' >>hello.txt
+git add hello.txt
+status_same "a staged edit"
+printf 'unstaged\n' >>hello.txt
+status_same "a staged edit, then an unstaged one"
+printf 'new\n' >new.txt
+git add new.txt
+status_same "a staged new file"
+git rm -q --cached a.txt
+status_same "a staged deletion, the file kept untracked"
+git rm -q b.txt
+status_same "a staged deletion of the file"
+git mv c.txt c2.txt
+status_same "a staged rename"
+printf 'ita\n' >ita.txt
+git add -N ita.txt
+status_same "an intent-to-add file"
+rm d.txt
+status_same "an unstaged deletion"
+chmod +x e.txt
+git add e.txt
+status_same "a staged mode change"
+printf 'x\n' >>src/main.c
+git update-index --assume-unchanged src/main.c
+status_same "an assume-unchanged file, changed"
+printf 'y\n' >>run.sh
+git update-index --skip-worktree run.sh
+status_same "a skip-worktree file, changed"
+printf 'untracked\n' >notes.txt
+printf 'ignored\n' >x.o
+status_same "untracked and ignored files"
+printf 'staged new, then deleted\n' >gone.txt
+git add gone.txt
+rm gone.txt
+status_same "a staged new file, deleted since"
+git reset -q e.txt
+status_same "a staged change unstaged again"
+
+# The random working states.
+cases=${FIDELITY_CASES:-20}
+seed=${FIDELITY_SEED:-1}
+cp "$HOME/.gitconfig" "$T/gitconfig"
+i=0
+while [ $i -lt "$cases" ]; do
+	s=$((seed + i))
+	i=$((i + 1))
+	cd "$T" || exit 99
+	cp "$T/gitconfig" "$HOME/.gitconfig"
+	chmod -R u+rwx "$T/case" 2>/dev/null
+	rm -rf "$T/case" "$T/case.log" "$T/case.tools"
+	if ! gen_case "$T/case" "$s"; then
+		fail "seed $s: the repository could be made" \
+		    "$(cat "$T/case.log" 2>/dev/null)"
+		continue
+	fi
+	status_same "seed $s: git status in the copy is the source's"
+done
+
+done_testing
