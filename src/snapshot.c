@@ -50,6 +50,8 @@ struct snap_repo {
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
 	struct proof	*proof;		/* NULL: not proved */
+	char		*want;		/* a copy of a tree: the tree it
+					   must hold (below the top) */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -83,6 +85,7 @@ sr_free(struct snap_repo *sr)
 	free(sr->dst);
 	free(sr->dst_gitdir);
 	free(sr->rel);
+	free(sr->want);
 	strv_free(&sr->exclude);
 	strv_free(&sr->entries);
 	free(sr);
@@ -668,23 +671,90 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
-/* A copy of a tree (source.h): its commit checked out, then the tree. */
+/*
+ * The submodules a copy of a tree records, each initialized one copied
+ * from its local repository at the commit its gitlink names; the others
+ * stay empty directories, as in a clone without submodule update.
+ */
+static int
+copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
+{
+	struct snap_repo	*child;
+	struct strv		 links = STRV_INIT;
+	struct git		 dg, ng;
+	const char		*oid, *path;
+	char			*sp, *gd, *cd, *hd, *tree, *tab;
+	size_t			 i;
+	int			 ret = 0;
+
+	dst_git(sr, &dg);
+	if (source_gitlinks(&dg, &links) == -1)
+		return -1;
+	for (i = 0; i < links.n && ret == 0; i++) {
+		/* "oid\tpath", made two strings. */
+		oid = links.v[i];
+		tab = strchr(links.v[i], '\t');
+		*tab = '\0';
+		path = tab + 1;
+		sp = xasprintf("%s/%s", sr->src, path);
+		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
+			free(sp);
+			continue;	/* not initialized: empty */
+		}
+		free(hd);
+		memset(&ng, 0, sizeof(ng));
+		ng.dir = sp;
+		ng.gitdir = gd;
+		if ((tree = source_commit_tree(&ng, oid)) == NULL) {
+			warnx("leaving out %s%s: its repository has no commit "
+			    "%.12s", fs_vis(sr->rel), fs_vis(path), oid);
+			free(sp);
+			free(gd);
+			free(cd);
+			continue;
+		}
+		child = xcalloc(1, sizeof(*child));
+		child->src = sp;
+		child->dst = xasprintf("%s/%s", sr->dst, path);
+		child->gitdir = gd;
+		child->common = cd;
+		child->head = xstrdup(oid);
+		child->want = tree;
+		child->objects = xasprintf("%s/objects", child->common);
+		child->rel = xasprintf("%s%s/", sr->rel, path);
+		s->repos = xreallocarray(s->repos, s->nrepos + 1,
+		    sizeof(*s->repos));
+		s->repos[s->nrepos++] = child;
+		if (copy_repo(s, child) == -1)
+			ret = -1;
+	}
+	strv_free(&links);
+	return ret;
+}
+
+/* A copy of a tree (source.h): its commit checked out, then the tree,
+ * then its submodules. */
 static int
 copy_source(struct snapshot *s, struct snap_repo *sr)
 {
 	struct git	dg;
 	long long	t;
 
-	free(sr->head);
-	sr->head = xstrdup(s->source->commit);
+	if (sr == s->repos[0]) {
+		free(sr->head);
+		sr->head = xstrdup(s->source->commit);
+	}
 	if (checkout(s, sr, NULL) == -1)
 		return -1;
 	t = time_now_ms();
 	dst_git(sr, &dg);
-	if (sig_pending() || source_fill(s->source, &dg) == -1)
+	if (sr == s->repos[0] && (sig_pending() ||
+	    source_fill(s->source, &dg) == -1))
 		return -1;
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
-	return 0;
+	if (sig_pending())
+		return -1;
+	return copy_gitlinks(s, sr);
 }
 
 /* The copy's index staged as the source's is (mirror.h). */
@@ -782,15 +852,32 @@ stop_proofs(struct snapshot *s)
 	}
 }
 
-/* The proof of a copy of a tree: no background work, one tree id. */
+/* The proof of a copy of a tree: one tree id per repository, each the
+ * tree it must hold; the top one's kept. */
 static int
 prove_source(struct snapshot *s)
 {
-	struct git	dg;
+	struct git	 dg;
+	char		*tree;
+	size_t		 i;
 
-	dst_git(s->repos[0], &dg);
-	s->tree = source_prove(s->source, &dg, s->rd, s->repos[0]->objects);
-	return s->tree != NULL ? 0 : -1;
+	for (i = 0; i < s->nrepos; i++) {
+		dst_git(s->repos[i], &dg);
+		if (i == 0)
+			tree = source_prove(s->source, &dg, s->rd,
+			    s->repos[i]->objects);
+		else
+			tree = source_prove_tree(s->repos[i]->want,
+			    "commit's tree", &dg, s->rd, s->repos[i]->objects,
+			    s->repos[i]->rel, i);
+		if (tree == NULL)
+			return -1;
+		if (i == 0)
+			s->tree = tree;
+		else
+			free(tree);
+	}
+	return 0;
 }
 
 int

@@ -28,8 +28,9 @@
  *
  * snapshot_create_from() makes the copy of another source (source.h):
  * the staged tree or a commit's, checked out and proved against that
- * tree; the working tree, its untracked files and nested repositories
- * play no part.  snapshot_create() is that with the working state.
+ * tree, each initialized submodule it records at its commit; the working
+ * tree and its untracked files play no part.  snapshot_create() is that
+ * with the working state.
  */
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H

@@ -210,13 +210,13 @@ all_afresh(const struct git *dst, struct lsfiles *l, struct strv *edits)
 }
 
 char *
-source_prove(const struct source *s, const struct git *dst,
-    struct rundir *rd, const char *objects)
+source_prove_tree(const char *want, const char *what, const struct git *dst,
+    struct rundir *rd, const char *objects, const char *rel, size_t id)
 {
 	struct treeid_req	 q = TREEID_INIT;
 	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
 	struct lsfiles		 l;
-	char			*idx, *tree = NULL;
+	char			*idx, *tree = NULL, tag[32];
 	size_t			 i;
 
 	if (all_afresh(dst, &l, &edits) == -1)
@@ -229,16 +229,17 @@ source_prove(const struct source *s, const struct git *dst,
 	q.alternates = objects;
 	q.edits = &edits;
 	q.force = 1;
-	tree = treeid_compute(&q, "copy0");
-	if (tree != NULL && strcmp(tree, s->tree) != 0) {
-		warnx("the copy is not the %s: tree %.12s wanted, %.12s in "
-		    "the copy; refusing to verify", s->kind == SOURCE_STAGED ?
-		    "staged tree" : "commit's tree", s->tree, tree);
+	snprintf(tag, sizeof(tag), "copy%zu", id);
+	tree = treeid_compute(&q, tag);
+	if (tree != NULL && strcmp(tree, want) != 0) {
+		warnx("the copy%s%s is not the %s: tree %.12s wanted, %.12s "
+		    "in the copy; refusing to verify", *rel != '\0' ? " of " :
+		    "", fs_vis(rel), what, want, tree);
 		q.edits = NULL;
-		if (treeid_diff(&q, s->tree, tree, &paths) == 0) {
+		if (treeid_diff(&q, want, tree, &paths) == 0) {
 			for (i = 0; i < paths.n && i < 20; i++)
-				fprintf(stderr, "\tdiffers: %s\n",
-				    fs_vis(paths.v[i]));
+				fprintf(stderr, "\tdiffers: %s%s\n",
+				    fs_vis(rel), fs_vis(paths.v[i]));
 			if (paths.n > 20)
 				fprintf(stderr, "\t... and %zu more\n",
 				    paths.n - 20);
@@ -251,4 +252,65 @@ source_prove(const struct source *s, const struct git *dst,
 	lsfiles_free(&l);
 	free(idx);
 	return tree;
+}
+
+char *
+source_prove(const struct source *s, const struct git *dst,
+    struct rundir *rd, const char *objects)
+{
+	return source_prove_tree(s->tree, s->kind == SOURCE_STAGED ?
+	    "staged tree" : "commit's tree", dst, rd, objects, "", 0);
+}
+
+int
+source_gitlinks(const struct git *dst, struct strv *out)
+{
+	const char *const	 a[] = { "ls-files", "-z", "-s", NULL };
+	struct buf		 b = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end, *sp, *tab;
+	int			 st;
+
+	if ((st = git_run(dst, a, 0, NULL, &b, &err)) != 0) {
+		if (st > 0)
+			warnx("git ls-files failed in the copy: %s",
+			    git_why(&err, st));
+		buf_free(&b);
+		buf_free(&err);
+		return -1;
+	}
+	/* "mode oid stage\tpath": the gitlinks, as "oid\tpath". */
+	for (p = b.data, end = p + b.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if (strncmp(p, "160000 ", 7) != 0 ||
+		    (sp = strchr(p + 7, ' ')) == NULL ||
+		    (tab = strchr(sp, '\t')) == NULL)
+			continue;
+		strv_pushf(out, "%.*s%s", (int)(sp - (p + 7)), p + 7, tab);
+	}
+	buf_free(&b);
+	buf_free(&err);
+	return 0;
+}
+
+char *
+source_commit_tree(const struct git *g, const char *commit)
+{
+	struct buf	 out = BUF_INIT;
+	char		*spec;
+	int		 st;
+
+	spec = xasprintf("%s^{tree}", commit);
+	{
+		const char *const	a[] = { "rev-parse", "--verify", "-q",
+		    "--end-of-options", spec, NULL };
+
+		st = git_run(g, a, 0, NULL, &out, NULL);
+	}
+	free(spec);
+	buf_rtrim(&out);
+	if (st != 0 || out.len == 0) {
+		buf_free(&out);
+		return NULL;
+	}
+	return buf_detach(&out);
 }

@@ -22,10 +22,23 @@
  *	source_fill(&src, &dst_git);	makes the copy's index and files
  *					src.tree (read-tree -u); nothing
  *					to do for a commit
- *	tree = source_prove(&src, &dst_git, &rd);
+ *	tree = source_prove(&src, &dst_git, &rd, objects);
  *					the copy's tree id, which must be
  *					src.tree: NULL with what differs
  *					said; the caller frees
+ *
+ * The submodules the tree records are copied each at the commit its
+ * gitlink names, from its local repository:
+ *	source_gitlinks(&dst_git, &v);	"oid\tpath" of each gitlink of
+ *					the copy's index
+ *	tree = source_commit_tree(&g, oid);	that commit's tree in the
+ *					repository g names, or NULL if
+ *					it has no such commit
+ *	tree = source_prove_tree(want, what, &dst_git, &rd, objects,
+ *	    rel, id);			as source_prove(), for a copy (of
+ *					rel, "" or "sub/", the id-th) that
+ *					must hold the tree want; what
+ *					names it in the message
  * All strings are owned by the struct.
  */
 #ifndef SOURCE_H
@@ -55,6 +68,12 @@ int		 source_resolve(struct source *, const struct repo *,
 int		 source_fill(const struct source *, const struct git *);
 char		*source_prove(const struct source *, const struct git *,
 		    struct rundir *, const char *);
+struct strv;
+int		 source_gitlinks(const struct git *, struct strv *);
+char		*source_commit_tree(const struct git *, const char *);
+char		*source_prove_tree(const char *, const char *,
+		    const struct git *, struct rundir *, const char *,
+		    const char *, size_t);
 /* The timeline's name for the mode: "staged", "rev", or NULL for the
  * working state. */
 const char	*source_mode(const struct source *);

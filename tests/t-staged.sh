@@ -133,6 +133,42 @@ is "the timeline's mode is rev, with the commit and its tree" \
     "rev	$old	$(git rev-parse "$old^{tree}")"
 is "the source is untouched" "$(state_of "$T/r")" "$before"
 is "nothing is left behind" "$(leftovers "$T/r")" ""
+# Submodules: each at the commit the tree records, from its local
+# repository; one not initialized stays an empty directory.
+git reset -q --hard
+git clean -fdq
+new_repo "$T/lib"
+printf 'v1\n' >version
+git add version && git commit -q -m v1
+cd "$T/r" || exit 99
+git submodule -q add "$T/lib" lib 2>/dev/null
+git commit -q -m 'the lib submodule'
+printf 'v2\n' >lib/version
+git -C lib commit -q -am v2
+git add lib
+v2=$(git -C lib rev-parse HEAD)
+v1=$(git -C lib rev-parse HEAD~1)
+printf 'v3\n' >lib/version
+git -C lib commit -q -am v3
+printf 'dirty\n' >lib/version
+SUBPROBE='cat lib/version; git -C lib rev-parse HEAD; git status --porcelain'
+run_forge verify --staged -- sh -c "$SUBPROBE"
+is "--staged: the submodule is copied" "$rc" 0
+is "at the commit the staged gitlink names, without its changes" \
+    "$(printf '%s\n' "$out" | sed -n 1,2p | tr '\n' ' ')" \
+    "v2 $v2 "
+like "the copy's git status shows the staged gitlink" "$out" '^M  lib$'
+run_forge verify --rev=HEAD -- sh -c "$SUBPROBE"
+is "--rev: the submodule at the commit HEAD records" \
+    "$(printf '%s\n' "$out" | sed -n 1,2p | tr '\n' ' ')" \
+    "v1 $v1 "
+git clone -q "$T/r" "$T/clone"
+cd "$T/clone" || exit 99
+run_forge verify --rev=HEAD -- sh -c 'test -d lib && test -z "$(ls -A lib)"'
+is "an uninitialized submodule is an empty directory" "$rc" 0
+cd "$T/r" || exit 99
+git reset -q lib
+
 run_forge verify --rev=no-such-thing -- touch "$T/ran"
 is "--rev naming no commit is a usage error" "$rc" 64
 like "saying so" "$err" '--rev=no-such-thing: no such commit'
