@@ -167,6 +167,20 @@ cd "$T/clone" || exit 99
 run_forge verify --rev=HEAD -- sh -c 'test -d lib && test -z "$(ls -A lib)"'
 is "an uninitialized submodule is an empty directory" "$rc" 0
 cd "$T/r" || exit 99
+
+# Killed outright once the submodule's copy is made: forge gc removes
+# both copies' registrations, the submodule's too.
+FORGE_TEST_STALL=proof start_forge "$T/stall.err" verify --staged -- true
+wait_for 30 grep -q "test stall: proof" "$T/stall.err"
+is "killed at the proof: the submodule's copy is registered" \
+    "$(git -C lib worktree list --porcelain | grep -c '^worktree ')" 2
+kill -KILL "$forge_pid"
+wait "$forge_pid" 2>/dev/null
+run_forge gc
+is "forge gc then succeeds" "$rc" 0
+is "nothing is left of the top copy" "$(leftovers "$T/r")" ""
+is "nor of the submodule's" \
+    "$(git -C lib worktree list --porcelain | grep -c '^worktree ')" 1
 git reset -q lib
 
 run_forge verify --rev=no-such-thing -- touch "$T/ran"
