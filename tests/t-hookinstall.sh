@@ -119,6 +119,10 @@ is "the timeline's mode is rev, with the commit" \
     "$(grep '"event":"verify"' "$tl" | tail -n 1 | "$JSONPICK" mode rev verdict)" \
     "rev	$(git rev-parse HEAD)	FAIL"
 git reset -q --hard HEAD~1
+git push -q origin main:doomed
+ok "deleting a remote branch verifies nothing" git push -q origin :doomed
+run_forge hook install pre-push
+is "installing forge's hook again replaces it" "$rc" 0
 
 # Someone else's hook: never overwritten, never removed.
 printf '#!/bin/sh\nexit 0\n' >.git/hooks/post-commit
@@ -147,6 +151,13 @@ git add test.js
 not_ok "and git runs it" commit -m broken
 run_forge hook uninstall pre-commit
 not_ok "uninstall removes it from there" test -e githooks/pre-commit
+
+run_forge hook uninstall
+is "uninstall with nothing of forge's left succeeds" "$rc" 0
+ln -s "$T/mine" githooks/pre-commit
+run_forge hook install pre-commit
+is "a symbolic link in the hook's place is not forge's either" "$rc" 1
+ok "and stays" test -L githooks/pre-commit
 
 run_forge hook install post-commit
 is "an unknown hook is a usage error" "$rc" 64
