@@ -165,6 +165,18 @@ event_row(const struct jv *ev, struct buf *b, int color)
 			buf_adds(&note, fs_vis(s));
 		else
 			steps_note(ev, &note);
+	} else if (strcmp(type, "cached") == 0) {
+		/* A PASS taken from the verdict cache: what it was of. */
+		s = jv_str(jv_get(ev, "mode"));
+		pad(b, s != NULL ? fs_vis(s) : "-", 8);
+		pad(b, "CACHED", 11);
+		pad(b, "-", 8);
+		s = jv_str(jv_get(ev, "tree"));
+		snprintf(tmp, sizeof(tmp), "%.10s", s != NULL ? s : "-");
+		pad(b, tmp, 10);
+		s = jv_str(jv_get(ev, "verified_at"));
+		buf_addf(&note, "PASS verified at %s", s != NULL ? fs_vis(s) :
+		    "-");
 	} else {
 		pad(b, "-", 8);
 		snprintf(tmp, sizeof(tmp), "%s", type);

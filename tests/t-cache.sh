@@ -27,6 +27,9 @@ like "it says the verdict is cached, with the tree and when" "$err" \
     "Verdict: PASS \\(cached: tree $(printf '%.12s' "$tree"), verified at 20[0-9-]+T[0-9:]+Z\\)"
 is "a cached event is recorded" \
     "$(tail -n 1 "$tl" | "$JSONPICK" event tree mode)" "cached	$tree	isolated"
+run_forge log -n 1
+like "forge log shows it, with the tree and when it passed" "$out" \
+    "isolated +CACHED +- +$(printf '%.10s' "$tree") PASS verified at 20"
 is "which does not count as a verification" \
     "$(grep -c '"event":"verify"' "$tl")" 1
 
