@@ -89,6 +89,7 @@ struct run {
 	struct source	 source;	/* what the copy is made from */
 	int		 no_breaker;	/* neither feeds nor obeys it */
 	int		 cache;		/* look up and store PASS verdicts */
+	int		 cache_decided;	/* cache_usable() has looked */
 	char		*cache_tree;	/* the tree looked up */
 	char		*cached_at;	/* a hit: when it was verified */
 };
@@ -1046,6 +1047,26 @@ cache_key(const struct run *r, const char *tree)
 	return buf_detach(&b);
 }
 
+/*
+ * A working state's tree id shows a nested repository's commit, not its
+ * changes: there, it does not say what was verified.  Decided once.
+ */
+static int
+cache_usable(struct run *r)
+{
+	if (!r->cache || r->cache_decided)
+		return r->cache;
+	r->cache_decided = 1;
+	if (r->source.kind == SOURCE_WORKTREE &&
+	    source_has_nested(&r->ctx->repo, &r->rd) != 0) {
+		fprintf(stderr, "forge: not using the verdict cache: the "
+		    "working state holds nested repositories, whose changes "
+		    "its tree id does not show\n");
+		r->cache = 0;
+	}
+	return r->cache;
+}
+
 /* Has this tree passed these steps before?  1: yes, r->cached_at says
  * when; 0: run them. */
 static int
@@ -1054,7 +1075,7 @@ cache_check(struct run *r, const char *tree)
 	char	*key;
 	int	 hit;
 
-	if (!r->cache || tree == NULL)
+	if (!cache_usable(r) || tree == NULL)
 		return 0;
 	free(r->cache_tree);
 	r->cache_tree = xstrdup(tree);
@@ -1166,7 +1187,7 @@ prepare(struct run *r, const struct verify_opts *o)
 			return -1;
 		if (cache_check(r, r->source.tree) == 1)
 			return 1;
-	} else if (r->cache && r->check) {
+	} else if (r->check && cache_usable(r)) {
 		/* The working state's tree, before the copy is made. */
 		char	*t;
 		int	 hit;

@@ -144,6 +144,28 @@ out:
 }
 
 int
+source_has_nested(const struct repo *r, struct rundir *rd)
+{
+	struct lsfiles	 l;
+	struct git	 g;
+	char		*path, *idx;
+	int		 ret;
+
+	path = repo_index_path(r);
+	idx = rundir_index(rd, path);
+	free(path);
+	if (idx == NULL)
+		return -1;
+	repo_git(r, &g);
+	g.index = idx;
+	ret = lsfiles_read(&l, &g) == -1 ? -1 : l.nested.n > 0;
+	if (ret != -1)
+		lsfiles_free(&l);
+	free(idx);
+	return ret;
+}
+
+int
 source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
 {
 	switch (s->kind) {

@@ -74,6 +74,9 @@ char		*source_commit_tree(const struct git *, const char *);
 char		*source_prove_tree(const char *, const char *,
 		    const struct git *, struct rundir *, const char *,
 		    const char *, size_t);
+/* Does the working state hold submodules or nested repositories, whose
+ * own changes its tree id does not show?  1, 0, or -1 (said why). */
+int		 source_has_nested(const struct repo *, struct rundir *);
 /* The timeline's name for the mode: "staged", "rev", or NULL for the
  * working state. */
 const char	*source_mode(const struct source *);

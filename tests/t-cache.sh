@@ -74,13 +74,35 @@ run_forge verify --rev=HEAD -- sh -c "$COUNT"
 run_forge verify --rev=main -- sh -c "$COUNT"
 is "--rev: one run for one commit" "$(counter)" 11
 
+# A nested repository's changes do not show in the tree id: no cache for
+# such a working state, in a copy or in place; --rev is a commit's tree,
+# its submodules at the commits it records: cached.
+git init -q nested
+printf 'one\n' >nested/f
+git -C nested add f
+git -C nested commit -q -m one
+run_forge verify --isolated -- sh -c "$COUNT"
+like "a nested repository: the cache is not used, and forge says why" \
+    "$err" 'not using the verdict cache: the working state holds nested'
+printf 'two\n' >nested/f
+run_forge verify --isolated -- sh -c "$COUNT"
+run_forge verify --in-place -- sh -c "$COUNT"
+run_forge verify --in-place -- sh -c "$COUNT"
+is "so a change inside it is verified, every time" "$(counter)" 15
+rm -rf nested
+git commit -q -m 'another commit'
+run_forge verify --rev=HEAD -- sh -c "$COUNT"
+run_forge verify --rev=HEAD -- sh -c "$COUNT"
+is "--rev of another commit: one run" "$(counter)" 16
+: >"$T/count"
+
 # FAILs, and interrupted runs, are never cached.
 run_forge verify --isolated -- sh -c "$COUNT; exit 1"
 run_forge verify --isolated -- sh -c "$COUNT; exit 1"
-is "a FAIL runs every time" "$rc $(counter)" "1 13"
+is "a FAIL runs every time" "$rc $(counter)" "1 2"
 run_forge verify --isolated -- sh -c "$COUNT; kill -TERM \$PPID; sleep 5"
 run_forge verify --isolated -- sh -c "$COUNT; kill -TERM \$PPID; sleep 5"
-is "an interrupted run, too" "$(counter)" 15
+is "an interrupted run, too" "$(counter)" 4
 unlike "neither is in the cache" "$(cat "$cache")" 'exit 1|kill'
 
 # 16 concurrent runs, each on its own commit, share the cache: none is
