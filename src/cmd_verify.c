@@ -294,6 +294,11 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		warnx("--staged and --rev name two different trees: give one");
 		return -1;
 	}
+	if ((o->staged || o->rev != NULL) && o->change != NULL) {
+		warnx("--change reports on the working state: it makes no "
+		    "sense with --%s", o->staged ? "staged" : "rev");
+		return -1;
+	}
 	if ((o->staged || o->rev != NULL) && o->isolated == 0) {
 		warnx("--%s verifies in a copy: it makes no sense with "
 		    "--in-place", o->staged ? "staged" : "rev");

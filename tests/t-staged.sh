@@ -190,5 +190,11 @@ run_forge verify --rev=HEAD --staged -- true
 is "--rev and --staged together are refused" "$rc" 64
 run_forge verify --staged --in-place -- true
 is "--staged --in-place is refused" "$rc" 64
+run_forge verify --staged --change -- true
+is "--staged --change is refused" "$rc" 64
+like "--change is about the working state" "$err" \
+    '--change reports on the working state'
+run_forge verify --rev=HEAD --change=HEAD~1 -- true
+is "--rev --change too" "$rc" 64
 
 done_testing
