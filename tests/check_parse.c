@@ -156,6 +156,40 @@ START_TEST(t_verify_change)
 }
 END_TEST
 
+START_TEST(t_verify_sources)
+{
+	struct verify_opts	o;
+
+	ck_assert_int_eq(vparse(&o, V("--staged")), 0);
+	ck_assert_int_eq(o.staged, 1);
+	ck_assert_ptr_null(o.rev);
+	ck_assert_int_eq(o.no_breaker, 0);
+	ck_assert_int_eq(o.cache, -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD~2", "--no-breaker")), 0);
+	ck_assert_str_eq(o.rev, "HEAD~2");
+	ck_assert_int_eq(o.staged, 0);
+	ck_assert_int_eq(o.no_breaker, 1);
+	ck_assert_int_eq(vparse(&o, V("--rev", "main", "--isolated")), 0);
+	ck_assert_str_eq(o.rev, "main");
+	ck_assert_int_eq(vparse(&o, V("--cache")), 0);
+	ck_assert_int_eq(o.cache, 1);
+	ck_assert_int_eq(vparse(&o, V("--cache", "--no-cache")), 0);
+	ck_assert_int_eq(o.cache, 0);
+	ck_assert_int_eq(vparse(&o, V("--no-cache", "--cache")), 0);
+	ck_assert_int_eq(o.cache, 1);
+	/* Two trees, a copy's tree in place, or the working state's
+	 * change report: each refused. */
+	ck_assert_int_eq(vparse(&o, V("--staged", "--rev=HEAD")), -1);
+	ck_assert_int_eq(vparse(&o, V("--staged", "--in-place")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--in-place")), -1);
+	ck_assert_int_eq(vparse(&o, V("--staged", "--change")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=")), -1);
+	/* After the command, they are the command's. */
+	ck_assert_int_eq(vparse(&o, V("--", "make", "--staged")), 0);
+	ck_assert_int_eq(o.staged, 0);
+}
+END_TEST
+
 START_TEST(t_verify_bad)
 {
 	const char *const *const bad[] = {
@@ -914,6 +948,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_verify_options);
 	tcase_add_test(tc, t_verify_command);
 	tcase_add_test(tc, t_verify_change);
+	tcase_add_test(tc, t_verify_sources);
 	tcase_add_test(tc, t_verify_bad);
 	tcase_add_exit_test(tc, t_verify_help, 0);
 	suite_add_tcase(s, tc);
