@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "buf.h"
-#include "fsutil.h"
 #include "gitcmd.h"
 #include "mirror.h"
 #include "strv.h"
@@ -87,6 +86,91 @@ entry_stage(const char *e)
 	return tab != NULL && tab > e ? tab[-1] - '0' : -1;
 }
 
+/* The entry of path in entries (ls-files -v -s, in index order), or
+ * NULL. */
+static const char *
+find_entry(const struct strv *entries, const char *path)
+{
+	size_t	lo = 0, hi = entries->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(entry_path(entries->v[mid]), path)) == 0)
+			return entries->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * The update-index --index-info lines for the staged paths: the source's
+ * entry ("mode oid stage\tpath", less ls-files' tag), or "0 <zeros>\tpath"
+ * removing it; unmerged paths left alone.
+ */
+static void
+staged_lines(const struct strv *staged, const struct strv *entries,
+    const struct strv *unmerged, size_t oidlen, struct strv *lines)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*e;
+	size_t		 i, k;
+
+	for (i = 0; i < staged->n; i++) {
+		if (has(unmerged, staged->v[i]))
+			continue;
+		buf_reset(&b);
+		if ((e = find_entry(entries, staged->v[i])) != NULL)
+			buf_adds(&b, e + 2);
+		else {
+			buf_adds(&b, "0 ");
+			for (k = 0; k < oidlen; k++)
+				buf_addc(&b, '0');
+			buf_addc(&b, '\t');
+			buf_adds(&b, staged->v[i]);
+		}
+		strv_push(lines, b.data);
+	}
+	buf_free(&b);
+}
+
+/* git add -N, in the copy, of the intent-to-add paths it has a file for
+ * (one whose file is gone has nothing to add). */
+static int
+add_ita(const struct git *dst, const struct strv *ita)
+{
+	struct strv	 a = STRV_INIT;
+	struct buf	 err = BUF_INIT;
+	struct stat	 st;
+	char		*p;
+	size_t		 i, n;
+	int		 r = 0;
+
+	strv_push(&a, "add");
+	strv_push(&a, "--intent-to-add");
+	strv_push(&a, "--force");
+	strv_push(&a, "--");
+	n = a.n;
+	for (i = 0; i < ita->n; i++) {
+		p = xasprintf("%s/%s", dst->worktree, ita->v[i]);
+		if (lstat(p, &st) == 0)
+			strv_pushf(&a, ":(literal)%s", ita->v[i]);
+		free(p);
+	}
+	if (a.n > n) {
+		if ((r = git_run(dst, (const char *const *)a.v, GIT_RETRY,
+		    NULL, NULL, &err)) > 0)
+			warnx("cannot stage the copy's changes as the source "
+			    "has them: git add -N: %s", git_why(&err, r));
+	}
+	strv_free(&a);
+	buf_free(&err);
+	return r == 0 ? 0 : -1;
+}
+
 int
 mirror_index(const struct git *src, const struct git *dst, const char *head)
 {
@@ -108,11 +192,9 @@ mirror_index(const struct git *src, const struct git *dst, const char *head)
 	struct strv		 entries = STRV_INIT, lines = STRV_INIT;
 	struct strv		 skips = STRV_INIT, assumes = STRV_INIT;
 	struct strv		 ita = STRV_INIT, unmerged = STRV_INIT;
-	struct strv		 add = STRV_INIT;
-	struct buf		 b = BUF_INIT;
-	const char		*e, *path;
-	size_t			 i, oidlen = strlen(head);
-	int			 ret = -1, found;
+	const char		*e;
+	size_t			 i;
+	int			 ret = -1;
 
 	if (git_list(src, staged_args, &staged, "git diff-index") == -1 ||
 	    git_list(src, visible_args, &visible, "git diff-index") == -1 ||
@@ -123,89 +205,22 @@ mirror_index(const struct git *src, const struct git *dst, const char *head)
 	for (i = 0; i < visible.n; i++)
 		if (!has(&staged, visible.v[i]))
 			strv_push(&ita, visible.v[i]);
-	qsort(ita.v, ita.n, sizeof(*ita.v), cmp_str);
+	/* ls-files -v tags: S skip-worktree, lower case assume-unchanged. */
 	for (i = 0; i < entries.n; i++) {
 		e = entries.v[i];
-		path = entry_path(e);
 		if (entry_stage(e) != 0) {
-			strv_push(&unmerged, path);
+			strv_push(&unmerged, entry_path(e));
 			continue;
 		}
-		if (e[0] == 'S')
-			strv_push(&skips, path);
-		else if (e[0] >= 'a' && e[0] <= 'z')
-			strv_push(&assumes, path);
+		if (e[0] == 'S' || e[0] == 's')
+			strv_push(&skips, entry_path(e));
+		if (e[0] >= 'a' && e[0] <= 'z')
+			strv_push(&assumes, entry_path(e));
 	}
 	qsort(unmerged.v, unmerged.n, sizeof(*unmerged.v), cmp_str);
-	/* Each staged path: the source's entry, or its removal. */
-	for (i = 0; i < staged.n; i++) {
-		if (has(&unmerged, staged.v[i]))
-			continue;
-		strv_push(&lines, staged.v[i]);
-	}
-	for (i = 0; i < lines.n; i++) {
-		size_t	lo = 0, hi = entries.n, mid;
-		int	c;
-
-		found = 0;
-		while (lo < hi) {
-			mid = lo + (hi - lo) / 2;
-			if ((c = strcmp(entry_path(entries.v[mid]),
-			    lines.v[i])) == 0) {
-				found = 1;
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		buf_reset(&b);
-		if (found)
-			/* "T mode oid stage\tpath" less its tag. */
-			buf_adds(&b, entries.v[mid] + 2);
-		else {
-			buf_adds(&b, "0 ");
-			for (c = 0; (size_t)c < oidlen; c++)
-				buf_addc(&b, '0');
-			buf_addc(&b, '\t');
-			buf_adds(&b, lines.v[i]);
-		}
-		free(lines.v[i]);
-		lines.v[i] = xstrdup(b.data);
-	}
-	if (git_feed(dst, info, &lines) == -1)
-		goto out;
-	strv_push(&add, "add");
-	strv_push(&add, "--intent-to-add");
-	strv_push(&add, "--force");
-	strv_push(&add, "--");
-	for (i = 0; i < ita.n; i++) {
-		struct stat	 st;
-		char		*p = xasprintf("%s/%s", dst->worktree, ita.v[i]);
-
-		/* One whose file is gone has nothing to add. */
-		if (lstat(p, &st) == 0)
-			strv_pushf(&add, ":(literal)%s", ita.v[i]);
-		free(p);
-	}
-	if (add.n > 4) {
-		{
-			struct buf	err = BUF_INIT;
-			int		st;
-
-			st = git_run(dst, (const char *const *)add.v,
-			    GIT_RETRY, NULL, NULL, &err);
-			if (st > 0)
-				warnx("cannot stage the copy's changes as the "
-				    "source has them: git add -N: %s",
-				    git_why(&err, st));
-			buf_free(&err);
-			if (st != 0)
-				goto out;
-		}
-	}
-	if (git_feed(dst, skip, &skips) == -1 ||
+	staged_lines(&staged, &entries, &unmerged, strlen(head), &lines);
+	if (git_feed(dst, info, &lines) == -1 || add_ita(dst, &ita) == -1 ||
+	    git_feed(dst, skip, &skips) == -1 ||
 	    git_feed(dst, assume, &assumes) == -1)
 		goto out;
 	ret = 0;
@@ -218,7 +233,5 @@ out:
 	strv_free(&assumes);
 	strv_free(&ita);
 	strv_free(&unmerged);
-	strv_free(&add);
-	buf_free(&b);
 	return ret;
 }
