@@ -61,6 +61,13 @@ cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+static void
+sort(struct strv *v)
+{
+	if (v->n > 0)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_str);
+}
+
 static int
 has(const struct strv *sorted, const char *s)
 {
@@ -200,7 +207,7 @@ mirror_index(const struct git *src, const struct git *dst, const char *head)
 	    git_list(src, visible_args, &visible, "git diff-index") == -1 ||
 	    git_list(src, ls_args, &entries, "git ls-files") == -1)
 		goto out;
-	qsort(staged.v, staged.n, sizeof(*staged.v), cmp_str);
+	sort(&staged);
 	/* Listed only when intent-to-add entries are visible: those. */
 	for (i = 0; i < visible.n; i++)
 		if (!has(&staged, visible.v[i]))
@@ -217,7 +224,7 @@ mirror_index(const struct git *src, const struct git *dst, const char *head)
 		if (e[0] >= 'a' && e[0] <= 'z')
 			strv_push(&assumes, entry_path(e));
 	}
-	qsort(unmerged.v, unmerged.n, sizeof(*unmerged.v), cmp_str);
+	sort(&unmerged);
 	staged_lines(&staged, &entries, &unmerged, strlen(head), &lines);
 	if (git_feed(dst, info, &lines) == -1 || add_ita(dst, &ita) == -1 ||
 	    git_feed(dst, skip, &skips) == -1 ||
