@@ -80,6 +80,7 @@ struct run {
 	long long	 steps_ms;	/* when the first step started */
 	time_t		 start;
 	char		*failed;	/* the failing step, for the breaker */
+	int		 unstarted;	/* the command could not be started */
 	struct breaker	 after;		/* the breaker, once recorded */
 	int		 recorded;
 	int		 contain;	/* --contain, forge.contain */
@@ -328,6 +329,7 @@ set_verdict(struct run *r, enum verdict v, int status, int signo,
 	r->status = status;
 	r->signo = signo;
 	r->timed_out = 0;		/* judge_step() sets it after */
+	r->unstarted = 0;		/* and not_started() this */
 	free(r->failed);
 	r->failed = NULL;
 	if (failed != NULL) {
@@ -480,10 +482,11 @@ command_dir(struct run *r, const struct step *s)
 }
 
 /*
- * The command could not be started.  Not found, or not executable, is
- * the command's own doing: 127 or 126, as a shell says.  Anything else
- * (fork or a pipe failing under a process limit, the directory gone) is
- * forge's: an ERROR, which never feeds the breaker.
+ * The command could not be started.  Not found, or not executable, exits
+ * 127 or 126, as a shell says; anything else (fork or a pipe failing
+ * under a process limit, the directory gone) exits 125.  Either way
+ * nothing was verified: an ERROR, which never feeds the breaker.  (A 127
+ * from inside a shell step is the step's own status: a FAIL.)
  */
 static void
 not_started(struct run *r, struct step *s, int errnum)
@@ -510,9 +513,10 @@ not_started(struct run *r, struct step *s, int errnum)
 		doing(r, "forge could not start the command");
 		return;
 	}
-	set_verdict(r, VERDICT_FAIL, s->status, 0, "%s (%s)", s->display,
+	set_verdict(r, VERDICT_ERROR, s->status, 0, "%s (%s)", s->display,
 	    s->status == EXIT_NOTFOUND ? "command not found" :
 	    "cannot execute");
+	r->unstarted = 1;
 }
 
 /* How a step that ran ended: the verdict if it ends the run. */
@@ -833,8 +837,9 @@ summary(struct run *r)
 			fprintf(stderr, "exit status %d; ", r->status);
 		break;
 	case VERDICT_ERROR:
-		fprintf(stderr, "forge could not verify, exit status %d; ",
-		    r->status);
+		fprintf(stderr, "%s, exit status %d; ", r->unstarted ?
+		    "the command could not be started" :
+		    "forge could not verify", r->status);
 		break;
 	case VERDICT_INTERRUPTED:
 		fprintf(stderr, "interrupted by signal %d; ", r->signo);

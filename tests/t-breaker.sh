@@ -87,6 +87,26 @@ kill -TERM "$forge_pid"
 wait "$forge_pid"
 run_forge status
 like "neither counted" "$out" 'streak 2 of 3'
+# A direct command that cannot be started verified nothing: an ERROR,
+# as often as it happens; a 127 from inside a shell is the step's FAIL.
+for k in 1 2 3; do
+	run_forge verify --isolated -- forge-no-such-command
+done
+is "a command not found still exits 127" "$rc" 127
+is "and is an ERROR in the timeline" \
+    "$(tail -n 1 "$tl" | "$JSONPICK" verdict status)" "ERROR	127"
+chmod 644 hello.txt
+for k in 1 2 3; do
+	run_forge verify --isolated -- ./hello.txt
+done
+is "a command that cannot be executed still exits 126" "$rc" 126
+run_forge status
+like "neither feeds the breaker" "$out" 'streak 2 of 3'
+run_forge verify --isolated -- sh -c 'forge-no-such-command'
+is "a shell's own 127" "$rc" 127
+like "is a FAIL that opens it" "$err" 'now open'
+forge breaker reset >/dev/null 2>&1
+fails 2
 run_forge verify --isolated -- true
 run_forge status
 like "a pass ends the streak" "$out" 'streak 0 of 3'

@@ -31,7 +31,19 @@ for mode in --isolated --in-place; do
 	is "$mode: a missing command exits 127" "$rc" 127
 	like "$mode: missing: says command not found" "$err" \
 	    'forge-no-such-command: command not found'
-	like "$mode: missing: the verdict is FAIL" "$(last_line "$err")" \
+	like "$mode: missing: the verdict is ERROR, saying why" \
+	    "$(last_line "$err")" \
+	    'Verdict: ERROR \(the command could not be started, exit status 127;'
+	is "$mode: missing: the timeline says ERROR, status 127" \
+	    "$(tail -n 1 .git/forge/timeline.jsonl | "$JSONPICK" verdict status)" \
+	    "ERROR	127"
+	like "$mode: missing: and what could not start" \
+	    "$(tail -n 1 .git/forge/timeline.jsonl | "$JSONPICK" failed)" \
+	    'forge-no-such-command --flag \(command not found\)'
+
+	run_forge verify $mode -- sh -c 'forge-no-such-command'
+	is "$mode: a shell's own 127 exits 127" "$rc" 127
+	like "$mode: and is the shell's FAIL" "$(last_line "$err")" \
 	    'Verdict: FAIL \(exit status 127;'
 
 	run_forge verify $mode -- ./no-such-file
@@ -66,8 +78,8 @@ for mode in --isolated --in-place; do
 	run_forge verify $mode -- ./plain.sh
 	is "$mode: a file without execute permission exits 126" "$rc" 126
 	unlike "$mode: noexec: it did not run" "$out" 'should not run'
-	like "$mode: noexec: the verdict is FAIL" "$(last_line "$err")" \
-	    'Verdict: FAIL \(exit status 126;'
+	like "$mode: noexec: the verdict is ERROR" "$(last_line "$err")" \
+	    'Verdict: ERROR \(the command could not be started, exit status 126;'
 
 	run_forge verify $mode -- ./src
 	is "$mode: a directory exits 126" "$rc" 126

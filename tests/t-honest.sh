@@ -94,7 +94,7 @@ is "--exit=verdict: PASS is 0" "$rc" 0
 run_forge verify --exit=verdict --timeout 0.2s -- sleep 5
 is "--exit=verdict: a timeout is 124" "$rc" 124
 run_forge verify --exit=verdict -- no-such-command-anywhere
-is "--exit=verdict: a command not found is a FAIL" "$rc" 1
+is "--exit=verdict: a command not found is an ERROR: 125" "$rc" 125
 run_forge verify --exit=verdict --change=no-such-commit -- true
 is "--exit=verdict: forge's own failure is 125" "$rc" 125
 like "an ERROR" "$err" 'Verdict: ERROR'
