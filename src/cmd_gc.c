@@ -12,6 +12,7 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "settings.h"
 
 static int	cmd_gc(int, char **);
 
@@ -21,7 +22,7 @@ const struct cmd_entry cmd_gc_entry = {
 	"Remove the copies left by runs that are gone, ending what they left\n"
 	"running, and forge's own worktree registrations whose copy is gone.\n"
 	"Copies kept by --keep or parked by --reuse go once unused for\n"
-	"forge.reuseExpiry (7 days).\n",
+	"forge.reuseExpiry (7d).\n",
 	"  -n, --dry-run       only say what would be removed\n"
 	"  -k, --kept          the copies kept by --keep go too\n"
 	"  -a, --all           every copy forge keeps goes: kept and reusable\n",
@@ -48,10 +49,11 @@ report(const struct reclaim *rc, int flags)
 		printf("reusable %s (forge gc --all removes it)\n",
 		    fs_vis(rc->reusable.v[i]));
 	for (i = 0; i < rc->n; i++)
-		printf("%s %s (%s pid %ld)\n", flags & JOURNAL_DRY_RUN ?
+		printf("%s %s (%s pid %ld%s)\n", flags & JOURNAL_DRY_RUN ?
 		    "would remove" : "removed", fs_vis(rc->v[i].top),
 		    rc->v[i].kept ? "kept by" : rc->v[i].reusable ?
-		    "reusable, last used by" : "left by dead", rc->v[i].pid);
+		    "reusable, last used by" : "left by dead", rc->v[i].pid,
+		    rc->v[i].expired ? ", unused past forge.reuseExpiry" : "");
 	for (i = 0; i < rc->registrations.n; i++)
 		printf("%s the registration %s\n", flags & JOURNAL_DRY_RUN ?
 		    "would remove" : "removed", rc->registrations.v[i]);
@@ -68,7 +70,7 @@ cmd_gc(int argc, char **argv)
 {
 	struct context		 ctx;
 	struct reclaim		 rc;
-	time_t			 expire;
+	time_t			 before = 0;
 	int			 ch, flags = 0, st, ret = 0;
 
 	optind = 0;
@@ -100,8 +102,10 @@ cmd_gc(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	expire = time(NULL) - (time_t)(ctx.cfg.reuse_expiry_ms / 1000);
-	if (journal_reclaim(ctx.repo.common, flags, expire, &rc) == -1)
+	/* Kept and reusable copies expire alike: unused that long. */
+	if (ctx.cfg.reuse_expiry_ms != REUSE_EXPIRY_NEVER)
+		before = time(NULL) - (time_t)(ctx.cfg.reuse_expiry_ms / 1000);
+	if (journal_reclaim(ctx.repo.common, flags, before, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* Registrations of forge's whose copy went some other way. */
 	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)

@@ -99,7 +99,7 @@ static const struct option longopts[] = {
 	{ "isolated",	no_argument,		NULL, 'i' },
 	{ "in-place",	no_argument,		NULL, 'I' },
 	{ "no-check",	no_argument,		NULL, 'N' },
-	{ "keep",	no_argument,		NULL, 'k' },
+	{ "keep",	optional_argument,	NULL, 'k' },
 	{ "reuse",	no_argument,		NULL, 'U' },
 	{ "no-reuse",	no_argument,		NULL, 'R' },
 	{ "incremental", no_argument,		NULL, 'M' },
@@ -125,7 +125,7 @@ int	cmd_verify(int, char **);
 const struct cmd_entry cmd_verify_entry = {
 	"verify",
 	"[--isolated | --in-place] [--staged | --rev=rev] [--no-check]\n"
-	"[--keep] [--reuse | --no-reuse | --incremental] [--setup]\n"
+	"[--keep[=when]] [--reuse | --no-reuse | --incremental] [--setup]\n"
 	"[--timeout duration] [--change[=base]] [--verbose] [--no-breaker]\n"
 	"[--cache | --no-cache] [--exit=verdict | status]\n"
 	"[--contain | --no-contain] [--no-network]\n"
@@ -142,7 +142,8 @@ const struct cmd_entry cmd_verify_entry = {
 	"      --staged        verify HEAD plus the index, in a copy\n"
 	"      --rev=REV       verify commit REV's tree, in a copy\n"
 	"      --no-check      do not prove the copy first (unsafe)\n"
-	"  -k, --keep          keep the copy and print its path\n"
+	"  -k, --keep[=W]      keep the copy and print its path: W is always\n"
+	"                      (the default), failure or never (forge.keep)\n"
 	"      --reuse         bring a copy a run before left up to date,\n"
 	"                      and leave this one for the next (forge.reuse)\n"
 	"      --no-reuse      a fresh copy, removed afterwards\n"
@@ -176,6 +177,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	o->timeout_ms = -1;
 	o->contain = -1;
 	o->cache = -1;
+	o->keep = -1;
 	optind = 0;	/* GNU: start afresh, as tests parse repeatedly */
 	/* "+": the first non-option is COMMAND; its options are its own. */
 	while ((ch = getopt_long(argc, argv, "+ikt:vh", longopts, NULL)) !=
@@ -191,7 +193,15 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			o->check = 0;
 			break;
 		case 'k':
-			o->keep = 1;
+			if (optarg == NULL)
+				o->keep = KEEP_ALWAYS;
+			else if (*optarg == '\0' ||
+			    (o->keep = settings_keep(optarg)) == -1) {
+				warnx("--keep=%s: say --keep=always, "
+				    "--keep=failure or --keep=never",
+				    fs_vis(optarg));
+				return -1;
+			}
 			break;
 		case 'U':
 			o->reuse = 1;
@@ -272,7 +282,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
-	if (o->keep && o->isolated == 0) {
+	if (o->keep > KEEP_NEVER && o->isolated == 0) {
 		warnx("--keep keeps the isolated copy: it makes no sense with "
 		    "--in-place");
 		return -1;
@@ -1275,14 +1285,22 @@ unclaim(struct run *r)
 	    r->ctx->cfg.reuse_copies);
 }
 
-/* The copy goes, or stays for --keep or the next run. */
+/*
+ * The copy goes, or stays for --keep (forge.keep): always after a PASS
+ * or a FAIL, or with failure after a FAIL only (a copy that was never
+ * verified in, ERROR or INTERRUPTED, is no evidence of anything); or it
+ * is parked for the next run.
+ */
 static void
 finish(struct run *r, int keep)
 {
 	if (!r->have_rd)
 		return;
-	if (keep && r->have_snap && r->verdict != VERDICT_INTERRUPTED &&
-	    r->verdict != VERDICT_ERROR) {
+	if (keep == -1)
+		keep = r->isolated ? r->ctx->cfg.keep : KEEP_NEVER;
+	if (r->have_snap && ((keep == KEEP_ALWAYS &&
+	    r->verdict == VERDICT_PASS) || (keep >= KEEP_FAILURE &&
+	    r->verdict == VERDICT_FAIL))) {
 		(void)rundir_keep(&r->rd, r->snap.copy);
 		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
 		    "removes it)\n", fs_vis(r->snap.copy));
@@ -1371,7 +1389,7 @@ start(struct run *r, const struct verify_opts *o)
 	 * commit is checked out afresh. */
 	if (r->source.kind != SOURCE_WORKTREE)
 		r->reuse = r->incremental = 0;
-	if (o->keep && !r->isolated) {
+	if (o->keep > KEEP_NEVER && !r->isolated) {
 		warnx("--keep keeps the isolated copy: add --isolated");
 		return EXIT_USAGE;
 	}

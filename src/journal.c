@@ -687,22 +687,27 @@ read_record(int fd, const char *path, int flags, struct journal_entry *e)
 }
 
 static void
-add_reclaimed(struct reclaim *rc, const struct journal_entry *e)
+add_reclaimed(struct reclaim *rc, const struct journal_entry *e,
+    int expired)
 {
 	rc->v = xreallocarray(rc->v, rc->n + 1, sizeof(*rc->v));
 	rc->v[rc->n].top = xstrdup(e->top);
 	rc->v[rc->n].pid = e->pid;
 	rc->v[rc->n].kept = e->kept != NULL;
 	rc->v[rc->n].reusable = e->reuse != NULL;
+	rc->v[rc->n].expired = expired;
 	rc->n++;
 }
 
-/* One record of the journal: its copy goes, unless its run lives. */
-/* A copy left on purpose (kept, or parked for reuse) that is to stay. */
+/*
+ * A copy left on purpose (kept, or parked for reuse) that is to stay:
+ * not expired (last used before expire, if not 0: its record's last
+ * line is the keep or the park) nor asked for by flags.
+ */
 static int
-stays(const struct journal_entry *e, int flags, time_t expire)
+stays(const struct journal_entry *e, int flags, int expired)
 {
-	if (expire > 0 && e->last_use < expire)
+	if (expired)
 		return 0;
 	if (e->kept != NULL)
 		return !(flags & JOURNAL_KEPT);
@@ -711,11 +716,13 @@ stays(const struct journal_entry *e, int flags, time_t expire)
 	return 0;
 }
 
+/* One record of the journal: its copy goes, unless its run lives or it
+ * stays. */
 static int
 reclaim_one(const char *path, int flags, time_t expire, struct reclaim *rc)
 {
 	struct journal_entry	e;
-	int			fd, ret = 0;
+	int			fd, expired, ret = 0;
 
 	if ((fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return 0;
@@ -723,18 +730,20 @@ reclaim_one(const char *path, int flags, time_t expire, struct reclaim *rc)
 		close(fd);
 		return 0;
 	}
-	if (owner_alive(&e) || stays(&e, flags, expire)) {
+	expired = (e.kept != NULL || e.reuse != NULL) && expire > 0 &&
+	    e.last_use <= expire;
+	if (owner_alive(&e) || stays(&e, flags, expired)) {
 		if (e.kept != NULL)
 			strv_push(&rc->kept, e.kept);
 		else if (e.reuse != NULL)
 			strv_push(&rc->reusable, e.reuse);
 	} else if (flags & JOURNAL_DRY_RUN) {
-		add_reclaimed(rc, &e);
+		add_reclaimed(rc, &e, expired);
 	} else {
 		end_run(&e);
 		if (journal_remove_copy(&e, 0, &rc->left) == 0) {
 			(void)unlink(path);
-			add_reclaimed(rc, &e);
+			add_reclaimed(rc, &e, expired);
 		} else
 			ret = -1;
 	}

@@ -27,7 +27,7 @@
  *	... journal_close(&j, 1);		remove the record (copy gone)
  *
  *	struct reclaim rc;
- *	journal_reclaim(common, flags, &rc);	remove copies of runs that are
+ *	journal_reclaim(common, flags, 0, &rc);	remove copies of runs that are
  *						gone (ending what they left
  *						running), and say so in rc
  *	reclaim_free(&rc);
@@ -83,6 +83,7 @@ struct reclaimed {
 	long	 pid;		/* the run's forge */
 	int	 kept;		/* kept by --keep, not left by a death */
 	int	 reusable;	/* parked for reuse */
+	int	 expired;	/* kept or parked, unused past the expiry */
 };
 
 struct reclaim {
@@ -107,7 +108,8 @@ int	journal_note_reuse(struct journal *, const char *, const char *, int,
 int	journal_claim(struct journal *, const char *, struct journal_entry *);
 int	journal_note_use(struct journal *);
 void	journal_close(struct journal *, int);
-/* Parked and kept copies last used before expire (0: none) go too. */
+/* Kept and parked copies last used at or before expire (0: none) go
+ * too, marked expired. */
 int	journal_reclaim(const char *, int, time_t, struct reclaim *);
 void	reclaim_free(struct reclaim *);
 /* Worktree registrations forge made (its lock reason says so) whose run

@@ -27,6 +27,7 @@ settings_init(struct settings *c)
 	c->threshold = DEFAULT_THRESHOLD;
 	c->timeline_max = DEFAULT_TIMELINE_MAX;
 	c->reuse_copies = DEFAULT_REUSE_COPIES;
+	c->keep = KEEP_NEVER;
 	c->reuse_expiry_ms = DEFAULT_REUSE_EXPIRY_MS;
 	c->color = COLOR_AUTO;
 	c->color_forge = -1;
@@ -59,6 +60,37 @@ settings_bool(const char *v)
 	if (*p == '\0' || strspn(p, "0123456789") != strlen(p))
 		return -1;
 	return strspn(p, "0") != strlen(p);
+}
+
+int
+settings_keep(const char *v)
+{
+	if (v != NULL && strcasecmp(v, "never") == 0)
+		return KEEP_NEVER;
+	if (v != NULL && strcasecmp(v, "failure") == 0)
+		return KEEP_FAILURE;
+	if (v != NULL && strcasecmp(v, "always") == 0)
+		return KEEP_ALWAYS;
+	switch (settings_bool(v)) {
+	case 1:
+		return KEEP_ALWAYS;
+	case 0:
+		return KEEP_NEVER;
+	default:
+		return -1;
+	}
+}
+
+long long
+settings_reuse_expiry(const char *v)
+{
+	long long	n;
+
+	if (v == NULL || *v == '\0')
+		return -2;
+	if (strcasecmp(v, "never") == 0)
+		return REUSE_EXPIRY_NEVER;
+	return (n = duration_parse(v)) < 0 ? -2 : n;
 }
 
 /* A color.* value as git takes it: auto, always, never, or a boolean,
@@ -197,12 +229,6 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				    "not a whole number from 0 to 64");
 			else
 				c->reuse_copies = (int)n;
-		} else if (strcmp(key, "forge.reuseexpiry") == 0) {
-			if (val == NULL || (n = duration_parse(val)) <= 0)
-				ret = bad(key, val ? val : "", origin,
-				    "not a positive duration such as 7d");
-			else
-				c->reuse_expiry_ms = n;
 		} else if (strcmp(key, "forge.cache") == 0) {
 			if ((b = settings_bool(val)) == -1)
 				ret = bad(key, val, origin, "not a boolean");
@@ -235,6 +261,19 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				    "not a size of at least 4k, such as 10m");
 			else
 				c->timeline_max = n;
+		} else if (strcmp(key, "forge.keep") == 0) {
+			if ((b = settings_keep(val)) == -1)
+				ret = bad(key, val ? val : "", origin,
+				    "not never, failure or always");
+			else
+				c->keep = b;
+		} else if (strcmp(key, "forge.reuseexpiry") == 0) {
+			if ((n = settings_reuse_expiry(val)) == -2)
+				ret = bad(key, val ? val : "", origin,
+				    "not never or a duration such as 7d or "
+				    "12h");
+			else
+				c->reuse_expiry_ms = n;
 		} else if (strcmp(key, "color.forge") == 0 ||
 		    strcmp(key, "color.ui") == 0) {
 			apply_color(c, key, val, origin);

@@ -34,7 +34,17 @@ struct repo;
 #define DEFAULT_THRESHOLD	3
 #define DEFAULT_TIMELINE_MAX	(10LL << 20)
 #define DEFAULT_REUSE_COPIES	2
-#define DEFAULT_REUSE_EXPIRY_MS	(7LL * 24 * 3600 * 1000)
+/* forge.reuseExpiry: copies forge keeps (kept by --keep, or for reuse)
+ * that no run has used for this long go at forge gc. */
+#define DEFAULT_REUSE_EXPIRY_MS	(7LL * 24 * 60 * 60 * 1000)
+#define REUSE_EXPIRY_NEVER	(-1LL)
+
+/* forge.keep and --keep: when a run leaves its copy. */
+enum keep {
+	KEEP_NEVER,
+	KEEP_FAILURE,		/* after a FAIL */
+	KEEP_ALWAYS		/* after a PASS or a FAIL */
+};
 
 struct settings {
 	struct strv	 verify;	/* forge.verify */
@@ -44,12 +54,14 @@ struct settings {
 	int		 reuse;		/* forge.reuse */
 	int		 incremental;	/* forge.incremental */
 	int		 reuse_copies;	/* forge.reuseCopies */
-	long long	 reuse_expiry_ms; /* forge.reuseExpiry */
 	int		 cache;		/* forge.cache: 0 or 1 */
 	long long	 timeout_ms;	/* forge.timeout: 0 none */
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */
 	long long	 timeline_max;	/* forge.timelineMaxSize */
+	int		 keep;		/* forge.keep: enum keep */
+	long long	 reuse_expiry_ms; /* forge.reuseExpiry, or
+					   REUSE_EXPIRY_NEVER */
 	int		 color;		/* COLOR_*: color.forge, else
 					   color.ui, else auto */
 	int		 color_forge;	/* private: as set, or -1 */
@@ -68,5 +80,11 @@ int	settings_apply(struct settings *, const char *, size_t, const char *,
 void	settings_free(struct settings *);
 /* git's notion of a boolean: 1, 0, or -1 if it is none. */
 int	settings_bool(const char *);
+/* A forge.keep or --keep= value: never, failure or always (a boolean
+ * is always or never); -1 if it is none. */
+int	settings_keep(const char *);
+/* A forge.reuseExpiry value: a duration ("7d", "12h"), or "never"
+ * (REUSE_EXPIRY_NEVER); -2 if it is neither. */
+long long settings_reuse_expiry(const char *);
 
 #endif /* SETTINGS_H */

@@ -59,7 +59,7 @@ START_TEST(t_verify_defaults)
 	ck_assert_int_eq(vparse(&o, (const char *const []){ NULL }), 0);
 	ck_assert_int_eq(o.isolated, -1);
 	ck_assert_int_eq(o.check, 1);
-	ck_assert_int_eq(o.keep, 0);
+	ck_assert_int_eq(o.keep, -1);
 	ck_assert_int_eq(o.verbose, 0);
 	ck_assert_int_eq(o.timeout_ms, -1);
 	ck_assert_ptr_null(o.change);
@@ -75,13 +75,13 @@ START_TEST(t_verify_options)
 	    "--timeout", "10m", "--verbose")), 0);
 	ck_assert_int_eq(o.isolated, 1);
 	ck_assert_int_eq(o.check, 0);
-	ck_assert_int_eq(o.keep, 1);
+	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
 	ck_assert_int_eq(o.timeout_ms, 600000);
 	ck_assert_int_eq(o.verbose, 1);
 	ck_assert_ptr_null(o.argv);
 	ck_assert_int_eq(vparse(&o, V("-i", "-k", "-t", "90s", "-v")), 0);
 	ck_assert_int_eq(o.isolated, 1);
-	ck_assert_int_eq(o.keep, 1);
+	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
 	ck_assert_int_eq(o.timeout_ms, 90000);
 	ck_assert_int_eq(o.verbose, 1);
 	ck_assert_int_eq(vparse(&o, V("--timeout=1.5h", "-t0")), 0);
@@ -96,7 +96,19 @@ START_TEST(t_verify_options)
 	/* --keep is fine once --isolated has the last word. */
 	ck_assert_int_eq(vparse(&o, V("--in-place", "--keep", "--isolated")),
 	    0);
-	ck_assert_int_eq(o.keep, 1);
+	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
+	/* When: the value is attached with "=", and the last one says. */
+	ck_assert_int_eq(vparse(&o, V("--keep=failure")), 0);
+	ck_assert_int_eq(o.keep, KEEP_FAILURE);
+	ck_assert_int_eq(vparse(&o, V("--keep=never", "--keep=always")), 0);
+	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
+	ck_assert_int_eq(vparse(&o, V("--keep=always", "--keep=never")), 0);
+	ck_assert_int_eq(o.keep, KEEP_NEVER);
+	ck_assert_int_eq(vparse(&o, V("--keep", "failure")), 0);
+	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
+	ck_assert_str_eq(o.argv[0], "failure");
+	/* Keeping nothing is no conflict with --in-place. */
+	ck_assert_int_eq(vparse(&o, V("--keep=never", "--in-place")), 0);
 }
 END_TEST
 
@@ -116,7 +128,7 @@ START_TEST(t_verify_command)
 	    "bogus")), 0);
 	ck_assert_str_eq(o.argv[0], "make");
 	ck_assert_str_eq(o.argv[2], "--keep");
-	ck_assert_int_eq(o.keep, 0);
+	ck_assert_int_eq(o.keep, -1);
 	ck_assert_int_eq(o.timeout_ms, -1);
 	/* After "--", even forge's own options are the command's. */
 	ck_assert_int_eq(vparse(&o, V("--", "--isolated", "--", "x")), 0);
@@ -206,6 +218,9 @@ START_TEST(t_verify_bad)
 		V("-k", "--in-place", "--", "make"),
 		V("--no-check=yes"),
 		V("--isolated=1"),
+		V("--keep=sometimes"),
+		V("--keep="),
+		V("--keep=failure", "--in-place"),
 	};
 	struct verify_opts	o;
 	size_t			i;
@@ -215,7 +230,7 @@ START_TEST(t_verify_bad)
 		    i);
 	/* And a good one after the bad ones still parses from scratch. */
 	ck_assert_int_eq(vparse(&o, V("-k", "--", "true")), 0);
-	ck_assert_int_eq(o.keep, 1);
+	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
 	ck_assert_str_eq(o.argv[0], "true");
 }
 END_TEST
@@ -331,6 +346,58 @@ START_TEST(t_settings_isolated)
 	ck_assert_int_eq(c.isolated, 0);
 	ck_assert_int_eq(apply(&c, V("forge.isolated\nmaybe"), &set), -1);
 	ck_assert_int_eq(c.isolated, 0);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_keep)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	ck_assert_int_eq(c.keep, KEEP_NEVER);
+	ck_assert_int_eq(apply(&c, V("forge.keep\nfailure"), &set), 0);
+	ck_assert_int_eq(c.keep, KEEP_FAILURE);
+	ck_assert_int_eq(apply(&c, V("forge.keep\nAlways"), &set), 0);
+	ck_assert_int_eq(c.keep, KEEP_ALWAYS);
+	ck_assert_int_eq(apply(&c, V("forge.keep\nnever"), &set), 0);
+	ck_assert_int_eq(c.keep, KEEP_NEVER);
+	/* A boolean, as git would read one: true is always. */
+	ck_assert_int_eq(apply(&c, V("forge.keep"), &set), 0);
+	ck_assert_int_eq(c.keep, KEEP_ALWAYS);
+	ck_assert_int_eq(apply(&c, V("forge.keep\nfalse"), &set), 0);
+	ck_assert_int_eq(c.keep, KEEP_NEVER);
+	ck_assert_int_eq(apply(&c, V("forge.keep\nfailures"), &set), -1);
+	ck_assert_int_eq(c.keep, KEEP_NEVER);
+	settings_free(&c);
+}
+END_TEST
+
+START_TEST(t_settings_reuse_expiry)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	ck_assert(c.reuse_expiry_ms == 7LL * 24 * 3600 * 1000);
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n12h"), &set), 0);
+	ck_assert(c.reuse_expiry_ms == 12LL * 3600 * 1000);
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\nnever"), &set), 0);
+	ck_assert(c.reuse_expiry_ms == REUSE_EXPIRY_NEVER);
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n2d"), &set), 0);
+	ck_assert(c.reuse_expiry_ms == 2LL * 24 * 3600 * 1000);
+	/* 0: whatever is unused now goes at the next gc. */
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n0"), &set), 0);
+	ck_assert(c.reuse_expiry_ms == 0);
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\nsoon"), &set), -1);
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry"), &set), -1);
+	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n-1d"), &set), -1);
+	ck_assert(c.reuse_expiry_ms == 0);
+	ck_assert(settings_reuse_expiry("7d") == DEFAULT_REUSE_EXPIRY_MS);
+	ck_assert(settings_reuse_expiry("NEVER") == REUSE_EXPIRY_NEVER);
+	ck_assert(settings_reuse_expiry("") == -2);
+	ck_assert(settings_reuse_expiry(NULL) == -2);
 	settings_free(&c);
 }
 END_TEST
@@ -957,6 +1024,8 @@ parse_suite(void)
 	tcase_add_test(tc, t_settings_defaults);
 	tcase_add_test(tc, t_settings_verify);
 	tcase_add_test(tc, t_settings_isolated);
+	tcase_add_test(tc, t_settings_keep);
+	tcase_add_test(tc, t_settings_reuse_expiry);
 	tcase_add_test(tc, t_settings_bool);
 	tcase_add_test(tc, t_settings_bool_integers);
 	tcase_add_test(tc, t_settings_numbers);

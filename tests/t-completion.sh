@@ -40,6 +40,10 @@ _forge forge
 	is "--exit= values, '=' a word of its own (bash's way)" \
 	    "$(comp forge verify --exit = '')" "status verdict "
 	is "--exit= values, begun" "$(comp forge verify --exit = ver)" "verdict "
+	is "--keep= values" "$(comp forge verify --keep = '')" \
+	    "always failure never "
+	is "--keep= values in one word" "$(comp forge verify --keep=f)" \
+	    "--keep=failure "
 	is "--exit= values in one word" "$(comp forge verify --exit=s)" \
 	    "--exit=status "
 	is "--timeout: the units after a number" \
@@ -115,6 +119,8 @@ else
 	    "10d 10h 10m 10ms 10s "
 	is "zsh: --change= refs" "$(zcomp 'forge verify --change=fe')" \
 	    "feature "
+	is "zsh: --keep= values" "$(zcomp 'forge verify --keep=')" \
+	    "always failure never "
 	is "zsh: breaker's actions" "$(zcomp 'forge breaker ')" "reset show "
 	like "zsh: gc's options" "$(zcomp 'forge gc --')" "--dry-run .*--kept"
 	like "zsh: the command after --" "$(zcomp 'forge verify -- gi')" \

@@ -211,7 +211,7 @@ is "gc removes a copy unused for 7 days" "$(parked)" 0
 git config forge.reuseExpiry soon
 run_forge verify --reuse -- true
 is "a bad forge.reuseExpiry is refused" "$rc" 64
-like "with the reason" "$err" 'forge.reuseexpiry: not a positive duration'
+like "with the reason" "$err" 'forge.reuseexpiry: not never or a duration'
 git config --unset forge.reuseExpiry
 
 # A run killed outright while it uses a parked copy: reclaimed as usual.
