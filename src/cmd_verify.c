@@ -30,6 +30,7 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "hint.h"
 #include "json.h"
 #include "proof.h"
 #include "reuse.h"
@@ -1232,6 +1233,11 @@ prepare(struct run *r, const struct verify_opts *o)
 	else
 		fprintf(stderr, "forge: isolated: running verification in an "
 		    "ephemeral copy (working tree untouched)\n");
+	/* Where the command runs, a copy lacks what git ignores: when a
+	 * build needs it and no setup step makes it, say so first. */
+	if (ctx->cfg.setup.n == 0 && r->nsteps > 0)
+		hint_ignored_inputs(&ctx->repo, r->steps[0].shell ? "" :
+		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
 	if (make_copy(r) == -1)
 		return -1;

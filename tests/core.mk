@@ -26,3 +26,4 @@ SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
 SHELL_TESTS += tests/t-reuse.sh
+SHELL_TESTS += tests/t-hint.sh
