@@ -195,7 +195,8 @@ run_once(const struct git *g, const char *const *args, int flags,
 	sp.dir = g != NULL ? g->dir : NULL;
 	sp.in = in != NULL ? SPAWN_PIPE : SPAWN_NULL;
 	sp.out = SPAWN_PIPE;
-	sp.err = SPAWN_PIPE;
+	/* GIT_TERMINAL: git's progress is for the user to see. */
+	sp.err = flags & GIT_TERMINAL ? SPAWN_INHERIT : SPAWN_PIPE;
 	sp.flags = SPAWN_TIED;
 	if (spawn_start(&sp) == -1) {
 		if (errno == ENOENT && sp.dir == NULL)
@@ -210,7 +211,8 @@ run_once(const struct git *g, const char *const *args, int flags,
 	}
 	spawn_stream_init(&st[n++], sp.out, 0, out != NULL ? out : &junk,
 	    out != NULL ? -1 : -2);
-	spawn_stream_init(&st[n++], sp.err, 0, err, -1);
+	if (!(flags & GIT_TERMINAL))
+		spawn_stream_init(&st[n++], sp.err, 0, err, -1);
 	ioerr = spawn_io(st, n, g != NULL ? g->idle : NULL);
 	while (n-- > 0)
 		if (st[n].fd != -1)

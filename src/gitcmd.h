@@ -86,6 +86,10 @@ struct git {
 #define GIT_USER_ENV	0x04	/* keep the caller's GIT_DIR and friends:
 				   for finding the repository, and only
 				   for that */
+#define GIT_TERMINAL	0x08	/* git's standard error is forge's own, so
+				   that a terminal shows git's progress;
+				   err stays empty, and GIT_RETRY cannot
+				   tell a busy lock */
 
 int		 git_init(void);
 int		 git_version_at_least(int, int);

@@ -22,6 +22,7 @@
 #include "mirror.h"
 #include "patch.h"
 #include "pathcopy.h"
+#include "progress.h"
 #include "proof.h"
 #include "reuse.h"
 #include "settings.h"
@@ -224,6 +225,37 @@ lock_reason(const struct snap_repo *sr, const char *reason)
 	return ret;
 }
 
+/*
+ * On a terminal, the checkout is the git reset --hard that worktree add
+ * would run, with the terminal for its standard error: git shows its
+ * own "Updating files" progress there, after forge's delay.
+ */
+static int
+checkout_shown(struct snapshot *s, struct snap_repo *sr)
+{
+	const char *const	 a[] = { "reset", "--hard",
+	    "--no-recurse-submodules", NULL };
+	struct git		 g;
+	struct buf		 why = BUF_INIT;
+	int			 st, set;
+
+	dst_git(sr, &g);
+	g.idle = &s->idle;
+	/* The user's own setting stands. */
+	if ((set = getenv("GIT_PROGRESS_DELAY") == NULL))
+		(void)setenv("GIT_PROGRESS_DELAY", progress_git_delay(), 1);
+	st = git_run(&g, a, GIT_TERMINAL, NULL, NULL, NULL);
+	if (set)
+		(void)unsetenv("GIT_PROGRESS_DELAY");
+	if (st > 0 && no_space(sr, s->rd->top, &why))
+		warnx("cannot check out HEAD into the copy: %s", why.data);
+	else if (st > 0)
+		warnx("cannot check out HEAD into the copy: git reset --hard: "
+		    "exit status %d", st);
+	buf_free(&why);
+	return st == 0 ? 0 : -1;
+}
+
 static int
 add_worktree(struct snapshot *s, struct snap_repo *sr)
 {
@@ -231,7 +263,7 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	struct strv	 a = STRV_INIT;
 	struct buf	 err = BUF_INIT, why = BUF_INIT;
 	char		*reason;
-	int		 st;
+	int		 st, shown = progress_wanted();
 
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
@@ -242,6 +274,8 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	strv_push(&a, "add");
 	strv_push(&a, "--detach");
 	strv_push(&a, "--quiet");
+	if (shown)
+		strv_push(&a, "--no-checkout");	/* checkout_shown() */
 	strv_push(&a, "--lock");
 	reason = xasprintf("forge run %s pid %ld: an ephemeral copy, removed "
 	    "when forge exits (forge gc removes it if forge died)",
@@ -284,7 +318,7 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 		return -1;
 	}
 	free(reason);
-	return 0;
+	return shown ? checkout_shown(s, sr) : 0;
 }
 
 /* Run git in the copy with paths, NUL-separated, on its stdin. */
@@ -428,6 +462,7 @@ copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
 		warn("cannot open %s", fs_vis(sr->src));
 		return -1;
 	}
+	progress_start("copying untracked files", l->untracked.n);
 	for (i = 0; i < l->untracked.n && ret == 0; i++) {
 		path = l->untracked.v[i];
 		if ((r = pathcopy_copy(&pc, path, &st)) == -1) {
@@ -441,11 +476,13 @@ copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
 				ret = -1;
 			}
 		}
+		progress_update(i + 1);
 		if (i == 0)
 			sig_test_stall("untracked");
 		if ((i & 255) == 0 && sig_pending())
 			ret = -1;
 	}
+	progress_end();
 	pathcopy_close(&pc);
 	return ret;
 }

@@ -27,3 +27,4 @@ SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
 SHELL_TESTS += tests/t-reuse.sh
 SHELL_TESTS += tests/t-hint.sh
+SHELL_TESTS += tests/t-progress.sh

@@ -64,3 +64,9 @@ tests_check_cache_SOURCES = tests/check_cache.c $(UNITFS)
 tests_check_cache_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_cache_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_cache_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_progress
+tests_check_progress_SOURCES = tests/check_progress.c tests/unit.h
+tests_check_progress_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_progress_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_progress_LDADD = $(TEST_LIBS_COMMON)
