@@ -40,6 +40,8 @@ void	cmd_help(const struct cmd_entry *);
 /* forge verify's command line, parsed (exposed for tests). */
 struct verify_opts {
 	int		 isolated;	/* -1: as configured; 0; 1 */
+	int		 clone;		/* -1: as configured; 0 --worktree;
+					   1 --clone */
 	int		 check;		/* --no-check clears it */
 	int		 keep;
 	int		 reuse;		/* -1: as configured; 0; 1 */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "clone.h"
 #include "cmd.h"
 #include "context.h"
 #include "forge.h"
@@ -18,14 +19,16 @@ static int	cmd_gc(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	"gc",
-	"[--dry-run] [--kept | --all]",
+	"[--dry-run] [--kept | --all] [--refs]",
 	"Remove the copies left by runs that are gone, ending what they left\n"
 	"running, and forge's own worktree registrations whose copy is gone.\n"
 	"Copies kept by --keep or parked by --reuse go once unused for\n"
-	"forge.reuseExpiry (7d).\n",
+	"forge.reuseExpiry (7d); the refs a clone's results came back as,\n"
+	"once older than forge.refsExpiry (30 days).\n",
 	"  -n, --dry-run       only say what would be removed\n"
 	"  -k, --kept          the copies kept by --keep go too\n"
-	"  -a, --all           every copy forge keeps goes: kept and reusable\n",
+	"  -a, --all           every copy forge keeps goes: kept and reusable\n"
+	"  -r, --refs          the refs of every run that has ended go now\n",
 	cmd_gc
 };
 
@@ -33,12 +36,13 @@ static const struct option longopts[] = {
 	{ "dry-run",	no_argument,	NULL, 'n' },
 	{ "kept",	no_argument,	NULL, 'k' },
 	{ "all",	no_argument,	NULL, 'a' },
+	{ "refs",	no_argument,	NULL, 'r' },
 	{ "help",	no_argument,	NULL, 'h' },
 	{ NULL,		0,		NULL, 0 }
 };
 
 static void
-report(const struct reclaim *rc, int flags)
+report(const struct reclaim *rc, int flags, const struct strv *refs)
 {
 	size_t	i;
 
@@ -60,10 +64,14 @@ report(const struct reclaim *rc, int flags)
 	for (i = 0; i < rc->left.n; i++)
 		warnx("%s: left in place, forge gc will try again",
 		    rc->left.v[i]);
-	if (rc->n == 0 && rc->registrations.n == 0)
+	for (i = 0; i < refs->n; i++)
+		printf("%s %s\n", flags & JOURNAL_DRY_RUN ? "would remove" :
+		    "removed", refs->v[i]);
+	if (rc->n == 0 && rc->registrations.n == 0 && refs->n == 0)
 		printf("%s\n", flags & JOURNAL_DRY_RUN ? "nothing to remove" :
 		    "nothing removed");
 }
+
 
 static int
 cmd_gc(int argc, char **argv)
@@ -71,10 +79,11 @@ cmd_gc(int argc, char **argv)
 	struct context		 ctx;
 	struct reclaim		 rc;
 	time_t			 before = 0;
-	int			 ch, flags = 0, st, ret = 0;
+	struct strv		 refs = STRV_INIT;
+	int			 ch, flags = 0, st, ret = 0, all = 0;
 
 	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+nkah", longopts, NULL)) !=
+	while ((ch = getopt_long(argc, argv, "+nkarh", longopts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'n':
@@ -85,6 +94,9 @@ cmd_gc(int argc, char **argv)
 			break;
 		case 'a':
 			flags |= JOURNAL_KEPT | JOURNAL_REUSABLE;
+			break;
+		case 'r':
+			all = 1;
 			break;
 		case 'h':
 			cmd_help(&cmd_gc_entry);
@@ -110,7 +122,13 @@ cmd_gc(int argc, char **argv)
 	/* Registrations of forge's whose copy went some other way. */
 	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)
 		ret = EXIT_FORGE;
-	report(&rc, flags);
+	/* The refs a clone's results came back as (clone.h). */
+	if (clone_refs_gc(ctx.repo.common, ctx.repo.gitdir, all ? 0 :
+	    ctx.cfg.refs_expiry_ms, flags & JOURNAL_DRY_RUN ?
+	    CLONE_GC_DRY_RUN : 0, &refs) == -1)
+		ret = EXIT_FORGE;
+	report(&rc, flags, &refs);
+	strv_free(&refs);
 	if (!(flags & JOURNAL_DRY_RUN) && rc.n > 0 &&
 	    context_reclaimed(&ctx, (int)rc.n) == -1)
 		ret = EXIT_FORGE;

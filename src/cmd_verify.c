@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "change.h"
 #include "cleanup.h"
+#include "clone.h"
 #include "cmd.h"
 #include "color.h"
 #include "contain.h"
@@ -68,6 +69,8 @@ struct run {
 	char		*had_setup;	/* what setup it was parked with */
 	char		*claimed;	/* the parked copy, as parked */
 	int		 copy_ready;	/* built and proved */
+	int		 clone;		/* the copy is a private clone */
+	struct strv	 refs;		/* its results: "<ref> <id>" */
 	int		 check;
 	struct step	*steps;
 	size_t		 nsteps;
@@ -99,6 +102,8 @@ struct run {
 static const struct option longopts[] = {
 	{ "isolated",	no_argument,		NULL, 'i' },
 	{ "in-place",	no_argument,		NULL, 'I' },
+	{ "clone",	no_argument,		NULL, 'L' },
+	{ "worktree",	no_argument,		NULL, 'W' },
 	{ "no-check",	no_argument,		NULL, 'N' },
 	{ "keep",	optional_argument,	NULL, 'k' },
 	{ "reuse",	no_argument,		NULL, 'U' },
@@ -125,7 +130,8 @@ int	cmd_verify(int, char **);
 
 const struct cmd_entry cmd_verify_entry = {
 	"verify",
-	"[--isolated | --in-place] [--staged | --rev=rev] [--no-check]\n"
+	"[--isolated | --in-place] [--clone | --worktree]\n"
+	"[--staged | --rev=rev] [--no-check]\n"
 	"[--keep[=when]] [--reuse | --no-reuse | --incremental] [--setup]\n"
 	"[--timeout duration] [--change[=base]] [--verbose] [--no-breaker]\n"
 	"[--cache | --no-cache] [--exit=verdict | status]\n"
@@ -137,9 +143,14 @@ const struct cmd_entry cmd_verify_entry = {
 	"changes, plus the\nuntracked files git does not ignore.  The copy "
 	"is proved equal to the\nworking tree before anything runs, and "
 	"removed afterwards.  With --staged\nthe copy is HEAD plus the index, "
-	"what git commit would record; with\n--rev, that commit's tree.\n",
+	"what git commit would record; with\n--rev, that commit's tree.  "
+	"With --clone the copy is a private clone:\ngit in it cannot "
+	"change the repository, and the branches and tags it\nmakes come "
+	"back under refs/forge/runs/<run>/.\n",
 	"  -i, --isolated      run in an ephemeral copy (forge.isolated)\n"
 	"      --in-place      run in the working tree itself\n"
+	"      --clone         the copy is a private clone (forge.isolation)\n"
+	"      --worktree      the copy is a linked worktree (the default)\n"
 	"      --staged        verify HEAD plus the index, in a copy\n"
 	"      --rev=REV       verify commit REV's tree, in a copy\n"
 	"      --no-check      do not prove the copy first (unsafe)\n"
@@ -174,6 +185,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	o->isolated = -1;
 	o->reuse = -1;
 	o->incremental = -1;
+	o->clone = -1;
 	o->check = 1;
 	o->timeout_ms = -1;
 	o->contain = -1;
@@ -189,6 +201,12 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			break;
 		case 'I':
 			o->isolated = 0;
+			break;
+		case 'L':
+			o->clone = 1;
+			break;
+		case 'W':
+			o->clone = 0;
 			break;
 		case 'N':
 			o->check = 0;
@@ -283,6 +301,18 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	}
 	if (optind < argc)
 		o->argv = argv + optind;
+	if (o->clone == 1 && o->isolated == 0) {
+		warnx("--clone makes the isolated copy a clone: it makes no "
+		    "sense with --in-place");
+		return -1;
+	}
+	if (o->clone == 1 && (o->staged || o->rev != NULL ||
+	    o->reuse == 1 || o->incremental == 1)) {
+		warnx("--clone makes a fresh copy of the working state: it "
+		    "cannot be given with --staged, --rev, --reuse or "
+		    "--incremental");
+		return -1;
+	}
 	if (o->keep > KEEP_NEVER && o->isolated == 0) {
 		warnx("--keep keeps the isolated copy: it makes no sense with "
 		    "--in-place");
@@ -686,6 +716,10 @@ event_json(struct run *r, struct buf *ev, const char *now)
 		json_key(&j, "incremental");
 		json_bool(&j, 1);
 	}
+	if (r->clone) {
+		json_key(&j, "isolation");
+		json_str(&j, "clone");
+	}
 	json_key(&j, "head");
 	json_str(&j, r->ctx->repo.head);
 	if (r->source.kind == SOURCE_REV) {
@@ -748,6 +782,19 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	if (r->have_change) {
 		json_key(&j, "change");
 		change_json(&r->change, &j, CHANGE_LIST_MAX);
+	}
+	if (r->refs.n > 0) {
+		json_key(&j, "refs");
+		json_open(&j, '{');
+		for (i = 0; i < r->refs.n; i++) {
+			char	*sp = strchr(r->refs.v[i], ' ');
+
+			*sp = '\0';
+			json_key(&j, r->refs.v[i]);
+			json_str(&j, sp + 1);
+			*sp = ' ';
+		}
+		json_close(&j, '}');
 	}
 	if (r->have_snap && rundir_kept(&r->rd)) {
 		json_key(&j, "kept");
@@ -962,6 +1009,8 @@ make_copy(struct run *r)
 		flags |= SNAP_REUSED;
 	if (r->incremental)
 		flags |= SNAP_INCREMENTAL;
+	if (r->clone)
+		flags |= SNAP_CLONE;
 	r->have_snap = 1;
 	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
 	    flags) == 0)
@@ -1257,6 +1306,39 @@ prepare(struct run *r, const struct verify_opts *o)
 	return plan_contain(r);
 }
 
+/*
+ * What the command committed in a clone comes back as refs, before the
+ * clone goes; the verdict stands whatever happens here.
+ */
+static void
+fetch_results(struct run *r)
+{
+	size_t	 i;
+	char	*sp, *ref, *look;
+
+	if (!r->clone || !r->have_snap || r->snap.gitdir == NULL ||
+	    sig_pending())
+		return;
+	if (clone_results(&r->ctx->repo, r->snap.gitdir, r->snap.start_refs,
+	    r->rd.run, &r->refs) == -1)
+		warnx("what the command committed in the copy is lost with "
+		    "it");
+	for (i = 0; i < r->refs.n; i++) {
+		sp = strchr(r->refs.v[i], ' ');
+		ref = xstrndup(r->refs.v[i], (size_t)(sp - r->refs.v[i]));
+		{
+			char	*const look_argv[] = { "git", "log", ref,
+			    NULL };
+
+			look = strv_join_shell(look_argv);
+		}
+		fprintf(stderr, "forge: the copy made %s at %.12s (%s)\n",
+		    fs_vis(ref), sp + 1, fs_vis(look));
+		free(look);
+		free(ref);
+	}
+}
+
 /* Left for the next run, or removed when enough copies are parked. */
 static void
 park(struct run *r)
@@ -1345,6 +1427,7 @@ free_run(struct run *r)
 	if (r->have_rd)
 		rundir_free(&r->rd);
 	free(r->tree);
+	strv_free(&r->refs);
 	free(r->failed);
 	free(r->had_setup);
 	free(r->claimed);
@@ -1384,6 +1467,14 @@ start(struct run *r, const struct verify_opts *o)
 		}
 		free(c);
 	}
+	/* --clone asks for a copy; forge.isolation only says which. */
+	if (o->clone == 1 && o->isolated == -1)
+		r->isolated = 1;
+	r->clone = r->isolated && (o->clone != -1 ? o->clone :
+	    ctx->cfg.clone);
+	/* A clone is made afresh from the working state every time. */
+	if (r->clone && r->source.kind != SOURCE_WORKTREE)
+		r->clone = 0;
 	r->timeout_ms = o->timeout_ms >= 0 ? o->timeout_ms :
 	    ctx->cfg.timeout_ms;
 	r->check = o->check;
@@ -1393,7 +1484,7 @@ start(struct run *r, const struct verify_opts *o)
 	    ctx->cfg.reuse);
 	/* Only a copy of the working state is parked: a staged tree or a
 	 * commit is checked out afresh. */
-	if (r->source.kind != SOURCE_WORKTREE)
+	if (r->source.kind != SOURCE_WORKTREE || r->clone)
 		r->reuse = r->incremental = 0;
 	if (o->keep > KEEP_NEVER && !r->isolated) {
 		warnx("--keep keeps the isolated copy: add --isolated");
@@ -1469,6 +1560,7 @@ cmd_verify(int argc, char **argv)
 	}
 	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED)
 		interrupted(&r, sig_pending());
+	fetch_results(&r);
 	finish(&r, o.keep);
 	record(&r);
 	cache_remember(&r);

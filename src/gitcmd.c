@@ -88,6 +88,7 @@ static const struct {
 	{ GIT_WORKTREE_REASON,	2, 33 },
 	{ GIT_ADD_SPARSE,	2, 34 },
 	{ GIT_SPARSE_WORKTREE,	2, 36 },
+	{ GIT_FETCH_NO_HEAD,	2, 29 },
 };
 
 int

@@ -63,13 +63,17 @@
  *	GIT_SPARSE_WORKTREE	2.36: a new worktree carries the sparse
  *				patterns; before, a sparse checkout is
  *				refused, with that reason
+ *	GIT_FETCH_NO_HEAD	2.29: fetch --no-write-fetch-head; before,
+ *				a fetch of a clone's results writes
+ *				FETCH_HEAD
  */
 enum git_feature {
 	GIT_NO_RELATIVE,
 	GIT_PATH_FORMAT,
 	GIT_WORKTREE_REASON,
 	GIT_ADD_SPARSE,
-	GIT_SPARSE_WORKTREE
+	GIT_SPARSE_WORKTREE,
+	GIT_FETCH_NO_HEAD
 };
 
 struct git {

@@ -32,6 +32,7 @@ settings_init(struct settings *c)
 	c->color = COLOR_AUTO;
 	c->color_forge = -1;
 	c->color_ui = -1;
+	c->refs_expiry_ms = 30LL * 24 * 3600 * 1000;
 }
 
 void
@@ -234,6 +235,20 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				ret = bad(key, val, origin, "not a boolean");
 			else
 				c->cache = b;
+		} else if (strcmp(key, "forge.isolation") == 0) {
+			if (val != NULL && strcmp(val, "worktree") == 0)
+				c->clone = 0;
+			else if (val != NULL && strcmp(val, "clone") == 0)
+				c->clone = 1;
+			else
+				ret = bad(key, val ? val : "", origin,
+				    "say worktree or clone");
+		} else if (strcmp(key, "forge.refsexpiry") == 0) {
+			if (val == NULL || (n = duration_parse(val)) <= 0)
+				ret = bad(key, val ? val : "", origin,
+				    "not a positive duration such as 30d");
+			else
+				c->refs_expiry_ms = n;
 		} else if (strcmp(key, "forge.timeout") == 0) {
 			if (val == NULL || (n = duration_parse(val)) < 0)
 				ret = bad(key, val ? val : "", origin,

@@ -55,6 +55,8 @@ struct settings {
 	int		 incremental;	/* forge.incremental */
 	int		 reuse_copies;	/* forge.reuseCopies */
 	int		 cache;		/* forge.cache: 0 or 1 */
+	int		 clone;		/* forge.isolation: 1 for clone */
+	long long	 refs_expiry_ms; /* forge.refsExpiry */
 	long long	 timeout_ms;	/* forge.timeout: 0 none */
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clone.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
@@ -319,6 +320,29 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	}
 	free(reason);
 	return shown ? checkout_shown(s, sr) : 0;
+}
+
+/* The copy as a private clone (clone.h): no registration to note. */
+static int
+add_clone(struct snapshot *s, struct snap_repo *sr)
+{
+	struct clone_src	 cs;
+	char			*start;
+
+	memset(&cs, 0, sizeof(cs));
+	cs.gitdir = sr->gitdir;
+	cs.common = sr->common;
+	cs.objects = sr->objects;
+	cs.head = sr->head;
+	cs.sparse = sr->sparse;
+	if (clone_add(&cs, sr->dst, &s->idle, &sr->dst_gitdir, &start) == -1)
+		return -1;
+	if (sr == s->repos[0]) {
+		s->start_refs = start;
+		s->gitdir = xstrdup(sr->dst_gitdir);
+	} else
+		free(start);
+	return 0;
 }
 
 /* Run git in the copy with paths, NUL-separated, on its stdin. */
@@ -659,7 +683,8 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		    s->incremental, &s->idle, s->incremental ? &s->marks :
 		    NULL, &sr->dst_gitdir) == -1)
 			return -1;
-	} else if (add_worktree(s, sr) == -1)
+	} else if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) ==
+	    -1)
 		return -1;
 	if (sr->proof != NULL)
 		proof_checked_out(sr->proof);
@@ -940,6 +965,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	s->check = !(flags & SNAP_NOCHECK);
 	s->reused = (flags & SNAP_REUSED) != 0;
 	s->incremental = (flags & SNAP_INCREMENTAL) != 0;
+	s->clone = (flags & SNAP_CLONE) != 0;
 	s->idle.fn = poll_proofs;
 	s->idle.arg = s;
 	name = fs_basename(r->top);
@@ -989,5 +1015,7 @@ snapshot_free(struct snapshot *s)
 	free(s->copy);
 	reuse_marks_free(&s->marks);
 	free(s->tree);
+	free(s->gitdir);
+	free(s->start_refs);
 	memset(s, 0, sizeof(*s));
 }

@@ -15,6 +15,9 @@
  * are on disk, the untracked files git does not ignore copied in, and
  * each initialized submodule or nested repository copied the same way,
  * recursively.  Each repository is noted in rd before its worktree add.
+ * With SNAP_CLONE, each is a private clone instead (clone.h), at the same
+ * commit, with the same working state replayed and proved the same way;
+ * it registers nothing in the source, so nothing is noted.
  *
  * With SNAP_REUSED, rd is a parked copy's (reuse.h) and the top copy
  * is brought up to date in place (reuse_sync) instead of checked out;
@@ -44,6 +47,8 @@
 #define SNAP_REUSED	0x02	/* rd holds a parked copy (reuse.h): bring
 				   it up to date rather than check out */
 #define SNAP_INCREMENTAL 0x04	/* ... keeping the copy's ignored files */
+#define SNAP_CLONE	0x08	/* each repository a private clone
+				   (clone.h), not a linked worktree */
 
 /* Phases, for --verbose and the benchmark. */
 enum {
@@ -66,6 +71,10 @@ struct snapshot {
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
 	int			  reusable;	/* fit to be parked: no nested
 						   repository, not sparse */
+	int			  clone;	/* SNAP_CLONE */
+	char			 *gitdir;	/* SNAP_CLONE: the top clone's
+						   git dir, and */
+	char			 *start_refs;	/* the refs it started with */
 	int			  check;	/* private: prove it */
 	int			  reused;	/* private */
 	int			  incremental;	/* private */

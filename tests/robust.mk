@@ -10,4 +10,6 @@ SHELL_TESTS += tests/t-breaker.sh
 SHELL_TESTS += tests/t-change.sh
 SHELL_TESTS += tests/t-safe-remove.sh
 SHELL_TESTS += tests/t-gc-live.sh
+SHELL_TESTS += tests/t-clone.sh
+SHELL_TESTS += tests/t-clone-property.sh
 SHELL_TESTS += tests/t-messages.sh
