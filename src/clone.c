@@ -185,9 +185,14 @@ borrow(const struct clone_src *cs, const char *gd)
 }
 
 /*
- * Every ref of the source but forge's own results, created in the clone
- * in one transaction; HEAD on the source's branch, or detached.  start
- * gets the refs as listed.
+ * Every ref of the source but forge's own results, created in the clone;
+ * HEAD on the source's branch, or detached.  start gets the refs as
+ * listed.  With the files backend, the refs are written as the clone's
+ * packed-refs file (its format is git's documented one, lines of "<id>
+ * <ref>" that git sorts and peels itself without the header's traits),
+ * as git clone writes them: one file, where git update-ref would write
+ * one file per ref, and a repository can have thousands.  Otherwise, in
+ * one git update-ref transaction.
  */
 static int
 copy_refs(const struct clone_src *cs, const char *gd,
@@ -200,10 +205,11 @@ copy_refs(const struct clone_src *cs, const char *gd,
 	const char *const	 update[] = { "update-ref", "--stdin", NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT, in = BUF_INIT, head = BUF_INIT;
-	struct buf		 err = BUF_INIT;
+	struct buf		 err = BUF_INIT, packed = BUF_INIT;
+	struct stat		 sb;
 	const char		*p, *nl, *sp;
-	char			*want;
-	int			 st, ret = -1;
+	char			*want, *path;
+	int			 st, files, ret = -1;
 
 	memset(&g, 0, sizeof(g));
 	g.gitdir = cs->gitdir;
@@ -218,6 +224,10 @@ copy_refs(const struct clone_src *cs, const char *gd,
 	buf_rtrim(&head);
 	buf_str(&head);
 	buf_str(&out);
+	path = xasprintf("%s/reftable", gd);
+	files = lstat(path, &sb) == -1 && errno == ENOENT;
+	free(path);
+	buf_adds(&packed, "# pack-refs with: \n");
 	for (p = out.data; *p != '\0'; p = nl + 1) {
 		if ((nl = strchr(p, '\n')) == NULL)
 			break;
@@ -230,6 +240,7 @@ copy_refs(const struct clone_src *cs, const char *gd,
 		buf_addc(&in, ' ');
 		buf_add(&in, p, (size_t)(sp - p));
 		buf_addc(&in, '\n');
+		buf_add(&packed, p, (size_t)(nl - p) + 1);
 		buf_add(start, p, (size_t)(nl - p) + 1);
 	}
 	buf_str(start);
@@ -243,7 +254,16 @@ copy_refs(const struct clone_src *cs, const char *gd,
 	free(want);
 	/* HEAD as a transaction of its own: git init pointed it at a
 	 * branch that may be among those created. */
-	if (in.len > 0 && in_clone(gd, NULL, update, &in, NULL, idle) == -1)
+	if (files && in.len > 0) {
+		path = xasprintf("%s/packed-refs", gd);
+		st = fs_write_atomic(path, packed.data, packed.len, 0644);
+		if (st == -1)
+			warn("cannot write %s", fs_vis(path));
+		free(path);
+		if (st == -1)
+			goto out;
+	} else if (in.len > 0 &&
+	    in_clone(gd, NULL, update, &in, NULL, idle) == -1)
 		goto out;
 	if (head.len > 0) {
 		const char *const	 sym[] = { "symbolic-ref", "HEAD",
@@ -264,6 +284,7 @@ out:
 	buf_free(&in);
 	buf_free(&head);
 	buf_free(&err);
+	buf_free(&packed);
 	return ret;
 }
 

@@ -43,6 +43,9 @@ tree_before=$("$TREELIST" -a -m "$T/r")
 # Everything the issue of a shared .git allowed, in the copy.
 cat >"$T/vandal.sh" <<'EOF'
 set -e
+# The clone has the real refs: an annotated tag peels to its commit.
+test "$(git rev-parse 'v1a^{commit}')" = "$(git rev-parse HEAD)"
+test "$(git rev-parse --abbrev-ref HEAD)" = main
 git branch -D side
 git tag -d v1 v1a
 git config user.name vandal
@@ -232,5 +235,20 @@ is "each branch arrived once" \
 is "under two runs" "$(git for-each-ref --format='%(refname)' refs/forge/ |
     cut -d/ -f4 | sort -u | wc -l)" 2
 is "nothing is left behind" "$(leftovers "$T/r" | grep -v away)" ""
+
+# A clone whose refs git keeps in a reftable (the user's
+# init.defaultRefFormat): the refs are created by git update-ref.
+if git_at_least 2 45; then
+	git config --global init.defaultRefFormat reftable
+	run_forge verify --clone -- sh -c 'test -d .git/reftable &&
+	    git rev-parse -q --verify "v1a^{commit}" >/dev/null &&
+	    git checkout -q -b rt && git commit -q --allow-empty -m rt'
+	is "a reftable clone: forge passes" "$rc" 0
+	like "its branch came back" "$err" 'runs/[0-9a-f]{16}/heads/rt at '
+	git config --global --unset init.defaultRefFormat
+else
+	skip "a reftable clone" "git 2.45 or later"
+	skip "its branch came back" "git 2.45 or later"
+fi
 
 done_testing
