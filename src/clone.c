@@ -57,7 +57,7 @@ in_clone(const char *gitdir, const char *wt, const char *const *args,
 	int		st;
 
 	memset(&g, 0, sizeof(g));
-	g.dir = wt;
+	g.dir = wt != NULL ? wt : gitdir;
 	g.gitdir = gitdir;
 	g.worktree = wt;
 	g.idle = idle;
@@ -212,10 +212,12 @@ copy_refs(const struct clone_src *cs, const char *gd,
 	int			 st, files, ret = -1;
 
 	memset(&g, 0, sizeof(g));
+	g.dir = cs->gitdir;
 	g.gitdir = cs->gitdir;
 	g.idle = idle;
 	if ((st = git_run(&g, list, 0, NULL, &out, &err)) != 0 ||
-	    (st = git_run(&g, symref, 0, NULL, &head, &err)) > 1) {
+	    ((st = git_run(&g, symref, 0, NULL, &head, &err)) != 0 &&
+	    st != 1)) {
 		if (st > 0)
 			warnx("cannot list the refs of %s: %s",
 			    fs_vis(cs->common), git_why(&err, st));
@@ -301,7 +303,9 @@ clone_add(const struct clone_src *cs, const char *dst,
 	int			 st;
 
 	*gitdirp = *startp = NULL;
+	/* Never in a directory that may be gone: the caller's. */
 	memset(&g, 0, sizeof(g));
+	g.dir = cs->gitdir;
 	g.idle = idle;
 	strv_push(&a, "init");
 	strv_push(&a, "--quiet");
@@ -399,6 +403,7 @@ clone_results(const struct repo *r, const char *clonegit, const char *start,
 		return -1;
 	}
 	memset(&g, 0, sizeof(g));
+	g.dir = clonegit;
 	g.gitdir = clonegit;
 	if ((s = git_run(&g, list, 0, NULL, &out, &err)) != 0) {
 		if (s > 0)
@@ -526,7 +531,10 @@ clone_refs_gc(const char *common, const char *gitdir, long long expiry,
 	size_t			 i, n = 0;
 	int			 st, ret = -1, gone = 0;
 
+	/* forge gc may run in a kept copy it has just removed: git runs
+	 * in the git dir, never in a directory that is gone. */
 	memset(&g, 0, sizeof(g));
+	g.dir = gitdir;
 	g.gitdir = gitdir;
 	if ((st = git_run(&g, list, 0, NULL, &out, &err)) != 0) {
 		if (st > 0)

@@ -61,7 +61,8 @@ void	clone_moved(const char *, const char *, struct strv *);
 #define CLONE_GC_DRY_RUN	0x01
 
 /* Remove the result refs older than expiry (ms; 0: all) of runs that
- * have ended; each run's removed (dry run: to be) pushed onto removed as
+ * have ended, with git run on the given git dir (the common one: a
+ * worktree's may be gone, when gc runs in a kept copy it removed); each run's removed (dry run: to be) pushed onto removed as
  * "<n> refs of forge run <run>". */
 int	clone_refs_gc(const char *, const char *, long long, int,
 	    struct strv *);

@@ -123,7 +123,7 @@ cmd_gc(int argc, char **argv)
 	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* The refs a clone's results came back as (clone.h). */
-	if (clone_refs_gc(ctx.repo.common, ctx.repo.gitdir, all ? 0 :
+	if (clone_refs_gc(ctx.repo.common, ctx.repo.common, all ? 0 :
 	    ctx.cfg.refs_expiry_ms, flags & JOURNAL_DRY_RUN ?
 	    CLONE_GC_DRY_RUN : 0, &refs) == -1)
 		ret = EXIT_FORGE;

@@ -236,6 +236,24 @@ is "under two runs" "$(git for-each-ref --format='%(refname)' refs/forge/ |
     cut -d/ -f4 | sort -u | wc -l)" 2
 is "nothing is left behind" "$(leftovers "$T/r" | grep -v away)" ""
 
+# A submodule becomes a clone of its own: git there cannot reach the
+# real submodule's repository (its git dir inside the top one's, with a
+# core.worktree pointing at the real submodule's working tree).
+git init -q "$T/subup"
+git -C "$T/subup" commit -q --allow-empty -m sub
+git submodule -q add "$T/subup" sub 2>/dev/null
+git commit -q -m "add sub"
+git -C sub tag st
+subbefore=$(git -C sub for-each-ref; git -C sub config --list --local)
+run_forge verify --clone -- sh -c 'test -d sub/.git &&
+    test "$(git -C sub rev-parse --show-toplevel)" = "$(pwd -P)/sub" &&
+    git -C sub tag -d st && git -C sub config x.y 1 &&
+    git -C sub commit -q --allow-empty -m inside'
+is "a submodule's clone: forge passes" "$rc" 0
+is "the real submodule's refs and config are as they were" \
+    "$(git -C sub for-each-ref; git -C sub config --list --local)" \
+    "$subbefore"
+
 # A clone whose refs git keeps in a reftable (the user's
 # init.defaultRefFormat): the refs are created by git update-ref.
 if git_at_least 2 45; then
