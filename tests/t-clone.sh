@@ -269,4 +269,20 @@ else
 	skip "its branch came back" "git 2.45 or later"
 fi
 
+# From a linked worktree of the user's: the clone is on its branch, and
+# the result comes back into the repository all worktrees share.
+git worktree add -q -b wtb "$T/wt"
+cd "$T/wt" || exit 99
+run_forge verify --clone -- sh -c \
+    'test "$(git rev-parse --abbrev-ref HEAD)" = wtb &&
+    git commit -q --allow-empty -m "from wt"'
+is "from a linked worktree: forge passes" "$rc" 0
+like "the worktree's branch came back" "$err" 'runs/[0-9a-f]{16}/heads/wtb at '
+is "and is seen from the main worktree" "$(git -C "$T/r" log -1 --format=%s \
+    "$(git -C "$T/r" for-each-ref --format='%(refname)' refs/forge/ |
+    grep '/heads/wtb$')")" \
+    "from wt"
+is "the worktree's branch did not move" \
+    "$(git rev-parse wtb)" "$(git -C "$T/r" rev-parse main)"
+
 done_testing
