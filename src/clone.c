@@ -254,8 +254,6 @@ copy_refs(const struct clone_src *cs, const char *gd,
 		buf_reset(&head);
 	}
 	free(want);
-	/* HEAD as a transaction of its own: git init pointed it at a
-	 * branch that may be among those created. */
 	if (files && in.len > 0) {
 		path = xasprintf("%s/packed-refs", gd);
 		st = fs_write_atomic(path, packed.data, packed.len, 0644);
@@ -267,6 +265,8 @@ copy_refs(const struct clone_src *cs, const char *gd,
 	} else if (in.len > 0 &&
 	    in_clone(gd, NULL, update, &in, NULL, idle) == -1)
 		goto out;
+	/* HEAD apart from the refs: git init pointed it at a branch that
+	 * may be among them, and one transaction cannot move both. */
 	if (head.len > 0) {
 		const char *const	 sym[] = { "symbolic-ref", "HEAD",
 		    head.data, NULL };
