@@ -51,6 +51,18 @@ append_line(struct journal *j, struct buf *line)
 	return fsync(j->fd);
 }
 
+/* A note of the record, said if it cannot be written; line is freed. */
+static int
+append_note(struct journal *j, struct buf *line)
+{
+	int	ret;
+
+	if ((ret = append_line(j, line)) == -1)
+		warn("cannot record the copy in %s", j->path);
+	buf_free(line);
+	return ret;
+}
+
 int
 journal_open(struct journal *j, const char *common, const char *run,
     const char *top)
@@ -134,7 +146,6 @@ note(struct journal *j, const char *key, const char *s, long long n,
 {
 	struct buf	line = BUF_INIT;
 	struct json	js;
-	int		ret;
 
 	if (j->fd == -1)
 		return 0;
@@ -150,10 +161,7 @@ note(struct journal *j, const char *key, const char *s, long long n,
 		json_int(&js, n2);
 	}
 	json_close(&js, '}');
-	if ((ret = append_line(j, &line)) == -1)
-		warn("cannot record the copy in %s", j->path);
-	buf_free(&line);
-	return ret;
+	return append_note(j, &line);
 }
 
 int
@@ -183,7 +191,6 @@ journal_note_reuse(struct journal *j, const char *copy, const char *source,
 {
 	struct buf	line = BUF_INIT;
 	struct json	js;
-	int		ret;
 
 	json_init(&js, &line);
 	json_open(&js, '{');
@@ -196,10 +203,7 @@ journal_note_reuse(struct journal *j, const char *copy, const char *source,
 	json_key(&js, "setup");
 	json_str(&js, setup);
 	json_close(&js, '}');
-	if ((ret = append_line(j, &line)) == -1)
-		warn("cannot record the copy in %s", j->path);
-	buf_free(&line);
-	return ret;
+	return append_note(j, &line);
 }
 
 /* The run taking a parked copy over becomes its owner: its pid, start
@@ -211,7 +215,6 @@ journal_note_use(struct journal *j)
 	struct json		 js;
 	unsigned long long	 start = 0;
 	char			 ts[RFC3339_LEN];
-	int			 ret;
 
 	(void)proc_start_time(getpid(), &start);
 	json_init(&js, &line);
@@ -225,10 +228,7 @@ journal_note_use(struct journal *j)
 	json_key(&js, "boot");
 	json_str(&js, boot_id());
 	json_close(&js, '}');
-	if ((ret = append_line(j, &line)) == -1)
-		warn("cannot record the copy in %s", j->path);
-	buf_free(&line);
-	return ret;
+	return append_note(j, &line);
 }
 
 int
