@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bigfile.h"
 #include "breaker.h"
 #include "change.h"
 #include "cleanup.h"
@@ -749,6 +750,7 @@ prepare(struct run *r, const struct verify_opts *o)
 	    "ephemeral copy (working tree untouched)\n");
 	r->have_snap = 1;
 	doing(r, "forge could not build and prove the copy");
+	bigfile_configure(ctx->cfg.copy_threshold, o->verbose);
 	if (snapshot_create(&r->snap, &r->rd, &ctx->repo, r->check ? 0 :
 	    SNAP_NOCHECK) == -1)
 		return -1;

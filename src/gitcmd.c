@@ -121,6 +121,11 @@ git_env(const struct git *g, struct strv *env)
 	/* These change what git diff prints, after its command line. */
 	strv_push(env, "GIT_DIFF_OPTS");
 	strv_push(env, "GIT_EXTERNAL_DIFF");
+	/* forge's pathspecs use magic, and mean each byte of a name. */
+	strv_push(env, "GIT_LITERAL_PATHSPECS");
+	strv_push(env, "GIT_GLOB_PATHSPECS");
+	strv_push(env, "GIT_NOGLOB_PATHSPECS");
+	strv_push(env, "GIT_ICASE_PATHSPECS");
 	strv_push(env, "LC_ALL=C");
 	if (g == NULL)
 		return;

@@ -51,7 +51,7 @@ prepare(struct spawn *sp, struct strv *argv, struct strv *env,
  */
 static int
 replay(const struct git *src, const struct git *dst, const char *head,
-    const char *filter, struct buf *aerr)
+    const char *filter, const struct strv *except, struct buf *aerr)
 {
 	struct spawn		 dsp = SPAWN_INIT, asp = SPAWN_INIT;
 	struct spawn_stream	 st[5];
@@ -72,6 +72,8 @@ replay(const struct git *src, const struct git *dst, const char *head,
 		strv_pushf(&dargv, "--diff-filter=%s", filter);
 	strv_push(&dargv, head);
 	strv_push(&dargv, "--");
+	for (i = 0; except != NULL && i < except->n; i++)
+		strv_pushf(&dargv, ":(exclude,literal)%s", except->v[i]);
 	dsp.argv = dargv.v;
 	dsp.in = SPAWN_NULL;
 	if (spawn_start(&dsp) == -1) {
@@ -150,16 +152,23 @@ full(const struct buf *err)
 int
 patch_replay(const struct git *src, const struct git *dst, const char *head)
 {
+	return patch_replay_except(src, dst, head, NULL);
+}
+
+int
+patch_replay_except(const struct git *src, const struct git *dst,
+    const char *head, const struct strv *except)
+{
 	struct buf	first = BUF_INIT, again = BUF_INIT;
 	int		r;
 
-	if ((r = replay(src, dst, head, NULL, &first)) == 1) {
+	if ((r = replay(src, dst, head, NULL, except, &first)) == 1) {
 		/* Deletions first, then the rest: git apply checks paths
 		 * against the tree as it is before the patch, where a
 		 * symlink may still stand in a new directory's way. */
-		r = replay(src, dst, head, "D", &again);
+		r = replay(src, dst, head, "D", except, &again);
 		if (r == 0)
-			r = replay(src, dst, head, "d", &again);
+			r = replay(src, dst, head, "d", except, &again);
 	}
 	if (r == 1) {
 		buf_rtrim(&first);

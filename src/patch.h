@@ -13,12 +13,20 @@
  * whole patch before it writes anything; when it refuses one, the
  * deletions are replayed first and the rest after, which is what a
  * symlink replaced by a directory of files needs.
+ *
+ *	patch_replay_except(&src, &dst, head, &paths)
+ *			the same, leaving out the paths named (literally,
+ *			and whatever is below them): bigfile.h copies
+ *			those
  */
 #ifndef PATCH_H
 #define PATCH_H
 
 struct git;
+struct strv;
 
 int	patch_replay(const struct git *, const struct git *, const char *);
+int	patch_replay_except(const struct git *, const struct git *,
+	    const char *, const struct strv *);
 
 #endif /* PATCH_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bigfile.h"
 #include "buf.h"
 #include "color.h"
 #include "settings.h"
@@ -26,6 +27,7 @@ settings_init(struct settings *c)
 	c->grace_ms = DEFAULT_GRACE_MS;
 	c->threshold = DEFAULT_THRESHOLD;
 	c->timeline_max = DEFAULT_TIMELINE_MAX;
+	c->copy_threshold = BIGFILE_DEFAULT;
 	c->color = COLOR_AUTO;
 	c->color_forge = -1;
 	c->color_ui = -1;
@@ -185,6 +187,12 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				    "not a size of at least 4k, such as 10m");
 			else
 				c->timeline_max = n;
+		} else if (strcmp(key, "forge.copythreshold") == 0) {
+			if (val == NULL || (n = size_parse(val)) < 0)
+				ret = bad(key, val ? val : "", origin,
+				    "not a size such as 1m or 512k");
+			else
+				c->copy_threshold = n;
 		} else if (strcmp(key, "color.forge") == 0 ||
 		    strcmp(key, "color.ui") == 0) {
 			apply_color(c, key, val, origin);

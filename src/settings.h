@@ -40,6 +40,8 @@ struct settings {
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */
 	long long	 timeline_max;	/* forge.timelineMaxSize */
+	long long	 copy_threshold; /* forge.copyThreshold: a changed
+					   file larger is copied whole */
 	int		 color;		/* COLOR_*: color.forge, else
 					   color.ui, else auto */
 	int		 color_forge;	/* private: as set, or -1 */

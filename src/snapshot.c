@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bigfile.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
@@ -47,6 +48,7 @@ struct snap_repo {
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
 	struct proof	*proof;		/* NULL: not proved */
+	struct bigfile	*big;		/* changes copied whole */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -64,6 +66,7 @@ sr_free(struct snap_repo *sr)
 	size_t	i;
 
 	proof_free(sr->proof);
+	bigfile_free(sr->big);
 	for (i = 0; i < sr->nnested; i++) {
 		free(sr->nested[i].path);
 		free(sr->nested[i].gitdir);
@@ -576,9 +579,11 @@ poll_proofs(void *arg)
 	struct snapshot	*s = arg;
 	size_t		 i;
 
-	for (i = 0; i < s->nrepos; i++)
+	for (i = 0; i < s->nrepos; i++) {
 		if (s->repos[i]->proof != NULL)
 			proof_poll(s->repos[i]->proof);
+		bigfile_poll(s->repos[i]->big);
+	}
 }
 
 /* Start the proof of sr: the source's side runs while the copy is made. */
@@ -606,8 +611,14 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 static int
 checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
+	struct git	g;
 	long long	t = time_now_ms();
+	char		tag[32];
 
+	/* Which changes to copy whole: found while git checks out. */
+	src_git(sr, &g);
+	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
+	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag);
 	if (sig_pending() || add_worktree(s, sr) == -1)
 		return -1;
 	if (sr->proof != NULL)
@@ -622,7 +633,8 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
-/* The uncommitted changes to tracked files: git diff | git apply. */
+/* The uncommitted changes to tracked files: git diff | git apply, and
+ * the big ones copied whole. */
 static int
 changes(struct snapshot *s, struct snap_repo *sr)
 {
@@ -632,7 +644,10 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	src_git(sr, &sg);
 	sg.idle = &s->idle;
 	dst_git(sr, &dg);
-	if (sig_pending() || patch_replay(&sg, &dg, sr->head) == -1)
+	if (sig_pending() || bigfile_finish(sr->big) == -1 ||
+	    bigfile_clear(sr->big, sr->dst) == -1 ||
+	    patch_replay_except(&sg, &dg, sr->head, &sr->big->paths) == -1 ||
+	    bigfile_copy(sr->big, sr->src, sr->dst, sr->rel) == -1)
 		return -1;
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);

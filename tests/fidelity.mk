@@ -16,6 +16,7 @@ SHELL_TESTS += \
 	tests/t-fidelity-config.sh \
 	tests/t-fidelity-special.sh \
 	tests/t-fidelity-proof.sh \
+	tests/t-bigfile.sh \
 	tests/t-property.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh \

@@ -58,3 +58,9 @@ tests_check_treeid_SOURCES = tests/check_treeid.c $(UNITFS)
 tests_check_treeid_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_treeid_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_treeid_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_bigfile
+tests_check_bigfile_SOURCES = tests/check_bigfile.c tests/unit.h
+tests_check_bigfile_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_bigfile_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_bigfile_LDADD = $(TEST_LIBS_COMMON)
