@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -29,6 +30,7 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "patch.h"
 #include "proof.h"
 #include "sig.h"
 #include "rundir.h"
@@ -669,7 +671,8 @@ summary(struct run *r)
 static void
 verbose_phases(const struct snapshot *s)
 {
-	char	a[32], b[32], c[32], d[32];
+	struct rusage	self, kids;
+	char		a[32], b[32], c[32], d[32];
 
 	fprintf(stderr, "forge: copy %s ready: checkout %s, changes %s, "
 	    "untracked %s, proof %s\n", fs_vis(s->copy),
@@ -677,6 +680,12 @@ verbose_phases(const struct snapshot *s)
 	    duration_format(b, sizeof(b), s->ms[SNAP_APPLY]),
 	    duration_format(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
 	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
+	/* Peaks so far: forge's own, and its largest git's. */
+	if (getrusage(RUSAGE_SELF, &self) == 0 &&
+	    getrusage(RUSAGE_CHILDREN, &kids) == 0)
+		fprintf(stderr, "forge: peak memory: forge %ld KiB, git %ld "
+		    "KiB (git diff | git apply %ld KiB)\n", self.ru_maxrss,
+		    kids.ru_maxrss, patch_peak_kb());
 }
 
 /*

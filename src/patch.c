@@ -14,6 +14,9 @@
 #include "sig.h"
 #include "spawn.h"
 
+/* The peak memory of the gits of every replay so far. */
+static long	peak_kb;
+
 static const char *const diff_args[] = {
 	"-c", "diff.suppressBlankEmpty=false",
 	"-c", "diff.noprefix=false",
@@ -114,6 +117,10 @@ replay(const struct git *src, const struct git *dst, const char *head,
 		warn("waiting for git");
 		goto out;
 	}
+	if (dex.maxrss_kb > peak_kb)
+		peak_kb = dex.maxrss_kb;
+	if (started && aex.maxrss_kb > peak_kb)
+		peak_kb = aex.maxrss_kb;
 	if (r == -1 || sig_pending() || (!started && r == 1))
 		goto out;
 	if (dex.status != 0) {
@@ -147,6 +154,12 @@ full(const struct buf *err)
 		if (strstr(err->data, words[i]) != NULL)
 			return words[i];
 	return NULL;
+}
+
+long
+patch_peak_kb(void)
+{
+	return peak_kb;
 }
 
 int

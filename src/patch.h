@@ -18,6 +18,8 @@
  *			the same, leaving out the paths named (literally,
  *			and whatever is below them): bigfile.h copies
  *			those
+ *	patch_peak_kb()	the most memory the gits of any replay so far
+ *			took, in KiB
  */
 #ifndef PATCH_H
 #define PATCH_H
@@ -28,5 +30,6 @@ struct strv;
 int	patch_replay(const struct git *, const struct git *, const char *);
 int	patch_replay_except(const struct git *, const struct git *,
 	    const char *, const struct strv *);
+long	patch_peak_kb(void);
 
 #endif /* PATCH_H */

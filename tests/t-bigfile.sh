@@ -53,6 +53,14 @@ printf '%s\n' "$err" | grep -q "copied whole, not patched: small.txt" &&
     pass "a small text edit still goes through the patch"
 like "the count of files copied whole" "$err" \
     "forge: 1 changed file copied whole, not patched: 52428800 bytes"
+# git diff | git apply never held the file: far less than its 50 MB (a
+# delta between two 50 MB blobs takes several times that).
+peak=$(printf '%s\n' "$err" | sed -n 's/^forge: peak memory: forge [0-9]* KiB, git [0-9]* KiB (git diff | git apply \([0-9]*\) KiB)$/\1/p')
+if [ -n "$peak" ] && [ "$peak" -lt 32768 ]; then
+	pass "git diff | git apply took under 32 MiB ($peak KiB)"
+else
+	fail "git diff | git apply took under 32 MiB" "$err"
+fi
 like "the copy's file is the source's" "$(run_forge verify --isolated -- \
     sh -c 'cmp huge.bin "$1" && echo same' sh "$T/r/huge.bin"; echo "$out")" \
     "same"
