@@ -53,8 +53,8 @@ regular_mode(const char *m)
 
 int
 bigfile_parse_raw(const char *p, size_t len, struct strv *changed,
-    struct strv *want, struct strv *big, int (*isbig)(const char *, void *),
-    void *arg)
+    struct strv *gone, struct strv *want, struct strv *big,
+    int (*isbig)(const char *, void *), void *arg)
 {
 	const char	*end = p + len, *rec, *path;
 	char		 omode[8], nmode[8], ooid[72];
@@ -90,7 +90,11 @@ bigfile_parse_raw(const char *p, size_t len, struct strv *changed,
 		    strcmp(nmode, "160000") == 0)
 			continue;
 		strv_push(changed, path);
-		if (isbig(path, arg) == 1) {
+		/* Not in the index: whatever is on disk there is untracked
+		 * (or ignored), for others to copy, or not. */
+		if (strcmp(nmode, "000000") == 0)
+			strv_push(gone, path);
+		else if (isbig(path, arg) == 1) {
 			strv_push(big, path);
 			continue;
 		}
@@ -284,11 +288,14 @@ end_raw(struct bigfile *b)
 		goto out;
 	}
 	if (bigfile_parse_raw(out.data != NULL ? out.data : "", out.len,
-	    &b->changed, &b->asked, &b->paths, big_on_disk, &dc) == -1) {
+	    &b->changed, &b->gone, &b->asked, &b->paths, big_on_disk,
+	    &dc) == -1) {
 		warnx("cannot parse the output of git diff-index");
 		b->failed = 1;
 	}
 	dc_close(&dc);
+	if (b->gone.n > 0)
+		qsort(b->gone.v, b->gone.n, sizeof(*b->gone.v), cmp_str);
 	if (b->failed || b->asked.n == 0) {
 		b->step = STEP_DONE;
 		goto out;
@@ -493,6 +500,9 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 		return -1;
 	}
 	for (i = 0; i < b->paths.n && ret == 0; i++) {
+		if (bsearch(&b->paths.v[i], b->gone.v, b->gone.n,
+		    sizeof(*b->gone.v), cmp_str) != NULL)
+			continue;	/* deleted: cleared, and that is all */
 		if ((r = pathcopy_copy(&pc, b->paths.v[i], &st)) == 0) {
 			if (verbose && n < 10)
 				fprintf(stderr, "forge: copied whole, not "
@@ -542,6 +552,7 @@ bigfile_free(struct bigfile *b)
 	}
 	strv_free(&b->paths);
 	strv_free(&b->changed);
+	strv_free(&b->gone);
 	strv_free(&b->asked);
 	free(b->head);
 	free(b->prefix);

@@ -52,6 +52,8 @@ struct bigfile {
 	int			 failed;
 	struct strv		 changed;	/* every path git diff-index
 						   lists */
+	struct strv		 gone;		/* of those, the ones not in
+						   the index (sorted) */
 	struct strv		 asked;		/* paths whose HEAD size
 						   cat-file tells */
 };
@@ -67,11 +69,14 @@ int	 bigfile_copy(const struct bigfile *, const char *, const char *,
 void	 bigfile_free(struct bigfile *);
 
 /* For tests: parse `git diff-index --raw -z` output into the changed
- * paths, and into want the "oid\tpath" of those whose size in HEAD is
- * to be asked (an old regular file whose new side is not big already);
- * big(path) says whether a path on disk is big.  -1 if malformed. */
+ * paths, those of them that are not in the index (gone: whatever is on
+ * disk is untracked), and into want the "oid\tpath" of those whose size
+ * in HEAD is to be asked (an old regular file whose new side is not big
+ * already); big(path) says whether a path on disk is big.  -1 if
+ * malformed. */
 int	 bigfile_parse_raw(const char *, size_t, struct strv *, struct strv *,
-	    struct strv *, int (*)(const char *, void *), void *);
+	    struct strv *, struct strv *, int (*)(const char *, void *),
+	    void *);
 /* Sort paths, drop duplicates, and add each changed path below one of
  * them. */
 void	 bigfile_close(struct strv *, const struct strv *);

@@ -36,21 +36,30 @@ START_TEST(t_parse)
 	    ":100755 000000 " B40 " " Z40 " D\0none-gone\0"
 	    ":160000 160000 " A40 " " B40 " M\0big-submodule\0"
 	    ":100644 160000 " A40 " " B40 " T\0bigsub2\0"
-	    ":100644 100644 " A40 " " Z40 " M\0sp ace/new\nline\0";
+	    ":100644 100644 " A40 " " Z40 " M\0sp ace/new\nline\0"
+	    ":100644 000000 " A40 " " Z40 " D\0big-but-untracked\0";
 	struct strv	changed = STRV_INIT, want = STRV_INIT, big = STRV_INIT;
+	struct strv	gone = STRV_INIT;
 
 	ck_assert_int_eq(bigfile_parse_raw(raw, sizeof(raw) - 1, &changed,
-	    &want, &big, fake_big, NULL), 0);
+	    &gone, &want, &big, fake_big, NULL), 0);
 	/* Gitlinks are left out altogether. */
-	ck_assert_uint_eq(changed.n, 6);
+	ck_assert_uint_eq(changed.n, 7);
 	ck_assert_uint_eq(big.n, 1);
 	ck_assert_str_eq(big.v[0], "big.bin");
+	/* Deleted from the index: a file on disk there is untracked, and
+	 * never big; only the old side counts. */
+	ck_assert_uint_eq(gone.n, 2);
+	ck_assert_str_eq(gone.v[0], "none-gone");
+	ck_assert_str_eq(gone.v[1], "big-but-untracked");
 	/* Old regular files not big on disk: their HEAD size is asked. */
-	ck_assert_uint_eq(want.n, 3);
+	ck_assert_uint_eq(want.n, 4);
 	ck_assert_str_eq(want.v[0], A40 "\tsmall.txt");
 	ck_assert_str_eq(want.v[1], B40 "\tnone-gone");
 	ck_assert_str_eq(want.v[2], A40 "\tsp ace/new\nline");
+	ck_assert_str_eq(want.v[3], A40 "\tbig-but-untracked");
 	strv_free(&changed);
+	strv_free(&gone);
 	strv_free(&want);
 	strv_free(&big);
 }
@@ -66,6 +75,7 @@ START_TEST(t_malformed)
 		NULL
 	};
 	struct strv	c = STRV_INIT, w = STRV_INIT, b = STRV_INIT;
+	struct strv	g = STRV_INIT;
 	size_t		i;
 
 	for (i = 0; bad[i] != NULL; i++) {
@@ -74,12 +84,13 @@ START_TEST(t_malformed)
 		/* The NULs inside are part of the text. */
 		if (i == 1 || i == 2 || i == 3)
 			len += i == 1 ? 1 : 3;
-		ck_assert_int_eq(bigfile_parse_raw(bad[i], len, &c, &w, &b,
+		ck_assert_int_eq(bigfile_parse_raw(bad[i], len, &c, &g, &w, &b,
 		    fake_big, NULL), -1);
 	}
-	ck_assert_int_eq(bigfile_parse_raw("", 0, &c, &w, &b, fake_big,
+	ck_assert_int_eq(bigfile_parse_raw("", 0, &c, &g, &w, &b, fake_big,
 	    NULL), 0);
 	strv_free(&c);
+	strv_free(&g);
 	strv_free(&w);
 	strv_free(&b);
 }

@@ -203,6 +203,21 @@ big_state "staged, intent to add, skip-worktree"
 copied ita.txt && pass "intent to add: copied" ||
     fail "intent to add: copied" "$err"
 
+# A big file taken out of the index but left on disk is untracked: as
+# such it is in the copy, unless ignored; never copied as a change.
+new_repo "$T/untracked"
+mkfile kept.txt 2048
+mkfile ignored.txt 2048
+git add -A && git commit -q -m both
+git rm -q --cached kept.txt ignored.txt
+printf 'ignored.txt\n' >>.gitignore
+big_state "big files no longer tracked"
+copy_lacks ignored.txt && pass "an ignored one is not in the copy" ||
+    fail "an ignored one is not in the copy" "$(cat "$T/copy-all.m")"
+copy_has kept.txt f && pass "an untracked one is" ||
+    fail "an untracked one is" "$(cat "$T/copy-all.m")"
+unlike "neither is copied as a change" "$err" "copied whole, not patched: "
+
 # A nested repository's big change is copied too, named below it.
 new_repo "$T/outer"
 init_repo inner
