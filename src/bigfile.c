@@ -14,10 +14,11 @@
 #include "bigfile.h"
 #include "buf.h"
 #include "fsutil.h"
+#include "patch.h"
 #include "pathcopy.h"
 #include "xmalloc.h"
 
-enum { STEP_RAW, STEP_SIZES, STEP_DONE };
+enum { STEP_RAW, STEP_SIZES, STEP_DIFF, STEP_DONE };
 
 /* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
 #define FIRST_FEW_BYTES	8000
@@ -267,6 +268,33 @@ read_out(const struct bigfile *b, struct buf *out)
 	return ret;
 }
 
+/* Which files are big is known: the patch of the rest is made now, in
+ * the background too. */
+static void
+finalize(struct bigfile *b)
+{
+	char	*err;
+	size_t	 i, bytes = 0;
+
+	bigfile_close(&b->paths, &b->changed);
+	for (i = 0; i < b->paths.n; i++)
+		bytes += strlen(b->paths.v[i]) + 20;
+	if (b->paths.n > BIGFILE_MAX || bytes > BIGFILE_MAX_BYTES) {
+		if (verbose)
+			fprintf(stderr, "forge: %zu big changed files: too "
+			    "many to leave out of the patch, which carries "
+			    "them all\n", b->paths.n);
+		strv_clear(&b->paths);
+	}
+	b->step = STEP_DIFF;
+	err = path_of(b, "err");
+	/* Should it not start, the patch is made when it is needed. */
+	if (patch_start(&b->job, &b->g, b->head, &b->paths, b->patch, err) ==
+	    -1)
+		b->step = STEP_DONE;
+	free(err);
+}
+
 /* git diff-index has listed the changes: judge each, and ask git the size
  * in HEAD of those that may have been big there. */
 static void
@@ -294,10 +322,12 @@ end_raw(struct bigfile *b)
 		b->failed = 1;
 	}
 	dc_close(&dc);
+	if (b->failed)
+		goto out;
 	if (b->gone.n > 0)
 		qsort(b->gone.v, b->gone.n, sizeof(*b->gone.v), cmp_str);
-	if (b->failed || b->asked.n == 0) {
-		b->step = STEP_DONE;
+	if (b->asked.n == 0) {
+		finalize(b);
 		goto out;
 	}
 	for (i = 0; i < b->asked.n; i++) {
@@ -326,7 +356,6 @@ end_sizes(struct bigfile *b)
 	const char	*p, *end, *nl, *sp;
 	size_t		 i;
 
-	b->step = STEP_DONE;
 	if (read_out(b, &out) == -1) {
 		b->failed = 1;
 		return;
@@ -342,6 +371,7 @@ end_sizes(struct bigfile *b)
 			strv_push(&b->paths, strchr(b->asked.v[i], '\t') + 1);
 	}
 	buf_free(&out);
+	finalize(b);
 }
 
 static void
@@ -350,6 +380,13 @@ end_step(struct bigfile *b, int st)
 	struct buf	err = BUF_INIT;
 	char		*p;
 
+	if (b->step == STEP_DIFF) {
+		/* Failed: the patch is made again, when needed, and then
+		 * whatever went wrong is said. */
+		b->diff_ok = st == 0;
+		b->step = STEP_DONE;
+		return;
+	}
 	if (st != 0) {
 		if (st > 0) {
 			p = path_of(b, "err");
@@ -382,6 +419,7 @@ bigfile_begin(const struct git *src, const char *head, const char *scratch,
 	b->g.idle = NULL;
 	b->head = xstrdup(head);
 	b->prefix = xasprintf("%s/big-%s", scratch, tag);
+	b->patch = path_of(b, "patch");
 	b->job.done = 1;
 	b->step = STEP_RAW;
 	start(b, args, NULL);
@@ -399,26 +437,18 @@ bigfile_poll(struct bigfile *b)
 int
 bigfile_finish(struct bigfile *b)
 {
-	size_t	i, bytes = 0;
-
 	while (!b->failed && b->step != STEP_DONE)
 		end_step(b, b->job.done ? b->job.status :
 		    git_finish(&b->job));
 	if (!b->job.done)
 		(void)git_finish(&b->job);
-	if (b->failed)
-		return -1;
-	bigfile_close(&b->paths, &b->changed);
-	for (i = 0; i < b->paths.n; i++)
-		bytes += strlen(b->paths.v[i]) + 20;
-	if (b->paths.n > BIGFILE_MAX || bytes > BIGFILE_MAX_BYTES) {
-		if (verbose)
-			fprintf(stderr, "forge: %zu big changed files: too "
-			    "many to leave out of the patch, which carries "
-			    "them all\n", b->paths.n);
-		strv_clear(&b->paths);
-	}
-	return 0;
+	return b->failed ? -1 : 0;
+}
+
+const char *
+bigfile_patch(const struct bigfile *b)
+{
+	return b->diff_ok ? b->patch : NULL;
 }
 
 /* Remove path from the copy if it is no directory, then the directories
@@ -537,7 +567,7 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 void
 bigfile_free(struct bigfile *b)
 {
-	static const char *const what[] = { "in", "out", "err" };
+	static const char *const what[] = { "in", "out", "err", "patch" };
 	size_t	 i;
 	char	*p;
 
@@ -556,5 +586,6 @@ bigfile_free(struct bigfile *b)
 	strv_free(&b->asked);
 	free(b->head);
 	free(b->prefix);
+	free(b->patch);
 	free(b);
 }

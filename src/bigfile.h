@@ -10,12 +10,17 @@
  *	bigfile_configure(threshold, verbose);	once, from the settings
  *	struct bigfile *b = bigfile_begin(&src, head, scratch, tag);
  *					the source is read in the background
- *					(git diff-index, git cat-file)
+ *					(git diff-index, git cat-file, then
+ *					git diff)
  *	bigfile_poll(b);		moves it on, never waits
  *	if (bigfile_finish(b) == -1)	waits; a message said why
  *		...
  *	b->paths			sorted: the paths to leave out of the
  *					patch, and to copy
+ *	bigfile_patch(b)		the patch of the rest (git diff, made
+ *					in the background as soon as the
+ *					paths are known), or NULL if it could
+ *					not be made (patch.h)
  *	bigfile_clear(b, dst)		before the patch: take them out of
  *					the copy (and directories they leave
  *					empty), so that nothing of theirs
@@ -47,6 +52,8 @@ struct bigfile {
 	struct git		 g;
 	char			*head;
 	char			*prefix;	/* of its temporary files */
+	char			*patch;		/* the patch of the rest */
+	int			 diff_ok;
 	struct git_job		 job;
 	int			 step;
 	int			 failed;
@@ -63,6 +70,7 @@ struct bigfile *bigfile_begin(const struct git *, const char *, const char *,
 	    const char *);
 void	 bigfile_poll(struct bigfile *);
 int	 bigfile_finish(struct bigfile *);
+const char *bigfile_patch(const struct bigfile *);
 int	 bigfile_clear(const struct bigfile *, const char *);
 int	 bigfile_copy(const struct bigfile *, const char *, const char *,
 	    const char *);

@@ -1,8 +1,11 @@
 /* git diff HEAD | git apply, between a working tree and its copy. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -168,14 +171,14 @@ patch_replay(const struct git *src, const struct git *dst, const char *head)
 	return patch_replay_except(src, dst, head, NULL);
 }
 
-int
-patch_replay_except(const struct git *src, const struct git *dst,
-    const char *head, const struct strv *except)
+/* After a first try that ended r, its refusal in first: the rest. */
+static int
+retry(const struct git *src, const struct git *dst, const char *head,
+    const struct strv *except, int r, struct buf *first)
 {
-	struct buf	first = BUF_INIT, again = BUF_INIT;
-	int		r;
+	struct buf	again = BUF_INIT;
 
-	if ((r = replay(src, dst, head, NULL, except, &first)) == 1) {
+	if (r == 1) {
 		/* Deletions first, then the rest: git apply checks paths
 		 * against the tree as it is before the patch, where a
 		 * symlink may still stand in a new directory's way. */
@@ -184,24 +187,124 @@ patch_replay_except(const struct git *src, const struct git *dst,
 			r = replay(src, dst, head, "d", except, &again);
 	}
 	if (r == 1) {
-		buf_rtrim(&first);
+		buf_rtrim(first);
 		buf_rtrim(&again);
-		if (full(&first) || full(&again)) {
+		if (full(first) || full(&again)) {
 			/* Not a patch git refused: a disk too small. */
 			warnx("cannot write the uncommitted changes into the "
 			    "copy: %s (in %s): stopping before running "
-			    "anything", full(&first) != NULL ? full(&first) :
+			    "anything", full(first) != NULL ? full(first) :
 			    full(&again), dst->worktree != NULL ?
 			    fs_vis(dst->worktree) : "the copy");
 		} else {
-			if (first.len > 0)
-				fprintf(stderr, "%s\n", first.data);
+			if (first->len > 0)
+				fprintf(stderr, "%s\n", first->data);
 			warnx("the uncommitted changes did not apply to the "
 			    "copy (git apply refused them): stopping before "
 			    "running anything");
 		}
 	}
-	buf_free(&first);
 	buf_free(&again);
 	return r == 0 ? 0 : -1;
+}
+
+int
+patch_replay_except(const struct git *src, const struct git *dst,
+    const char *head, const struct strv *except)
+{
+	struct buf	first = BUF_INIT;
+	int		r;
+
+	r = replay(src, dst, head, NULL, except, &first);
+	r = retry(src, dst, head, except, r, &first);
+	buf_free(&first);
+	return r;
+}
+
+int
+patch_start(struct git_job *j, const struct git *src, const char *head,
+    const struct strv *except, const char *out, const char *err)
+{
+	struct strv	a = STRV_INIT;
+	size_t		i;
+	int		ret;
+
+	for (i = 0; diff_args[i] != NULL; i++)
+		strv_push(&a, diff_args[i]);
+	if (git_has(GIT_NO_RELATIVE))
+		strv_push(&a, "--no-relative");
+	strv_push(&a, head);
+	strv_push(&a, "--");
+	for (i = 0; except != NULL && i < except->n; i++)
+		strv_pushf(&a, ":(exclude,literal)%s", except->v[i]);
+	ret = git_start(j, src, (const char *const *)a.v, NULL, out, err);
+	strv_free(&a);
+	return ret;
+}
+
+/* git apply < path: as replay() says. */
+static int
+apply_file(const struct git *dst, const char *path,
+    const struct spawn_idle *idle, struct buf *aerr)
+{
+	struct spawn		 sp = SPAWN_INIT;
+	struct spawn_stream	 st[2];
+	struct spawn_exit	 ex;
+	struct spawn_limit	 lim;
+	struct strv		 argv = STRV_INIT, env = STRV_INIT;
+	struct buf		 junk = BUF_INIT;
+	int			 fd, r, ret = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		warn("cannot open %s", fs_vis(path));
+		return -1;
+	}
+	prepare(&sp, &argv, &env, dst, apply_args);
+	sp.in = fd;
+	if (spawn_start(&sp) == -1) {
+		warn("cannot run git apply");
+		goto out;
+	}
+	spawn_stream_init(&st[0], sp.out, 0, &junk, -2);
+	spawn_stream_init(&st[1], sp.err, 0, aerr, -1);
+	r = spawn_io(st, 2, idle);
+	if (st[0].fd != -1)
+		close(st[0].fd);
+	if (st[1].fd != -1)
+		close(st[1].fd);
+	memset(&lim, 0, sizeof(lim));
+	lim.idle = idle;
+	if (spawn_wait(&sp, &lim, &ex) == -1) {
+		warn("waiting for git");
+		goto out;
+	}
+	if (ex.maxrss_kb > peak_kb)
+		peak_kb = ex.maxrss_kb;
+	if (r == -1 || sig_pending())
+		goto out;
+	ret = ex.status != 0 ? 1 : 0;
+out:
+	close(fd);
+	strv_free(&argv);
+	strv_free(&env);
+	buf_free(&junk);
+	return ret;
+}
+
+int
+patch_replay_file(const struct git *src, const struct git *dst,
+    const char *head, const struct strv *except, const char *path)
+{
+	struct buf	first = BUF_INIT;
+	struct stat	st;
+	int		r;
+
+	if (path == NULL)
+		return patch_replay_except(src, dst, head, except);
+	if (stat(path, &st) == 0 && st.st_size == 0)
+		return 0;	/* nothing to apply */
+	r = apply_file(dst, path, src->idle, &first);
+	r = retry(src, dst, head, except, r, &first);
+	buf_free(&first);
+	return r;
 }

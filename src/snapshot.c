@@ -646,7 +646,8 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	dst_git(sr, &dg);
 	if (sig_pending() || bigfile_finish(sr->big) == -1 ||
 	    bigfile_clear(sr->big, sr->dst) == -1 ||
-	    patch_replay_except(&sg, &dg, sr->head, &sr->big->paths) == -1 ||
+	    patch_replay_file(&sg, &dg, sr->head, &sr->big->paths,
+	    bigfile_patch(sr->big)) == -1 ||
 	    bigfile_copy(sr->big, sr->src, sr->dst, sr->rel) == -1)
 		return -1;
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
