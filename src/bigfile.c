@@ -385,6 +385,7 @@ end_step(struct bigfile *b, int st)
 		 * whatever went wrong is said. */
 		b->diff_ok = st == 0;
 		b->step = STEP_DONE;
+		patch_note_peak(b->job.maxrss_kb);
 		return;
 	}
 	if (st != 0) {

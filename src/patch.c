@@ -165,6 +165,13 @@ patch_peak_kb(void)
 	return peak_kb;
 }
 
+void
+patch_note_peak(long kb)
+{
+	if (kb > peak_kb)
+		peak_kb = kb;
+}
+
 int
 patch_replay(const struct git *src, const struct git *dst, const char *head)
 {

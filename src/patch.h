@@ -26,7 +26,8 @@
  *			it refuses, the deletions and the rest as above;
  *			out NULL is patch_replay_except()
  *	patch_peak_kb()	the most memory the gits of any replay so far
- *			took, in KiB
+ *			took, in KiB (patch_note_peak() tells it that of a
+ *			patch_start() job)
  */
 #ifndef PATCH_H
 #define PATCH_H
@@ -43,5 +44,6 @@ int	patch_start(struct git_job *, const struct git *, const char *,
 int	patch_replay_file(const struct git *, const struct git *,
 	    const char *, const struct strv *, const char *);
 long	patch_peak_kb(void);
+void	patch_note_peak(long);
 
 #endif /* PATCH_H */
