@@ -628,6 +628,8 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		return -1;
 	if (sr->proof != NULL)
 		proof_index_ready(sr->proof, sr->dst_gitdir);
+	/* The copy's side of the proof can start: while git apply runs. */
+	poll_proofs(s);
 	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
 	sig_test_stall("checkout");
 	return 0;
