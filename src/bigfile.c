@@ -14,11 +14,12 @@
 #include "bigfile.h"
 #include "buf.h"
 #include "fsutil.h"
+#include "lsfiles.h"
 #include "patch.h"
 #include "pathcopy.h"
 #include "xmalloc.h"
 
-enum { STEP_RAW, STEP_SIZES, STEP_DIFF, STEP_DONE };
+enum { STEP_WAIT, STEP_RAW, STEP_SIZES, STEP_DIFF, STEP_DONE };
 
 /* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
 #define FIRST_FEW_BYTES	8000
@@ -297,14 +298,13 @@ finalize(struct bigfile *b)
 
 /* git diff-index has listed the changes: judge each, and ask git the size
  * in HEAD of those that may have been big there. */
+static void	ask_sizes(struct bigfile *);
+
 static void
 end_raw(struct bigfile *b)
 {
-	const char *const	 args[] = { "cat-file", "--batch-check", NULL };
 	struct dircache		 dc;
-	struct buf		 out = BUF_INIT, in = BUF_INIT;
-	char			*inp;
-	size_t			 i;
+	struct buf		 out = BUF_INIT;
 
 	if (read_out(b, &out) == -1) {
 		b->failed = 1;
@@ -322,16 +322,34 @@ end_raw(struct bigfile *b)
 		b->failed = 1;
 	}
 	dc_close(&dc);
-	if (b->failed)
-		goto out;
+	if (!b->failed)
+		ask_sizes(b);
+out:
+	buf_free(&out);
+}
+
+/* Ask git cat-file the size in HEAD of each path asked ("oid\tpath", or
+ * "*\tpath" for the path in HEAD), or go on without if none. */
+static void
+ask_sizes(struct bigfile *b)
+{
+	const char *const	 args[] = { "cat-file", "--batch-check", NULL };
+	struct buf		 in = BUF_INIT;
+	char			*inp;
+	size_t			 i;
+
 	if (b->gone.n > 0)
 		qsort(b->gone.v, b->gone.n, sizeof(*b->gone.v), cmp_str);
 	if (b->asked.n == 0) {
 		finalize(b);
-		goto out;
+		return;
 	}
 	for (i = 0; i < b->asked.n; i++) {
-		buf_add(&in, b->asked.v[i], strcspn(b->asked.v[i], "\t"));
+		if (strncmp(b->asked.v[i], "*\t", 2) == 0)
+			buf_addf(&in, "%s:%s", b->head, b->asked.v[i] + 2);
+		else
+			buf_add(&in, b->asked.v[i],
+			    strcspn(b->asked.v[i], "\t"));
 		buf_addc(&in, '\n');
 	}
 	inp = path_of(b, "in");
@@ -343,8 +361,6 @@ end_raw(struct bigfile *b)
 		start(b, args, inp);
 	}
 	free(inp);
-out:
-	buf_free(&out);
 	buf_free(&in);
 }
 
@@ -407,12 +423,84 @@ end_step(struct bigfile *b, int st)
 		end_sizes(b);
 }
 
-struct bigfile *
-bigfile_begin(const struct git *src, const char *head, const char *scratch,
-    const char *tag)
+static void
+start_raw(struct bigfile *b)
 {
 	const char *const	 args[] = { "diff-index", "-z", "--no-renames",
-	    "--ignore-submodules=all", head, "--", NULL };
+	    "--ignore-submodules=all", b->head, "--", NULL };
+
+	b->step = STEP_RAW;
+	start(b, args, NULL);
+}
+
+/* The index's entry for path ("mode oid\tpath"), or NULL. */
+static const char *
+in_index(const struct strv *entries, const char *path)
+{
+	size_t	lo = 0, hi = entries->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(lsfiles_entry_path(entries->v[mid]), path)) ==
+		    0)
+			return entries->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void
+bigfile_feed(struct bigfile *b, const struct strv *changed)
+{
+	struct dircache	 dc;
+	struct stat	 st;
+	const char	*path, *base, *e;
+	size_t		 i;
+	int		 dir;
+
+	if (b == NULL || b->step != STEP_WAIT)
+		return;
+	if (changed == NULL) {
+		start_raw(b);
+		return;
+	}
+	if (dc_open(&dc, b->g.dir) == -1) {
+		start_raw(b);
+		return;
+	}
+	for (i = 0; i < changed->n; i++) {
+		path = changed->v[i];
+		strv_push(&b->changed, path);
+		if ((e = in_index(b->entries, path)) == NULL) {
+			/* Untracked, or a conflict, if on disk: not ours.
+			 * Gone, if not: only its size in HEAD counts (one
+			 * line a path for cat-file: not with a newline). */
+			if ((dir = dc_dir(&dc, path, &base)) != -1 &&
+			    fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+				continue;
+			strv_push(&b->gone, path);
+			if (strchr(path, '\n') == NULL)
+				strv_pushf(&b->asked, "*\t%s", path);
+		} else if (big_on_disk(path, &dc) == 1)
+			strv_push(&b->paths, path);
+		else if (strncmp(e, "100644 ", 7) == 0 ||
+		    strncmp(e, "100755 ", 7) == 0)
+			/* Its size in the index: in HEAD, unless staged. */
+			strv_pushf(&b->asked, "%.*s\t%s",
+			    (int)strcspn(e + 7, "\t"), e + 7, path);
+	}
+	dc_close(&dc);
+	ask_sizes(b);
+}
+
+struct bigfile *
+bigfile_begin(const struct git *src, const char *head, const char *scratch,
+    const char *tag, const struct strv *entries)
+{
 	struct bigfile		*b;
 
 	b = xcalloc(1, sizeof(*b));
@@ -422,22 +510,27 @@ bigfile_begin(const struct git *src, const char *head, const char *scratch,
 	b->prefix = xasprintf("%s/big-%s", scratch, tag);
 	b->patch = path_of(b, "patch");
 	b->job.done = 1;
-	b->step = STEP_RAW;
-	start(b, args, NULL);
+	b->entries = entries;
+	if (entries != NULL)
+		b->step = STEP_WAIT;	/* for bigfile_feed() */
+	else
+		start_raw(b);
 	return b;
 }
 
 void
 bigfile_poll(struct bigfile *b)
 {
-	while (b != NULL && !b->failed && b->step != STEP_DONE &&
-	    git_done(&b->job))
+	while (b != NULL && !b->failed && b->step != STEP_WAIT &&
+	    b->step != STEP_DONE && git_done(&b->job))
 		end_step(b, b->job.status);
 }
 
 int
 bigfile_finish(struct bigfile *b)
 {
+	/* No list came in time: git diff-index makes one. */
+	bigfile_feed(b, NULL);
 	while (!b->failed && b->step != STEP_DONE)
 		end_step(b, b->job.done ? b->job.status :
 		    git_finish(&b->job));

@@ -8,10 +8,21 @@
  * forge wrote.
  *
  *	bigfile_configure(threshold, verbose);	once, from the settings
- *	struct bigfile *b = bigfile_begin(&src, head, scratch, tag);
+ *	struct bigfile *b = bigfile_begin(&src, head, scratch, tag, NULL);
  *					the source is read in the background
  *					(git diff-index, git cat-file, then
  *					git diff)
+ *	b = bigfile_begin(&src, head, scratch, tag, &entries);
+ *					the same, but the changed paths are
+ *					to come from the proof, which lists
+ *					them anyway (entries: the index's,
+ *					lsfiles.h, in index order; the size
+ *					a file had is then taken from its
+ *					entry, as only staged changes make
+ *					it other than HEAD's):
+ *	bigfile_feed(b, &changed);	here they are (NULL: none will come;
+ *					git diff-index it is, as it is if
+ *					none came by bigfile_finish())
  *	bigfile_poll(b);		moves it on, never waits
  *	if (bigfile_finish(b) == -1)	waits; a message said why
  *		...
@@ -63,11 +74,13 @@ struct bigfile {
 						   the index (sorted) */
 	struct strv		 asked;		/* paths whose HEAD size
 						   cat-file tells */
+	const struct strv	*entries;	/* the index's, or NULL */
 };
 
 void	 bigfile_configure(long long, int);
 struct bigfile *bigfile_begin(const struct git *, const char *, const char *,
-	    const char *);
+	    const char *, const struct strv *);
+void	 bigfile_feed(struct bigfile *, const struct strv *);
 void	 bigfile_poll(struct bigfile *);
 int	 bigfile_finish(struct bigfile *);
 const char *bigfile_patch(const struct bigfile *);

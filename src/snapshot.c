@@ -576,12 +576,20 @@ next:
 static void
 poll_proofs(void *arg)
 {
-	struct snapshot	*s = arg;
-	size_t		 i;
+	struct snapshot		*s = arg;
+	const struct strv	*changed;
+	size_t			 i;
+	int			 r;
 
 	for (i = 0; i < s->nrepos; i++) {
-		if (s->repos[i]->proof != NULL)
+		if (s->repos[i]->proof != NULL) {
 			proof_poll(s->repos[i]->proof);
+			/* The proof lists the changes: bigfile.c need not. */
+			if ((r = proof_source_changed(s->repos[i]->proof,
+			    &changed)) != 0)
+				bigfile_feed(s->repos[i]->big, r == 1 ?
+				    changed : NULL);
+		}
 		bigfile_poll(s->repos[i]->big);
 	}
 }
@@ -618,7 +626,8 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	/* Which changes to copy whole: found while git checks out. */
 	src_git(sr, &g);
 	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
-	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag);
+	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
+	    sr->proof != NULL ? &sr->entries : NULL);
 	if (sig_pending() || add_worktree(s, sr) == -1)
 		return -1;
 	if (sr->proof != NULL)
