@@ -643,7 +643,15 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 			warnx("skipping %s%s: a %s, not a file or symlink",
 			    fs_vis(rel), fs_vis(b->paths.v[i]),
 			    fs_type_name(st.st_mode));
-		else {
+		else if (errno == ENOSPC || errno == EDQUOT ||
+		    errno == EFBIG) {
+			/* As patch.c says it: a disk too small. */
+			warnx("cannot write the uncommitted changes into the "
+			    "copy: %s (in %s, copying %s%s): stopping before "
+			    "running anything", strerror(errno), fs_vis(dst),
+			    fs_vis(rel), fs_vis(b->paths.v[i]));
+			ret = -1;
+		} else {
 			warn("cannot copy %s%s", fs_vis(rel),
 			    fs_vis(b->paths.v[i]));
 			ret = -1;
