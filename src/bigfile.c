@@ -476,11 +476,13 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 		path = changed->v[i];
 		strv_push(&b->changed, path);
 		if ((e = in_index(b->entries, path)) == NULL) {
-			/* Untracked, or a conflict, if on disk: not ours.
-			 * Gone, if not: only its size in HEAD counts (one
-			 * line a path for cat-file: not with a newline). */
+			/* Untracked, or a conflict, if a file is there:
+			 * not ours.  Gone, if not (a directory is no file):
+			 * only its size in HEAD counts (one line a path for
+			 * cat-file: not with a newline). */
 			if ((dir = dc_dir(&dc, path, &base)) != -1 &&
-			    fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			    fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    !S_ISDIR(st.st_mode))
 				continue;
 			strv_push(&b->gone, path);
 			if (strchr(path, '\n') == NULL)

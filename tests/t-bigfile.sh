@@ -150,6 +150,14 @@ copy_lacks gone.txt && pass "a big file deleted is not in the copy" ||
 copy_has to-link.bin l && pass "a binary file turned into a link" ||
     fail "a binary file turned into a link"
 unlike "a text edit: patched" "$err" "text.txt"
+# Without the proof the changes are found another way (git diff-index,
+# not the proof's list): the same files are copied.
+run_forge verify --isolated --no-check --verbose -- true
+is "--no-check: passes" "$rc" 0
+for f in tiny.bin from-link from-dir to-dir/file.txt; do
+	copied "$f" && pass "--no-check: $f copied" ||
+	    fail "--no-check: $f copied" "$err"
+done
 
 # And back: what was a link, a directory, is a binary file again, and the
 # other way; committed first.
