@@ -4,6 +4,7 @@
  */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -18,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bigfile.h"
 #include "breaker.h"
 #include "cache.h"
 #include "change.h"
@@ -33,6 +35,7 @@
 #include "gitcmd.h"
 #include "hint.h"
 #include "json.h"
+#include "patch.h"
 #include "proof.h"
 #include "reuse.h"
 #include "sig.h"
@@ -912,7 +915,8 @@ summary(struct run *r)
 static void
 verbose_phases(const struct snapshot *s)
 {
-	char	a[32], b[32], c[32], d[32];
+	struct rusage	self, kids;
+	char		a[32], b[32], c[32], d[32];
 
 	fprintf(stderr, "forge: copy %s ready: checkout %s, changes %s, "
 	    "untracked %s, proof %s\n", fs_vis(s->copy),
@@ -920,6 +924,12 @@ verbose_phases(const struct snapshot *s)
 	    duration_format(b, sizeof(b), s->ms[SNAP_APPLY]),
 	    duration_format(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
 	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
+	/* Peaks so far: forge's own, and its largest git's. */
+	if (getrusage(RUSAGE_SELF, &self) == 0 &&
+	    getrusage(RUSAGE_CHILDREN, &kids) == 0)
+		fprintf(stderr, "forge: peak memory: forge %ld KiB, git %ld "
+		    "KiB (git diff | git apply %ld KiB)\n", self.ru_maxrss,
+		    kids.ru_maxrss, patch_peak_kb());
 }
 
 /*
@@ -1288,6 +1298,7 @@ prepare(struct run *r, const struct verify_opts *o)
 		hint_ignored_inputs(&ctx->repo, r->steps[0].shell ? "" :
 		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
+	bigfile_configure(ctx->cfg.copy_threshold, o->verbose);
 	if (make_copy(r) == -1)
 		return -1;
 	/* Fit to park from now on, whatever the command does to it: the

@@ -1,6 +1,7 @@
 /* Running git with a scrubbed environment and fixed global options. */
 #include "config.h"
 
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include <ctype.h>
@@ -122,6 +123,11 @@ git_env(const struct git *g, struct strv *env)
 	/* These change what git diff prints, after its command line. */
 	strv_push(env, "GIT_DIFF_OPTS");
 	strv_push(env, "GIT_EXTERNAL_DIFF");
+	/* forge's pathspecs use magic, and mean each byte of a name. */
+	strv_push(env, "GIT_LITERAL_PATHSPECS");
+	strv_push(env, "GIT_GLOB_PATHSPECS");
+	strv_push(env, "GIT_NOGLOB_PATHSPECS");
+	strv_push(env, "GIT_ICASE_PATHSPECS");
 	strv_push(env, "LC_ALL=C");
 	if (g == NULL)
 		return;
@@ -324,14 +330,16 @@ out:
 int
 git_done(struct git_job *j)
 {
-	int	ws;
+	struct rusage	ru;
+	int		ws;
 
 	if (j->done)
 		return 1;
-	if (waitpid(j->sp.pid, &ws, WNOHANG) != j->sp.pid)
+	if (wait4(j->sp.pid, &ws, WNOHANG, &ru) != j->sp.pid)
 		return 0;
 	spawn_reaped(&j->sp);
 	j->status = spawn_status(ws);
+	j->maxrss_kb = ru.ru_maxrss;
 	j->done = 1;
 	return 1;
 }
@@ -346,6 +354,7 @@ git_finish(struct git_job *j)
 	j->done = 1;
 	if (spawn_wait(&j->sp, NULL, &ex) == -1 || ex.interrupted)
 		return j->status = -1;
+	j->maxrss_kb = ex.maxrss_kb;
 	return j->status = ex.status;
 }
 

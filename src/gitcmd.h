@@ -126,6 +126,7 @@ struct git_job {
 	struct spawn	 sp;
 	int		 status;	/* once done */
 	int		 done;
+	long		 maxrss_kb;	/* once done: its peak memory */
 };
 
 int		 git_start(struct git_job *, const struct git *,

@@ -1,8 +1,11 @@
 /* git diff HEAD | git apply, between a working tree and its copy. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +16,9 @@
 #include "patch.h"
 #include "sig.h"
 #include "spawn.h"
+
+/* The peak memory of the gits of every replay so far. */
+static long	peak_kb;
 
 static const char *const diff_args[] = {
 	"-c", "diff.suppressBlankEmpty=false",
@@ -51,7 +57,7 @@ prepare(struct spawn *sp, struct strv *argv, struct strv *env,
  */
 static int
 replay(const struct git *src, const struct git *dst, const char *head,
-    const char *filter, struct buf *aerr)
+    const char *filter, const struct strv *except, struct buf *aerr)
 {
 	struct spawn		 dsp = SPAWN_INIT, asp = SPAWN_INIT;
 	struct spawn_stream	 st[5];
@@ -72,6 +78,8 @@ replay(const struct git *src, const struct git *dst, const char *head,
 		strv_pushf(&dargv, "--diff-filter=%s", filter);
 	strv_push(&dargv, head);
 	strv_push(&dargv, "--");
+	for (i = 0; except != NULL && i < except->n; i++)
+		strv_pushf(&dargv, ":(exclude,literal)%s", except->v[i]);
 	dsp.argv = dargv.v;
 	dsp.in = SPAWN_NULL;
 	if (spawn_start(&dsp) == -1) {
@@ -112,6 +120,10 @@ replay(const struct git *src, const struct git *dst, const char *head,
 		warn("waiting for git");
 		goto out;
 	}
+	if (dex.maxrss_kb > peak_kb)
+		peak_kb = dex.maxrss_kb;
+	if (started && aex.maxrss_kb > peak_kb)
+		peak_kb = aex.maxrss_kb;
 	if (r == -1 || sig_pending() || (!started && r == 1))
 		goto out;
 	if (dex.status != 0) {
@@ -147,39 +159,159 @@ full(const struct buf *err)
 	return NULL;
 }
 
+long
+patch_peak_kb(void)
+{
+	return peak_kb;
+}
+
+void
+patch_note_peak(long kb)
+{
+	if (kb > peak_kb)
+		peak_kb = kb;
+}
+
 int
 patch_replay(const struct git *src, const struct git *dst, const char *head)
 {
-	struct buf	first = BUF_INIT, again = BUF_INIT;
-	int		r;
+	return patch_replay_except(src, dst, head, NULL);
+}
 
-	if ((r = replay(src, dst, head, NULL, &first)) == 1) {
+/* After a first try that ended r, its refusal in first: the rest. */
+static int
+retry(const struct git *src, const struct git *dst, const char *head,
+    const struct strv *except, int r, struct buf *first)
+{
+	struct buf	again = BUF_INIT;
+
+	if (r == 1) {
 		/* Deletions first, then the rest: git apply checks paths
 		 * against the tree as it is before the patch, where a
 		 * symlink may still stand in a new directory's way. */
-		r = replay(src, dst, head, "D", &again);
+		r = replay(src, dst, head, "D", except, &again);
 		if (r == 0)
-			r = replay(src, dst, head, "d", &again);
+			r = replay(src, dst, head, "d", except, &again);
 	}
 	if (r == 1) {
-		buf_rtrim(&first);
+		buf_rtrim(first);
 		buf_rtrim(&again);
-		if (full(&first) || full(&again)) {
+		if (full(first) || full(&again)) {
 			/* Not a patch git refused: a disk too small. */
 			warnx("cannot write the uncommitted changes into the "
 			    "copy: %s (in %s): stopping before running "
-			    "anything", full(&first) != NULL ? full(&first) :
+			    "anything", full(first) != NULL ? full(first) :
 			    full(&again), dst->worktree != NULL ?
 			    fs_vis(dst->worktree) : "the copy");
 		} else {
-			if (first.len > 0)
-				fprintf(stderr, "%s\n", first.data);
+			if (first->len > 0)
+				fprintf(stderr, "%s\n", first->data);
 			warnx("the uncommitted changes did not apply to the "
 			    "copy (git apply refused them): stopping before "
 			    "running anything");
 		}
 	}
-	buf_free(&first);
 	buf_free(&again);
 	return r == 0 ? 0 : -1;
+}
+
+int
+patch_replay_except(const struct git *src, const struct git *dst,
+    const char *head, const struct strv *except)
+{
+	struct buf	first = BUF_INIT;
+	int		r;
+
+	r = replay(src, dst, head, NULL, except, &first);
+	r = retry(src, dst, head, except, r, &first);
+	buf_free(&first);
+	return r;
+}
+
+int
+patch_start(struct git_job *j, const struct git *src, const char *head,
+    const struct strv *except, const char *out, const char *err)
+{
+	struct strv	a = STRV_INIT;
+	size_t		i;
+	int		ret;
+
+	for (i = 0; diff_args[i] != NULL; i++)
+		strv_push(&a, diff_args[i]);
+	if (git_has(GIT_NO_RELATIVE))
+		strv_push(&a, "--no-relative");
+	strv_push(&a, head);
+	strv_push(&a, "--");
+	for (i = 0; except != NULL && i < except->n; i++)
+		strv_pushf(&a, ":(exclude,literal)%s", except->v[i]);
+	ret = git_start(j, src, (const char *const *)a.v, NULL, out, err);
+	strv_free(&a);
+	return ret;
+}
+
+/* git apply < path: as replay() says. */
+static int
+apply_file(const struct git *dst, const char *path,
+    const struct spawn_idle *idle, struct buf *aerr)
+{
+	struct spawn		 sp = SPAWN_INIT;
+	struct spawn_stream	 st[2];
+	struct spawn_exit	 ex;
+	struct spawn_limit	 lim;
+	struct strv		 argv = STRV_INIT, env = STRV_INIT;
+	struct buf		 junk = BUF_INIT;
+	int			 fd, r, ret = -1;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1) {
+		warn("cannot open %s", fs_vis(path));
+		return -1;
+	}
+	prepare(&sp, &argv, &env, dst, apply_args);
+	sp.in = fd;
+	if (spawn_start(&sp) == -1) {
+		warn("cannot run git apply");
+		goto out;
+	}
+	spawn_stream_init(&st[0], sp.out, 0, &junk, -2);
+	spawn_stream_init(&st[1], sp.err, 0, aerr, -1);
+	r = spawn_io(st, 2, idle);
+	if (st[0].fd != -1)
+		close(st[0].fd);
+	if (st[1].fd != -1)
+		close(st[1].fd);
+	memset(&lim, 0, sizeof(lim));
+	lim.idle = idle;
+	if (spawn_wait(&sp, &lim, &ex) == -1) {
+		warn("waiting for git");
+		goto out;
+	}
+	if (ex.maxrss_kb > peak_kb)
+		peak_kb = ex.maxrss_kb;
+	if (r == -1 || sig_pending())
+		goto out;
+	ret = ex.status != 0 ? 1 : 0;
+out:
+	close(fd);
+	strv_free(&argv);
+	strv_free(&env);
+	buf_free(&junk);
+	return ret;
+}
+
+int
+patch_replay_file(const struct git *src, const struct git *dst,
+    const char *head, const struct strv *except, const char *path)
+{
+	struct buf	first = BUF_INIT;
+	struct stat	st;
+	int		r;
+
+	if (path == NULL)
+		return patch_replay_except(src, dst, head, except);
+	if (stat(path, &st) == 0 && st.st_size == 0)
+		return 0;	/* nothing to apply */
+	r = apply_file(dst, path, src->idle, &first);
+	r = retry(src, dst, head, except, r, &first);
+	buf_free(&first);
+	return r;
 }

@@ -325,6 +325,17 @@ start_prep(struct proof *p)
 	(void)treeid_start(&p->prep_job, &p->prep_req, tag);
 }
 
+int
+proof_source_changed(const struct proof *p, const struct strv **changed)
+{
+	if (!treeid_done(&p->src_job))
+		return 0;
+	if (p->src_job.failed)
+		return -1;
+	*changed = &p->src_job.changed;
+	return 1;
+}
+
 void
 proof_poll(struct proof *p)
 {

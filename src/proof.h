@@ -23,6 +23,10 @@
  *	proof_poll(p);			between steps, or from a spawn idle
  *					hook (spawn.h): moves the jobs on,
  *					never waits
+ *	proof_source_changed(p, &v)	once the source's side is done (1),
+ *					v points at the paths where the
+ *					working state differs from HEAD;
+ *					0: not yet; -1: it failed
  *	tree = proof_finish(p);		waits, and compares: the proved
  *					tree id (the caller frees), or NULL
  *					with what differs said
@@ -65,6 +69,8 @@ struct proof	*proof_begin(const struct proof_repo *, const struct lsfiles *,
 void		 proof_checked_out(struct proof *);
 void		 proof_index_ready(struct proof *, const char *);
 void		 proof_poll(struct proof *);
+int		 proof_source_changed(const struct proof *,
+		    const struct strv **);
 char		*proof_finish(struct proof *);
 void		 proof_free(struct proof *);
 char		*proof_source_tree(struct rundir *, const struct repo *);

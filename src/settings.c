@@ -9,6 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "bigfile.h"
 #include "buf.h"
 #include "color.h"
 #include "settings.h"
@@ -29,6 +30,7 @@ settings_init(struct settings *c)
 	c->reuse_copies = DEFAULT_REUSE_COPIES;
 	c->keep = KEEP_NEVER;
 	c->reuse_expiry_ms = DEFAULT_REUSE_EXPIRY_MS;
+	c->copy_threshold = BIGFILE_DEFAULT;
 	c->color = COLOR_AUTO;
 	c->color_forge = -1;
 	c->color_ui = -1;
@@ -289,6 +291,12 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				    "12h");
 			else
 				c->reuse_expiry_ms = n;
+		} else if (strcmp(key, "forge.copythreshold") == 0) {
+			if (val == NULL || (n = size_parse(val)) < 0)
+				ret = bad(key, val ? val : "", origin,
+				    "not a size such as 1m or 512k");
+			else
+				c->copy_threshold = n;
 		} else if (strcmp(key, "color.forge") == 0 ||
 		    strcmp(key, "color.ui") == 0) {
 			apply_color(c, key, val, origin);

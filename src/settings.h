@@ -64,6 +64,8 @@ struct settings {
 	int		 keep;		/* forge.keep: enum keep */
 	long long	 reuse_expiry_ms; /* forge.reuseExpiry, or
 					   REUSE_EXPIRY_NEVER */
+	long long	 copy_threshold; /* forge.copyThreshold: a changed
+					   file larger is copied whole */
 	int		 color;		/* COLOR_*: color.forge, else
 					   color.ui, else auto */
 	int		 color_forge;	/* private: as set, or -1 */

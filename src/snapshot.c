@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bigfile.h"
 #include "clone.h"
 #include "fsutil.h"
 #include "gitcmd.h"
@@ -54,6 +55,7 @@ struct snap_repo {
 	struct proof	*proof;		/* NULL: not proved */
 	char		*want;		/* a copy of a tree: the tree it
 					   must hold (below the top) */
+	struct bigfile	*big;		/* changes copied whole */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -71,6 +73,7 @@ sr_free(struct snap_repo *sr)
 	size_t	i;
 
 	proof_free(sr->proof);
+	bigfile_free(sr->big);
 	for (i = 0; i < sr->nnested; i++) {
 		free(sr->nested[i].path);
 		free(sr->nested[i].gitdir);
@@ -640,12 +643,22 @@ next:
 static void
 poll_proofs(void *arg)
 {
-	struct snapshot	*s = arg;
-	size_t		 i;
+	struct snapshot		*s = arg;
+	const struct strv	*changed;
+	size_t			 i;
+	int			 r;
 
-	for (i = 0; i < s->nrepos; i++)
-		if (s->repos[i]->proof != NULL)
+	for (i = 0; i < s->nrepos; i++) {
+		if (s->repos[i]->proof != NULL) {
 			proof_poll(s->repos[i]->proof);
+			/* The proof lists the changes: bigfile.c need not. */
+			if ((r = proof_source_changed(s->repos[i]->proof,
+			    &changed)) != 0)
+				bigfile_feed(s->repos[i]->big, r == 1 ?
+				    changed : NULL);
+		}
+		bigfile_poll(s->repos[i]->big);
+	}
 }
 
 /* Start the proof of sr: the source's side runs while the copy is made. */
@@ -674,8 +687,15 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 static int
 checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
+	struct git	g;
 	long long	t = time_now_ms();
+	char		tag[32];
 
+	/* Which changes to copy whole: found while git checks out. */
+	src_git(sr, &g);
+	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
+	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
+	    sr->proof != NULL ? &sr->entries : NULL);
 	if (sig_pending())
 		return -1;
 	if (s->reused && sr == s->repos[0]) {
@@ -693,12 +713,15 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		return -1;
 	if (sr->proof != NULL)
 		proof_index_ready(sr->proof, sr->dst_gitdir);
+	/* The copy's side of the proof can start: while git apply runs. */
+	poll_proofs(s);
 	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
 	sig_test_stall("checkout");
 	return 0;
 }
 
-/* The uncommitted changes to tracked files: git diff | git apply. */
+/* The uncommitted changes to tracked files: git diff | git apply, and
+ * the big ones copied whole. */
 static int
 changes(struct snapshot *s, struct snap_repo *sr)
 {
@@ -708,7 +731,11 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	src_git(sr, &sg);
 	sg.idle = &s->idle;
 	dst_git(sr, &dg);
-	if (sig_pending() || patch_replay(&sg, &dg, sr->head) == -1)
+	if (sig_pending() || bigfile_finish(sr->big) == -1 ||
+	    bigfile_clear(sr->big, sr->dst) == -1 ||
+	    patch_replay_file(&sg, &dg, sr->head, &sr->big->paths,
+	    bigfile_patch(sr->big)) == -1 ||
+	    bigfile_copy(sr->big, sr->src, sr->dst, sr->rel) == -1)
 		return -1;
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);

@@ -5,6 +5,7 @@
 #include "config.h"
 
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -544,6 +545,7 @@ int
 spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
     struct spawn_exit *ex)
 {
+	struct rusage	 ru;
 	long long	 now, deadline = 0, kill_at = 0, wait_ms;
 	long		 grace;
 	pid_t		 target, r;
@@ -562,8 +564,8 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 		deadline = time_now_ms() + lim->timeout_ms;
 
 	for (;;) {
-		r = waitpid(sp->pid, &ws, WNOHANG |
-		    (sp->has_tty ? WUNTRACED : 0));
+		r = wait4(sp->pid, &ws, WNOHANG |
+		    (sp->has_tty ? WUNTRACED : 0), &ru);
 		if (r == -1 && errno == EINTR)
 			continue;
 		if (r == -1)
@@ -614,6 +616,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 		end_group(sp->pid, term_sent, kill_sent ? 0 : kill_at, grace);
 	ex->wstatus = ws;
 	ex->status = spawn_status(ws);
+	ex->maxrss_kb = ru.ru_maxrss;
 	sp->pid = -1;
 	sp->has_tty = 0;
 	return 0;

@@ -121,6 +121,8 @@ struct spawn_exit {
 	int		 timed_out;	/* the time limit stopped it */
 	int		 interrupted;	/* stopped because forge got a signal */
 	int		 terminal;	/* it had the terminal's foreground */
+	long		 maxrss_kb;	/* its peak memory (and its reaped
+					   children's), in KiB */
 };
 
 /* One stream that spawn_io() moves: read into buf, or write from it. */

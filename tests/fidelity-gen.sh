@@ -11,7 +11,10 @@
 # what was done, one step a line.  The same SEED makes the same state.
 #
 # The mix: text (CRLF, whitespace errors, no final newline, lines that
-# look like patch syntax) and binary content; adds, staged and unstaged
+# look like patch syntax) and binary content, and files past
+# forge.copyThreshold (set low for most cases), which forge copies
+# whole -- growing past it and shrinking below it as they are rewritten;
+# adds, staged and unstaged
 # edits, intent to add; deletions with git rm and rm; renames with git mv
 # and mv; modes; symbolic links made and retargeted; files turned into
 # links and directories and back; untracked directories, ignored files,
@@ -176,6 +179,18 @@ gen_binary() {
 	done
 }
 
+# gen_big: content past forge.copyThreshold on stdout: text or binary,
+# a few KiB more than $GEN_BIG_KIB.
+gen_big() {
+	gen_rand 3
+	_g_kib=$((GEN_BIG_KIB + R + 1))
+	gen_rand 2
+	[ $R -eq 0 ] && printf '\000\001\377binary\n'
+	awk -v n="$_g_kib" -v s="$_gen_state" 'BEGIN {
+		for (i = 0; i < n * 16; i++)
+			printf "big %010d line %044d\n", s, i }'
+}
+
 # gen_write PATH: new content for PATH (made if need be).
 gen_write() {
 	gen_parent_ok "$1" || return 0
@@ -198,6 +213,17 @@ gen_write() {
 op_write() {
 	gen_pick
 	gen_write "$P"
+}
+
+# A file past the threshold, where anything but a directory is.
+op_big() {
+	gen_pick
+	gen_parent_ok "$P" || return 0
+	[ -d "$P" ] && [ ! -L "$P" ] && return 0
+	gen_mkparent "$P"
+	[ -L "$P" ] && rm -f -- "$P"
+	gen_big >"$P"
+	gen_note write big "$P"
 }
 
 op_append() {
@@ -504,7 +530,7 @@ gen_tools() {
 
 # gen_op: one random operation; commits only if $GEN_COMMITS is set.
 gen_op() {
-	gen_rand 40
+	gen_rand 43
 	case $R in
 	0|1|2|3|4|5) op_write ;;
 	6|7|8) op_append ;;
@@ -530,6 +556,7 @@ gen_op() {
 	34) op_nested ;;
 	35|36) op_setting ;;
 	37|38|39) op_write ;;
+	40|41|42) op_big ;;
 	esac
 }
 
@@ -563,6 +590,16 @@ gen_case() {
 	git init -q "$1" || return 1
 	cd "$1" || return 1
 	printf '*.o\nbuild/\n' >.gitignore
+	# forge copies changed files past forge.copyThreshold whole: mostly
+	# a low one, so that small files cross it; at times none (every
+	# changed file copied) or the default.
+	gen_rand 4
+	case $R in
+	0) GEN_BIG_KIB=1024 ;;
+	1) GEN_BIG_KIB=0 ; gen_git config forge.copyThreshold 0 ;;
+	*) GEN_BIG_KIB=$((R * 2)) ; gen_git config forge.copyThreshold ${GEN_BIG_KIB}k ;;
+	esac
+	gen_note forge.copyThreshold "${GEN_BIG_KIB}k"
 	# What is committed: a few files of the pool, maybe two commits.
 	gen_rand 10
 	_g_k=$((R + 5))

@@ -111,6 +111,20 @@ TMPDIR=$T/small ${FORGE_WRAPPER:-} "$FORGE" verify --isolated --no-check -- true
 	like "is named as such" "$err" \
 	    'cannot write the uncommitted changes into the copy: No space left on device'
 	unlike "not as a patch git refused" "$err" 'git apply refused'
+	# The same, with the file copied whole (past forge.copyThreshold)
+	# and then through the patch.
+	like "copied whole, named as such" "$err" \
+	    'cannot write the uncommitted changes into the copy: No space left on device \(in .*, copying hello.txt\)'
+	git -C "$T/r" config forge.copyThreshold 10m
+	(cd "$T/r" && T=$T FORGE=$FORGE unshare -m --propagation private \
+	    sh "$T/ns.sh" >"$T/.stdout" 2>"$T/.stderr" </dev/null)
+	rc=$?
+	err=$(cat "$T/.stderr")
+	is "a full disk while applying the patch: 125" "$rc" 125
+	like "is named as such too" "$err" \
+	    'cannot write the uncommitted changes into the copy: No space left on device'
+	unlike "not as a patch git refused either" "$err" 'git apply refused'
+	git -C "$T/r" config --unset forge.copyThreshold
 	git checkout -q -- hello.txt
 fi
 

@@ -1,0 +1,695 @@
+/* Changed files that are copied whole rather than patched. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bigfile.h"
+#include "buf.h"
+#include "fsutil.h"
+#include "lsfiles.h"
+#include "patch.h"
+#include "pathcopy.h"
+#include "xmalloc.h"
+
+enum { STEP_WAIT, STEP_RAW, STEP_SIZES, STEP_DIFF, STEP_DONE };
+
+/* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
+#define FIRST_FEW_BYTES	8000
+
+static long long	threshold = BIGFILE_DEFAULT;
+static int		verbose;
+
+void
+bigfile_configure(long long thr, int v)
+{
+	threshold = thr;
+	verbose = v;
+}
+
+int
+bigfile_is_binary(const char *p, size_t len)
+{
+	return memchr(p, '\0', len < FIRST_FEW_BYTES ? len :
+	    FIRST_FEW_BYTES) != NULL;
+}
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int
+regular_mode(const char *m)
+{
+	return strcmp(m, "100644") == 0 || strcmp(m, "100755") == 0;
+}
+
+int
+bigfile_parse_raw(const char *p, size_t len, struct strv *changed,
+    struct strv *gone, struct strv *want, struct strv *big,
+    int (*isbig)(const char *, void *), void *arg)
+{
+	const char	*end = p + len, *rec, *path;
+	char		 omode[8], nmode[8], ooid[72];
+	size_t		 rlen, plen, i, z;
+
+	while (p < end) {
+		rec = p;
+		rlen = strnlen(rec, (size_t)(end - p));
+		if (rlen == (size_t)(end - p))
+			return -1;
+		p += rlen + 1;
+		path = p;
+		plen = strnlen(path, (size_t)(end - p));
+		if (plen == 0 || plen == (size_t)(end - p))
+			return -1;
+		p += plen + 1;
+		/* ":100644 100644 <old> <new> M" */
+		if (rlen < 15 || rec[0] != ':' || rec[7] != ' ' ||
+		    rec[14] != ' ')
+			return -1;
+		memcpy(omode, rec + 1, 6);
+		omode[6] = '\0';
+		memcpy(nmode, rec + 8, 6);
+		nmode[6] = '\0';
+		for (i = 15; i < rlen && rec[i] != ' '; i++)
+			;
+		if (i == rlen || i - 15 >= sizeof(ooid) || i - 15 < 40)
+			return -1;
+		memcpy(ooid, rec + 15, i - 15);
+		ooid[i - 15] = '\0';
+		/* Gitlinks: the patch's, which leaves submodules alone. */
+		if (strcmp(omode, "160000") == 0 ||
+		    strcmp(nmode, "160000") == 0)
+			continue;
+		strv_push(changed, path);
+		/* Not in the index: whatever is on disk there is untracked
+		 * (or ignored), for others to copy, or not. */
+		if (strcmp(nmode, "000000") == 0)
+			strv_push(gone, path);
+		else if (isbig(path, arg) == 1) {
+			strv_push(big, path);
+			continue;
+		}
+		z = strspn(ooid, "0");
+		if (regular_mode(omode) && z != strlen(ooid))
+			strv_pushf(want, "%s\t%s", ooid, path);
+	}
+	return 0;
+}
+
+/* Is path, or a directory above it, in the sorted vector v? */
+static int
+at_or_below(const struct strv *v, const char *path)
+{
+	char	*c = xstrdup(path), *slash, *key;
+	int	 found;
+
+	key = c;
+	found = bsearch(&key, v->v, v->n, sizeof(*v->v), cmp_str) != NULL;
+	while (!found && (slash = strrchr(c, '/')) != NULL) {
+		*slash = '\0';
+		found = bsearch(&key, v->v, v->n, sizeof(*v->v), cmp_str) !=
+		    NULL;
+	}
+	free(c);
+	return found;
+}
+
+void
+bigfile_close(struct strv *big, const struct strv *changed)
+{
+	struct strv	more = STRV_INIT;
+	size_t		i, j;
+
+	if (big->n == 0)
+		return;
+	qsort(big->v, big->n, sizeof(*big->v), cmp_str);
+	for (i = j = 1; i < big->n; i++) {
+		if (strcmp(big->v[i], big->v[j - 1]) == 0)
+			free(big->v[i]);
+		else
+			big->v[j++] = big->v[i];
+	}
+	big->n = j;
+	big->v[j] = NULL;
+	for (i = 0; i < changed->n; i++)
+		if (strchr(changed->v[i], '/') != NULL &&
+		    bsearch(&changed->v[i], big->v, big->n, sizeof(*big->v),
+		    cmp_str) == NULL && at_or_below(big, changed->v[i]))
+			strv_push(&more, changed->v[i]);
+	if (more.n == 0)
+		return;
+	for (i = 0; i < more.n; i++)
+		strv_push(big, more.v[i]);
+	strv_free(&more);
+	bigfile_close(big, changed);
+}
+
+/* A directory of a tree, walked to without following symlinks, and kept
+ * open for the next path in it. */
+struct dircache {
+	int		 root, fd;
+	struct buf	 cur;
+	int		 have;
+};
+
+static int
+dc_open(struct dircache *dc, const char *top)
+{
+	memset(dc, 0, sizeof(*dc));
+	dc->fd = -1;
+	dc->root = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return dc->root == -1 ? -1 : 0;
+}
+
+/* The directory of path (-1 if there is none), and its last component. */
+static int
+dc_dir(struct dircache *dc, const char *path, const char **base)
+{
+	const char	*slash = strrchr(path, '/');
+	size_t		 dlen = slash != NULL ? (size_t)(slash - path) : 0;
+
+	*base = slash != NULL ? slash + 1 : path;
+	if (dc->have && dc->cur.len == dlen &&
+	    memcmp(dc->cur.data, path, dlen) == 0)
+		return dc->fd;
+	if (dc->fd != -1 && dc->fd != dc->root)
+		close(dc->fd);
+	buf_reset(&dc->cur);
+	buf_add(&dc->cur, path, dlen);
+	dc->have = 1;
+	dc->fd = dlen == 0 ? dc->root : fs_open_dir(dc->root, dc->cur.data, 0,
+	    0);
+	return dc->fd;
+}
+
+static void
+dc_close(struct dircache *dc)
+{
+	if (dc->fd != -1 && dc->fd != dc->root)
+		close(dc->fd);
+	if (dc->root != -1)
+		close(dc->root);
+	buf_free(&dc->cur);
+}
+
+/* 1: a regular file larger than the threshold, or binary; 0: another
+ * regular file; -1: no regular file there. */
+static int
+big_on_disk(const char *path, void *arg)
+{
+	struct dircache	*dc = arg;
+	struct stat	 st;
+	const char	*base;
+	char		 b[FIRST_FEW_BYTES];
+	ssize_t		 n;
+	size_t		 got = 0;
+	int		 dir, fd, r;
+
+	if ((dir = dc_dir(dc, path, &base)) == -1 ||
+	    fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+	    !S_ISREG(st.st_mode))
+		return -1;
+	if (st.st_size > threshold)
+		return 1;
+	if ((fd = openat(dir, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) == -1)
+		return 0;
+	while (got < sizeof(b) && (n = read(fd, b + got, sizeof(b) - got)) !=
+	    0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		got += (size_t)n;
+	}
+	close(fd);
+	r = bigfile_is_binary(b, got);
+	return r;
+}
+
+static char *
+path_of(const struct bigfile *b, const char *what)
+{
+	return xasprintf("%s.%s", b->prefix, what);
+}
+
+static void
+start(struct bigfile *b, const char *const *args, const char *in)
+{
+	char	*out = path_of(b, "out"), *err = path_of(b, "err");
+
+	if (git_start(&b->job, &b->g, args, in, out, err) == -1)
+		b->failed = 1;
+	free(out);
+	free(err);
+}
+
+static int
+read_out(const struct bigfile *b, struct buf *out)
+{
+	char	*p = path_of(b, "out");
+	int	 ret;
+
+	buf_reset(out);
+	if ((ret = fs_read_file(p, out, (size_t)1 << 30)) == -1)
+		warn("cannot read %s", fs_vis(p));
+	free(p);
+	return ret;
+}
+
+/* Which files are big is known: the patch of the rest is made now, in
+ * the background too. */
+static void
+finalize(struct bigfile *b)
+{
+	char	*err;
+	size_t	 i, bytes = 0;
+
+	bigfile_close(&b->paths, &b->changed);
+	for (i = 0; i < b->paths.n; i++)
+		bytes += strlen(b->paths.v[i]) + 20;
+	if (b->paths.n > BIGFILE_MAX || bytes > BIGFILE_MAX_BYTES) {
+		if (verbose)
+			fprintf(stderr, "forge: %zu big changed files: too "
+			    "many to leave out of the patch, which carries "
+			    "them all\n", b->paths.n);
+		strv_clear(&b->paths);
+	}
+	b->step = STEP_DIFF;
+	err = path_of(b, "err");
+	/* Should it not start, the patch is made when it is needed. */
+	if (patch_start(&b->job, &b->g, b->head, &b->paths, b->patch, err) ==
+	    -1)
+		b->step = STEP_DONE;
+	free(err);
+}
+
+/* git diff-index has listed the changes: judge each, and ask git the size
+ * in HEAD of those that may have been big there. */
+static void	ask_sizes(struct bigfile *);
+
+static void
+end_raw(struct bigfile *b)
+{
+	struct dircache		 dc;
+	struct buf		 out = BUF_INIT;
+
+	if (read_out(b, &out) == -1) {
+		b->failed = 1;
+		goto out;
+	}
+	if (dc_open(&dc, b->g.dir) == -1) {
+		warn("cannot open %s", fs_vis(b->g.dir));
+		b->failed = 1;
+		goto out;
+	}
+	if (bigfile_parse_raw(out.data != NULL ? out.data : "", out.len,
+	    &b->changed, &b->gone, &b->asked, &b->paths, big_on_disk,
+	    &dc) == -1) {
+		warnx("cannot parse the output of git diff-index");
+		b->failed = 1;
+	}
+	dc_close(&dc);
+	if (!b->failed)
+		ask_sizes(b);
+out:
+	buf_free(&out);
+}
+
+/* Ask git cat-file the size in HEAD of each path asked ("oid\tpath", or
+ * "*\tpath" for the path in HEAD), or go on without if none. */
+static void
+ask_sizes(struct bigfile *b)
+{
+	const char *const	 args[] = { "cat-file", "--batch-check", NULL };
+	struct buf		 in = BUF_INIT;
+	char			*inp;
+	size_t			 i;
+
+	if (b->gone.n > 0)
+		qsort(b->gone.v, b->gone.n, sizeof(*b->gone.v), cmp_str);
+	if (b->asked.n == 0) {
+		finalize(b);
+		return;
+	}
+	for (i = 0; i < b->asked.n; i++) {
+		if (strncmp(b->asked.v[i], "*\t", 2) == 0)
+			buf_addf(&in, "%s:%s", b->head, b->asked.v[i] + 2);
+		else
+			buf_add(&in, b->asked.v[i],
+			    strcspn(b->asked.v[i], "\t"));
+		buf_addc(&in, '\n');
+	}
+	inp = path_of(b, "in");
+	if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
+		warn("cannot write %s", fs_vis(inp));
+		b->failed = 1;
+	} else {
+		b->step = STEP_SIZES;
+		start(b, args, inp);
+	}
+	free(inp);
+	buf_free(&in);
+}
+
+/* "oid blob size" for each path asked, in order. */
+static void
+end_sizes(struct bigfile *b)
+{
+	struct buf	 out = BUF_INIT;
+	const char	*p, *end, *nl, *sp;
+	size_t		 i;
+
+	if (read_out(b, &out) == -1) {
+		b->failed = 1;
+		return;
+	}
+	p = out.data != NULL ? out.data : "";
+	end = p + out.len;
+	for (i = 0; i < b->asked.n && p < end; i++, p = nl + 1) {
+		if ((nl = memchr(p, '\n', (size_t)(end - p))) == NULL)
+			break;
+		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
+			;
+		if (sp > p && strtoll(sp, NULL, 10) > threshold)
+			strv_push(&b->paths, strchr(b->asked.v[i], '\t') + 1);
+	}
+	buf_free(&out);
+	finalize(b);
+}
+
+static void
+end_step(struct bigfile *b, int st)
+{
+	struct buf	err = BUF_INIT;
+	char		*p;
+
+	if (b->step == STEP_DIFF) {
+		/* Failed: the patch is made again, when needed, and then
+		 * whatever went wrong is said. */
+		b->diff_ok = st == 0;
+		b->step = STEP_DONE;
+		patch_note_peak(b->job.maxrss_kb);
+		return;
+	}
+	if (st != 0) {
+		if (st > 0) {
+			p = path_of(b, "err");
+			(void)fs_read_file(p, &err, 1 << 20);
+			free(p);
+			warnx("cannot read the uncommitted changes: git %s: %s",
+			    b->step == STEP_RAW ? "diff-index" : "cat-file",
+			    git_why(&err, st));
+			buf_free(&err);
+		}
+		b->failed = 1;
+		return;
+	}
+	if (b->step == STEP_RAW)
+		end_raw(b);
+	else
+		end_sizes(b);
+}
+
+static void
+start_raw(struct bigfile *b)
+{
+	const char *const	 args[] = { "diff-index", "-z", "--no-renames",
+	    "--ignore-submodules=all", b->head, "--", NULL };
+
+	b->step = STEP_RAW;
+	start(b, args, NULL);
+}
+
+/* The index's entry for path ("mode oid\tpath"), or NULL. */
+static const char *
+in_index(const struct strv *entries, const char *path)
+{
+	size_t	lo = 0, hi = entries->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(lsfiles_entry_path(entries->v[mid]), path)) ==
+		    0)
+			return entries->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+void
+bigfile_feed(struct bigfile *b, const struct strv *changed)
+{
+	struct dircache	 dc;
+	struct stat	 st;
+	const char	*path, *base, *e;
+	size_t		 i;
+	int		 dir;
+
+	if (b == NULL || b->step != STEP_WAIT)
+		return;
+	if (changed == NULL) {
+		start_raw(b);
+		return;
+	}
+	if (dc_open(&dc, b->g.dir) == -1) {
+		start_raw(b);
+		return;
+	}
+	for (i = 0; i < changed->n; i++) {
+		path = changed->v[i];
+		strv_push(&b->changed, path);
+		if ((e = in_index(b->entries, path)) == NULL) {
+			/* Untracked, or a conflict, if a file is there:
+			 * not ours.  Gone, if not (a directory is no file):
+			 * only its size in HEAD counts (one line a path for
+			 * cat-file: not with a newline). */
+			if ((dir = dc_dir(&dc, path, &base)) != -1 &&
+			    fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    !S_ISDIR(st.st_mode))
+				continue;
+			strv_push(&b->gone, path);
+			if (strchr(path, '\n') == NULL)
+				strv_pushf(&b->asked, "*\t%s", path);
+		} else if (big_on_disk(path, &dc) == 1)
+			strv_push(&b->paths, path);
+		else if (strncmp(e, "100644 ", 7) == 0 ||
+		    strncmp(e, "100755 ", 7) == 0)
+			/* Its size in the index: in HEAD, unless staged. */
+			strv_pushf(&b->asked, "%.*s\t%s",
+			    (int)strcspn(e + 7, "\t"), e + 7, path);
+	}
+	dc_close(&dc);
+	ask_sizes(b);
+}
+
+struct bigfile *
+bigfile_begin(const struct git *src, const char *head, const char *scratch,
+    const char *tag, const struct strv *entries)
+{
+	struct bigfile		*b;
+
+	b = xcalloc(1, sizeof(*b));
+	b->g = *src;
+	b->g.idle = NULL;
+	b->head = xstrdup(head);
+	b->prefix = xasprintf("%s/big-%s", scratch, tag);
+	b->patch = path_of(b, "patch");
+	b->job.done = 1;
+	b->entries = entries;
+	if (entries != NULL)
+		b->step = STEP_WAIT;	/* for bigfile_feed() */
+	else
+		start_raw(b);
+	return b;
+}
+
+void
+bigfile_poll(struct bigfile *b)
+{
+	while (b != NULL && !b->failed && b->step != STEP_WAIT &&
+	    b->step != STEP_DONE && git_done(&b->job))
+		end_step(b, b->job.status);
+}
+
+int
+bigfile_finish(struct bigfile *b)
+{
+	/* No list came in time: git diff-index makes one. */
+	bigfile_feed(b, NULL);
+	while (!b->failed && b->step != STEP_DONE)
+		end_step(b, b->job.done ? b->job.status :
+		    git_finish(&b->job));
+	if (!b->job.done)
+		(void)git_finish(&b->job);
+	return b->failed ? -1 : 0;
+}
+
+const char *
+bigfile_patch(const struct bigfile *b)
+{
+	return b->diff_ok ? b->patch : NULL;
+}
+
+/* Remove path from the copy if it is no directory, then the directories
+ * above it that this leaves empty, as git does. */
+static int
+clear_one(int root, const char *path)
+{
+	char		*dir = xstrdup(path), *slash;
+	const char	*base;
+	int		 fd, ret = 0, flags = 0;
+
+	for (;;) {
+		slash = strrchr(dir, '/');
+		if (slash != NULL) {
+			*slash = '\0';
+			base = slash + 1;
+			fd = fs_open_dir(root, dir, 0, 0);
+		} else {
+			base = dir;
+			fd = root;
+		}
+		if (fd == -1)
+			break;		/* nothing there to remove */
+		if (unlinkat(fd, base, flags) == -1) {
+			if (flags == 0 && errno != ENOENT && errno != EISDIR &&
+			    errno != ENOTDIR && errno != EPERM)
+				ret = -1;
+			if (fd != root)
+				close(fd);
+			break;
+		}
+		if (fd != root)
+			close(fd);
+		if (slash == NULL)
+			break;
+		flags = AT_REMOVEDIR;
+	}
+	free(dir);
+	return ret;
+}
+
+int
+bigfile_clear(const struct bigfile *b, const char *dst)
+{
+	size_t	i;
+	int	root, ret = 0;
+
+	if (b->paths.n == 0)
+		return 0;
+	if ((root = open(dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		warn("cannot open %s", fs_vis(dst));
+		return -1;
+	}
+	/* Deepest first, for the directories they leave empty. */
+	for (i = b->paths.n; i-- > 0 && ret == 0;)
+		if (clear_one(root, b->paths.v[i]) == -1) {
+			warn("cannot remove %s from the copy",
+			    fs_vis(b->paths.v[i]));
+			ret = -1;
+		}
+	close(root);
+	return ret;
+}
+
+int
+bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
+    const char *rel)
+{
+	struct pathcopy	 pc;
+	struct stat	 st;
+	long long	 bytes = 0;
+	size_t		 i, n = 0;
+	int		 r, ret = 0;
+
+	if (b->paths.n == 0)
+		return 0;
+	if (pathcopy_open(&pc, src, dst) == -1) {
+		warn("cannot open %s", fs_vis(src));
+		return -1;
+	}
+	for (i = 0; i < b->paths.n && ret == 0; i++) {
+		if (bsearch(&b->paths.v[i], b->gone.v, b->gone.n,
+		    sizeof(*b->gone.v), cmp_str) != NULL)
+			continue;	/* deleted: cleared, and that is all */
+		if ((r = pathcopy_copy(&pc, b->paths.v[i], &st)) == 0) {
+			if (verbose && n < 10)
+				fprintf(stderr, "forge: copied whole, not "
+				    "patched: %s%s (%lld bytes)\n",
+				    fs_vis(rel), fs_vis(b->paths.v[i]),
+				    (long long)st.st_size);
+			bytes += S_ISREG(st.st_mode) ? st.st_size : 0;
+			n++;
+			continue;
+		}
+		if (r == 1 || (errno == EINVAL && S_ISDIR(st.st_mode)))
+			continue;	/* gone, or a directory: no file */
+		if (errno == EINVAL)
+			warnx("skipping %s%s: a %s, not a file or symlink",
+			    fs_vis(rel), fs_vis(b->paths.v[i]),
+			    fs_type_name(st.st_mode));
+		else if (errno == ENOSPC || errno == EDQUOT ||
+		    errno == EFBIG) {
+			/* As patch.c says it: a disk too small. */
+			warnx("cannot write the uncommitted changes into the "
+			    "copy: %s (in %s, copying %s%s): stopping before "
+			    "running anything", strerror(errno), fs_vis(dst),
+			    fs_vis(rel), fs_vis(b->paths.v[i]));
+			ret = -1;
+		} else {
+			warn("cannot copy %s%s", fs_vis(rel),
+			    fs_vis(b->paths.v[i]));
+			ret = -1;
+		}
+	}
+	pathcopy_close(&pc);
+	if (verbose && n > 10)
+		fprintf(stderr, "forge: ... and %zu more\n", n - 10);
+	if (verbose && n > 0)
+		fprintf(stderr, "forge: %zu changed file%s copied whole, not "
+		    "patched: %lld bytes\n", n, n == 1 ? "" : "s", bytes);
+	return ret;
+}
+
+void
+bigfile_free(struct bigfile *b)
+{
+	static const char *const what[] = { "in", "out", "err", "patch" };
+	size_t	 i;
+	char	*p;
+
+	if (b == NULL)
+		return;
+	if (!b->job.done)
+		(void)git_finish(&b->job);
+	for (i = 0; i < sizeof(what) / sizeof(*what); i++) {
+		p = path_of(b, what[i]);
+		(void)unlink(p);
+		free(p);
+	}
+	strv_free(&b->paths);
+	strv_free(&b->changed);
+	strv_free(&b->gone);
+	strv_free(&b->asked);
+	free(b->head);
+	free(b->prefix);
+	free(b->patch);
+	free(b);
+}

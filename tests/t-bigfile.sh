@@ -1,0 +1,250 @@
+#!/bin/sh
+# Changed files larger than forge.copyThreshold, or binary, are copied
+# whole into the copy, not sent through git diff | git apply; the rest
+# still is.  --verbose names each file copied so; the proof and the
+# manifest say that the copy is the working state all the same.
+. "$TESTLIB"
+. "$top_srcdir/tests/fidelity-lib.sh"
+
+# big_state DESCRIPTION [FORGE OPTIONS]: copy_is_working_state with
+# --verbose, which names the files copied whole in $err.
+big_state() {
+	_desc=$1
+	shift
+	_wt=$(pwd -P)
+	source_manifest "$_wt" >"$T/src.m"
+	source_state "$_wt" >"$T/state.before"
+	copy_manifest --verbose "$@"
+	passed "$_desc: forge passes, the copy proved"
+	[ -f "$T/copy.m" ] || : >"$T/copy.m"
+	same "$_desc: the copy is the working state" "$T/copy.m" "$T/src.m"
+	source_state "$_wt" >"$T/state.after"
+	same "$_desc: the source is unchanged" "$T/state.after" \
+	    "$T/state.before"
+	is "$_desc: nothing is left behind" "$(all_leftovers "$_wt")" ""
+}
+
+# copied PATH: forge said it copied PATH whole (as many bytes as the
+# source's file has).
+copied() {
+	printf '%s\n' "$err" | grep -Fqx "forge: copied whole, not patched: $1 ($(wc -c <"$1" | tr -d ' ') bytes)"
+}
+
+# mkfile PATH KIB: a text file of KIB KiB, lines of 64 bytes.
+mkfile() {
+	awk -v n="$2" 'BEGIN { for (i = 0; i < n * 16; i++)
+		printf "line %058d\n", i }' >"$1"
+}
+
+# A 50 MB change: copied, not diffed.  git diff --binary would compute
+# a delta between two 50 MB blobs, holding both; the copy is the file.
+new_repo "$T/r"
+dd if=/dev/zero of=huge.bin bs=1048576 count=50 2>/dev/null
+printf 'text\n' >small.txt
+git add -A && git commit -q -m big
+printf 'changed in the middle' | dd of=huge.bin bs=1 seek=26214400 \
+    conv=notrunc 2>/dev/null
+printf 'more text\n' >>small.txt
+big_state "a changed 50 MB file"
+copied huge.bin && pass "the 50 MB file was copied, not patched" ||
+    fail "the 50 MB file was copied, not patched" "$err"
+printf '%s\n' "$err" | grep -q "copied whole, not patched: small.txt" &&
+    fail "a small text edit was copied too" "$err" ||
+    pass "a small text edit still goes through the patch"
+like "the count of files copied whole" "$err" \
+    "forge: 1 changed file copied whole, not patched: 52428800 bytes"
+# git diff | git apply never held the file: far less than its 50 MB (a
+# delta between two 50 MB blobs takes several times that).
+peak=$(printf '%s\n' "$err" | sed -n 's/^forge: peak memory: forge [0-9]* KiB, git [0-9]* KiB (git diff | git apply \([0-9]*\) KiB)$/\1/p')
+if [ -n "$peak" ] && [ "$peak" -lt 32768 ]; then
+	pass "git diff | git apply took under 32 MiB ($peak KiB)"
+else
+	fail "git diff | git apply took under 32 MiB" "$err"
+fi
+like "the copy's file is the source's" "$(run_forge verify --isolated -- \
+    sh -c 'cmp huge.bin "$1" && echo same' sh "$T/r/huge.bin"; echo "$out")" \
+    "same"
+
+# Without --verbose, nothing is said of it.
+run_forge verify --isolated -- true
+unlike "without --verbose, nothing about copies" "$err" "copied whole"
+
+# The threshold, both ways: a small file grown past it, a big one shrunk
+# below it (git would load the old blob whole), and one that stays below.
+new_repo "$T/thr"
+mkfile grows.txt 4
+mkfile shrinks.txt 2048
+mkfile stays.txt 8
+git add -A && git commit -q -m sizes
+mkfile grows.txt 2048
+printf 'now small\n' >shrinks.txt
+printf 'edit\n' >>stays.txt
+big_state "files crossing the threshold"
+copied grows.txt && pass "a file grown past the threshold: copied" ||
+    fail "a file grown past the threshold: copied" "$err"
+copied shrinks.txt &&
+    pass "a file shrunk below the threshold: copied (its old self was big)" ||
+    fail "a file shrunk below the threshold: copied (its old self was big)" \
+    "$err"
+unlike "a text file below the threshold: patched" "$err" "stays.txt"
+
+# forge.copyThreshold moves it: 4M leaves the 2 MiB files to the patch;
+# 1k copies the 8 KiB one.
+git config forge.copyThreshold 4M
+big_state "forge.copyThreshold 4M"
+unlike "under 4M, the 2 MiB file is patched" "$err" "grows.txt"
+git config forge.copyThreshold 1k
+big_state "forge.copyThreshold 1k"
+copied stays.txt && pass "over 1k, the 8 KiB file is copied" ||
+    fail "over 1k, the 8 KiB file is copied" "$err"
+git config forge.copyThreshold 512KiB
+big_state "forge.copyThreshold 512KiB"
+copied grows.txt && pass "over 512KiB, the 2 MiB file is copied" ||
+    fail "over 512KiB, the 2 MiB file is copied" "$err"
+for bad in -1 1x lots ''; do
+	git config forge.copyThreshold "$bad"
+	run_forge verify --isolated -- true
+	is "forge.copyThreshold '$bad' is a usage error" "$rc" 64
+	like "forge.copyThreshold '$bad' is named" "$err" \
+	    "bad value '$bad' for forge.copythreshold"
+done
+git config --unset forge.copyThreshold
+
+# Binary content, however small: copied.  Then a binary file turned into
+# a symlink, into a directory of tracked files, and back; a big file
+# deleted; a big file whose mode alone changed.
+new_repo "$T/bin"
+printf '\000\001\002 tiny binary' >tiny.bin
+printf 'text\n' >text.txt
+printf '\000 will be a link' >to-link.bin
+ln -s text.txt from-link
+{ printf '\000 will be a directory\n'; mkfile /dev/stdout 2048; } >to-dir
+mkdir from-dir && printf 'inside\n' >from-dir/inside.txt
+mkfile gone.txt 2048
+mkfile mode.txt 2048
+git add -A && git commit -q -m binary
+printf '\000\003\004 tiny binary, edited' >tiny.bin
+printf 'text, edited\n' >text.txt
+rm to-link.bin && ln -s text.txt to-link.bin
+rm from-link && printf '\000 was a link' >from-link
+rm to-dir && mkdir to-dir && printf 'now a directory\n' >to-dir/file.txt &&
+    printf '\000 binary inside\n' >to-dir/file.bin
+git add to-dir
+rm -r from-dir && printf '\000 was a directory' >from-dir && git add -A from-dir
+rm gone.txt
+chmod +x mode.txt
+big_state "binary files edited, and turned into links and directories"
+copied tiny.bin && pass "a tiny binary file: copied" ||
+    fail "a tiny binary file: copied" "$err"
+copied from-link && pass "a link turned into a binary file: copied" ||
+    fail "a link turned into a binary file: copied" "$err"
+copied from-dir && pass "a directory turned into a binary file: copied" ||
+    fail "a directory turned into a binary file: copied" "$err"
+copied to-dir/file.txt &&
+    pass "below a big file turned into a directory: copied" ||
+    fail "below a big file turned into a directory: copied" "$err"
+copy_has mode.txt f 0755 && pass "a big file's new mode is in the copy" ||
+    fail "a big file's new mode is in the copy" "$(cat "$T/copy-all.m")"
+copy_lacks gone.txt && pass "a big file deleted is not in the copy" ||
+    fail "a big file deleted is not in the copy"
+copy_has to-link.bin l && pass "a binary file turned into a link" ||
+    fail "a binary file turned into a link"
+unlike "a text edit: patched" "$err" "text.txt"
+# Without the proof the changes are found another way (git diff-index,
+# not the proof's list): the same files are copied.
+run_forge verify --isolated --no-check --verbose -- true
+is "--no-check: passes" "$rc" 0
+for f in tiny.bin from-link from-dir to-dir/file.txt; do
+	copied "$f" && pass "--no-check: $f copied" ||
+	    fail "--no-check: $f copied" "$err"
+done
+
+# And back: what was a link, a directory, is a binary file again, and the
+# other way; committed first.
+git add -A && git commit -q -m turned
+rm to-link.bin && printf '\000 a file again' >to-link.bin
+rm -r to-dir && printf '\000 a file again' >to-dir
+rm from-dir && mkdir from-dir && printf '\000 inside again' >from-dir/in.bin
+git add -A
+big_state "and back"
+
+# Hostile names, and names that a pathspec would read as magic or glob:
+# only the big file is left out of the patch, never its neighbours.
+new_repo "$T/names"
+for n in '*' '*.bin' ':(top)x' "$(printf 'new\nline')" '-dash' 'sp ace' \
+    '[ab]'; do
+	printf '\000 %s\n' "$n" >"$n"
+done
+printf 'text\n' >a.bin
+printf 'text\n' >x
+printf 'text\n' >'*.txt'
+printf 'text\n' >b
+git add -A && git commit -q -m names
+for n in '*' '*.bin' ':(top)x' "$(printf 'new\nline')" '-dash' 'sp ace' \
+    '[ab]'; do
+	printf '\000 edited %s\n' "$n" >"$n"
+done
+for n in a.bin x '*.txt' b; do
+	printf 'edited\n' >>"$n"
+done
+big_state "hostile names"
+unlike "a.bin, x and b went through the patch" "$err" \
+    "patched: (a\\.bin|x|b) \\("
+GIT_LITERAL_PATHSPECS=1 GIT_ICASE_PATHSPECS=1 GIT_GLOB_PATHSPECS=1 &&
+    export GIT_LITERAL_PATHSPECS GIT_ICASE_PATHSPECS GIT_GLOB_PATHSPECS
+big_state "hostile names, with GIT_*_PATHSPECS set"
+unset GIT_LITERAL_PATHSPECS GIT_ICASE_PATHSPECS GIT_GLOB_PATHSPECS
+
+# A big file staged, then edited again; one only staged; one added with
+# intent to add; a skip-worktree big file edited (copied as flagged).
+new_repo "$T/index"
+mkfile staged.txt 2048
+mkfile again.txt 2048
+mkfile flagged.txt 2048
+git add -A && git commit -q -m index
+printf 'staged\n' >>staged.txt && git add staged.txt
+printf 'staged\n' >>again.txt && git add again.txt &&
+    printf 'and again\n' >>again.txt
+mkfile ita.txt 2048 && git add -N ita.txt
+git update-index --skip-worktree flagged.txt && printf 'edit\n' >>flagged.txt
+big_state "staged, intent to add, skip-worktree"
+copied ita.txt && pass "intent to add: copied" ||
+    fail "intent to add: copied" "$err"
+
+# A big file taken out of the index but left on disk is untracked: as
+# such it is in the copy, unless ignored; never copied as a change.
+new_repo "$T/untracked"
+mkfile kept.txt 2048
+mkfile ignored.txt 2048
+git add -A && git commit -q -m both
+git rm -q --cached kept.txt ignored.txt
+printf 'ignored.txt\n' >>.gitignore
+big_state "big files no longer tracked"
+copy_lacks ignored.txt && pass "an ignored one is not in the copy" ||
+    fail "an ignored one is not in the copy" "$(cat "$T/copy-all.m")"
+copy_has kept.txt f && pass "an untracked one is" ||
+    fail "an untracked one is" "$(cat "$T/copy-all.m")"
+unlike "neither is copied as a change" "$err" "copied whole, not patched: "
+
+# A nested repository's big change is copied too, named below it.
+new_repo "$T/outer"
+init_repo inner
+mkfile inner/big.txt 2048
+git -C inner add -A && git -C inner commit -q -m inner
+printf 'more\n' >>inner/big.txt
+source_manifest "$(pwd -P)" inner >"$T/src.m"
+copy_manifest --verbose
+passed "a nested repository's big change: forge passes"
+same "a nested repository's big change: the copy" "$T/copy.m" "$T/src.m"
+copied inner/big.txt && pass "named below the nested repository" ||
+    fail "named below the nested repository" "$err"
+
+# With --no-check as well: nothing proves it, and still the same bytes.
+cd "$T/r" || exit 99
+run_forge verify --isolated --no-check --verbose -- \
+    sh -c 'cmp huge.bin "$1"' sh "$T/r/huge.bin"
+is "--no-check: the copied file is the source's" "$rc" 0
+copied huge.bin && pass "--no-check: copied too" ||
+    fail "--no-check: copied too" "$err"
+
+done_testing
