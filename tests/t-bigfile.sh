@@ -247,4 +247,50 @@ is "--no-check: the copied file is the source's" "$rc" 0
 copied huge.bin && pass "--no-check: copied too" ||
     fail "--no-check: copied too" "$err"
 
+# reused_state DESCRIPTION OPTION: a run with OPTION (--reuse,
+# --incremental, --clone) whose copy is the working state.
+reused_state() {
+	source_manifest "$(pwd -P)" >"$T/src.m"
+	copy_manifest --verbose "$2"
+	if [ "$rc" -eq 0 ]; then
+		pass "$1: forge passes"
+	else
+		fail "$1: forge passes" "exit status $rc, stderr:" "$err"
+	fi
+	[ -f "$T/copy.m" ] || : >"$T/copy.m"
+	same "$1: the copy is the working state" "$T/copy.m" "$T/src.m"
+}
+
+# A reused copy holds HEAD's big file after its sync: the change is
+# copied over it there too, and a big file brought back to HEAD's
+# content, or turned into a directory, leaves nothing of the last run's.
+new_repo "$T/ru"
+head -c 3145728 /dev/urandom >big.bin
+git add -A && git commit -q -m big
+printf 'x' | dd of=big.bin bs=1 seek=1000 conv=notrunc 2>/dev/null
+reused_state "--reuse, a fresh copy" --reuse
+copied big.bin && pass "--reuse: the big file is copied whole" ||
+    fail "--reuse: the big file is copied whole" "$err"
+printf 'y' | dd of=big.bin bs=1 seek=2000 conv=notrunc 2>/dev/null
+reused_state "--reuse, the big file changed again" --reuse
+like "--reuse: the copy was reused" "$err" 'isolated, reused'
+copied big.bin && pass "--reuse: copied whole into the reused copy" ||
+    fail "--reuse: copied whole into the reused copy" "$err"
+git checkout -q big.bin
+reused_state "--reuse, the big file as HEAD has it" --reuse
+unlike "--reuse: nothing copied once it is HEAD's" "$err" \
+    "copied whole, not patched: "
+rm big.bin && mkdir big.bin && printf 'in\n' >big.bin/f
+reused_state "--reuse, the big file turned into a directory" --reuse
+rm -rf big.bin && git checkout -q big.bin
+head -c 2097152 /dev/urandom >>big.bin
+reused_state "--incremental, the big file grown" --incremental
+copied big.bin && pass "--incremental: copied whole" ||
+    fail "--incremental: copied whole" "$err"
+reused_state "--clone, the big file grown" --clone
+copied big.bin && pass "--clone: copied whole" ||
+    fail "--clone: copied whole" "$err"
+run_forge gc --all
+is "gc --all after the reused runs" "$rc" 0
+
 done_testing
