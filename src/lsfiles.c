@@ -18,6 +18,10 @@ lsfiles_free(struct lsfiles *l)
 	strv_free(&l->nested);
 	strv_free(&l->flagged);
 	strv_free(&l->entries);
+	strv_free(&l->gitlinks);
+	strv_free(&l->skips);
+	strv_free(&l->assumes);
+	strv_free(&l->unmerged);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -27,6 +31,19 @@ lsfiles_entry_path(const char *entry)
 	const char	*tab = strchr(entry, '\t');
 
 	return tab != NULL ? tab + 1 : entry;
+}
+
+/* Is the last path of v the plen bytes at path?  (Stages of one path
+ * come one after the other.) */
+static int
+same_path(const struct strv *v, const char *path, size_t plen)
+{
+	const char	*last;
+
+	if (v->n == 0)
+		return 0;
+	last = v->v[v->n - 1];
+	return strlen(last) == plen && memcmp(last, path, plen) == 0;
 }
 
 /*
@@ -61,11 +78,12 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 				return -1;
 			path = tab + 1;
 			plen = rlen - (size_t)(path - rec);
-			/* Only stage 0: a conflict is what is on disk. */
-			if (tab < rec + 4 || tab[-1] != '0' || tab[-2] != ' ')
+			if (tab < rec + 4 || tab[-2] != ' ')
 				goto len;
-			if (strncmp(rec + 2, "160000 ", 7) == 0) {
-				strv_pushn(&l->nested, path, plen);
+			/* Only stage 0: a conflict is what is on disk. */
+			if (tab[-1] != '0') {
+				if (!same_path(&l->unmerged, path, plen))
+					strv_pushn(&l->unmerged, path, plen);
 				goto len;
 			}
 			{
@@ -76,9 +94,19 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 				    (rec + 2)));
 				buf_addc(&f, '\t');
 				buf_add(&f, path, plen);
+				if (strncmp(rec + 2, "160000 ", 7) == 0) {
+					strv_pushn(&l->nested, path, plen);
+					strv_push(&l->gitlinks, f.data);
+					buf_free(&f);
+					goto len;
+				}
 				strv_push(&l->entries, f.data);
 				if (tag == 'S' || islower(tag))
 					strv_push(&l->flagged, f.data);
+				if (tag == 'S' || tag == 's')
+					strv_pushn(&l->skips, path, plen);
+				if (islower(tag))
+					strv_pushn(&l->assumes, path, plen);
 				buf_free(&f);
 			}
 			/* 's': skip-worktree and assume-unchanged. */

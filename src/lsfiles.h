@@ -25,6 +25,12 @@ struct lsfiles {
 					   assume-unchanged */
 	struct strv	 entries;	/* "mode oid\tpath" of each stage-0 file
 					   and link, in index order */
+	struct strv	 gitlinks;	/* "160000 oid\tpath" of each stage-0
+					   gitlink, in index order */
+	struct strv	 skips;		/* paths of skip-worktree entries */
+	struct strv	 assumes;	/* paths of assume-unchanged entries */
+	struct strv	 unmerged;	/* paths with a conflict, each once,
+					   in index order */
 	size_t		 maxlen;	/* longest path */
 	int		 sparse;	/* some entry is skip-worktree */
 };

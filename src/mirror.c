@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "gitcmd.h"
+#include "lsfiles.h"
 #include "mirror.h"
 #include "strv.h"
 #include "xmalloc.h"
@@ -75,25 +76,7 @@ has(const struct strv *sorted, const char *s)
 	    sizeof(*sorted->v), cmp_str) != NULL;
 }
 
-/* The path of "T mode oid stage\tpath" (ls-files -v -s). */
-static const char *
-entry_path(const char *e)
-{
-	const char	*tab = strchr(e, '\t');
-
-	return tab != NULL ? tab + 1 : e;
-}
-
-/* The stage of such an entry: the digit before the tab. */
-static int
-entry_stage(const char *e)
-{
-	const char	*tab = strchr(e, '\t');
-
-	return tab != NULL && tab > e ? tab[-1] - '0' : -1;
-}
-
-/* The entry of path in entries (ls-files -v -s, in index order), or
+/* The entry of path in entries ("mode oid\tpath", in index order), or
  * NULL. */
 static const char *
 find_entry(const struct strv *entries, const char *path)
@@ -103,7 +86,8 @@ find_entry(const struct strv *entries, const char *path)
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if ((c = strcmp(entry_path(entries->v[mid]), path)) == 0)
+		if ((c = strcmp(lsfiles_entry_path(entries->v[mid]), path)) ==
+		    0)
 			return entries->v[mid];
 		if (c < 0)
 			lo = mid + 1;
@@ -115,12 +99,13 @@ find_entry(const struct strv *entries, const char *path)
 
 /*
  * The update-index --index-info lines for the staged paths: the source's
- * entry ("mode oid stage\tpath", less ls-files' tag), or "0 <zeros>\tpath"
- * removing it; unmerged paths left alone.
+ * entry or gitlink ("mode oid\tpath"), or "0 <zeros>\tpath" removing it; unmerged
+ * paths left alone.
  */
 static void
 staged_lines(const struct strv *staged, const struct strv *entries,
-    const struct strv *unmerged, size_t oidlen, struct strv *lines)
+    const struct strv *gitlinks, const struct strv *unmerged, size_t oidlen,
+    struct strv *lines)
 {
 	struct buf	 b = BUF_INIT;
 	const char	*e;
@@ -130,8 +115,9 @@ staged_lines(const struct strv *staged, const struct strv *entries,
 		if (has(unmerged, staged->v[i]))
 			continue;
 		buf_reset(&b);
-		if ((e = find_entry(entries, staged->v[i])) != NULL)
-			buf_adds(&b, e + 2);
+		if ((e = find_entry(entries, staged->v[i])) != NULL ||
+		    (e = find_entry(gitlinks, staged->v[i])) != NULL)
+			buf_adds(&b, e);
 		else {
 			buf_adds(&b, "0 ");
 			for (k = 0; k < oidlen; k++)
@@ -179,7 +165,8 @@ add_ita(const struct git *dst, const struct strv *ita)
 }
 
 int
-mirror_index(const struct git *src, const struct git *dst, const char *head)
+mirror_index(const struct git *src, const struct git *dst, const char *head,
+    const struct strv *entries, const struct lsfiles *l)
 {
 	const char *const	 staged_args[] = { "diff-index", "--cached",
 	    "--no-renames", "--name-only", "-z", "--ita-invisible-in-index",
@@ -187,8 +174,6 @@ mirror_index(const struct git *src, const struct git *dst, const char *head)
 	const char *const	 visible_args[] = { "diff-index", "--cached",
 	    "--no-renames", "--name-only", "-z", "--ignore-submodules=none",
 	    head, "--", NULL };
-	const char *const	 ls_args[] = { "ls-files", "-z", "-v", "-s",
-	    NULL };
 	const char *const	 info[] = { "update-index", "-z",
 	    "--index-info", NULL };
 	const char *const	 skip[] = { "update-index", "-z",
@@ -196,49 +181,29 @@ mirror_index(const struct git *src, const struct git *dst, const char *head)
 	const char *const	 assume[] = { "update-index", "-z",
 	    "--assume-unchanged", "--stdin", NULL };
 	struct strv		 staged = STRV_INIT, visible = STRV_INIT;
-	struct strv		 entries = STRV_INIT, lines = STRV_INIT;
-	struct strv		 skips = STRV_INIT, assumes = STRV_INIT;
-	struct strv		 ita = STRV_INIT, unmerged = STRV_INIT;
-	const char		*e;
+	struct strv		 lines = STRV_INIT, ita = STRV_INIT;
 	size_t			 i;
 	int			 ret = -1;
 
 	if (git_list(src, staged_args, &staged, "git diff-index") == -1 ||
-	    git_list(src, visible_args, &visible, "git diff-index") == -1 ||
-	    git_list(src, ls_args, &entries, "git ls-files") == -1)
+	    git_list(src, visible_args, &visible, "git diff-index") == -1)
 		goto out;
 	sort(&staged);
 	/* Listed only when intent-to-add entries are visible: those. */
 	for (i = 0; i < visible.n; i++)
 		if (!has(&staged, visible.v[i]))
 			strv_push(&ita, visible.v[i]);
-	/* ls-files -v tags: S skip-worktree, lower case assume-unchanged. */
-	for (i = 0; i < entries.n; i++) {
-		e = entries.v[i];
-		if (entry_stage(e) != 0) {
-			strv_push(&unmerged, entry_path(e));
-			continue;
-		}
-		if (e[0] == 'S' || e[0] == 's')
-			strv_push(&skips, entry_path(e));
-		if (e[0] >= 'a' && e[0] <= 'z')
-			strv_push(&assumes, entry_path(e));
-	}
-	sort(&unmerged);
-	staged_lines(&staged, &entries, &unmerged, strlen(head), &lines);
+	staged_lines(&staged, entries, &l->gitlinks, &l->unmerged,
+	    strlen(head), &lines);
 	if (git_feed(dst, info, &lines) == -1 || add_ita(dst, &ita) == -1 ||
-	    git_feed(dst, skip, &skips) == -1 ||
-	    git_feed(dst, assume, &assumes) == -1)
+	    git_feed(dst, skip, &l->skips) == -1 ||
+	    git_feed(dst, assume, &l->assumes) == -1)
 		goto out;
 	ret = 0;
 out:
 	strv_free(&staged);
 	strv_free(&visible);
-	strv_free(&entries);
 	strv_free(&lines);
-	strv_free(&skips);
-	strv_free(&assumes);
 	strv_free(&ita);
-	strv_free(&unmerged);
 	return ret;
 }

@@ -6,8 +6,12 @@
  *
  *	struct git src, dst;	the source (read through a private copy of
  *				its index) and the copy
- *	if (mirror_index(&src, &dst, head) == -1)
+ *	if (mirror_index(&src, &dst, head, &entries, &l) == -1)
  *		...		a message says why
+ *
+ * entries and l are what lsfiles_read() found in the source: entries,
+ * moved out of l, its stage-0 entries in index order; l, its gitlinks,
+ * skips, assumes and unmerged paths.  The index is not listed again.
  *
  * Each path whose index entry differs from HEAD's gets the source's
  * entry (or none, for a staged deletion), written with update-index
@@ -21,7 +25,10 @@
 #define MIRROR_H
 
 struct git;
+struct lsfiles;
+struct strv;
 
-int	mirror_index(const struct git *, const struct git *, const char *);
+int	mirror_index(const struct git *, const struct git *, const char *,
+	    const struct strv *, const struct lsfiles *);
 
 #endif /* MIRROR_H */

@@ -848,7 +848,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 
 /* The copy's index staged as the source's is (mirror.h). */
 static int
-staging(struct snapshot *s, struct snap_repo *sr)
+staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct git	sg, dg;
 	long long	t = time_now_ms();
@@ -857,7 +857,8 @@ staging(struct snapshot *s, struct snap_repo *sr)
 	sg.idle = &s->idle;
 	dst_git(sr, &dg);
 	dg.idle = &s->idle;
-	if (sig_pending() || mirror_index(&sg, &dg, sr->head) == -1)
+	if (sig_pending() || mirror_index(&sg, &dg, sr->head, &sr->entries, l) ==
+	    -1)
 		return -1;
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);
@@ -901,7 +902,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (s->check && begin_proof(s, sr, &l) == -1)
 		goto out;
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
-	    files(s, sr, &l) == -1 || staging(s, sr) == -1)
+	    files(s, sr, &l) == -1 || staging(s, sr, &l) == -1)
 		goto out;
 	if (sig_pending() || copy_nested(s, sr) == -1)
 		goto out;

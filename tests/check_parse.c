@@ -606,6 +606,8 @@ START_TEST(t_lsfiles)
 	ck_assert_uint_eq(l.nested.n, 2);
 	ck_assert_str_eq(l.nested.v[0], "nested");
 	ck_assert_str_eq(l.nested.v[1], "submodule");
+	ck_assert_uint_eq(l.gitlinks.n, 1);
+	ck_assert_str_eq(l.gitlinks.v[0], "160000 " OID "\tsubmodule");
 	/* As update-index --index-info takes them back. */
 	ck_assert_uint_eq(l.flagged.n, 3);
 	ck_assert_str_eq(l.flagged.v[0], "100644 " OID "\tsparse/a");
@@ -613,6 +615,37 @@ START_TEST(t_lsfiles)
 	ck_assert_str_eq(l.flagged.v[2], "100755 " OID "\tboth");
 	ck_assert_int_eq(l.sparse, 1);
 	ck_assert_uint_eq(l.maxlen, 9);
+	/* The flags, by path, for the copy's index (mirror.h). */
+	ck_assert_uint_eq(l.skips.n, 2);
+	ck_assert_str_eq(l.skips.v[0], "sparse/a");
+	ck_assert_str_eq(l.skips.v[1], "both");
+	ck_assert_uint_eq(l.assumes.n, 2);
+	ck_assert_str_eq(l.assumes.v[0], "assumed");
+	ck_assert_str_eq(l.assumes.v[1], "both");
+	ck_assert_uint_eq(l.unmerged.n, 0);
+	lsfiles_free(&l);
+}
+END_TEST
+
+START_TEST(t_lsfiles_unmerged)
+{
+	struct lsfiles	l;
+
+	/* A conflict's stages are no entries: its path is listed once. */
+	ck_assert_int_eq(ls(&l, V("H 100644 " OID " 0\ta",
+	    "M 100644 " OID " 1\tc",
+	    "M 100644 " OID " 2\tc",
+	    "M 100644 " OID " 3\tc",
+	    "M 100644 " OID " 2\tcd",
+	    "M 100644 " OID " 3\tcd",
+	    "H 100644 " OID " 0\te")), 0);
+	ck_assert_uint_eq(l.entries.n, 2);
+	ck_assert_str_eq(l.entries.v[0], "100644 " OID "\ta");
+	ck_assert_str_eq(l.entries.v[1], "100644 " OID "\te");
+	ck_assert_uint_eq(l.unmerged.n, 2);
+	ck_assert_str_eq(l.unmerged.v[0], "c");
+	ck_assert_str_eq(l.unmerged.v[1], "cd");
+	ck_assert_uint_eq(l.skips.n + l.assumes.n + l.flagged.n, 0);
 	lsfiles_free(&l);
 }
 END_TEST
@@ -1038,6 +1071,7 @@ parse_suite(void)
 	tc = tcase_create("git");
 	tcase_add_test(tc, t_lsfiles);
 	tcase_add_test(tc, t_lsfiles_sparse);
+	tcase_add_test(tc, t_lsfiles_unmerged);
 	tcase_add_test(tc, t_lsfiles_stages);
 	tcase_add_test(tc, t_lsfiles_names);
 	tcase_add_test(tc, t_lsfiles_bad);
