@@ -179,9 +179,61 @@ git_lock_busy(const char *err)
 	    strstr(p, "/worktrees/") != NULL;
 }
 
+/*
+ * Hand each NUL-terminated record in b to e and drop it from b, which
+ * keeps a last record not yet ended; at eof that one too.  -1 once e->fn
+ * says stop.
+ */
+static int
+each_record(struct buf *b, const struct git_each *e, int eof)
+{
+	const char	*nul;
+	size_t		 off = 0, len;
+	int		 r = 0;
+
+	while (off < b->len && r == 0) {
+		nul = memchr(b->data + off, '\0', b->len - off);
+		if (nul == NULL && !eof)
+			break;
+		/* b->data is NUL-terminated past its length: a last record
+		 * without its NUL is a string all the same. */
+		len = nul != NULL ? (size_t)(nul - (b->data + off)) :
+		    b->len - off;
+		r = e->fn(b->data + off, len, e->arg);
+		off += len + 1;
+	}
+	if (off >= b->len)
+		buf_reset(b);
+	else if (off > 0) {
+		memmove(b->data, b->data + off, b->len - off);
+		buf_truncate(b, b->len - off);
+	}
+	return r == 0 ? 0 : -1;
+}
+
+/* Move the streams on; with e, hand out's records to it as they come.
+ * spawn_io()'s 0 or -1; 1 if e said stop. */
+static int
+run_io(struct spawn_stream *st, size_t n, size_t k, struct buf *out,
+    const struct git_each *e, const struct spawn_idle *idle)
+{
+	int	r;
+
+	if (e == NULL)
+		return spawn_io(st, n, idle);
+	st[k].stop_on_data = 1;
+	while ((r = spawn_io(st, n, idle)) == 1)
+		if (each_record(out, e, 0) == -1)
+			return 1;
+	if (r == 0 && each_record(out, e, 1) == -1)
+		return 1;
+	return r;
+}
+
 static int
 run_once(const struct git *g, const char *const *args, int flags,
-    const struct buf *in, struct buf *out, struct buf *err)
+    const struct buf *in, struct buf *out, struct buf *err,
+    const struct git_each *e)
 {
 	struct spawn		 sp = SPAWN_INIT;
 	struct spawn_stream	 st[3];
@@ -189,7 +241,7 @@ run_once(const struct git *g, const char *const *args, int flags,
 	struct spawn_limit	 lim;
 	struct strv		 argv = STRV_INIT, env = STRV_INIT;
 	struct buf		 junk = BUF_INIT, inb = BUF_INIT;
-	size_t			 n = 0;
+	size_t			 n = 0, k;
 	int			 ret = -1, ioerr;
 
 	git_argv(&argv, args);
@@ -216,11 +268,12 @@ run_once(const struct git *g, const char *const *args, int flags,
 		buf_add(&inb, in->data, in->len);
 		spawn_stream_init(&st[n++], sp.in, 1, &inb, -1);
 	}
+	k = n;
 	spawn_stream_init(&st[n++], sp.out, 0, out != NULL ? out : &junk,
 	    out != NULL ? -1 : -2);
 	if (!(flags & GIT_TERMINAL))
 		spawn_stream_init(&st[n++], sp.err, 0, err, -1);
-	ioerr = spawn_io(st, n, g != NULL ? g->idle : NULL);
+	ioerr = run_io(st, n, k, out, e, g != NULL ? g->idle : NULL);
 	while (n-- > 0)
 		if (st[n].fd != -1)
 			close(st[n].fd);
@@ -232,7 +285,8 @@ run_once(const struct git *g, const char *const *args, int flags,
 	}
 	if (ioerr == -1 || ex.interrupted)
 		goto out;
-	ret = ex.status;
+	/* Stopped by e: git's end is of no interest, nor its status. */
+	ret = ioerr == 1 ? -1 : ex.status;
 out:
 	strv_free(&argv);
 	strv_free(&env);
@@ -264,7 +318,7 @@ git_run(const struct git *g, const char *const *args, int flags,
 	for (;;) {
 		size_t	errlen = e->len;
 
-		st = run_once(g, args, flags, in, out, e);
+		st = run_once(g, args, flags, in, out, e, NULL);
 		if (st <= 0 || !(flags & GIT_RETRY) || waited > 15000 ||
 		    sig_pending() || !git_lock_busy(e->data + errlen))
 			break;
@@ -277,6 +331,19 @@ git_run(const struct git *g, const char *const *args, int flags,
 		if (delay < 500)
 			delay *= 2;
 	}
+	buf_free(&myerr);
+	return st;
+}
+
+int
+git_each(const struct git *g, const char *const *args,
+    const struct git_each *e, struct buf *err)
+{
+	struct buf	out = BUF_INIT, myerr = BUF_INIT;
+	int		st;
+
+	st = run_once(g, args, 0, NULL, &out, err != NULL ? err : &myerr, e);
+	buf_free(&out);
 	buf_free(&myerr);
 	return st;
 }

@@ -109,6 +109,24 @@ void		 git_unset_local(struct strv *);
 int		 git_run(const struct git *, const char *const *, int,
 		    const struct buf *, struct buf *, struct buf *);
 /*
+ * git's -z output record by record, as it comes, never held whole:
+ *
+ *	struct git_each e = { fn, arg };
+ *	st = git_each(&g, args, &e, &err);
+ *
+ * fn(rec, len, arg) gets each NUL-terminated record (rec[len] is NUL; a
+ * last record without its NUL too); when it returns -1 git is stopped
+ * and git_each() returns -1 without a message (fn's to say why).
+ * Otherwise git_each() returns as git_run() does.
+ */
+struct git_each {
+	int	(*fn)(const char *, size_t, void *);
+	void	*arg;
+};
+
+int		 git_each(const struct git *, const char *const *,
+		    const struct git_each *, struct buf *);
+/*
  * A git run in the background, for work that can overlap forge's own:
  * its standard input, output and error are files (so it never waits on
  * a pipe nobody reads), named by the caller.

@@ -10,6 +10,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
+#include "xmalloc.h"
 
 void
 lsfiles_free(struct lsfiles *l)
@@ -47,77 +48,98 @@ same_path(const struct strv *v, const char *path, size_t plen)
 }
 
 /*
- * Records are "? path" for untracked paths (a nested repository ends
- * in '/') and "T mode oid stage\tpath" for index entries, where T is
- * 'S' for skip-worktree and lower case for assume-unchanged.
+ * One record: "? path" for an untracked path (a nested repository ends
+ * in '/'), "T mode oid stage\tpath" for an index entry, where T is 'S'
+ * for skip-worktree and lower case for assume-unchanged.  -1 if it is
+ * neither.
  */
+static int
+record(struct lsfiles *l, const char *rec, size_t rlen)
+{
+	const char	*tab, *path;
+	size_t		 plen;
+	char		*e;
+	int		 tag;
+
+	if (rlen < 3 || rec[1] != ' ')
+		return -1;
+	tag = (unsigned char)rec[0];
+	if (tag == '?') {
+		path = rec + 2;
+		plen = rlen - 2;
+		if (path[plen - 1] == '/')
+			strv_pushn(&l->nested, path, plen - 1);
+		else
+			strv_pushn(&l->untracked, path, plen);
+		goto len;
+	}
+	if ((tab = memchr(rec, '\t', rlen)) == NULL)
+		return -1;
+	path = tab + 1;
+	plen = rlen - (size_t)(path - rec);
+	if (tab < rec + 4 || tab[-2] != ' ')
+		goto len;
+	/* Only stage 0: a conflict is what is on disk. */
+	if (tab[-1] != '0') {
+		if (!same_path(&l->unmerged, path, plen))
+			strv_pushn(&l->unmerged, path, plen);
+		goto len;
+	}
+	/* "mode oid\tpath", as update-index takes it: the record less its
+	 * tag and stage. */
+	e = xasprintf("%.*s\t%.*s", (int)(tab - 2 - (rec + 2)), rec + 2,
+	    (int)plen, path);
+	if (strncmp(rec + 2, "160000 ", 7) == 0) {
+		strv_pushn(&l->nested, path, plen);
+		strv_take(&l->gitlinks, e);
+		goto len;
+	}
+	if (tag == 'S' || islower(tag))
+		strv_push(&l->flagged, e);
+	if (tag == 'S' || tag == 's')
+		strv_pushn(&l->skips, path, plen);
+	if (islower(tag))
+		strv_pushn(&l->assumes, path, plen);
+	strv_take(&l->entries, e);
+	/* 's': skip-worktree and assume-unchanged. */
+	if (tag == 'S' || tag == 's')
+		l->sparse = 1;
+len:
+	if (plen > l->maxlen)
+		l->maxlen = plen;
+	return 0;
+}
+
 int
 lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 {
-	const char	*end = p + len, *rec, *tab, *path;
-	size_t		 rlen, plen;
-	int		 tag;
+	const char	*end = p + len;
+	size_t		 rlen;
 
 	memset(l, 0, sizeof(*l));
 	while (p < end) {
-		rec = p;
-		rlen = strnlen(rec, (size_t)(end - p));
-		p += rlen + 1;
-		if (rlen < 3 || rec[1] != ' ')
+		rlen = strnlen(p, (size_t)(end - p));
+		if (record(l, p, rlen) == -1)
 			return -1;
-		tag = (unsigned char)rec[0];
-		if (tag == '?') {
-			path = rec + 2;
-			plen = rlen - 2;
-			if (path[plen - 1] == '/')
-				strv_pushn(&l->nested, path, plen - 1);
-			else
-				strv_pushn(&l->untracked, path, plen);
-		} else {
-			if ((tab = memchr(rec, '\t', rlen)) == NULL)
-				return -1;
-			path = tab + 1;
-			plen = rlen - (size_t)(path - rec);
-			if (tab < rec + 4 || tab[-2] != ' ')
-				goto len;
-			/* Only stage 0: a conflict is what is on disk. */
-			if (tab[-1] != '0') {
-				if (!same_path(&l->unmerged, path, plen))
-					strv_pushn(&l->unmerged, path, plen);
-				goto len;
-			}
-			{
-				struct buf	f = BUF_INIT;
-
-				/* "mode oid\tpath", as update-index takes */
-				buf_add(&f, rec + 2, (size_t)(tab - 2 -
-				    (rec + 2)));
-				buf_addc(&f, '\t');
-				buf_add(&f, path, plen);
-				if (strncmp(rec + 2, "160000 ", 7) == 0) {
-					strv_pushn(&l->nested, path, plen);
-					strv_push(&l->gitlinks, f.data);
-					buf_free(&f);
-					goto len;
-				}
-				strv_push(&l->entries, f.data);
-				if (tag == 'S' || islower(tag))
-					strv_push(&l->flagged, f.data);
-				if (tag == 'S' || tag == 's')
-					strv_pushn(&l->skips, path, plen);
-				if (islower(tag))
-					strv_pushn(&l->assumes, path, plen);
-				buf_free(&f);
-			}
-			/* 's': skip-worktree and assume-unchanged. */
-			if (tag == 'S' || tag == 's')
-				l->sparse = 1;
-		}
-len:
-		if (plen > l->maxlen)
-			l->maxlen = plen;
+		p += rlen + 1;
 	}
 	return 0;
+}
+
+struct reading {
+	struct lsfiles	*l;
+	int		 bad;
+};
+
+static int
+each(const char *rec, size_t len, void *arg)
+{
+	struct reading	*r = arg;
+
+	if (record(r->l, rec, len) == 0)
+		return 0;
+	r->bad = 1;
+	return -1;
 }
 
 int
@@ -125,27 +147,29 @@ lsfiles_read(struct lsfiles *l, const struct git *g)
 {
 	const char *const	 a[] = { "ls-files", "-z", "-v", "-s", "-c",
 	    "-o", "--exclude-standard", NULL };
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct reading		 r;
+	struct git_each		 e;
+	struct buf		 err = BUF_INIT;
 	int			 st;
 
 	memset(l, 0, sizeof(*l));
-	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
-		if (st > 0)
+	r.l = l;
+	r.bad = 0;
+	e.fn = each;
+	e.arg = &r;
+	/* Parsed as it comes: the listing of a large tree is never held
+	 * whole. */
+	if ((st = git_each(g, a, &e, &err)) != 0) {
+		if (r.bad)
+			warnx("cannot parse the output of git ls-files");
+		else if (st > 0)
 			warnx("git ls-files failed in %s: %s",
 			    g->dir != NULL ? fs_vis(g->dir) : ".",
 			    git_why(&err, st));
-		buf_free(&out);
+		lsfiles_free(l);
 		buf_free(&err);
 		return -1;
 	}
 	buf_free(&err);
-	if (lsfiles_parse(out.data != NULL ? out.data : "", out.len, l) ==
-	    -1) {
-		warnx("cannot parse the output of git ls-files");
-		lsfiles_free(l);
-		buf_free(&out);
-		return -1;
-	}
-	buf_free(&out);
 	return 0;
 }

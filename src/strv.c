@@ -10,7 +10,7 @@
 #include "strv.h"
 #include "xmalloc.h"
 
-static void
+void
 strv_take(struct strv *sv, char *s)
 {
 	if (sv->n + 2 > sv->cap) {

@@ -23,6 +23,8 @@ struct strv {
 
 void	 strv_push(struct strv *, const char *);
 void	 strv_pushn(struct strv *, const char *, size_t);
+/* Push a string the vector is to own (allocated, as by xmalloc.h). */
+void	 strv_take(struct strv *, char *);
 void	 strv_pushf(struct strv *, const char *, ...)
 	    __attribute__((__format__(__printf__, 2, 3)));
 void	 strv_pushv(struct strv *, char *const *);

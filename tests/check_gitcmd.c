@@ -33,6 +33,8 @@ static const char fake_git[] =
     "case $FAKE_GIT in\n"
     "echo)\tcat; printf '|out'; exit 0 ;;\n"
     "status)\texit 3 ;;\n"
+    "records)\tawk 'BEGIN { for (i = 0; i < 50000; i++) "
+    "printf \"rec%d%c\", i, 0; printf \"last\" }'; exit 0 ;;\n"
     "chatty)\tprintf 'hint: try this\\nerror: the cause\\nfatal: later\\n' "
     ">&2; exit 128 ;;\n"
     "plain)\tprintf 'warning: first\\n\\nthe last line\\n\\n' >&2; "
@@ -161,6 +163,57 @@ START_TEST(t_run_io)
 	buf_free(&out);
 	free(real);
 	free(dir);
+}
+END_TEST
+
+struct seen {
+	size_t	n;
+	size_t	stop_at;	/* 0: never */
+	int	bad;
+};
+
+static int
+record(const char *rec, size_t len, void *arg)
+{
+	struct seen	*s = arg;
+	char		 want[32];
+
+	if (s->n < 50000)
+		snprintf(want, sizeof(want), "rec%zu", s->n);
+	else
+		snprintf(want, sizeof(want), "last");
+	if (strlen(rec) != len || strcmp(rec, want) != 0)
+		s->bad = 1;
+	if (++s->n == s->stop_at)
+		return -1;
+	return 0;
+}
+
+/* git_each(): every record, in order, across the pipe's chunks, the
+ * last one without its NUL too; a callback that says stop stops git. */
+START_TEST(t_each)
+{
+	const char *const	 a[] = { "ls-files", "-z", NULL };
+	struct git_each		 e;
+	struct seen		 s;
+
+	use_fake_git("records");
+	memset(&s, 0, sizeof(s));
+	e.fn = record;
+	e.arg = &s;
+	ck_assert_int_eq(git_each(NULL, a, &e, NULL), 0);
+	ck_assert_uint_eq(s.n, 50001);
+	ck_assert_int_eq(s.bad, 0);
+	memset(&s, 0, sizeof(s));
+	s.stop_at = 10;
+	ck_assert_int_eq(git_each(NULL, a, &e, NULL), -1);
+	ck_assert_uint_eq(s.n, 10);
+	ck_assert_int_eq(s.bad, 0);
+	/* git's own failure is its status, as with git_run(). */
+	use_fake_git("status");
+	memset(&s, 0, sizeof(s));
+	ck_assert_int_eq(git_each(NULL, a, &e, NULL), 3);
+	ck_assert_uint_eq(s.n, 0);
 }
 END_TEST
 
@@ -325,6 +378,7 @@ gitcmd_suite(void)
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, t_run_io);
+	tcase_add_test(tc, t_each);
 	tcase_add_test(tc, t_run_scrubbed);
 	tcase_add_test(tc, t_run_failures);
 	tcase_add_test(tc, t_run_not_found);
