@@ -30,7 +30,7 @@ struct proof {
 	int			 src_started;
 	char			*dst_gitdir;	/* the copy's registration */
 	struct git		 dst_git;
-	struct strv		 prep_valid;	/* the copy's index, made ready */
+	struct buf		 prep_valid;	/* the copy's index, made ready */
 	struct strv		 prep_edits;	/* for its side of the proof */
 	struct treeid_req	 prep_req;	/* as soon as the source's side */
 	struct treeid_job	 prep_job;	/* and git are done */
@@ -141,7 +141,7 @@ cmp_str(const void *a, const void *b)
  * directory in one entry; there, none.
  */
 static void
-unchanged_entries(const struct proof *p, struct strv *v)
+unchanged_entries(const struct proof *p, struct buf *v)
 {
 	const struct strv	 *staged = &p->src_job.staged;
 	const struct strv	 *changed = &p->src_job.changed;
@@ -160,7 +160,7 @@ unchanged_entries(const struct proof *p, struct strv *v)
 	for (i = 0; i < p->r.entries->n; i++) {
 		path = lsfiles_entry_path(p->r.entries->v[i]);
 		if (bsearch(&path, not, n, sizeof(*not), cmp_str) == NULL)
-			strv_push(v, path);
+			buf_add(v, path, strlen(path) + 1);
 	}
 	free(not);
 }
@@ -456,7 +456,7 @@ proof_free(struct proof *p)
 	if (p->prep_started)
 		treeid_free(&p->prep_job);
 	strv_free(&p->edits);
-	strv_free(&p->prep_valid);
+	buf_free(&p->prep_valid);
 	strv_free(&p->prep_edits);
 	free(p->dst_index);
 	free(p->dst_gitdir);

@@ -10,10 +10,11 @@
  *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
- *	q.valid = &p;		paths whose entries git is to take as they
+ *	q.valid = &b;		paths whose entries git is to take as they
  *				are, never looking at their files (marked
  *				assume-unchanged), first: the caller vouches
- *				for them, and each must be in the index
+ *				for them, and each must be in the index;
+ *				a buffer of paths, each ended by a NUL
  *	q.edits = &v;		update-index --index-info lines applied
  *				to the temporary index first: "mode
  *				oid\tpath" puts an entry back without
@@ -62,7 +63,7 @@ struct treeid_req {
 	const char		*scratch;
 	const char		*objdir;
 	const char		*alternates;
-	const struct strv	*valid;
+	const struct buf	*valid;
 	const struct strv	*edits;
 	const struct strv	*exclude;
 	int			 force;

@@ -146,7 +146,8 @@ START_TEST(t_valid)
 {
 	struct treeid_req	 q;
 	struct git		 g;
-	struct strv		 valid = STRV_INIT, edits = STRV_INIT;
+	struct strv		 edits = STRV_INIT;
+	struct buf		 valid = BUF_INIT;
 	char			*tree, *want, *index, *head_a;
 
 	setup_repo();
@@ -155,7 +156,7 @@ START_TEST(t_valid)
 	free(sh("GIT_INDEX_FILE='%s' git read-tree HEAD", index));
 	request(&q, &g);
 	q.index = index;
-	strv_push(&valid, "a.txt");
+	buf_add(&valid, "a.txt", sizeof("a.txt"));
 	q.valid = &valid;
 	tree = treeid_compute(&q, "valid");
 	want = tree_of("aaaa\n", "BBBB\n");
@@ -172,10 +173,10 @@ START_TEST(t_valid)
 	free(tree);
 	free(want);
 	/* A path that is not in the index cannot be marked. */
-	strv_push(&valid, "c.txt");
+	buf_add(&valid, "c.txt", sizeof("c.txt"));
 	q.edits = NULL;
 	ck_assert_ptr_null(treeid_compute(&q, "missing"));
-	strv_free(&valid);
+	buf_free(&valid);
 	strv_free(&edits);
 	free(head_a);
 	free(index);
