@@ -19,6 +19,7 @@
 #include "gitcmd.h"
 #include "journal.h"
 #include "reuse.h"
+#include "sig.h"
 #include "xmalloc.h"
 
 struct record {
@@ -151,11 +152,15 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 			journal_entry_free(&e);
 			continue;
 		}
+		/* Locked, still parked: a death here leaves it parked. */
+		sig_test_stall("claim");
 		if (journal_note_use(&j) == -1) {
 			journal_close(&j, 0);
 			journal_entry_free(&e);
 			continue;
 		}
+		/* The run's from here: a death leaves it to the reclaim. */
+		sig_test_stall("adopt");
 		if (rundir_adopt(rd, &j, &e) == 0) {
 			*had = xstrdup(e.reuse_setup != NULL ? e.reuse_setup :
 			    "");
@@ -535,26 +540,27 @@ reuse_sync(const char *copy, const char *common, const char *run,
 	 * way, and read-tree writes only what differs from the index --
 	 * which it checks against the disk, file by file.
 	 */
-	if (clear_flags(&g) == -1) {
-		free(adm);
-		return -1;
-	}
+	if (clear_flags(&g) == -1)
+		goto fail;
 	if (marks != NULL) {
 		if (copy_git(&g, dirty, NULL, &paths) == -1 ||
 		    copy_git(&g, others, NULL, &paths) == -1) {
 			buf_free(&paths);
-			free(adm);
-			return -1;
+			goto fail;
 		}
 		take_marks(marks, copy, &paths);
 		buf_free(&paths);
 	}
-	if (copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1 ||
-	    copy_git(&g, detach, NULL, NULL) == -1 ||
-	    copy_git(&g, reset, NULL, NULL) == -1) {
-		free(adm);
-		return -1;
-	}
+	if (copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1)
+		goto fail;
+	/* Half brought up to date: neither the last run's nor HEAD's. */
+	sig_test_stall("sync");
+	if (copy_git(&g, detach, NULL, NULL) == -1 ||
+	    copy_git(&g, reset, NULL, NULL) == -1)
+		goto fail;
 	*dst_gitdir = adm;
 	return 0;
+fail:
+	free(adm);
+	return -1;
 }
