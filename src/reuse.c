@@ -207,6 +207,27 @@ count_parked(const char *common, const struct reuse_want *w,
 	return count;
 }
 
+/*
+ * Is the run's copy fit to park: would the next run find it intact?  Its
+ * command could have undone the proof that the directory is the run's
+ * (the mark beside the copy, the directory's mode); parked so, it could
+ * never be claimed, nor removed by anyone but the run: it goes now.
+ */
+static int
+provable(const struct rundir *rd, const char *copy)
+{
+	struct journal_entry	e;
+	int			ok;
+
+	memset(&e, 0, sizeof(e));
+	e.run = xstrdup(rd->run);
+	e.top = xstrdup(rd->top);
+	e.reuse = xstrdup(copy);
+	ok = intact(&e);
+	journal_entry_free(&e);
+	return ok;
+}
+
 int
 reuse_park(struct rundir *rd, const char *common, const char *copy,
     const struct reuse_want *w, int max)
@@ -220,8 +241,10 @@ reuse_park(struct rundir *rd, const char *common, const char *copy,
 	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd != -1)
 		(void)flock(fd, LOCK_EX);
-	if (fs_mounts_below(rd->top, NULL) == 0 &&
-	    count_parked(common, w, rd->run) < max &&
+	if (!provable(rd, copy))
+		warnx("the copy %s is no longer provably forge's: removing "
+		    "it, not parking it", fs_vis(rd->top));
+	else if (count_parked(common, w, rd->run) < max &&
 	    rundir_park(rd, copy, w->source, w->incremental, w->setup) == 0)
 		ret = 0;
 	if (fd != -1)

@@ -16,7 +16,8 @@
  *	... the verification ...
  *	reuse_park(&rd, common, copy, &w, max);	parked for the next run,
  *			or removed when max copies of the working tree
- *			are parked already
+ *			are parked already, or when the next run could not
+ *			prove it the run's (its command undid the mark)
  *
  *	reuse_sync(...)	snapshot.c's part: a parked copy's worktree made
  *			HEAD's, as a checkout would leave it

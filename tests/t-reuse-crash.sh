@@ -222,6 +222,17 @@ for mode in reuse incremental; do
 	tamper "$mode" "$mode: .git a repository of its own" \
 	    'rm .git && git init -q . && git add -A && git commit -qm own'
 	check_next "$mode" "$mode: after .git a repository" fresh
+	# The proof beside the copy that it is forge's, undone: the copy is
+	# removed, not parked where no one could claim or remove it.
+	for how in 'echo 0000000000000000 >../.forge/run' 'chmod 755 ..' \
+	    'rm -rf ../.forge'; do
+		tamper "$mode" "$mode: $how" "$how"
+		like "$mode: $how: the run says it removed the copy" "$err" \
+		    "no longer provably forge's: removing it"
+		is "$mode: $how: nothing is parked" "$(parked)" 0
+		is "$mode: $how: nothing is left" "$(left)" ""
+		check_next "$mode" "$mode: after $how" fresh
+	done
 done
 
 run_forge gc --all
