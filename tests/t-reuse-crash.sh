@@ -199,6 +199,15 @@ for mode in reuse incremental; do
 	tamper "$mode" "$mode: a directory made a symlink" \
 	    "rm -rf src; ln -s '$T/outside' src"
 	check_next "$mode" "$mode: after a directory made a symlink" reused
+	# Directories no one can enter, modes git does not record: a
+	# checkout's own come back.
+	tamper "$mode" "$mode: chmod 000" \
+	    'chmod 000 src; mkdir -p new/deep; echo x >new/deep/y;
+	    chmod 000 new/deep new'
+	check_next "$mode" "$mode: after chmod 000" reused
+	tamper "$mode" "$mode: chmod of files and the copy" \
+	    'chmod 600 f1; chmod 666 f2; chmod 000 src/main.c; chmod 700 .'
+	check_next "$mode" "$mode: after chmod of files and the copy" reused
 	# A process left behind, holding a file in the copy, writing later.
 	rm -f "$T/bg.pid"
 	tamper "$mode" "$mode: a process left behind" \
