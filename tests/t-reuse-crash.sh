@@ -128,35 +128,44 @@ check_next incremental "incremental, killed at sync" fresh
 forge gc --all >/dev/null 2>&1
 run_forge verify --reuse -- true
 
-# forge gc, and gc --all, while a run works in a reused copy: it is the
-# run's, and stays; the run passes in it, and parks it again.
+# forge gc, and gc --all, while a run claims a reused copy, works in it
+# (between two steps), or has just parked it again: it is the run's, and
+# stays; the run passes in it, and parks it again.
 git config --add forge.verify 'echo one >one.txt'
 git config --add forge.verify 'cat f1; pwd'
 copy=$(ls -d "$TMPDIR"/forge-*/r)
-for how in gc 'gc --all'; do
-	rm -f "$T/go"
-	FORGE_TEST_STALL=step FORGE_TEST_STALL_RELEASE="$T/go" \
-	    start_forge "$T/step.err" verify --reuse
-	pid=$forge_pid
-	wait_for 30 grep -q "test stall: step" "$T/step.err"
-	# shellcheck disable=SC2086
-	run_forge $how
-	is "forge $how beside a run in a reused copy succeeds" "$rc" 0
-	unlike "forge $how removes nothing of it" "$out" "removed .*forge-"
-	ok "forge $how leaves the copy in place" test -f "$copy/one.txt"
-	is "its registration is still there, locked" "$(git worktree list \
-	    --porcelain | grep -A3 "^worktree $copy\$" | grep -c '^locked')" 1
-	run_forge status --json
-	is "forge status says it is in use" "$(printf '%s\n' "$out" |
-	    "$JSONPICK" copies.reusable.0.in_use)" true
-	touch "$T/go"
-	wait "$pid"
-	is "forge $how beside it: the run passes" "$?" 0
-	like "in the reused copy" "$(cat "$T/step.err")" \
-	    'Verdict: PASS \(isolated, reused'
-	like "which stays for the next run" "$(cat "$T/step.err")" \
-	    "the copy stays at $copy for the next run"
-	is "forge $how beside it: one copy parked" "$(parked)" 1
+for phase in claim step parked; do
+	for how in gc 'gc --all'; do
+		rm -f "$T/go"
+		FORGE_TEST_STALL=$phase FORGE_TEST_STALL_RELEASE="$T/go" \
+		    start_forge "$T/step.err" verify --reuse
+		pid=$forge_pid
+		wait_for 30 grep -q "test stall: $phase" "$T/step.err"
+		# shellcheck disable=SC2086
+		run_forge $how
+		is "forge $how at $phase succeeds" "$rc" 0
+		unlike "forge $how at $phase removes nothing" "$out" \
+		    "removed .*forge-"
+		ok "forge $how at $phase leaves the copy in place" \
+		    test -f "$copy/f1"
+		is "at $phase, its registration is still there, locked" \
+		    "$(git worktree list --porcelain |
+		    grep -A3 "^worktree $copy\$" | grep -c '^locked')" 1
+		if [ "$phase" = step ]; then
+			run_forge status --json
+			is "forge status says it is in use" \
+			    "$(printf '%s\n' "$out" |
+			    "$JSONPICK" copies.reusable.0.in_use)" true
+		fi
+		touch "$T/go"
+		wait "$pid"
+		is "forge $how at $phase: the run passes" "$?" 0
+		like "forge $how at $phase: in the reused copy" \
+		    "$(cat "$T/step.err")" 'Verdict: PASS \(isolated, reused'
+		like "forge $how at $phase: which stays for the next run" \
+		    "$(cat "$T/step.err")" "the copy stays at $copy for the next"
+		is "forge $how at $phase: one copy parked" "$(parked)" 1
+	done
 done
 git config --unset-all forge.verify
 is "the user's worktrees were left alone" "$(guarded)" "$before"
