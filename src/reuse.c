@@ -19,6 +19,7 @@
 #include "gitcmd.h"
 #include "journal.h"
 #include "reuse.h"
+#include "sig.h"
 #include "xmalloc.h"
 
 struct record {
@@ -151,11 +152,15 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 			journal_entry_free(&e);
 			continue;
 		}
+		/* Locked, still parked: a death here leaves it parked. */
+		sig_test_stall("claim");
 		if (journal_note_use(&j) == -1) {
 			journal_close(&j, 0);
 			journal_entry_free(&e);
 			continue;
 		}
+		/* The run's from here: a death leaves it to the reclaim. */
+		sig_test_stall("adopt");
 		if (rundir_adopt(rd, &j, &e) == 0) {
 			*had = xstrdup(e.reuse_setup != NULL ? e.reuse_setup :
 			    "");
@@ -202,6 +207,27 @@ count_parked(const char *common, const struct reuse_want *w,
 	return count;
 }
 
+/*
+ * Is the run's copy fit to park: would the next run find it intact?  Its
+ * command could have undone the proof that the directory is the run's
+ * (the mark beside the copy, the directory's mode); parked so, it could
+ * never be claimed, nor removed by anyone but the run: it goes now.
+ */
+static int
+provable(const struct rundir *rd, const char *copy)
+{
+	struct journal_entry	e;
+	int			ok;
+
+	memset(&e, 0, sizeof(e));
+	e.run = xstrdup(rd->run);
+	e.top = xstrdup(rd->top);
+	e.reuse = xstrdup(copy);
+	ok = intact(&e);
+	journal_entry_free(&e);
+	return ok;
+}
+
 int
 reuse_park(struct rundir *rd, const char *common, const char *copy,
     const struct reuse_want *w, int max)
@@ -215,8 +241,10 @@ reuse_park(struct rundir *rd, const char *common, const char *copy,
 	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd != -1)
 		(void)flock(fd, LOCK_EX);
-	if (fs_mounts_below(rd->top, NULL) == 0 &&
-	    count_parked(common, w, rd->run) < max &&
+	if (!provable(rd, copy))
+		warnx("the copy %s is no longer provably forge's: removing "
+		    "it, not parking it", fs_vis(rd->top));
+	else if (count_parked(common, w, rd->run) < max &&
 	    rundir_park(rd, copy, w->source, w->incremental, w->setup) == 0)
 		ret = 0;
 	if (fd != -1)
@@ -498,6 +526,95 @@ reuse_marks_free(struct reuse_marks *m)
 	memset(m, 0, sizeof(*m));
 }
 
+/* Fix one path's mode; 0 if it is fine, gone or not what HEAD has
+ * there (the checkout replaces it), -1 if it cannot be fixed. */
+static int
+fix_mode(int dfd, const char *base, const char *path, int dir, mode_t want)
+{
+	struct stat	st;
+
+	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
+	    (st.st_mode & 07777) == want)
+		return 0;
+	if (fchmodat(dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1) {
+		warn("cannot reset the mode of %s in the reused copy",
+		    fs_vis(path));
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * What git does not record, a command may still have changed: the mode
+ * of a directory (one made unreadable), of a file but for its x bit.  A
+ * checkout would give them git's own modes, and so does this -- first,
+ * so that git can enter every directory there is.
+ */
+static int
+checkout_modes(const struct git *g, const char *copy, const char *head)
+{
+	const char *const	 ls[] = { "ls-tree", "-r", "-t", "-z", head,
+	    NULL };
+	struct buf		 out = BUF_INIT, cur = BUF_INIT;
+	const char		*p, *end, *path, *slash, *base;
+	mode_t			 mask, want;
+	size_t			 dlen;
+	int			 root, dfd = -1, dir, ret = 0;
+
+	mask = umask(0);
+	(void)umask(mask);
+	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
+		return -1;
+	if (copy_git(g, ls, NULL, &out) == -1)
+		return -1;
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		buf_free(&out);
+		return -1;
+	}
+	buf_str(&cur);
+	/* "<mode> <type> <oid>\t<path>", a tree before what it holds. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end && ret == 0;
+	    p += strlen(p) + 1) {
+		if ((path = strchr(p, '\t')) == NULL)
+			continue;
+		path++;
+		if (strncmp(p, "040000 ", 7) == 0)
+			dir = 1, want = 0777 & ~mask;
+		else if (strncmp(p, "100755 ", 7) == 0)
+			dir = 0, want = 0777 & ~mask;
+		else if (strncmp(p, "100644 ", 7) == 0)
+			dir = 0, want = 0666 & ~mask;
+		else
+			continue;	/* a symlink, a submodule */
+		slash = strrchr(path, '/');
+		dlen = slash != NULL ? (size_t)(slash - path) : 0;
+		base = slash != NULL ? slash + 1 : path;
+		/* The directory's files are listed together: opened once
+		 * (no symlink on the way followed), not once each. */
+		if (dfd == -1 || cur.len != dlen ||
+		    memcmp(cur.data, path, dlen) != 0) {
+			if (dfd != -1 && dfd != root)
+				close(dfd);
+			buf_reset(&cur);
+			buf_add(&cur, path, dlen);
+			buf_str(&cur);
+			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
+			    0, 0);
+		}
+		if (dfd != -1 && fix_mode(dfd, base, path, dir, want) == -1)
+			ret = -1;
+	}
+	if (dfd != -1 && dfd != root)
+		close(dfd);
+	close(root);
+	buf_free(&cur);
+	buf_free(&out);
+	return ret;
+}
+
 int
 reuse_sync(const char *copy, const char *common, const char *run,
     const char *head, int keep_ignored, struct spawn_idle *idle,
@@ -535,26 +652,27 @@ reuse_sync(const char *copy, const char *common, const char *run,
 	 * way, and read-tree writes only what differs from the index --
 	 * which it checks against the disk, file by file.
 	 */
-	if (clear_flags(&g) == -1) {
-		free(adm);
-		return -1;
-	}
+	if (checkout_modes(&g, copy, head) == -1 || clear_flags(&g) == -1)
+		goto fail;
 	if (marks != NULL) {
 		if (copy_git(&g, dirty, NULL, &paths) == -1 ||
 		    copy_git(&g, others, NULL, &paths) == -1) {
 			buf_free(&paths);
-			free(adm);
-			return -1;
+			goto fail;
 		}
 		take_marks(marks, copy, &paths);
 		buf_free(&paths);
 	}
-	if (copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1 ||
-	    copy_git(&g, detach, NULL, NULL) == -1 ||
-	    copy_git(&g, reset, NULL, NULL) == -1) {
-		free(adm);
-		return -1;
-	}
+	if (copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1)
+		goto fail;
+	/* Half brought up to date: neither the last run's nor HEAD's. */
+	sig_test_stall("sync");
+	if (copy_git(&g, detach, NULL, NULL) == -1 ||
+	    copy_git(&g, reset, NULL, NULL) == -1)
+		goto fail;
 	*dst_gitdir = adm;
 	return 0;
+fail:
+	free(adm);
+	return -1;
 }

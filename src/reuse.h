@@ -16,7 +16,8 @@
  *	... the verification ...
  *	reuse_park(&rd, common, copy, &w, max);	parked for the next run,
  *			or removed when max copies of the working tree
- *			are parked already
+ *			are parked already, or when the next run could not
+ *			prove it the run's (its command undid the mark)
  *
  *	reuse_sync(...)	snapshot.c's part: a parked copy's worktree made
  *			HEAD's, as a checkout would leave it
@@ -50,10 +51,11 @@ int	reuse_park(struct rundir *, const char *, const char *,
 /*
  * Bring a parked copy's worktree to the commit head: the copy's own
  * registration in common checked (it must be the run's), merges or
- * rebases a command left in progress dropped, index flags cleared, HEAD
- * detached at head, every file git does not track removed (ignored ones
- * kept if keep_ignored), and the tracked files made head's -- only those
- * that differ are written.  marks, if not NULL, is filled first (see
+ * rebases a command left in progress dropped, the modes git does not
+ * record (a directory's, a file's but for its x bit) made a checkout's,
+ * index flags cleared, HEAD detached at head, every file git does not
+ * track removed (ignored ones kept if keep_ignored), and the tracked
+ * files made head's -- only those that differ are written.  marks, if not NULL, is filled first (see
  * below).  dst_gitdir: the registration, for the caller to free.  -1
  * with a message: the copy is not to be used.
  */

@@ -214,9 +214,13 @@ rundir_park(struct rundir *rd, const char *copy, const char *source,
 {
 	if (rd->state != RD_LIVE)
 		return -1;
+	/* Still the run's: a death here leaves it to the reclaim. */
+	sig_test_stall("park");
 	if (journal_note_reuse(&rd->journal, copy, source, incremental,
 	    setup) == -1)
 		return -1;
+	/* Parked, and still locked: a death here leaves it parked. */
+	sig_test_stall("parked");
 	journal_close(&rd->journal, 0);
 	rd->state = RD_PARKED;
 	return 0;

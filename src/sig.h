@@ -44,7 +44,10 @@ void	sig_child_reset(void);
  * phase on stderr and wait there -- until a signal comes, or until the
  * file FORGE_TEST_STALL_RELEASE names exists, or a minute has passed --
  * so a test can act at that exact point.  The phases are journal,
- * checkout, apply, untracked and proof.
+ * checkout, apply, untracked, proof and step; for a reused copy, claim
+ * (its record locked, still parked), adopt (the run its owner), sync
+ * (half brought up to date), park (about to be parked) and parked (parked,
+ * its record still locked).
  */
 void	sig_test_stall(const char *);
 /* Die of signo: default disposition, unblocked, raised; never returns. */
