@@ -144,7 +144,11 @@ step_args(const struct treeid_job *j, struct strv *args)
 		break;
 	case STEP_WRITE:
 		/* Only the id is wanted: skip the check that each of the
-		 * index's blobs exists, which git add has just seen to. */
+		 * index's blobs exists, which git add has just seen to.
+		 * Its trees are thrown away like the blobs: not worth
+		 * compressing. */
+		strv_push(args, "-c");
+		strv_push(args, "core.looseCompression=0");
 		strv_push(args, "write-tree");
 		strv_push(args, "--missing-ok");
 		break;
