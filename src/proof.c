@@ -6,12 +6,14 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
@@ -39,7 +41,121 @@ struct proof {
 	int			 index_ready;	/* nothing more will write it */
 	struct timespec		 checked_out;	/* when git worktree add was
 						   done */
+	char			*key;		/* of what the carry is for */
+	char			*carry;		/* the source's index a run
+						   before left, if it fits */
 };
+
+/*
+ * The source's side of a reused copy's proof starts from the index the
+ * last run's source side ended with, not from the source's own: git's
+ * stat cache then spares every file that did not change since, untracked
+ * ones included, where the source's index would have git read again
+ * each file it differs from, every run.  That index is git add -A's from
+ * an index with the same entries, which is what the key says; what it
+ * says of a file is git's own stat cache, no more trusted than git
+ * trusts it.  And it can only make the two sides differ, never agree
+ * (the copy's side is computed afresh, from the copy): when they differ,
+ * the source's side is computed again without it before anything is
+ * said.
+ */
+static void
+fnv(uint64_t h[2], const char *s, size_t n)
+{
+	size_t	i;
+
+	for (i = 0; i < n; i++) {
+		h[0] = (h[0] ^ (unsigned char)s[i]) * 1099511628211ULL;
+		h[1] = (h[1] ^ ((unsigned char)s[i] + 1)) * 1099511628211ULL;
+	}
+}
+
+static void
+fnv_strv(uint64_t h[2], const char *tag, const struct strv *v)
+{
+	size_t	i;
+
+	fnv(h, tag, strlen(tag) + 1);
+	for (i = 0; v != NULL && i < v->n; i++)
+		fnv(h, v->v[i], strlen(v->v[i]) + 1);
+}
+
+static char *
+carry_key(const struct proof_repo *pr, const struct lsfiles *l)
+{
+	uint64_t	h[2] = { 14695981039346656037ULL,
+			    1099511628211ULL * 31 };
+
+	fnv(h, pr->src, strlen(pr->src) + 1);
+	fnv(h, pr->gitdir, strlen(pr->gitdir) + 1);
+	fnv_strv(h, "entries", pr->entries);
+	fnv_strv(h, "flagged", &l->flagged);
+	fnv_strv(h, "nested", &l->nested);
+	fnv_strv(h, "exclude", pr->exclude);
+	return xasprintf("forge carry 1 %016llx%016llx\n",
+	    (unsigned long long)h[0], (unsigned long long)h[1]);
+}
+
+static char *
+carry_path(const struct proof *p, const char *what)
+{
+	return xasprintf("%s/src%zu.%s", p->rd->carry, p->id, what);
+}
+
+/* The carried index, if the last run left one for these entries. */
+static char *
+carry_find(const struct proof *p)
+{
+	struct buf	 b = BUF_INIT;
+	struct stat	 st;
+	char		*path, *idx = NULL;
+
+	path = carry_path(p, "key");
+	if (fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
+	    strcmp(b.data, p->key) == 0) {
+		idx = carry_path(p, "index");
+		if (lstat(idx, &st) == -1 || !S_ISREG(st.st_mode)) {
+			free(idx);
+			idx = NULL;
+		}
+	}
+	free(path);
+	buf_free(&b);
+	return idx;
+}
+
+static void
+carry_drop(const struct proof *p)
+{
+	char	*path;
+
+	path = carry_path(p, "key");
+	(void)unlink(path);
+	free(path);
+	path = carry_path(p, "index");
+	(void)unlink(path);
+	free(path);
+}
+
+/* Leave the source's side's index for the next run (if it fails, the
+ * next run starts from the source's own). */
+static void
+carry_keep(struct proof *p)
+{
+	char	*idx, *key;
+
+	carry_drop(p);
+	if (p->key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
+	    errno != EEXIST))
+		return;
+	idx = carry_path(p, "index");
+	key = carry_path(p, "key");
+	if (treeid_keep(&p->src_job, idx) == 0 &&
+	    fs_write_atomic(key, p->key, strlen(p->key), 0600) == -1)
+		(void)unlink(idx);
+	free(idx);
+	free(key);
+}
 
 /* "0 <zeros>\tpath": the update-index --index-info line removing path. */
 static void
@@ -248,6 +364,10 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->rd = rd;
 	p->id = id;
 	flagged_edits(pr->src, l, &p->edits);
+	if (!pr->sparse) {
+		p->key = carry_key(pr, l);
+		p->carry = carry_find(p);
+	}
 	memset(&p->src_git, 0, sizeof(p->src_git));
 	p->src_git.dir = pr->src;
 	p->src_git.gitdir = pr->gitdir;
@@ -256,6 +376,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req = (struct treeid_req)TREEID_INIT;
 	p->src_req.git = &p->src_git;
 	p->src_req.index = pr->index;
+	p->src_req.start = p->carry;
 	p->src_req.scratch = rd->scratch;
 	p->src_req.objdir = rd->objects;
 	p->src_req.alternates = pr->objects;
@@ -421,6 +542,21 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	return b;
 }
 
+/* The source's side again, from the source's own index: its job's
+ * index is then that one's, for the next run. */
+static char *
+source_afresh(struct proof *p)
+{
+	char	tag[32];
+
+	treeid_free(&p->src_job);
+	p->src_req.start = NULL;
+	snprintf(tag, sizeof(tag), "src%zu-afresh", p->id);
+	if (treeid_start(&p->src_job, &p->src_req, tag) == -1)
+		return NULL;
+	return treeid_finish(&p->src_job);
+}
+
 char *
 proof_finish(struct proof *p)
 {
@@ -428,18 +564,35 @@ proof_finish(struct proof *p)
 	struct strv		 edits = STRV_INIT;
 	char			*a, *b = NULL;
 
-	if ((a = treeid_finish(&p->src_job)) == NULL)
+	a = treeid_finish(&p->src_job);
+	if (a == NULL && p->carry != NULL) {
+		free(p->carry);
+		p->carry = NULL;
+		a = source_afresh(p);
+	}
+	if (a == NULL)
 		goto fail;
 	if ((b = copy_tree(p, &q, &edits)) == NULL)
 		goto fail;
+	if (strcmp(a, b) != 0 && p->carry != NULL) {
+		/* Not a word before the source's side is its own. */
+		carry_drop(p);
+		free(a);
+		free(p->carry);
+		p->carry = NULL;
+		if ((a = source_afresh(p)) == NULL)
+			goto fail;
+	}
 	if (strcmp(a, b) != 0) {
 		differs(p, &q, a, b);
 		goto fail;
 	}
+	carry_keep(p);
 	free(b);
 	strv_free(&edits);
 	return a;
 fail:
+	carry_drop(p);
 	free(a);
 	free(b);
 	strv_free(&edits);
@@ -460,6 +613,8 @@ proof_free(struct proof *p)
 	strv_free(&p->prep_edits);
 	free(p->dst_index);
 	free(p->dst_gitdir);
+	free(p->key);
+	free(p->carry);
 	free(p);
 }
 

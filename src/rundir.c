@@ -93,6 +93,7 @@ rundir_open(struct rundir *rd, const char *common)
 	free(tmp);
 	rd->scratch = xasprintf("%s/%s", rd->top, JOURNAL_SCRATCH);
 	rd->objects = xasprintf("%s/objects", rd->scratch);
+	rd->carry = xasprintf("%s/carry", rd->scratch);
 	/* Recorded first: a run killed from here on leaves a record. */
 	if (journal_open(&rd->journal, common, rd->run, rd->top) == -1)
 		return -1;
@@ -147,13 +148,48 @@ fail:
 	return -1;
 }
 
-/* Empty the scratch space a run before left, but for the run's mark. */
+/*
+ * About how many objects there are in the object directory under fd, from
+ * four of its 256 fan-out directories: each run adds those of the files
+ * and trees that changed, and they are let go of past a bound.
+ */
+#define KEEP_OBJECTS	16384
+
+static size_t
+objects_about(int fd)
+{
+	static const char *const	 fan[] = { "objects/00", "objects/40",
+	    "objects/80", "objects/c0" };
+	struct dirent			*de;
+	DIR				*d;
+	size_t				 i, n = 0;
+	int				 dfd;
+
+	for (i = 0; i < sizeof(fan) / sizeof(*fan); i++) {
+		if ((dfd = openat(fd, fan[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) == -1)
+			continue;
+		if ((d = fdopendir(dfd)) == NULL) {
+			close(dfd);
+			continue;
+		}
+		while ((de = readdir(d)) != NULL)
+			if (de->d_name[0] != '.')
+				n++;
+		closedir(d);
+	}
+	return n * 64;
+}
+
+/* Empty the scratch space a run before left, but for the run's mark
+ * and what it left for this one: with it, the objects its indexes name
+ * (git takes a tree of the index as written only if it has it). */
 static int
 clear_scratch(struct rundir *rd)
 {
 	struct dirent	*de;
 	DIR		*d;
-	int		 fd, ret = 0;
+	int		 fd, ret = 0, carry;
 
 	if ((fd = open(rd->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1 || (d = fdopendir(fd)) == NULL) {
@@ -161,16 +197,20 @@ clear_scratch(struct rundir *rd)
 			close(fd);
 		return -1;
 	}
+	carry = faccessat(fd, "carry", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    objects_about(fd) < KEEP_OBJECTS;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
-		    strcmp(de->d_name, JOURNAL_MARK) == 0)
+		    strcmp(de->d_name, JOURNAL_MARK) == 0 ||
+		    (carry && (strcmp(de->d_name, "carry") == 0 ||
+		    strcmp(de->d_name, "objects") == 0)))
 			continue;
 		if (fs_rmtree_at(dirfd(d), de->d_name) == -1)
 			ret = -1;
 	}
 	closedir(d);
-	if (ret == 0 && mkdir(rd->objects, 0700) == -1)
+	if (ret == 0 && mkdir(rd->objects, 0700) == -1 && errno != EEXIST)
 		ret = -1;
 	return ret;
 }
@@ -188,6 +228,7 @@ rundir_adopt(struct rundir *rd, struct journal *j,
 	rd->top = xstrdup(e->top);
 	rd->scratch = xasprintf("%s/%s", rd->top, JOURNAL_SCRATCH);
 	rd->objects = xasprintf("%s/objects", rd->scratch);
+	rd->carry = xasprintf("%s/carry", rd->scratch);
 	if (e->repos.n > 0)
 		strv_pushv(&rd->commons, e->repos.v);
 	if (setenv(JOURNAL_ENV, rd->run, 1) == -1) {
@@ -352,6 +393,7 @@ rundir_free(struct rundir *rd)
 	free(rd->top);
 	free(rd->scratch);
 	free(rd->objects);
+	free(rd->carry);
 	strv_free(&rd->commons);
 	memset(rd, 0, sizeof(*rd));
 	rd->journal.fd = -1;

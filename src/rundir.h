@@ -9,6 +9,9 @@
  *			in it, beside
  *	rd.scratch	top/.forge: temporary indexes, and
  *	rd.objects	scratch/objects, a temporary object directory
+ *	rd.carry	scratch/carry: what a run leaves for the next to
+ *			reuse with the copy (proof.c), kept when the
+ *			scratch space is emptied
  *	idx = rundir_index(&rd, "/repo/.git/index");
  *			a private copy of an index (times kept) for git to
  *			read the working state through: whatever git
@@ -41,6 +44,7 @@ struct rundir {
 	char		*top;
 	char		*scratch;
 	char		*objects;
+	char		*carry;
 	struct journal	 journal;
 	struct strv	 commons;
 	struct cleanup	*cleanup;

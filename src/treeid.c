@@ -9,6 +9,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -144,7 +145,11 @@ step_args(const struct treeid_job *j, struct strv *args)
 		break;
 	case STEP_WRITE:
 		/* Only the id is wanted: skip the check that each of the
-		 * index's blobs exists, which git add has just seen to. */
+		 * index's blobs exists, which git add has just seen to.
+		 * Its trees are thrown away like the blobs: not worth
+		 * compressing. */
+		strv_push(args, "-c");
+		strv_push(args, "core.looseCompression=0");
 		strv_push(args, "write-tree");
 		strv_push(args, "--missing-ok");
 		break;
@@ -195,6 +200,7 @@ static void
 start_step(struct treeid_job *j)
 {
 	struct strv	 args = STRV_INIT;
+	struct git	 g;
 	char		*inp, *outp, *errp;
 
 	next_step(j);
@@ -213,7 +219,12 @@ start_step(struct treeid_job *j)
 	step_args(j, &args);
 	outp = path_of(j, j->step == STEP_WRITE ? "tree" : "out");
 	errp = path_of(j, "err");
-	if (git_start(&j->job, &j->g, (const char *const *)args.v, inp, outp,
+	/* What was staged is a matter of the index as given, whatever
+	 * index the job starts from. */
+	g = j->g;
+	if (j->step == STEP_STAGED && j->q.start != NULL)
+		g.index = j->q.index;
+	if (git_start(&j->job, &g, (const char *const *)args.v, inp, outp,
 	    errp) == -1)
 		j->failed = 1;
 	free(outp);
@@ -280,9 +291,11 @@ treeid_start(struct treeid_job *j, const struct treeid_req *q,
 	 * data only if the file is older than the index ("racily clean"
 	 * otherwise), and a fresh mtime would make it trust a same-size
 	 * edit it never looked at. */
-	if (q->index != NULL && fs_copy_file(q->index, j->index) == -1 &&
-	    errno != ENOENT) {
-		warn("cannot copy the index %s", fs_vis(q->index));
+	if ((q->start != NULL || q->index != NULL) &&
+	    fs_copy_file(q->start != NULL ? q->start : q->index,
+	    j->index) == -1 && errno != ENOENT) {
+		warn("cannot copy the index %s", fs_vis(q->start != NULL ?
+		    q->start : q->index));
 		j->failed = 1;
 		return -1;
 	}
@@ -354,6 +367,16 @@ treeid_free(struct treeid_job *j)
 	strv_free(&j->changed);
 	memset(j, 0, sizeof(*j));
 	j->job.done = 1;
+}
+
+int
+treeid_keep(struct treeid_job *j, const char *path)
+{
+	/* A rename keeps the mtime git gave it, which its stat cache
+	 * depends on (racily clean entries are those not older). */
+	if (j->index == NULL || rename(j->index, path) == -1)
+		return -1;
+	return 0;
 }
 
 char *

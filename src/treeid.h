@@ -7,6 +7,13 @@
  *	struct treeid_req q = TREEID_INIT;
  *	q.git = &g;		where the working tree is (dir, gitdir, ...)
  *	q.index = path;		the index to start from (NULL: none)
+ *	q.start = path;		start from this index instead, one that
+ *				treeid_keep() kept from an earlier request
+ *				on the same working tree, whose index had
+ *				the same entries: git then looks again only
+ *				at files whose stat data changed since (its
+ *				stat cache, carried over); index stays what
+ *				job.staged is of
  *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
@@ -49,6 +56,10 @@
  *	treeid_done(&j)			has it ended (well or not)?
  *	treeid_free(&j);
  *
+ *	treeid_keep(&j, path);		after treeid_finish(): keep the
+ *					index the job ended with at path
+ *					(for a later request's start)
+ *
  *	treeid_diff(&q, a, b, &paths);	the paths whose entries differ
  */
 #ifndef TREEID_H
@@ -60,6 +71,7 @@
 struct treeid_req {
 	const struct git	*git;
 	const char		*index;
+	const char		*start;
 	const char		*scratch;
 	const char		*objdir;
 	const char		*alternates;
@@ -73,8 +85,8 @@ struct treeid_req {
 	int			 edits_only;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
-			  0, 0, NULL, 0 }
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+			  NULL, 0, 0, 0, NULL, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;
@@ -95,6 +107,7 @@ void	 treeid_poll(struct treeid_job *);
 int	 treeid_done(const struct treeid_job *);
 char	*treeid_finish(struct treeid_job *);
 void	 treeid_free(struct treeid_job *);
+int	 treeid_keep(struct treeid_job *, const char *);
 char	*treeid_compute(const struct treeid_req *, const char *);
 int	 treeid_diff(const struct treeid_req *, const char *, const char *,
 	    struct strv *);

@@ -183,6 +183,52 @@ START_TEST(t_valid)
 }
 END_TEST
 
+/* An index kept from a job is a start for the next: the same tree, and
+ * what was staged still a matter of the index as given. */
+START_TEST(t_start)
+{
+	struct treeid_req	 q;
+	struct treeid_job	 j;
+	struct git		 g;
+	char			*tree, *want, *index, *kept;
+
+	setup_repo();
+	request(&q, &g);
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	ck_assert_int_ne(asprintf(&kept, "%s/kept-index", scratch), -1);
+	q.index = index;
+	q.base = "HEAD";
+	ck_assert_int_eq(treeid_start(&j, &q, "first"), 0);
+	tree = treeid_finish(&j);
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_int_eq(treeid_keep(&j, kept), 0);
+	treeid_free(&j);
+	free(tree);
+	/* What the kept index says of a.txt is not looked at again. */
+	free(sh("GIT_INDEX_FILE='%s' git update-index --assume-unchanged "
+	    "a.txt && printf 'XXXX\\n' >a.txt", kept));
+	q.start = kept;
+	ck_assert_int_eq(treeid_start(&j, &q, "again"), 0);
+	tree = treeid_finish(&j);
+	want = tree_of("AAAA\n", "BBBB\n");
+	ck_assert_str_eq(tree, want);
+	ck_assert_uint_eq(j.staged.n, 1);
+	ck_assert_str_eq(j.staged.v[0], "c.txt");
+	treeid_free(&j);
+	free(tree);
+	free(want);
+	/* The source's own index looks at it. */
+	q.start = NULL;
+	tree = treeid_compute(&q, "own");
+	want = tree_of("XXXX\n", "BBBB\n");
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	free(kept);
+	free(index);
+}
+END_TEST
+
 static Suite *
 treeid_suite(void)
 {
@@ -195,6 +241,7 @@ treeid_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_tree);
 	tcase_add_test(tc, t_valid);
+	tcase_add_test(tc, t_start);
 	suite_add_tcase(s, tc);
 	return s;
 }

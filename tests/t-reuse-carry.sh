@@ -1,0 +1,72 @@
+#!/bin/sh
+# A reused copy's proof starts the source's side from the index the last
+# run's ended with (git's stat cache, carried over): kept with the copy,
+# dropped when the source's index entries change, and never believed
+# over the files -- a carried index that lies costs a second look, not a
+# wrong verdict.
+. "$TESTLIB"
+
+new_repo "$T/r"
+git config forge.breakerThreshold 0
+for i in 1 2 3 4 5 6; do printf 'file %s\n' "$i" >"f$i"; done
+git add -A && git commit -q -m files
+
+# The tree git makes of the working state, from a copy of the index.
+tree_now() {
+	cp "$(git rev-parse --git-path index)" "$T/tree.index"
+	GIT_INDEX_FILE="$T/tree.index" git add -A &&
+	    GIT_INDEX_FILE="$T/tree.index" git write-tree | cut -c1-12
+}
+carried() {
+	ls "$TMPDIR"/forge-*/.forge/carry/src*.index 2>/dev/null | head -n 1
+}
+
+printf 'edited\n' >>f1
+printf 'untracked\n' >u1
+run_forge verify --reuse -- true
+is "a first --reuse run passes" "$rc" 0
+isnt_empty=$(carried)
+ok "it leaves the source's index for the next run" test -n "$isnt_empty"
+
+printf 'again\n' >>f2
+run_forge verify --reuse -- cat f2
+is "a run that starts from it passes" "$rc" 0
+like "with the new edit" "$out" 'again'
+like "and the tree of the working state" "$err" \
+    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+
+# A lie: the carried index takes f3 as it was (assume-unchanged), and f3
+# changes.  The source's side is computed again, from the source's own.
+idx=$(carried)
+GIT_INDEX_FILE="$idx" git update-index --assume-unchanged f3
+printf 'changed\n' >>f3
+run_forge verify --reuse -- cat f3
+is "a carried index that lies: the run still passes" "$rc" 0
+like "with the file as it is" "$out" 'changed'
+like "and the tree of the working state, not the one it said" "$err" \
+    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+GIT_INDEX_FILE="$(carried)" git ls-files -v f3 >"$T/flags"
+is "the lie is not carried over" "$(cut -c1 "$T/flags")" H
+
+# The source's index changes: the carried one is not for it.
+printf 'new\n' >f7
+git add f7
+git rm -q --cached u1 2>/dev/null || true
+printf 'u1\n' >>.git/info/exclude
+run_forge verify --reuse -- sh -c 'ls f7 u1 2>&1; true'
+is "after the index changed, the run passes" "$rc" 0
+like "with the staged file" "$out" '^f7$'
+like "without the now ignored one" "$out" 'u1.*No such file'
+like "and the tree of the working state" "$err" \
+    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+
+# The copy tampered with between runs is still caught, carry or not.
+copy=$(ls -d "$TMPDIR"/forge-*/r)
+printf 'tampered\n' >"$copy/f4"
+run_forge verify --reuse -- cat f4
+is "a copy tampered with between runs: the run passes" "$rc" 0
+is "with the working tree's content" "$out" "file 4"
+
+run_forge gc --all
+is "gc removes the copy and what it carries" "$(ls -A "$TMPDIR")" ""
+done_testing
