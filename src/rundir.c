@@ -149,20 +149,25 @@ fail:
 }
 
 /*
- * About how many objects there are in the object directory under fd, from
- * four of its 256 fan-out directories: each run adds those of the files
- * and trees that changed, and they are let go of past a bound.
+ * About how many objects, and bytes of them, there are in the object
+ * directory under fd, from four of its 256 fan-out directories: each run
+ * adds those of the files and trees that changed, and they are let go of
+ * past a bound.  A file past the proof's bigFileThreshold (treeid.h) is
+ * in a pack, never kept, so that no loose object is large.
  */
 #define KEEP_OBJECTS	16384
+#define KEEP_BYTES	(256LL << 20)
 
-static size_t
-objects_about(int fd)
+static void
+objects_about(int fd, size_t *count, long long *bytes)
 {
 	static const char *const	 fan[] = { "objects/00", "objects/40",
 	    "objects/80", "objects/c0" };
 	struct dirent			*de;
+	struct stat			 st;
 	DIR				*d;
 	size_t				 i, n = 0;
+	long long			 b = 0;
 	int				 dfd;
 
 	for (i = 0; i < sizeof(fan) / sizeof(*fan); i++) {
@@ -173,12 +178,33 @@ objects_about(int fd)
 			close(dfd);
 			continue;
 		}
-		while ((de = readdir(d)) != NULL)
-			if (de->d_name[0] != '.')
-				n++;
+		while ((de = readdir(d)) != NULL) {
+			if (de->d_name[0] == '.')
+				continue;
+			n++;
+			if (fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0)
+				b += (long long)st.st_size;
+		}
 		closedir(d);
 	}
-	return n * 64;
+	*count = n * 64;
+	*bytes = b * 64;
+}
+
+/* Remove the packs of the object directory under fd, no symlink on the
+ * way followed (a command can reach the scratch space). */
+static int
+drop_packs(int fd)
+{
+	int	ofd, ret;
+
+	if ((ofd = openat(fd, "objects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return errno == ENOENT ? 0 : -1;
+	ret = fs_rmtree_at(ofd, "pack");
+	close(ofd);
+	return ret;
 }
 
 /* Empty the scratch space a run before left, but for the run's mark
@@ -189,6 +215,8 @@ clear_scratch(struct rundir *rd)
 {
 	struct dirent	*de;
 	DIR		*d;
+	size_t		 count;
+	long long	 bytes;
 	int		 fd, ret = 0, carry;
 
 	if ((fd = open(rd->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -197,8 +225,13 @@ clear_scratch(struct rundir *rd)
 			close(fd);
 		return -1;
 	}
+	objects_about(fd, &count, &bytes);
 	carry = faccessat(fd, "carry", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    objects_about(fd) < KEEP_OBJECTS;
+	    count < KEEP_OBJECTS && bytes < KEEP_BYTES;
+	/* The big files' blobs, in packs: the carried index needs only
+	 * its trees, which are loose. */
+	if (carry && drop_packs(fd) == -1)
+		ret = -1;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
