@@ -57,8 +57,8 @@ static int
 record(struct lsfiles *l, const char *rec, size_t rlen)
 {
 	const char	*tab, *path;
-	size_t		 plen;
-	char		*e;
+	size_t		 plen, mlen, elen;
+	char		*e, small[512];
 	int		 tag;
 
 	if (rlen < 3 || rec[1] != ' ')
@@ -87,23 +87,31 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	}
 	/* "mode oid\tpath", as update-index takes it: the record less its
 	 * tag and stage. */
-	e = xasprintf("%.*s\t%.*s", (int)(tab - 2 - (rec + 2)), rec + 2,
-	    (int)plen, path);
+	mlen = (size_t)(tab - 2 - (rec + 2));
+	elen = mlen + 1 + plen;
+	e = elen < sizeof(small) ? small : xmalloc(elen + 1);
+	memcpy(e, rec + 2, mlen);
+	e[mlen] = '\t';
+	memcpy(e + mlen + 1, path, plen);
+	e[elen] = '\0';
 	if (strncmp(rec + 2, "160000 ", 7) == 0) {
 		strv_pushn(&l->nested, path, plen);
-		strv_take(&l->gitlinks, e);
-		goto len;
+		strv_pushn(&l->gitlinks, e, elen);
+		goto done;
 	}
 	if (tag == 'S' || islower(tag))
-		strv_push(&l->flagged, e);
+		strv_pushn(&l->flagged, e, elen);
 	if (tag == 'S' || tag == 's')
 		strv_pushn(&l->skips, path, plen);
 	if (islower(tag))
 		strv_pushn(&l->assumes, path, plen);
-	strv_take(&l->entries, e);
+	strv_pushn(&l->entries, e, elen);
 	/* 's': skip-worktree and assume-unchanged. */
 	if (tag == 'S' || tag == 's')
 		l->sparse = 1;
+done:
+	if (e != small)
+		free(e);
 len:
 	if (plen > l->maxlen)
 		l->maxlen = plen;
@@ -117,6 +125,7 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 	size_t		 rlen;
 
 	memset(l, 0, sizeof(*l));
+	strv_pool(&l->entries);
 	while (p < end) {
 		rlen = strnlen(p, (size_t)(end - p));
 		if (record(l, p, rlen) == -1)
@@ -153,6 +162,8 @@ lsfiles_read(struct lsfiles *l, const struct git *g)
 	int			 st;
 
 	memset(l, 0, sizeof(*l));
+	/* One entry per tracked file: in blocks, not one allocation each. */
+	strv_pool(&l->entries);
 	r.l = l;
 	r.bad = 0;
 	e.fn = each;

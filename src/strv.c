@@ -10,8 +10,30 @@
 #include "strv.h"
 #include "xmalloc.h"
 
+/* A block of a pooled vector's strings; blocks are chained, the newest
+ * first. */
+struct strv_block {
+	struct strv_block	*next;
+	size_t			 size;
+	size_t			 used;
+	char			 data[];
+};
+
+#define STRV_BLOCK	65536
+
 void
-strv_take(struct strv *sv, char *s)
+strv_pool(struct strv *sv)
+{
+	if (sv->pool == NULL && sv->n == 0) {
+		sv->pool = xmalloc(sizeof(*sv->pool) + STRV_BLOCK);
+		sv->pool->next = NULL;
+		sv->pool->size = STRV_BLOCK;
+		sv->pool->used = 0;
+	}
+}
+
+static void
+append(struct strv *sv, char *s)
 {
 	if (sv->n + 2 > sv->cap) {
 		sv->cap = sv->cap ? sv->cap * 2 : 8;
@@ -21,16 +43,55 @@ strv_take(struct strv *sv, char *s)
 	sv->v[sv->n] = NULL;
 }
 
+/* n bytes of s and a NUL, in the pool. */
+static void
+pool_pushn(struct strv *sv, const char *s, size_t n)
+{
+	struct strv_block	*b = sv->pool;
+	size_t			 size;
+	char			*p;
+
+	if (b->size - b->used < n + 1) {
+		size = n + 1 > STRV_BLOCK ? n + 1 : STRV_BLOCK;
+		b = xmalloc(sizeof(*b) + size);
+		b->size = size;
+		b->used = 0;
+		b->next = sv->pool;
+		sv->pool = b;
+	}
+	p = b->data + b->used;
+	memcpy(p, s, n);
+	p[n] = '\0';
+	b->used += n + 1;
+	append(sv, p);
+}
+
+void
+strv_take(struct strv *sv, char *s)
+{
+	if (sv->pool != NULL) {
+		pool_pushn(sv, s, strlen(s));
+		free(s);
+	} else
+		append(sv, s);
+}
+
 void
 strv_push(struct strv *sv, const char *s)
 {
-	strv_take(sv, xstrdup(s));
+	if (sv->pool != NULL)
+		pool_pushn(sv, s, strlen(s));
+	else
+		append(sv, xstrdup(s));
 }
 
 void
 strv_pushn(struct strv *sv, const char *s, size_t n)
 {
-	strv_take(sv, xstrndup(s, n));
+	if (sv->pool != NULL)
+		pool_pushn(sv, s, strnlen(s, n));
+	else
+		append(sv, xstrndup(s, n));
 }
 
 void
@@ -57,7 +118,9 @@ strv_pop(struct strv *sv)
 {
 	if (sv->n == 0)
 		return;
-	free(sv->v[--sv->n]);
+	--sv->n;
+	if (sv->pool == NULL)
+		free(sv->v[sv->n]);
 	sv->v[sv->n] = NULL;
 }
 
@@ -71,10 +134,16 @@ strv_clear(struct strv *sv)
 void
 strv_free(struct strv *sv)
 {
+	struct strv_block	*b;
+
 	strv_clear(sv);
 	free(sv->v);
 	sv->v = NULL;
 	sv->cap = 0;
+	while ((b = sv->pool) != NULL) {
+		sv->pool = b->next;
+		free(b);
+	}
 }
 
 char *

@@ -7,20 +7,29 @@
  *	strv_free(&v);
  *
  * The vector owns its strings (copies are made on push) and the array.
+ *
+ *	strv_pool(&v);		before the first push: the vector's strings
+ *				are then carved out of large blocks, freed
+ *				together by strv_free() (no allocation of
+ *				its own per string: for long lists)
  */
 #ifndef STRV_H
 #define STRV_H
 
 #include <stddef.h>
 
+struct strv_block;
+
 struct strv {
-	char	**v;
-	size_t	  n;
-	size_t	  cap;
+	char			**v;
+	size_t			  n;
+	size_t			  cap;
+	struct strv_block	 *pool;		/* NULL: each string its own */
 };
 
-#define STRV_INIT	{ NULL, 0, 0 }
+#define STRV_INIT	{ NULL, 0, 0, NULL }
 
+void	 strv_pool(struct strv *);
 void	 strv_push(struct strv *, const char *);
 void	 strv_pushn(struct strv *, const char *, size_t);
 /* Push a string the vector is to own (allocated, as by xmalloc.h). */

@@ -312,6 +312,48 @@ START_TEST(t_strv_pop_clear)
 }
 END_TEST
 
+/* A pooled vector: strings of any length, past a block's size too, each
+ * its own copy, every push function; pop and clear; freed whole (ASan
+ * and valgrind see a leak or a double free). */
+START_TEST(t_strv_pool)
+{
+	struct strv	 v = STRV_INIT;
+	char		*big, want[32];
+	size_t		 i;
+
+	strv_pool(&v);
+	big = malloc(200000);
+	ck_assert_ptr_nonnull(big);
+	memset(big, 'x', 199999);
+	big[199999] = '\0';
+	for (i = 0; i < 20000; i++)
+		strv_pushf(&v, "entry %zu", i);
+	strv_push(&v, big);
+	strv_pushn(&v, "cut here", 3);
+	strv_take(&v, strdup("taken"));
+	ck_assert_uint_eq(v.n, 20003);
+	for (i = 0; i < 20000; i++) {
+		snprintf(want, sizeof(want), "entry %zu", i);
+		ck_assert_str_eq(v.v[i], want);
+	}
+	ck_assert_uint_eq(strlen(v.v[20000]), 199999);
+	ck_assert_ptr_ne(v.v[20000], big);
+	ck_assert_str_eq(v.v[20001], "cut");
+	ck_assert_str_eq(v.v[20002], "taken");
+	ck_assert_ptr_null(v.v[20003]);
+	strv_pop(&v);
+	ck_assert_uint_eq(v.n, 20002);
+	strv_clear(&v);
+	ck_assert_uint_eq(v.n, 0);
+	strv_push(&v, "again");
+	ck_assert_str_eq(v.v[0], "again");
+	strv_free(&v);
+	ck_assert_ptr_null(v.pool);
+	strv_free(&v);
+	free(big);
+}
+END_TEST
+
 START_TEST(t_strv_join)
 {
 	struct strv	 v = STRV_INIT;
@@ -702,6 +744,7 @@ util_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_strv_push);
 	tcase_add_test(tc, t_strv_pop_clear);
+	tcase_add_test(tc, t_strv_pool);
 	tcase_add_test(tc, t_strv_join);
 	tcase_add_test(tc, t_strv_split_z);
 	tcase_add_test(tc, t_strv_join_shell);
