@@ -73,7 +73,7 @@ next_step(struct treeid_job *j)
 	for (;;) {
 		if ((j->step == STEP_STAGED && j->q.base == NULL) ||
 		    (j->step == STEP_VALID && (j->q.valid == NULL ||
-		    j->q.valid->len == 0)) ||
+		    j->q.nvalid == 0)) ||
 		    (j->step == STEP_EDITS && (j->q.edits == NULL ||
 		    j->q.edits->n == 0))) {
 			j->step++;
@@ -180,21 +180,18 @@ step_args(const struct treeid_job *j, struct strv *args)
 static char *
 step_input(struct treeid_job *j)
 {
-	struct buf		 in = BUF_INIT;
-	const struct buf	*b = &in;
-	char			*inp;
-	size_t			 i;
+	struct buf	 in = BUF_INIT;
+	char		*inp;
+	size_t		 i;
 
-	if (j->step != STEP_VALID && j->step != STEP_EDITS)
-		return NULL;
 	if (j->step == STEP_VALID)
-		b = j->q.valid;		/* as it is: it can be large */
-	else
-		for (i = 0; i < j->q.edits->n; i++)
-			buf_add(&in, j->q.edits->v[i],
-			    strlen(j->q.edits->v[i]) + 1);
+		return xstrdup(j->q.valid);	/* written by the caller */
+	if (j->step != STEP_EDITS)
+		return NULL;
+	for (i = 0; i < j->q.edits->n; i++)
+		buf_add(&in, j->q.edits->v[i], strlen(j->q.edits->v[i]) + 1);
 	inp = path_of(j, "in");
-	if (fs_write_atomic(inp, b->data, b->len, 0600) == -1) {
+	if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
 		warn("cannot write %s", fs_vis(inp));
 		j->failed = 1;
 	}

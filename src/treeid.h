@@ -17,11 +17,11 @@
  *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
- *	q.valid = &b;		paths whose entries git is to take as they
+ *	q.valid = file;		a file of q.nvalid paths, each ended by a
+ *	q.nvalid = n;		NUL, whose entries git is to take as they
  *				are, never looking at their files (marked
  *				assume-unchanged), first: the caller vouches
- *				for them, and each must be in the index;
- *				a buffer of paths, each ended by a NUL
+ *				for them, and each must be in the index
  *	q.edits = &v;		update-index --index-info lines applied
  *				to the temporary index first: "mode
  *				oid\tpath" puts an entry back without
@@ -78,7 +78,8 @@ struct treeid_req {
 	const char		*scratch;
 	const char		*objdir;
 	const char		*alternates;
-	const struct buf	*valid;
+	const char		*valid;
+	size_t			 nvalid;
 	const struct strv	*edits;
 	const struct strv	*exclude;
 	int			 force;
@@ -88,7 +89,7 @@ struct treeid_req {
 	int			 edits_only;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, \
 			  NULL, 0, 0, 0, NULL, 0 }
 
 struct treeid_job {

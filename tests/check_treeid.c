@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fsutil.h"
 #include "gitcmd.h"
 #include "strv.h"
 #include "treeid.h"
@@ -147,8 +148,7 @@ START_TEST(t_valid)
 	struct treeid_req	 q;
 	struct git		 g;
 	struct strv		 edits = STRV_INIT;
-	struct buf		 valid = BUF_INIT;
-	char			*tree, *want, *index, *head_a;
+	char			*tree, *want, *index, *head_a, *valid;
 
 	setup_repo();
 	/* An index of HEAD, as a checkout leaves it. */
@@ -156,8 +156,11 @@ START_TEST(t_valid)
 	free(sh("GIT_INDEX_FILE='%s' git read-tree HEAD", index));
 	request(&q, &g);
 	q.index = index;
-	buf_add(&valid, "a.txt", sizeof("a.txt"));
-	q.valid = &valid;
+	ck_assert_int_ne(asprintf(&valid, "%s/valid", scratch), -1);
+	ck_assert_int_eq(fs_write_atomic(valid, "a.txt", sizeof("a.txt"),
+	    0600), 0);		/* with its NUL */
+	q.valid = valid;
+	q.nvalid = 1;
 	tree = treeid_compute(&q, "valid");
 	want = tree_of("aaaa\n", "BBBB\n");
 	ck_assert_str_eq(tree, want);
@@ -173,10 +176,16 @@ START_TEST(t_valid)
 	free(tree);
 	free(want);
 	/* A path that is not in the index cannot be marked. */
-	buf_add(&valid, "c.txt", sizeof("c.txt"));
+	{
+		static const char	two[] = "a.txt\0c.txt";
+
+		ck_assert_int_eq(fs_write_atomic(valid, two, sizeof(two),
+		    0600), 0);
+	}
+	q.nvalid = 2;
 	q.edits = NULL;
 	ck_assert_ptr_null(treeid_compute(&q, "missing"));
-	buf_free(&valid);
+	free(valid);
 	strv_free(&edits);
 	free(head_a);
 	free(index);
