@@ -626,8 +626,8 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 		return -1;
 	}
 	for (i = 0; i < b->paths.n && ret == 0; i++) {
-		if (bsearch(&b->paths.v[i], b->gone.v, b->gone.n,
-		    sizeof(*b->gone.v), cmp_str) != NULL)
+		if (b->gone.n > 0 && bsearch(&b->paths.v[i], b->gone.v,
+		    b->gone.n, sizeof(*b->gone.v), cmp_str) != NULL)
 			continue;	/* deleted: cleared, and that is all */
 		if ((r = pathcopy_copy(&pc, b->paths.v[i], &st)) == 0) {
 			if (verbose && n < 10)
