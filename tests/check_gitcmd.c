@@ -58,6 +58,7 @@ use_fake_git(const char *mode)
 {
 	char	*p, *pathvar;
 
+	free(fakedir);		/* a test may switch modes */
 	fakedir = unitfs_dir("git");
 	ck_assert_int_ne(asprintf(&p, "%s/git", fakedir), -1);
 	unitfs_write(p, fake_git, 0755);
@@ -311,7 +312,6 @@ START_TEST(t_run_retry)
 	ck_assert_uint_eq(err.len, 0);
 	buf_free(&out);
 	buf_free(&err);
-	free(fakedir);
 	/* Without GIT_RETRY, the first failure is the answer. */
 	use_fake_git("busy");
 	ck_assert_int_eq(git_run(NULL, a, 0, NULL, &out, &err), 128);
