@@ -304,4 +304,78 @@ copied big.bin && pass "--clone: copied whole" ||
 run_forge gc --all
 is "gc --all after the reused runs" "$rc" 0
 
+# A big file rewritten over and over while forge copies and proves it:
+# every run either refuses (the working tree moved under it) or passes
+# with the tree id of what its copy holds -- never a tree it does not.
+new_repo "$T/moving"
+head -c 3145728 /dev/urandom >moving.bin
+git add -A && git commit -q -m moving
+(
+	i=0
+	while [ ! -f "$T/stop-writer" ]; do
+		i=$((i + 1))
+		printf '%08d' "$i" | dd of=moving.bin bs=1 seek=$((i % 3000000)) \
+		    conv=notrunc 2>/dev/null
+		# Now and then still: some runs see it settle, some not.
+		case $((i % 4)) in
+		0) sleep 0.3 ;;
+		1) sleep 0.05 ;;
+		*) ;;
+		esac
+	done
+) &
+writer=$!
+passes=0 lies=0 others=0
+for round in 1 2 3 4 5 6 7 8 9 10 11 12; do
+	run_forge verify --isolated --verbose -- sh -c \
+	    'GIT_INDEX_FILE="$1" git add -A && GIT_INDEX_FILE="$1" git write-tree' \
+	    sh "$T/moving.index.$round"
+	case $rc in
+	0)
+		passes=$((passes + 1))
+		said=$(printf '%s\n' "$err" |
+		    sed -n 's/^forge: verifying tree \([0-9a-f]*\) .*/\1/p')
+		[ "$said" = "$out" ] || lies=$((lies + 1))
+		;;
+	125) ;;
+	*) others=$((others + 1)) ;;
+	esac
+done
+touch "$T/stop-writer"
+wait "$writer"
+is "a file rewritten during the runs: no PASS names a tree its copy is not" \
+    "$lies" 0
+is "and each run passed or refused" "$others" 0
+echo "# passed $passes of 12 with the file moving"
+
+# The same race made certain: once the file is copied, and its blob
+# found by the source's side, both the working tree's file and the
+# copy's change to the same new bytes.  Byte for byte they agree, but
+# the working tree's file is no longer what git hashed: the copy's side
+# must hash it, not take the old blob, and the run refuses.
+touch -m -d '-2 seconds' moving.bin
+rm -f "$T/go"
+FORGE_TEST_STALL=apply FORGE_TEST_STALL_RELEASE="$T/go" \
+    start_forge "$T/race.err" verify --isolated --verbose -- sh -c \
+    'GIT_INDEX_FILE="$1" git add -A && GIT_INDEX_FILE="$1" git write-tree >"$2"' \
+    sh "$T/race.index" "$T/race.tree"
+pid=$forge_pid
+wait_for 30 grep -q "test stall: apply" "$T/race.err"
+racecopy=$(ls -d "$TMPDIR"/forge-*/moving)
+printf 'RACE' | dd of=moving.bin bs=1 seek=100 conv=notrunc 2>/dev/null
+cp moving.bin "$racecopy/moving.bin"
+touch "$T/go"
+wait "$pid"
+rc=$?
+if [ "$rc" -eq 0 ]; then
+	said=$(sed -n 's/^forge: verifying tree \([0-9a-f]*\) .*/\1/p' \
+	    "$T/race.err")
+	is "changed behind the proof: a PASS names the copy's tree" \
+	    "$said" "$(cat "$T/race.tree")"
+else
+	is "changed behind the proof: the run refuses" "$rc" 125
+fi
+unlike "and the file is not taken by comparison" "$(cat "$T/race.err")" \
+    'proved by comparison'
+
 done_testing
