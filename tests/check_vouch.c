@@ -91,20 +91,23 @@ setup(void)
 	sh("git init -q '%s' && cd '%s' && mkdir sub && "
 	    "head -c 100000 /dev/urandom >big.bin && "
 	    "printf 'small\\n' >sub/b.bin && ln -s big.bin link && "
-	    "touch -m -d '-1 minute' big.bin sub/b.bin && "
+	    "touch -m -d '-1 minute' big.bin && touch -m -r big.bin sub/b.bin && "
 	    "git add big.bin sub/b.bin link && mkdir '%s' && "
 	    "cp -p -R big.bin sub link '%s'", src, src, dst, dst);
 	free(base);
 }
 
-/* vouch() of paths (a NULL-ended list), since: now plus ms. */
+/* vouch() of paths (a NULL-ended list), since: ms after the time
+ * src/sub/b.bin and src/big.bin were last written (the same). */
 static size_t
 try(struct strv *edits, long ms, ...)
 {
 	struct strv	 paths = STRV_INIT, exclude = STRV_INIT;
 	struct timespec	 since;
+	struct stat	 st;
 	struct git	 g;
 	const char	*p;
+	char		*f;
 	va_list		 ap;
 	size_t		 n;
 
@@ -112,12 +115,15 @@ try(struct strv *edits, long ms, ...)
 	while ((p = va_arg(ap, const char *)) != NULL)
 		strv_push(&paths, p);
 	va_end(ap);
-	clock_gettime(CLOCK_REALTIME, &since);
+	ck_assert_int_ne(asprintf(&f, "%s/sub/b.bin", src), -1);
+	ck_assert_int_eq(stat(f, &st), 0);
+	free(f);
+	since = st.st_mtim;
 	since.tv_sec += ms / 1000;
 	since.tv_nsec += (ms % 1000) * 1000000L;
-	if (since.tv_nsec < 0) {
-		since.tv_sec--;
-		since.tv_nsec += 1000000000L;
+	if (since.tv_nsec >= 1000000000L) {
+		since.tv_sec++;
+		since.tv_nsec -= 1000000000L;
 	}
 	memset(&g, 0, sizeof(g));
 	g.dir = src;
@@ -149,36 +155,36 @@ START_TEST(t_vouch)
 	ck_assert_int_ne(asprintf(&want, "100644 %s\tbig.bin", oid), -1);
 
 	/* The same bytes, the source as git saw it, a minute old. */
-	ck_assert_uint_eq(try(&edits, 0, "big.bin", "sub/b.bin", NULL), 2);
+	ck_assert_uint_eq(try(&edits, 60000, "big.bin", "sub/b.bin", NULL), 2);
 	ck_assert_str_eq(edits.v[0], want);
 	/* A symlink is git's to look at. */
-	ck_assert_uint_eq(try(&edits, 0, "link", NULL), 0);
+	ck_assert_uint_eq(try(&edits, 60000, "link", NULL), 0);
 	/* Changed just before git looked: racily clean, not proved. */
-	ck_assert_uint_eq(try(&edits, -59990, "big.bin", NULL), 0);
+	ck_assert_uint_eq(try(&edits, 20, "big.bin", NULL), 0);
 	/* One byte of the copy differs, its size the same. */
 	sh("cd '%s' && printf X | dd of=big.bin bs=1 seek=500 conv=notrunc "
 	    "2>/dev/null", dst);
-	ck_assert_uint_eq(try(&edits, 0, "big.bin", "sub/b.bin", NULL), 1);
+	ck_assert_uint_eq(try(&edits, 60000, "big.bin", "sub/b.bin", NULL), 1);
 	ck_assert_str_eq(edits.v[0] + strlen(edits.v[0]) - 9, "sub/b.bin");
 	sh("cp -p '%s/big.bin' '%s/big.bin'", src, dst);
-	ck_assert_uint_eq(try(&edits, 0, "big.bin", NULL), 1);
+	ck_assert_uint_eq(try(&edits, 60000, "big.bin", NULL), 1);
 	/* The copy's mode not the entry's. */
 	sh("chmod +x '%s/big.bin'", dst);
-	ck_assert_uint_eq(try(&edits, 0, "big.bin", NULL), 0);
+	ck_assert_uint_eq(try(&edits, 60000, "big.bin", NULL), 0);
 	sh("chmod -x '%s/big.bin'", dst);
 	/* A symlink on the way in the copy is not followed. */
 	sh("cd '%s' && mv sub real && ln -s real sub", dst);
-	ck_assert_uint_eq(try(&edits, 0, "sub/b.bin", NULL), 0);
+	ck_assert_uint_eq(try(&edits, 60000, "sub/b.bin", NULL), 0);
 	sh("cd '%s' && rm sub && mv real sub", dst);
-	ck_assert_uint_eq(try(&edits, 0, "sub/b.bin", NULL), 1);
+	ck_assert_uint_eq(try(&edits, 60000, "sub/b.bin", NULL), 1);
 	/* The source changed since git saw it: its stat is not the
 	 * entry's, even with the same bytes back (its ctime moved). */
 	sh("cd '%s' && touch -m -d '-1 minute' big.bin && chmod 644 big.bin",
 	    src);
-	ck_assert_uint_eq(try(&edits, 0, "big.bin", NULL), 0);
+	ck_assert_uint_eq(try(&edits, 60000, "big.bin", NULL), 0);
 	/* Gone from the copy. */
 	sh("rm '%s/sub/b.bin'", dst);
-	ck_assert_uint_eq(try(&edits, 0, "sub/b.bin", NULL), 0);
+	ck_assert_uint_eq(try(&edits, 60000, "sub/b.bin", NULL), 0);
 	strv_free(&edits);
 	free(want);
 	free(src);
