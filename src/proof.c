@@ -419,9 +419,25 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 void
 proof_checked_out(struct proof *p)
 {
-	/* The coarse clock: file times are taken from it, so anything
-	 * written from now on is at least this recent. */
-	clock_gettime(CLOCK_REALTIME_COARSE, &p->checked_out);
+	struct timespec	end, step = { 0, 500000 };
+	int		i;
+
+	/*
+	 * The coarse clock: file times are taken from it, so anything
+	 * written from now on is at least this recent.  Taken once it has
+	 * moved on from the end of the checkout (a step is a few ms), so
+	 * that no file git wrote in its last step is as recent: those are
+	 * not taken for touched since, and looked at again, every run.
+	 * Nothing writes into the copy in between.  A clock that does not
+	 * move is taken as it is.
+	 */
+	clock_gettime(CLOCK_REALTIME_COARSE, &end);
+	p->checked_out = end;
+	for (i = 0; i < 100 && p->checked_out.tv_sec == end.tv_sec &&
+	    p->checked_out.tv_nsec == end.tv_nsec; i++) {
+		(void)nanosleep(&step, NULL);
+		clock_gettime(CLOCK_REALTIME_COARSE, &p->checked_out);
+	}
 }
 
 void

@@ -62,4 +62,26 @@ for setting in 'core.trustctime false' 'core.checkStat minimal'; do
 	is "$1=$2: nothing is left behind" "$(leftovers "$PWD")" ""
 done
 
+# The copy's side of the proof takes each tracked file whose times are
+# older than the end of the checkout as git wrote it.  One changed in the
+# copy once the checkout ended -- same size, its mtime put back -- has a
+# ctime that says so, and the proof refuses the copy.
+new_repo "$T/after"
+printf 'AAAA\n' >kept.txt
+git add kept.txt && git commit -q -m kept
+rm -f "$T/go"
+FORGE_TEST_STALL=checkout FORGE_TEST_STALL_RELEASE="$T/go" \
+    start_forge "$T/after.err" verify --isolated -- cat kept.txt
+pid=$forge_pid
+wait_for 30 grep -q "test stall: checkout" "$T/after.err"
+copy=$(ls -d "$TMPDIR"/forge-*/after)
+touch -r "$copy/kept.txt" "$T/stamp"
+printf 'BBBB\n' >"$copy/kept.txt"
+touch -r "$T/stamp" "$copy/kept.txt"
+touch "$T/go"
+wait "$pid"
+is "a file changed in the copy after its checkout: forge refuses" "$?" 125
+like "and names it" "$(cat "$T/after.err")" 'kept.txt'
+unlike "and runs nothing" "$(cat "$T/after.err")" 'Verdict: PASS'
+
 done_testing
