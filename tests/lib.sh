@@ -62,6 +62,9 @@ forge() {
 start_forge() {
 	_errfile=$1
 	shift
+	# Emptied now, not when the background shell gets to it: a
+	# wait_for on the file must never see what a run before left.
+	: >"$_errfile"
 	${FORGE_WRAPPER:-} "$FORGE" "$@" >/dev/null 2>"$_errfile" </dev/null &
 	forge_pid=$!
 }
