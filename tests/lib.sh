@@ -62,6 +62,9 @@ forge() {
 start_forge() {
 	_errfile=$1
 	shift
+	# Emptied now, not in the background: what a run before wrote
+	# there must not be read as this one's.
+	: >"$_errfile"
 	${FORGE_WRAPPER:-} "$FORGE" "$@" >/dev/null 2>"$_errfile" </dev/null &
 	forge_pid=$!
 }
