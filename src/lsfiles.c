@@ -94,6 +94,11 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	e[mlen] = '\t';
 	memcpy(e + mlen + 1, path, plen);
 	e[elen] = '\0';
+	/* A gitlink's flags are the index's too, for the copy's to mirror. */
+	if (tag == 'S' || tag == 's')
+		strv_pushn(&l->skips, path, plen);
+	if (islower(tag))
+		strv_pushn(&l->assumes, path, plen);
 	if (strncmp(rec + 2, "160000 ", 7) == 0) {
 		strv_pushn(&l->nested, path, plen);
 		strv_pushn(&l->gitlinks, e, elen);
@@ -101,10 +106,6 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	}
 	if (tag == 'S' || islower(tag))
 		strv_pushn(&l->flagged, e, elen);
-	if (tag == 'S' || tag == 's')
-		strv_pushn(&l->skips, path, plen);
-	if (islower(tag))
-		strv_pushn(&l->assumes, path, plen);
 	strv_pushn(&l->entries, e, elen);
 	/* 's': skip-worktree and assume-unchanged. */
 	if (tag == 'S' || tag == 's')

@@ -538,7 +538,12 @@ fix_mode(int dfd, const char *base, const char *path, int dir, mode_t want)
 	if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
 	    (st.st_mode & 07777) == want)
 		return 0;
-	if (fchmodat(dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1) {
+	/* Not a symlink, as just seen, and nothing runs in the copy now:
+	 * where the C library cannot chmod without following a link
+	 * (glibc before 2.32, or no /proc), chmod it as it is. */
+	if (fchmodat(dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1 &&
+	    ((errno != ENOTSUP && errno != EOPNOTSUPP) ||
+	    fchmodat(dfd, base, want, 0) == -1)) {
 		warn("cannot reset the mode of %s in the reused copy",
 		    fs_vis(path));
 		return -1;

@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
@@ -207,6 +208,49 @@ drop_packs(int fd)
 	return ret;
 }
 
+/*
+ * Does the directory name under fd hold only what forge puts there:
+ * regular files, and with dirs, directories of them (two hex digits,
+ * as git's fan-out) or a "pack" directory (dropped anyway)?  A command
+ * can reach the scratch space; what it put there is not kept, least of
+ * all a symlink that git or forge would follow out of it.
+ */
+static int
+only_ours(int fd, const char *name, int dirs)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 dfd, ok = 1;
+
+	if ((dfd = openat(fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return 0;
+	}
+	while (ok && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1)
+			ok = 0;
+		else if (S_ISREG(st.st_mode))
+			ok = !dirs || strcmp(de->d_name, "pack") != 0;
+		else if (!dirs || !S_ISDIR(st.st_mode))
+			ok = 0;
+		else if (strcmp(de->d_name, "pack") != 0)
+			ok = strlen(de->d_name) == 2 &&
+			    isxdigit((unsigned char)de->d_name[0]) &&
+			    isxdigit((unsigned char)de->d_name[1]) &&
+			    only_ours(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+	return ok;
+}
+
 /* Empty the scratch space a run before left, but for the run's mark
  * and what it left for this one: with it, the objects its indexes name
  * (git takes a tree of the index as written only if it has it). */
@@ -226,8 +270,8 @@ clear_scratch(struct rundir *rd)
 		return -1;
 	}
 	objects_about(fd, &count, &bytes);
-	carry = faccessat(fd, "carry", F_OK, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    count < KEEP_OBJECTS && bytes < KEEP_BYTES;
+	carry = count < KEEP_OBJECTS && bytes < KEEP_BYTES &&
+	    only_ours(fd, "carry", 0) && only_ours(fd, "objects", 1);
 	/* The big files' blobs, in packs: the carried index needs only
 	 * its trees, which are loose. */
 	if (carry && drop_packs(fd) == -1)

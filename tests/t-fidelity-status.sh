@@ -85,6 +85,20 @@ status_same "a staged new file, deleted since"
 git reset -q e.txt
 status_same "a staged change unstaged again"
 
+# A submodule whose gitlink is flagged: git status in the source does
+# not look into it, nor must it in the copy.
+new_repo "$T/sub-up"
+new_repo "$T/flagged-link"
+git -c protocol.file.allow=always submodule add -q "$T/sub-up" sub ||
+    exit 99
+git commit -q -m sub || exit 99
+printf 'dirty\n' >>sub/hello.txt
+git update-index --skip-worktree sub
+status_same "a skip-worktree submodule, modified"
+git update-index --no-skip-worktree sub
+git update-index --assume-unchanged sub
+status_same "an assume-unchanged submodule, modified"
+
 # The random working states.
 cases=${FIDELITY_CASES:-20}
 seed=${FIDELITY_SEED:-1}

@@ -90,6 +90,31 @@ fi
 like "the proof's big blobs went into a pack" \
     "$(ls "$TMPDIR"/forge-*/.forge/objects/pack 2>&1)" '\.pack$'
 
+# What is kept beside the copy for the next run, made to lead out of it
+# by a command: the next run follows none of it, and leaves what is
+# outside as it was.
+mkdir "$T/away" && printf 'mine\n' >"$T/away/keep"
+n=0
+for how in 'rm -rf ../.forge/carry && ln -s "$1" ../.forge/carry' \
+    'rm -rf ../.forge/objects && ln -s "$1" ../.forge/objects' \
+    'mkdir -p ../.forge/objects/pack && rm -rf ../.forge/objects/pack &&
+    ln -s "$1" ../.forge/objects/pack &&
+    for d in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+    for e in 0 1 2 3 4 5 6 7 8 9 a b c d e f; do
+    rm -rf ../.forge/objects/$d$e && ln -s "$1" ../.forge/objects/$d$e;
+    done; done'; do
+	n=$((n + 1))
+	printf 'x %s\n' "$n" >>f5
+	run_forge verify --reuse -- sh -c "$how" sh "$T/away"
+	is "tamper $n: the run passes" "$rc" 0
+	printf 'y %s\n' "$n" >>f5
+	run_forge verify --reuse -- cat f5
+	is "tamper $n: the next run passes" "$rc" 0
+	like "tamper $n: with the file as it is" "$out" "y $n"
+	is "tamper $n: nothing outside was touched" "$(ls -A "$T/away")" keep
+	find "$T/away" -mindepth 1 ! -name keep -exec rm -rf {} + 2>/dev/null
+done
+
 run_forge gc --all
 is "gc removes the copy and what it carries" "$(ls -A "$TMPDIR")" ""
 done_testing
