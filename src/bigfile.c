@@ -433,26 +433,6 @@ start_raw(struct bigfile *b)
 	start(b, args, NULL);
 }
 
-/* The index's entry for path ("mode oid\tpath"), or NULL. */
-static const char *
-in_index(const struct strv *entries, const char *path)
-{
-	size_t	lo = 0, hi = entries->n, mid;
-	int	c;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((c = strcmp(lsfiles_entry_path(entries->v[mid]), path)) ==
-		    0)
-			return entries->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 void
 bigfile_feed(struct bigfile *b, const struct strv *changed)
 {
@@ -475,7 +455,7 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 	for (i = 0; i < changed->n; i++) {
 		path = changed->v[i];
 		strv_push(&b->changed, path);
-		if ((e = in_index(b->entries, path)) == NULL) {
+		if ((e = lsfiles_find(b->entries, path)) == NULL) {
 			/* Untracked, or a conflict, if a file is there:
 			 * not ours.  Gone, if not (a directory is no file):
 			 * only its size in HEAD counts (one line a path for

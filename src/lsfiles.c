@@ -34,6 +34,25 @@ lsfiles_entry_path(const char *entry)
 	return tab != NULL ? tab + 1 : entry;
 }
 
+const char *
+lsfiles_find(const struct strv *entries, const char *path)
+{
+	size_t	lo = 0, hi = entries->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(lsfiles_entry_path(entries->v[mid]), path)) ==
+		    0)
+			return entries->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
 /* Is the last path of v the plen bytes at path?  (Stages of one path
  * come one after the other.) */
 static int

@@ -41,5 +41,8 @@ int	lsfiles_parse(const char *, size_t, struct lsfiles *);
 void	lsfiles_free(struct lsfiles *);
 /* The path of a "mode oid\tpath" entry. */
 const char *lsfiles_entry_path(const char *);
+/* The entry of path in entries ("mode oid\tpath", sorted by path as the
+ * index is), or NULL. */
+const char *lsfiles_find(const struct strv *, const char *);
 
 #endif /* LSFILES_H */

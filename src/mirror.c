@@ -76,27 +76,6 @@ has(const struct strv *sorted, const char *s)
 	    sizeof(*sorted->v), cmp_str) != NULL;
 }
 
-/* The entry of path in entries ("mode oid\tpath", in index order), or
- * NULL. */
-static const char *
-find_entry(const struct strv *entries, const char *path)
-{
-	size_t	lo = 0, hi = entries->n, mid;
-	int	c;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((c = strcmp(lsfiles_entry_path(entries->v[mid]), path)) ==
-		    0)
-			return entries->v[mid];
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
 /*
  * The update-index --index-info lines for the staged paths: the source's
  * entry or gitlink ("mode oid\tpath"), or "0 <zeros>\tpath" removing it; unmerged
@@ -115,8 +94,8 @@ staged_lines(const struct strv *staged, const struct strv *entries,
 		if (has(unmerged, staged->v[i]))
 			continue;
 		buf_reset(&b);
-		if ((e = find_entry(entries, staged->v[i])) != NULL ||
-		    (e = find_entry(gitlinks, staged->v[i])) != NULL)
+		if ((e = lsfiles_find(entries, staged->v[i])) != NULL ||
+		    (e = lsfiles_find(gitlinks, staged->v[i])) != NULL)
 			buf_adds(&b, e);
 		else {
 			buf_adds(&b, "0 ");

@@ -216,29 +216,17 @@ fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
-	size_t		 i, lo, hi, mid, oidlen = strlen(p->r.head);
-	int		 c, found;
+	const char	*e;
+	size_t		 i, k, oidlen = strlen(p->r.head);
 
 	for (i = 0; i < paths->n; i++) {
-		for (lo = 0, hi = p->r.entries->n, found = 0; lo < hi;) {
-			mid = lo + (hi - lo) / 2;
-			if ((c = strcmp(lsfiles_entry_path(p->r.entries->v[mid]),
-			    paths->v[i])) == 0) {
-				found = 1;
-				break;
-			}
-			if (c < 0)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (found) {
-			strv_push(v, p->r.entries->v[mid]);
+		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL) {
+			strv_push(v, e);
 			continue;
 		}
 		buf_reset(&b);
 		buf_adds(&b, "0 ");
-		for (c = 0; (size_t)c < oidlen; c++)
+		for (k = 0; k < oidlen; k++)
 			buf_addc(&b, '0');
 		buf_addc(&b, '\t');
 		buf_adds(&b, paths->v[i]);

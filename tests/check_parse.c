@@ -627,6 +627,25 @@ START_TEST(t_lsfiles)
 }
 END_TEST
 
+START_TEST(t_lsfiles_find)
+{
+	struct lsfiles	l;
+
+	ck_assert_int_eq(ls(&l, V("H 100644 " OID " 0\ta",
+	    "H 100644 " OID " 0\ta b",
+	    "H 100755 " OID " 0\tdir/x",
+	    "H 100644 " OID " 0\tz")), 0);
+	ck_assert_str_eq(lsfiles_find(&l.entries, "a"), "100644 " OID "\ta");
+	ck_assert_str_eq(lsfiles_find(&l.entries, "dir/x"),
+	    "100755 " OID "\tdir/x");
+	ck_assert_str_eq(lsfiles_find(&l.entries, "z"), "100644 " OID "\tz");
+	ck_assert_ptr_null(lsfiles_find(&l.entries, "dir"));
+	ck_assert_ptr_null(lsfiles_find(&l.entries, "b"));
+	ck_assert_ptr_null(lsfiles_find(&l.nested, "a"));	/* empty */
+	lsfiles_free(&l);
+}
+END_TEST
+
 START_TEST(t_lsfiles_unmerged)
 {
 	struct lsfiles	l;
@@ -1072,6 +1091,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_lsfiles);
 	tcase_add_test(tc, t_lsfiles_sparse);
 	tcase_add_test(tc, t_lsfiles_unmerged);
+	tcase_add_test(tc, t_lsfiles_find);
 	tcase_add_test(tc, t_lsfiles_stages);
 	tcase_add_test(tc, t_lsfiles_names);
 	tcase_add_test(tc, t_lsfiles_bad);
