@@ -58,24 +58,6 @@ static const struct {
 	{ "strictatime", MS_STRICTATIME },
 };
 
-/* mountinfo's escapes: \040 for a space, and so on. */
-static void
-unescape(char *s)
-{
-	char	*d = s;
-
-	for (; *s != '\0'; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*d++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
-			    (s[3] - '0'));
-			s += 3;
-		} else
-			*d++ = *s;
-	}
-	*d = '\0';
-}
-
 int
 contain_mountinfo_line(const char *line, char **path, unsigned long *flags)
 {
@@ -96,7 +78,7 @@ contain_mountinfo_line(const char *line, char **path, unsigned long *flags)
 		    i++)
 			if (strcmp(o, mount_opts[i].name) == 0)
 				*flags |= mount_opts[i].flag;
-	unescape(f[4]);
+	fs_unescape_mountinfo(f[4]);
 	*path = xstrdup(f[4]);
 	free(copy);
 	return 0;

@@ -797,9 +797,8 @@ fs_rmtree(const char *path)
 	return fs_rmtree_path(path, NULL, NULL);
 }
 
-/* "\040" and friends, as /proc/self/mountinfo escapes names. */
-static void
-unescape_octal(char *s)
+void
+fs_unescape_mountinfo(char *s)
 {
 	char	*out = s;
 
@@ -842,7 +841,7 @@ fs_mounts_below(const char *path, struct strv *left)
 			mnt = strsep(&line, " ");
 		if (field < 5 || mnt == NULL)
 			continue;
-		unescape_octal(mnt);
+		fs_unescape_mountinfo(mnt);
 		if (strncmp(mnt, real, n) == 0 && (mnt[n] == '\0' ||
 		    mnt[n] == '/')) {
 			if (left != NULL)

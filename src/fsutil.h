@@ -67,6 +67,9 @@ int	fs_rmtree_at(int, const char *);
  * many, each named in left (if not NULL) as fs_rmtree_report does; -1
  * if it cannot tell (no /proc). */
 int	fs_mounts_below(const char *, struct strv *);
+/* Undo, in place, the octal escapes (\040 for a space...) that
+ * /proc/self/mountinfo writes names with. */
+void	fs_unescape_mountinfo(char *);
 /* The same for a path; left may be NULL.  last, if not NULL, names an
  * entry of path that goes last, and only once everything else went (a
  * mark that must outlive a partial removal).  Where the kernel gives no
