@@ -44,7 +44,6 @@
 #include "source.h"
 #include "spawn.h"
 #include "timeutil.h"
-#include "vouch.h"
 #include "xmalloc.h"
 
 struct step {
@@ -1300,7 +1299,6 @@ prepare(struct run *r, const struct verify_opts *o)
 		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
 	bigfile_configure(ctx->cfg.copy_threshold, o->verbose);
-	vouch_configure(o->verbose);
 	if (make_copy(r) == -1)
 		return -1;
 	/* Fit to park from now on, whatever the command does to it: the

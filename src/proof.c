@@ -19,7 +19,6 @@
 #include "lsfiles.h"
 #include "proof.h"
 #include "treeid.h"
-#include "vouch.h"
 #include "xmalloc.h"
 
 struct proof {
@@ -27,7 +26,6 @@ struct proof {
 	struct rundir		*rd;
 	size_t			 id;		/* names its temporary files */
 	struct strv		 edits;		/* flagged entries, as on disk */
-	struct strv		 exclude;	/* the copy's side leaves out */
 	struct git		 src_git;
 	struct treeid_req	 src_req;	/* the source's tree, computed */
 	struct treeid_job	 src_job;	/* while the copy is built */
@@ -43,9 +41,6 @@ struct proof {
 	int			 index_ready;	/* nothing more will write it */
 	struct timespec		 checked_out;	/* when git worktree add was
 						   done */
-	struct timespec		 src_since;	/* when the source's side
-						   started */
-	const struct strv	*whole;		/* copied whole (vouch.h) */
 	char			*key;		/* of what the carry is for */
 	char			*carry;		/* the source's index a run
 						   before left, if it fits */
@@ -396,7 +391,6 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.sparse = pr->sparse;
 	snprintf(tag, sizeof(tag), "src%zu", id);
 	p->src_started = 1;
-	clock_gettime(CLOCK_REALTIME, &p->src_since);
 	if (treeid_start(&p->src_job, &p->src_req, tag) == -1) {
 		proof_free(p);
 		return NULL;
@@ -483,12 +477,6 @@ start_prep(struct proof *p)
 	(void)treeid_start(&p->prep_job, &p->prep_req, tag);
 }
 
-void
-proof_copied_whole(struct proof *p, const struct strv *paths)
-{
-	p->whole = paths;
-}
-
 int
 proof_source_changed(const struct proof *p, const struct strv **changed)
 {
@@ -562,15 +550,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->objdir = p->rd->objects;
 	q->alternates = p->r.objects;
 	q->edits = edits;
-	if (p->r.exclude != NULL)
-		strv_pushv(&p->exclude, p->r.exclude->v);
-	/* Files copied whole, proved by comparison: git need not hash
-	 * them again.  Never from a carried index, which a command could
-	 * have written. */
-	if (p->src_req.start == NULL)
-		(void)vouch(&p->src_job.g, p->r.src, p->r.dst, p->r.rel,
-		    p->whole, &p->src_since, edits, &p->exclude);
-	q->exclude = &p->exclude;
+	q->exclude = p->r.exclude;
 	q->force = !p->r.own_ignored;
 	q->trust = 1;
 	q->sparse = p->r.sparse;
@@ -603,7 +583,6 @@ source_afresh(struct proof *p)
 	treeid_free(&p->src_job);
 	p->src_req.start = NULL;
 	snprintf(tag, sizeof(tag), "src%zu-afresh", p->id);
-	clock_gettime(CLOCK_REALTIME, &p->src_since);
 	if (treeid_start(&p->src_job, &p->src_req, tag) == -1)
 		return NULL;
 	return treeid_finish(&p->src_job);
@@ -661,7 +640,6 @@ proof_free(struct proof *p)
 	if (p->prep_started)
 		treeid_free(&p->prep_job);
 	strv_free(&p->edits);
-	strv_free(&p->exclude);
 	if (p->prep_valid != NULL) {
 		(void)unlink(p->prep_valid);
 		free(p->prep_valid);

@@ -27,11 +27,6 @@
  *					v points at the paths where the
  *					working state differs from HEAD;
  *					0: not yet; -1: it failed
- *	proof_copied_whole(p, &paths);	the paths forge copied whole from
- *					the source's files (bigfile.h;
- *					sorted, and to outlive p): the
- *					copy's side may prove them by
- *					comparison (vouch.h)
  *	tree = proof_finish(p);		waits, and compares: the proved
  *					tree id (the caller frees), or NULL
  *					with what differs said
@@ -76,7 +71,6 @@ void		 proof_index_ready(struct proof *, const char *);
 void		 proof_poll(struct proof *);
 int		 proof_source_changed(const struct proof *,
 		    const struct strv **);
-void		 proof_copied_whole(struct proof *, const struct strv *);
 char		*proof_finish(struct proof *);
 void		 proof_free(struct proof *);
 char		*proof_source_tree(struct rundir *, const struct repo *);

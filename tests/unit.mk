@@ -80,9 +80,3 @@ tests_check_bigfile_SOURCES = tests/check_bigfile.c tests/unit.h
 tests_check_bigfile_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_bigfile_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_bigfile_LDADD = $(TEST_LIBS_COMMON)
-
-UNIT_TESTS_LIST += tests/check_vouch
-tests_check_vouch_SOURCES = tests/check_vouch.c $(UNITFS)
-tests_check_vouch_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
-tests_check_vouch_CFLAGS = $(TEST_CFLAGS_COMMON)
-tests_check_vouch_LDADD = $(TEST_LIBS_COMMON)
