@@ -398,6 +398,45 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	return p;
 }
 
+/*
+ * The present as the copy's file system stamps it, into *now if that is
+ * earlier: it may keep coarser times than the clock (whole seconds, two
+ * on FAT) or take them from another clock (an NFS server's), and a file
+ * changed from now on is stamped no earlier than a file made now.  The
+ * file has no name where the file system allows (O_TMPFILE), or loses it
+ * at once.  If none can be made, the clock's time rounded down to two
+ * seconds.
+ */
+static void
+fs_present(const char *dir, struct timespec *now)
+{
+	struct stat	 st;
+	char		*name = NULL;
+	int		 fd, ok;
+
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#else
+	fd = -1;
+#endif
+	if (fd == -1) {
+		name = xasprintf("%s/.forge-clock.%ld", dir, (long)getpid());
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1)
+			(void)unlink(name);
+		free(name);
+	}
+	ok = fd != -1 && fstat(fd, &st) == 0;
+	if (fd != -1)
+		close(fd);
+	if (!ok) {
+		now->tv_sec &= ~(time_t)1;
+		now->tv_nsec = 0;
+	} else if (!not_before(&st.st_ctim, now))
+		*now = st.st_ctim;
+}
+
 void
 proof_checked_out(struct proof *p)
 {
@@ -420,6 +459,7 @@ proof_checked_out(struct proof *p)
 		(void)nanosleep(&step, NULL);
 		clock_gettime(CLOCK_REALTIME_COARSE, &p->checked_out);
 	}
+	fs_present(p->r.dst, &p->checked_out);
 }
 
 void

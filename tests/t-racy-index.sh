@@ -84,4 +84,39 @@ is "a file changed in the copy after its checkout: forge refuses" "$?" 125
 like "and names it" "$(cat "$T/after.err")" 'kept.txt'
 unlike "and runs nothing" "$(cat "$T/after.err")" 'Verdict: PASS'
 
+# The same where the copy's file system keeps whole seconds (ext4 with
+# small inodes, as FAT, NFS or 9p may): a file changed after the
+# checkout is stamped with the second it began in, earlier than the
+# clock said the checkout ended.  Root only, to mount one.
+fs="$T/fs"
+mkdir -p "$fs"
+if [ "$(id -u)" = 0 ] && truncate -s 32M "$T/fs.img" 2>/dev/null &&
+    mkfs.ext4 -q -I 128 "$T/fs.img" >/dev/null 2>&1 &&
+    mount -o loop "$T/fs.img" "$fs" 2>/dev/null; then
+	mkdir "$fs/tmp"
+	new_repo "$T/coarse"
+	printf 'AAAA\n' >kept.txt
+	git add kept.txt && git commit -q -m kept
+	rm -f "$T/go"
+	TMPDIR="$fs/tmp" FORGE_TEST_STALL=checkout \
+	    FORGE_TEST_STALL_RELEASE="$T/go" start_forge "$T/coarse.err" \
+	    verify --isolated -- cat kept.txt
+	pid=$forge_pid
+	wait_for 30 grep -q "test stall: checkout" "$T/coarse.err"
+	copy=$(ls -d "$fs"/tmp/forge-*/coarse)
+	touch -r "$copy/kept.txt" "$T/stamp"
+	printf 'BBBB\n' >"$copy/kept.txt"
+	touch -r "$T/stamp" "$copy/kept.txt"
+	touch "$T/go"
+	wait "$pid"
+	is "whole seconds: a file changed after the checkout is refused" \
+	    "$?" 125
+	like "and named" "$(cat "$T/coarse.err")" 'differs: kept.txt'
+	is "and nothing is left behind" "$(ls -A "$fs/tmp")" ""
+	umount "$fs" 2>/dev/null || umount -l "$fs"
+else
+	skip "whole seconds: a file changed after the checkout is refused" \
+	    "cannot mount a file system of whole seconds"
+fi
+
 done_testing
