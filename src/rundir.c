@@ -150,73 +150,30 @@ fail:
 }
 
 /*
- * About how many objects, and bytes of them, there are in the object
- * directory under fd, from four of its 256 fan-out directories: each run
- * adds those of the files and trees that changed, and they are let go of
- * past a bound.  A file past the proof's bigFileThreshold (treeid.h) is
- * in a pack, never kept, so that no loose object is large.
+ * The objects a carried index keeps: those of the files and trees that
+ * changed, each run's added to the last's.  Let go of past a bound; and a
+ * large file's blob, which the index does not need (git takes a tree of
+ * it as written only if it has the tree), never kept at all.
  */
 #define KEEP_OBJECTS	16384
 #define KEEP_BYTES	(256LL << 20)
+#define KEEP_LARGEST	(1LL << 20)
 
-static void
-objects_about(int fd, size_t *count, long long *bytes)
-{
-	static const char *const	 fan[] = { "objects/00", "objects/40",
-	    "objects/80", "objects/c0" };
-	struct dirent			*de;
-	struct stat			 st;
-	DIR				*d;
-	size_t				 i, n = 0;
-	long long			 b = 0;
-	int				 dfd;
-
-	for (i = 0; i < sizeof(fan) / sizeof(*fan); i++) {
-		if ((dfd = openat(fd, fan[i], O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) == -1)
-			continue;
-		if ((d = fdopendir(dfd)) == NULL) {
-			close(dfd);
-			continue;
-		}
-		while ((de = readdir(d)) != NULL) {
-			if (de->d_name[0] == '.')
-				continue;
-			n++;
-			if (fstatat(dirfd(d), de->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) == 0)
-				b += (long long)st.st_size;
-		}
-		closedir(d);
-	}
-	*count = n * 64;
-	*bytes = b * 64;
-}
-
-/* Remove the packs of the object directory under fd, no symlink on the
- * way followed (a command can reach the scratch space). */
-static int
-drop_packs(int fd)
-{
-	int	ofd, ret;
-
-	if ((ofd = openat(fd, "objects", O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		return errno == ENOENT ? 0 : -1;
-	ret = fs_rmtree_at(ofd, "pack");
-	close(ofd);
-	return ret;
-}
+struct tally {
+	size_t		count;
+	long long	bytes;
+};
 
 /*
  * Does the directory name under fd hold only what forge puts there:
  * regular files, and with dirs, directories of them (two hex digits,
- * as git's fan-out) or a "pack" directory (dropped anyway)?  A command
- * can reach the scratch space; what it put there is not kept, least of
- * all a symlink that git or forge would follow out of it.
+ * as git's fan-out)?  A command can reach the scratch space; what it put
+ * there is not kept, least of all a symlink that git or forge would
+ * follow out of it.  With t, the files are counted, those past
+ * KEEP_LARGEST removed.
  */
 static int
-only_ours(int fd, const char *name, int dirs)
+only_ours(int fd, const char *name, int dirs, struct tally *t)
 {
 	struct dirent	*de;
 	struct stat	 st;
@@ -237,15 +194,22 @@ only_ours(int fd, const char *name, int dirs)
 		if (fstatat(dirfd(d), de->d_name, &st,
 		    AT_SYMLINK_NOFOLLOW) == -1)
 			ok = 0;
-		else if (S_ISREG(st.st_mode))
-			ok = !dirs || strcmp(de->d_name, "pack") != 0;
-		else if (!dirs || !S_ISDIR(st.st_mode))
+		else if (S_ISREG(st.st_mode)) {
+			if (t == NULL)
+				continue;
+			if (st.st_size > KEEP_LARGEST)
+				(void)unlinkat(dirfd(d), de->d_name, 0);
+			else {
+				t->count++;
+				t->bytes += (long long)st.st_size;
+			}
+		} else if (!dirs || !S_ISDIR(st.st_mode))
 			ok = 0;
-		else if (strcmp(de->d_name, "pack") != 0)
+		else
 			ok = strlen(de->d_name) == 2 &&
 			    isxdigit((unsigned char)de->d_name[0]) &&
 			    isxdigit((unsigned char)de->d_name[1]) &&
-			    only_ours(dirfd(d), de->d_name, 0);
+			    only_ours(dirfd(d), de->d_name, 0, t);
 	}
 	closedir(d);
 	return ok;
@@ -258,9 +222,8 @@ static int
 clear_scratch(struct rundir *rd)
 {
 	struct dirent	*de;
+	struct tally	 t;
 	DIR		*d;
-	size_t		 count;
-	long long	 bytes;
 	int		 fd, ret = 0, carry;
 
 	if ((fd = open(rd->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -269,13 +232,10 @@ clear_scratch(struct rundir *rd)
 			close(fd);
 		return -1;
 	}
-	objects_about(fd, &count, &bytes);
-	carry = count < KEEP_OBJECTS && bytes < KEEP_BYTES &&
-	    only_ours(fd, "carry", 0) && only_ours(fd, "objects", 1);
-	/* The big files' blobs, in packs: the carried index needs only
-	 * its trees, which are loose. */
-	if (carry && drop_packs(fd) == -1)
-		ret = -1;
+	memset(&t, 0, sizeof(t));
+	carry = only_ours(fd, "carry", 0, NULL) &&
+	    only_ours(fd, "objects", 1, &t) && t.count < KEEP_OBJECTS &&
+	    t.bytes < KEEP_BYTES;
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||

@@ -102,13 +102,6 @@ add_args(const struct treeid_job *j, struct strv *args)
 	 * only time (seconds for a large file). */
 	strv_push(args, "-c");
 	strv_push(args, "core.looseCompression=0");
-	/* A large file is streamed into a pack, stored as is, not read
-	 * into memory whole: git's memory does not grow with it, and no
-	 * loose object kept with a carried index is large (rundir.c). */
-	strv_push(args, "-c");
-	strv_push(args, "core.bigFileThreshold=" TREEID_BIG);
-	strv_push(args, "-c");
-	strv_push(args, "core.compression=0");
 	/* Preloading the index would lstat every entry in threads, those
 	 * marked as unchanged too, which git add itself leaves alone. */
 	if (j->q.trust) {

@@ -68,9 +68,6 @@
 #include "gitcmd.h"
 #include "strv.h"
 
-/* Files larger go into a pack in the temporary object directory. */
-#define TREEID_BIG	"1m"
-
 struct treeid_req {
 	const struct git	*git;
 	const char		*index;
