@@ -232,8 +232,12 @@ clear_scratch(struct rundir *rd)
 			close(fd);
 		return -1;
 	}
+	/* With a file system mounted below (or no way to tell), nothing is
+	 * kept, and nothing removed but by fs_rmtree_at(), which does not
+	 * cross into one: only_ours() removes large objects. */
 	memset(&t, 0, sizeof(t));
-	carry = only_ours(fd, "carry", 0, NULL) &&
+	carry = fs_mounts_below(rd->scratch, NULL) == 0 &&
+	    only_ours(fd, "carry", 0, NULL) &&
 	    only_ours(fd, "objects", 1, &t) && t.count < KEEP_OBJECTS &&
 	    t.bytes < KEEP_BYTES;
 	while ((de = readdir(d)) != NULL) {
