@@ -676,19 +676,29 @@ static void
 remove_last(struct rm *rm, int fd, const char *name)
 {
 	struct level	*lv = &rm->stack[1];
-	char		*prefix;
+	const char	*inner;
+	char		*prefix, *first;
 
-	if (rm->last == NULL || rm->err != 0 || lv->skip.n != 1 ||
-	    strcmp(lv->skip.v[0], rm->last) != 0)
+	if (rm->last == NULL || rm->err != 0 || lv->skip.n != 1)
 		return;
+	/* "a/b": a goes last, and in it b. */
+	inner = strchr(rm->last, '/');
+	first = inner != NULL ? xstrndup(rm->last, (size_t)(inner -
+	    rm->last)) : xstrdup(rm->last);
+	if (strcmp(lv->skip.v[0], first) != 0) {
+		free(first);
+		return;
+	}
 	prefix = rm->prefix == NULL || *rm->prefix == '\0' ? xstrdup(name) :
 	    xasprintf("%s/%s", strcmp(rm->prefix, "/") == 0 ? "" : rm->prefix,
 	    name);
-	if (rmtree(fd, rm->last, prefix, NULL, rm->left) == 0)
+	if (rmtree(fd, first, prefix, inner != NULL ? inner + 1 : NULL,
+	    rm->left) == 0)
 		strv_clear(&lv->skip);
 	else
 		rm->err = errno;
 	free(prefix);
+	free(first);
 }
 
 int
@@ -731,7 +741,7 @@ again:
 	if ((fd = descend(&rm, pfd, xstrdup(name))) == -1)
 		goto out;
 	if (last != NULL)
-		strv_push(&rm.stack[1].skip, last);
+		strv_pushn(&rm.stack[1].skip, last, strcspn(last, "/"));
 	for (;;) {
 		if ((sub = empty_files(&rm, fd)) != NULL) {
 			if ((nfd = descend(&rm, fd, sub)) != -1) {

@@ -73,7 +73,8 @@ void	fs_unescape_mountinfo(char *);
 /* The same for a path; left may be NULL.  last, if not NULL, names an
  * entry of path that goes last, and only once everything else went (a
  * mark that must outlive a partial removal).  Where the kernel gives no
- * mount ids, a path with any mount point at or below it is not touched. */
+ * mount ids, a path with any mount point at or below it is not touched.
+ * last may name an entry within that entry ("a/b"): b goes last in a. */
 int	fs_rmtree_path(const char *, const char *, struct strv *);
 int	fs_rmtree(const char *);
 /* mkdir -p. */

@@ -590,8 +590,10 @@ journal_remove_copy(const struct journal_entry *e, int own,
 		return remove_unproven(e, left);
 	if (unregister(e, 1, left) == -1)
 		ret = -1;
-	/* The run's mark goes last: what stays is still provably its. */
-	if (fs_rmtree_path(e->top, JOURNAL_SCRATCH, left) == -1) {
+	/* The run's mark goes last, even after the rest of the scratch
+	 * space: what stays is still provably its. */
+	if (fs_rmtree_path(e->top, JOURNAL_SCRATCH "/" JOURNAL_MARK, left) ==
+	    -1) {
 		if (left->n == n)
 			strv_pushf(left, "cannot remove %s: %s",
 			    fs_vis(e->top), strerror(errno));

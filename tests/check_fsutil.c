@@ -1130,6 +1130,48 @@ START_TEST(t_rmtree_bind_mount)
 }
 END_TEST
 
+/* A mount in the entry that goes last: the entry within it that goes
+ * last of all ("a/b") outlives the partial removal. */
+START_TEST(t_rmtree_mount_in_last)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top, *victim, *at;
+
+	if (!private_mounts())
+		return;
+	d = unitfs_dir("mnt");
+	victim = path(d, "victim");
+	mkdir_in(d, "victim", 0755);
+	file_in(victim, "precious", "p", 0644);
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	file_in(top, "f", "copy's", 0644);
+	mkdir_in(top, ".mark", 0700);
+	file_in(top, ".mark/run", "run", 0600);
+	file_in(top, ".mark/zz", "z", 0600);
+	mkdir_in(top, ".mark/objects", 0700);
+	mkdir_in(top, ".mark/objects/ab", 0700);
+	at = path(top, ".mark/objects/ab");
+	bind_mount(victim, at);
+	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
+	ck_assert(left_has(&left, "a file system is mounted at"));
+	ck_assert(exists_in(top, ".mark/run"));
+	ck_assert(!exists_in(top, "f"));
+	ck_assert(!exists_in(top, ".mark/zz"));
+	ck_assert(exists_in(victim, "precious"));
+	ck_assert_int_eq(umount(at), 0);
+	strv_clear(&left);
+	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert(exists_in(victim, "precious"));
+	strv_free(&left);
+	free(at);
+	free(top);
+	free(victim);
+	free(d);
+}
+END_TEST
+
 /* A file mounted over one of the copy's, and a mount on the top itself. */
 START_TEST(t_rmtree_mounted_file_and_top)
 {
@@ -1367,6 +1409,7 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_rmtree_special_files);
 	tcase_add_test(tc, t_rmtree_bind_mount);
 	tcase_add_test(tc, t_rmtree_mounted_file_and_top);
+	tcase_add_test(tc, t_rmtree_mount_in_last);
 	tcase_add_test(tc, t_rmtree_goes_on);
 	suite_add_tcase(s, tc);
 
