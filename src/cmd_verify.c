@@ -924,6 +924,10 @@ verbose_phases(const struct snapshot *s)
 	    duration_format(b, sizeof(b), s->ms[SNAP_APPLY]),
 	    duration_format(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
 	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
+	if (s->fixed >= 0)
+		fprintf(stderr, "forge: the reused copy was proved as it stood"
+		    "%s%ld path%s put right\n", s->fixed > 0 ? " once " : ": ",
+		    s->fixed, s->fixed == 1 ? "" : "s");
 	/* Peaks so far: forge's own, and its largest git's. */
 	if (getrusage(RUSAGE_SELF, &self) == 0 &&
 	    getrusage(RUSAGE_CHILDREN, &kids) == 0)
@@ -1021,6 +1025,8 @@ make_copy(struct run *r)
 		flags |= SNAP_INCREMENTAL;
 	if (r->clone)
 		flags |= SNAP_CLONE;
+	if (r->reuse)
+		flags |= SNAP_PARK;
 	r->have_snap = 1;
 	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
 	    flags) == 0)

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -144,8 +145,9 @@ add_ita(const struct git *dst, const struct strv *ita)
 }
 
 int
-mirror_index(const struct git *src, const struct git *dst, const char *head,
-    const struct strv *entries, const struct lsfiles *l)
+mirror_plan(const struct git *src, const char *head,
+    const struct strv *entries, const struct lsfiles *l,
+    struct mirror_plan *mp)
 {
 	const char *const	 staged_args[] = { "diff-index", "--cached",
 	    "--no-renames", "--name-only", "-z", "--ita-invisible-in-index",
@@ -153,17 +155,12 @@ mirror_index(const struct git *src, const struct git *dst, const char *head,
 	const char *const	 visible_args[] = { "diff-index", "--cached",
 	    "--no-renames", "--name-only", "-z", "--ignore-submodules=none",
 	    head, "--", NULL };
-	const char *const	 info[] = { "update-index", "-z",
-	    "--index-info", NULL };
-	const char *const	 skip[] = { "update-index", "-z",
-	    "--skip-worktree", "--stdin", NULL };
-	const char *const	 assume[] = { "update-index", "-z",
-	    "--assume-unchanged", "--stdin", NULL };
 	struct strv		 staged = STRV_INIT, visible = STRV_INIT;
-	struct strv		 lines = STRV_INIT, ita = STRV_INIT;
 	size_t			 i;
 	int			 ret = -1;
 
+	memset(mp, 0, sizeof(*mp));
+	mp->l = l;
 	if (git_list(src, staged_args, &staged, "git diff-index") == -1 ||
 	    git_list(src, visible_args, &visible, "git diff-index") == -1)
 		goto out;
@@ -171,18 +168,91 @@ mirror_index(const struct git *src, const struct git *dst, const char *head,
 	/* Listed only when intent-to-add entries are visible: those. */
 	for (i = 0; i < visible.n; i++)
 		if (!has(&staged, visible.v[i]))
-			strv_push(&ita, visible.v[i]);
+			strv_push(&mp->ita, visible.v[i]);
 	staged_lines(&staged, entries, &l->gitlinks, &l->unmerged,
-	    strlen(head), &lines);
-	if (git_feed(dst, info, &lines) == -1 || add_ita(dst, &ita) == -1 ||
-	    git_feed(dst, skip, &l->skips) == -1 ||
-	    git_feed(dst, assume, &l->assumes) == -1)
-		goto out;
+	    strlen(head), &mp->lines);
 	ret = 0;
 out:
 	strv_free(&staged);
 	strv_free(&visible);
-	strv_free(&lines);
-	strv_free(&ita);
+	return ret;
+}
+
+int
+mirror_apply(const struct git *dst, const struct mirror_plan *mp)
+{
+	const char *const	 info[] = { "update-index", "-z",
+	    "--index-info", NULL };
+	const char *const	 skip[] = { "update-index", "-z",
+	    "--skip-worktree", "--stdin", NULL };
+	const char *const	 assume[] = { "update-index", "-z",
+	    "--assume-unchanged", "--stdin", NULL };
+
+	if (git_feed(dst, info, &mp->lines) == -1 ||
+	    add_ita(dst, &mp->ita) == -1 ||
+	    git_feed(dst, skip, &mp->l->skips) == -1 ||
+	    git_feed(dst, assume, &mp->l->assumes) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+fnv(uint64_t h[2], const char *tag, const struct strv *v)
+{
+	const char	*p;
+	size_t		 i;
+
+	for (p = tag; ; p++) {
+		h[0] = (h[0] ^ (unsigned char)*p) * 1099511628211ULL;
+		h[1] = (h[1] ^ ((unsigned char)*p + 1)) * 1099511628211ULL;
+		if (*p == '\0')
+			break;
+	}
+	for (i = 0; v != NULL && i < v->n; i++)
+		fnv(h, v->v[i], NULL);
+}
+
+char *
+mirror_key(const struct mirror_plan *mp, const char *head, const char *dst)
+{
+	uint64_t	 h[2] = { 14695981039346656037ULL,
+			    1099511628211ULL * 31 };
+	struct stat	 st;
+	char		*p;
+	size_t		 i;
+
+	fnv(h, head, NULL);
+	fnv(h, "lines", &mp->lines);
+	fnv(h, "ita", &mp->ita);
+	/* add -N adds only those it finds a file for. */
+	for (i = 0; i < mp->ita.n; i++) {
+		p = xasprintf("%s/%s", dst, mp->ita.v[i]);
+		fnv(h, lstat(p, &st) == 0 ? "there" : "gone", NULL);
+		free(p);
+	}
+	fnv(h, "skips", &mp->l->skips);
+	fnv(h, "assumes", &mp->l->assumes);
+	return xasprintf("forge mirror 1 %016llx%016llx\n",
+	    (unsigned long long)h[0], (unsigned long long)h[1]);
+}
+
+void
+mirror_plan_free(struct mirror_plan *mp)
+{
+	strv_free(&mp->lines);
+	strv_free(&mp->ita);
+	memset(mp, 0, sizeof(*mp));
+}
+
+int
+mirror_index(const struct git *src, const struct git *dst, const char *head,
+    const struct strv *entries, const struct lsfiles *l)
+{
+	struct mirror_plan	mp;
+	int			ret = -1;
+
+	if (mirror_plan(src, head, entries, l, &mp) == 0)
+		ret = mirror_apply(dst, &mp);
+	mirror_plan_free(&mp);
 	return ret;
 }

@@ -20,15 +20,36 @@
  * skip-worktree and assume-unchanged flags set as in the source.  The
  * files are not touched.  Unmerged paths are left as the patch made them:
  * their changes show unstaged.
+ *
+ * The same in two halves, what to do found before it is done:
+ *	struct mirror_plan mp;
+ *	mirror_plan(&src, head, &entries, &l, &mp);	the source read
+ *	key = mirror_key(&mp, head, dst_top);	all it depends on, as a
+ *					string (the caller frees): the same
+ *					key, the same index
+ *	mirror_apply(&dst, &mp);	the copy's index written
+ *	mirror_plan_free(&mp);		(l must outlive mp)
  */
 #ifndef MIRROR_H
 #define MIRROR_H
 
+#include "strv.h"
+
 struct git;
 struct lsfiles;
-struct strv;
+
+struct mirror_plan {
+	struct strv		 lines;		/* update-index --index-info */
+	struct strv		 ita;		/* intent-to-add paths */
+	const struct lsfiles	*l;		/* skips and assumes */
+};
 
 int	mirror_index(const struct git *, const struct git *, const char *,
 	    const struct strv *, const struct lsfiles *);
+int	mirror_plan(const struct git *, const char *, const struct strv *,
+	    const struct lsfiles *, struct mirror_plan *);
+int	mirror_apply(const struct git *, const struct mirror_plan *);
+char	*mirror_key(const struct mirror_plan *, const char *, const char *);
+void	mirror_plan_free(struct mirror_plan *);
 
 #endif /* MIRROR_H */

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -98,6 +99,33 @@ pathcopy_copy(struct pathcopy *pc, const char *path, struct stat *st)
 	if (fs_copy_entry(pc->sfd, base, pc->dfd, base, st) == 0)
 		return 0;
 	return errno == ENOENT ? 1 : -1;
+}
+
+int
+pathcopy_replace(struct pathcopy *pc, const char *path, struct stat *st)
+{
+	const char	*base;
+	char		 tmp[64];
+	int		 r;
+
+	memset(st, 0, sizeof(*st));
+	if ((r = cd(pc, path, &base)) != 0)
+		return r;
+	/* Made beside it, then renamed over it: while both exist, the new
+	 * file cannot have the old one's inode. */
+	snprintf(tmp, sizeof(tmp), ".forge-new.%ld", (long)getpid());
+	if (fs_copy_entry(pc->sfd, base, pc->dfd, tmp, st) == -1)
+		return errno == ENOENT ? 1 : -1;
+	if (renameat(pc->dfd, tmp, pc->dfd, base) == -1 &&
+	    ((errno != EISDIR && errno != ENOTEMPTY && errno != EEXIST) ||
+	    fs_rmtree_at(pc->dfd, base) == -1 ||
+	    renameat(pc->dfd, tmp, pc->dfd, base) == -1)) {
+		r = errno;
+		(void)unlinkat(pc->dfd, tmp, 0);
+		errno = r;
+		return -1;
+	}
+	return 0;
 }
 
 int

@@ -8,6 +8,10 @@
  *		1: the source has no such path
  *		-1: errno EINVAL: st says what it is (fifo...), never opened;
  *		    anything else: it could not be copied
+ *	r = pathcopy_replace(&pc, "a/b/file", &st);
+ *		the same, but the copy is made beside what is there and
+ *		renamed over it (a directory there is removed first):
+ *		never with the inode of what it replaces
  *	pathcopy_clear(&pc, "a/b/file");	remove a non-directory there
  *	pathcopy_close(&pc);
  *
@@ -32,6 +36,7 @@ struct pathcopy {
 
 int	pathcopy_open(struct pathcopy *, const char *, const char *);
 int	pathcopy_copy(struct pathcopy *, const char *, struct stat *);
+int	pathcopy_replace(struct pathcopy *, const char *, struct stat *);
 int	pathcopy_clear(struct pathcopy *, const char *);
 void	pathcopy_close(struct pathcopy *);
 

@@ -32,8 +32,8 @@ struct proof {
 	int			 src_started;
 	char			*dst_gitdir;	/* the copy's registration */
 	struct git		 dst_git;
-	char			*prep_valid;	/* the copy's index, made ready */
-	struct strv		 prep_edits;	/* for its side of the proof */
+	struct strv		 prep_edits;	/* the copy's index, made ready
+						   for its side of the proof */
 	struct treeid_req	 prep_req;	/* as soon as the source's side */
 	struct treeid_job	 prep_job;	/* and git are done */
 	int			 prep_started;
@@ -44,7 +44,25 @@ struct proof {
 	char			*key;		/* of what the carry is for */
 	char			*carry;		/* the source's index a run
 						   before left, if it fits */
+	char			*src_tree;	/* the source's side's tree */
+	int			 src_failed;
+	char			*copy_index;	/* the index the copy's side
+						   ended with, kept */
+	int			 copy_runs;
+	struct spawn_idle	 copy_idle;
+	char			*settled;	/* the tree both sides had,
+						   before the copy was built */
+	char			*copy_start;	/* the index a reused copy's
+						   last proof left */
+	struct strv		 fixed;		/* the paths it had wrong */
+	struct treeid_job	 fast_job;	/* its side, as it stands */
+	int			 fast_started;
+	struct strv		 fast_edits;
+	struct strv		 recent;	/* the copy's paths to look at
+						   again, for its carried index */
 };
+
+static void	fs_present(const char *, struct timespec *);
 
 /*
  * The source's side of a reused copy's proof starts from the index the
@@ -54,10 +72,10 @@ struct proof {
  * each file it differs from, every run.  That index is git add -A's from
  * an index with the same entries, which is what the key says; what it
  * says of a file is git's own stat cache, no more trusted than git
- * trusts it.  And it can only make the two sides differ, never agree
- * (the copy's side is computed afresh, from the copy): when they differ,
- * the source's side is computed again without it before anything is
- * said.
+ * trusts it.  The untracked files are in the key too: git add -A would
+ * keep the entry it made of one that has since become ignored.  When
+ * the two sides differ, the source's side is computed again without it
+ * before anything is said.
  */
 static void
 fnv(uint64_t h[2], const char *s, size_t n)
@@ -80,6 +98,64 @@ fnv_strv(uint64_t h[2], const char *tag, const struct strv *v)
 		fnv(h, v->v[i], strlen(v->v[i]) + 1);
 }
 
+/*
+ * What the key file holds: the key, and a digest of the index kept with
+ * it, so that an index anything but forge changed since (a git run with
+ * it for GIT_INDEX_FILE, a command writing beside its copy) is not taken
+ * for the one forge kept.  NULL if the index cannot be read.
+ */
+static char *
+carry_seal(const char *key, const char *idx)
+{
+	uint64_t	 h[2] = { 14695981039346656037ULL,
+			    1099511628211ULL * 31 };
+	char		 b[65536];
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = open(idx, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return NULL;
+	while ((n = read(fd, b, sizeof(b))) > 0)
+		fnv(h, b, (size_t)n);
+	close(fd);
+	if (n == -1)
+		return NULL;
+	return xasprintf("%sindex %016llx%016llx\n", key,
+	    (unsigned long long)h[0], (unsigned long long)h[1]);
+}
+
+/* Does the key file at path seal idx for key? */
+static int
+carry_sealed(const char *path, const char *key, const char *idx)
+{
+	struct buf	 b = BUF_INIT;
+	struct stat	 st;
+	char		*seal = NULL;
+	int		 ok;
+
+	ok = lstat(idx, &st) == 0 && S_ISREG(st.st_mode) &&
+	    fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
+	    (seal = carry_seal(key, idx)) != NULL && strcmp(b.data, seal) == 0;
+	free(seal);
+	buf_free(&b);
+	return ok;
+}
+
+/* Seal idx for key in the key file at path: -1 if it cannot be. */
+static int
+carry_seal_write(const char *path, const char *key, const char *idx)
+{
+	char	*seal;
+	int	 ret;
+
+	if ((seal = carry_seal(key, idx)) == NULL)
+		return -1;
+	ret = fs_write_atomic(path, seal, strlen(seal), 0600);
+	free(seal);
+	return ret;
+}
+
 static char *
 carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 {
@@ -89,50 +165,49 @@ carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 	fnv(h, pr->src, strlen(pr->src) + 1);
 	fnv(h, pr->gitdir, strlen(pr->gitdir) + 1);
 	fnv_strv(h, "entries", pr->entries);
+	/* git add -A keeps an entry it made of an untracked file that has
+	 * since become ignored: the same untracked files, or none. */
+	fnv_strv(h, "untracked", &l->untracked);
 	fnv_strv(h, "flagged", &l->flagged);
 	fnv_strv(h, "nested", &l->nested);
 	fnv_strv(h, "exclude", pr->exclude);
-	return xasprintf("forge carry 1 %016llx%016llx\n",
+	return xasprintf("forge carry 2 %016llx%016llx\n",
 	    (unsigned long long)h[0], (unsigned long long)h[1]);
 }
 
+/* A file of what is carried: side "src" (the source's) or "dst" (the
+ * copy's). */
 static char *
-carry_path(const struct proof *p, const char *what)
+carry_path(const struct proof *p, const char *side, const char *what)
 {
-	return xasprintf("%s/src%zu.%s", p->rd->carry, p->id, what);
+	return xasprintf("%s/%s%zu.%s", p->rd->carry, side, p->id, what);
 }
 
-/* The carried index, if the last run left one for these entries. */
+/* The carried index of a side, if the last run left one for key. */
 static char *
-carry_find(const struct proof *p)
+carry_find(const struct proof *p, const char *side, const char *key)
 {
-	struct buf	 b = BUF_INIT;
-	struct stat	 st;
-	char		*path, *idx = NULL;
+	char	*path, *idx;
 
-	path = carry_path(p, "key");
-	if (fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
-	    strcmp(b.data, p->key) == 0) {
-		idx = carry_path(p, "index");
-		if (lstat(idx, &st) == -1 || !S_ISREG(st.st_mode)) {
-			free(idx);
-			idx = NULL;
-		}
+	path = carry_path(p, side, "key");
+	idx = carry_path(p, side, "index");
+	if (!carry_sealed(path, key, idx)) {
+		free(idx);
+		idx = NULL;
 	}
 	free(path);
-	buf_free(&b);
 	return idx;
 }
 
 static void
-carry_drop(const struct proof *p)
+carry_drop(const struct proof *p, const char *side)
 {
 	char	*path;
 
-	path = carry_path(p, "key");
+	path = carry_path(p, side, "key");
 	(void)unlink(path);
 	free(path);
-	path = carry_path(p, "index");
+	path = carry_path(p, side, "index");
 	(void)unlink(path);
 	free(path);
 }
@@ -144,17 +219,92 @@ carry_keep(struct proof *p)
 {
 	char	*idx, *key;
 
-	carry_drop(p);
+	carry_drop(p, "src");
 	if (p->key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
 	    errno != EEXIST))
 		return;
-	idx = carry_path(p, "index");
-	key = carry_path(p, "key");
+	idx = carry_path(p, "src", "index");
+	key = carry_path(p, "src", "key");
 	if (treeid_keep(&p->src_job, idx) == 0 &&
-	    fs_write_atomic(key, p->key, strlen(p->key), 0600) == -1)
+	    carry_seal_write(key, p->key, idx) == -1)
 		(void)unlink(idx);
 	free(idx);
 	free(key);
+}
+
+/*
+ * The copy's side of a reused copy can start from the index the last
+ * run's copy's side ended with: git's stat cache of the copy's own files,
+ * which the next run's git compares with each file as it then stands.
+ * It is forge's, in the run's scratch space, never the copy's index that
+ * the command sees and may rewrite; it carries no flag that would make
+ * git take an entry as it is, and its time is set when it is kept, so
+ * that git looks again at every file as recent as that ("racily clean").
+ * The key names the copy and how its side is computed.
+ */
+static char *
+copy_key(const struct proof *p)
+{
+	uint64_t	 h[2] = { 14695981039346656037ULL,
+			    1099511628211ULL * 31 };
+	const char	*own = p->r.own_ignored ? "own" : "none";
+
+	fnv(h, p->r.dst, strlen(p->r.dst) + 1);
+	fnv(h, own, strlen(own) + 1);
+	fnv_strv(h, "exclude", p->r.exclude);
+	return xasprintf("forge carry copy 1 %016llx%016llx\n",
+	    (unsigned long long)h[0], (unsigned long long)h[1]);
+}
+
+static char *
+copy_carry_find(const struct proof *p)
+{
+	char	*key, *idx;
+
+	key = copy_key(p);
+	idx = carry_find(p, "dst", key);
+	free(key);
+	return idx;
+}
+
+/* Leave the index the copy's side ended with for the next run, timed
+ * now: no later change to a file can look older. */
+static void
+copy_carry_keep(struct proof *p)
+{
+	struct timespec	 t[2];
+	char		*idx, *key, *k;
+
+	carry_drop(p, "dst");
+	if (p->copy_index == NULL || p->r.sparse ||
+	    (mkdir(p->rd->carry, 0700) == -1 && errno != EEXIST))
+		return;
+	idx = carry_path(p, "dst", "index");
+	key = carry_path(p, "dst", "key");
+	k = copy_key(p);
+	t[0].tv_sec = 0;
+	t[0].tv_nsec = UTIME_OMIT;
+	clock_gettime(CLOCK_REALTIME_COARSE, &t[1]);
+	fs_present(p->r.dst, &t[1]);
+	if (rename(p->copy_index, idx) == -1 ||
+	    utimensat(AT_FDCWD, idx, t, 0) == -1 ||
+	    carry_seal_write(key, k, idx) == -1)
+		(void)unlink(idx);
+	free(p->copy_index);
+	p->copy_index = NULL;
+	free(idx);
+	free(key);
+	free(k);
+}
+
+/* The copy's git, for its side of the proof. */
+static void
+dst_git_of(struct proof *p, const char *dst_gitdir)
+{
+	memset(&p->dst_git, 0, sizeof(p->dst_git));
+	p->dst_git.dir = p->r.dst;
+	p->dst_git.gitdir = dst_gitdir;
+	p->dst_git.worktree = p->r.dst;
 }
 
 /* "0 <zeros>\tpath": the update-index --index-info line removing path. */
@@ -228,62 +378,6 @@ fresh_entries(const struct proof *p, struct strv *v,
 		strv_push(v, b.data);
 	}
 	buf_free(&b);
-}
-
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-/*
- * The paths whose entries are the same in HEAD, in the source's index and
- * in the source's tree, so that the copy's index has them as the checkout
- * wrote them: the source's entries, less those that differ from HEAD in
- * its index (a new file staged and then deleted is in neither HEAD nor
- * the tree) or in its tree.  A sparse checkout's index may hold a whole
- * directory in one entry; there, none.
- */
-static int
-unchanged_entries(const struct proof *p, const char *file, size_t *count)
-{
-	const struct strv	 *staged = &p->src_job.staged;
-	const struct strv	 *changed = &p->src_job.changed;
-	char			**not;
-	const char		 *path;
-	size_t			  i, n = staged->n + changed->n;
-	FILE			 *f;
-	int			  fd;
-
-	*count = 0;
-	if ((fd = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW |
-	    O_CLOEXEC, 0600)) == -1 || (f = fdopen(fd, "w")) == NULL) {
-		warn("cannot write %s", fs_vis(file));
-		if (fd != -1)
-			close(fd);
-		return -1;
-	}
-	not = xcalloc(n + 1, sizeof(*not));
-	for (i = 0; i < staged->n; i++)
-		not[i] = staged->v[i];
-	for (i = 0; i < changed->n; i++)
-		not[staged->n + i] = changed->v[i];
-	qsort(not, n, sizeof(*not), cmp_str);
-	/* Written as found, NUL-ended, as git reads them: at 70,000
-	 * files, megabytes never held. */
-	for (i = 0; !p->r.sparse && i < p->r.entries->n; i++) {
-		path = lsfiles_entry_path(p->r.entries->v[i]);
-		if (bsearch(&path, not, n, sizeof(*not), cmp_str) == NULL) {
-			(void)fwrite(path, 1, strlen(path) + 1, f);
-			(*count)++;
-		}
-	}
-	free(not);
-	if (ferror(f) | fclose(f)) {
-		warn("cannot write %s", fs_vis(file));
-		return -1;
-	}
-	return 0;
 }
 
 /* Is a later than or as late as b? */
@@ -371,7 +465,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	flagged_edits(pr->src, l, &p->edits);
 	if (!pr->sparse) {
 		p->key = carry_key(pr, l);
-		p->carry = carry_find(p);
+		p->carry = carry_find(p, "src", p->key);
 	}
 	memset(&p->src_git, 0, sizeof(p->src_git));
 	p->src_git.dir = pr->src;
@@ -473,34 +567,25 @@ proof_index_ready(struct proof *p, const char *dst_gitdir)
 /*
  * Once the source's side knows which paths differ from HEAD, and git is
  * done with the copy's index, prepare that index for the copy's side:
- * those paths' entries lose their stat data (fresh_entries()), and the
- * others are marked as unchanged, so that git never looks at their
- * files -- forge does, in touched_since_checkout().
+ * those paths' entries lose their stat data (fresh_entries()), so that
+ * git looks at their files afresh.  The others keep what the checkout
+ * recorded, which git compares with each file as it stands -- and forge
+ * too, in touched_since_checkout(), for a change git's stat data could
+ * not tell from the checkout.  So the index the copy's side ends with
+ * holds nothing git did not see for itself: a reused copy's next proof
+ * can start from it (proof_reused()).
  */
 static void
 start_prep(struct proof *p)
 {
-	size_t	nvalid;
 	char	tag[32];
 
 	if (p->prep_started || !p->index_ready || !p->src_started ||
 	    !treeid_done(&p->src_job) || p->src_job.failed)
 		return;
 	p->prep_started = 1;
-	p->prep_valid = xasprintf("%s/tree-prep%zu.valid", p->rd->scratch,
-	    p->id);
-	if (unchanged_entries(p, p->prep_valid, &nvalid) == -1) {
-		/* Failed: as a job of its own would have. */
-		memset(&p->prep_job, 0, sizeof(p->prep_job));
-		p->prep_job.job.done = 1;
-		p->prep_job.failed = 1;
-		return;
-	}
 	fresh_entries(p, &p->prep_edits, &p->src_job.changed);
-	memset(&p->dst_git, 0, sizeof(p->dst_git));
-	p->dst_git.dir = p->r.dst;
-	p->dst_git.gitdir = p->dst_gitdir;
-	p->dst_git.worktree = p->r.dst;
+	dst_git_of(p, p->dst_gitdir);
 	p->dst_index = xasprintf("%s/index", p->dst_gitdir);
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
@@ -508,8 +593,6 @@ start_prep(struct proof *p)
 	p->prep_req.scratch = p->rd->scratch;
 	p->prep_req.objdir = p->rd->objects;
 	p->prep_req.alternates = p->r.objects;
-	p->prep_req.valid = p->prep_valid;
-	p->prep_req.nvalid = nvalid;
 	p->prep_req.edits = &p->prep_edits;
 	p->prep_req.trust = 1;
 	p->prep_req.edits_only = 1;
@@ -533,6 +616,8 @@ proof_poll(struct proof *p)
 {
 	if (p->src_started)
 		treeid_poll(&p->src_job);
+	if (p->fast_started)
+		treeid_poll(&p->fast_job);
 	start_prep(p);
 	if (p->prep_started)
 		treeid_poll(&p->prep_job);
@@ -556,6 +641,24 @@ differs(const struct proof *p, const struct treeid_req *q, const char *a,
 			fprintf(stderr, "\t... and %zu more\n", paths.n - 20);
 	}
 	strv_free(&paths);
+}
+
+/* Keep the index a job of the copy's side ended with, for
+ * copy_carry_keep() once the two sides agree. */
+static void
+keep_copy_index(struct proof *p, struct treeid_job *job)
+{
+	char	*path;
+
+	path = xasprintf("%s/tree-copy%zu.kept", p->rd->scratch, p->id);
+	if (p->copy_index != NULL)
+		(void)unlink(p->copy_index);
+	free(p->copy_index);
+	p->copy_index = NULL;
+	if (treeid_keep(job, path) == 0)
+		p->copy_index = path;
+	else
+		free(path);
 }
 
 /*
@@ -599,14 +702,19 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		touched_since_checkout(p, &paths, &p->src_job.changed, &job);
 		b = treeid_finish(&job);
 	}
-	treeid_free(&job);
 	if (b != NULL && paths.n > 0) {
 		/* Something else changed too: look at it as well. */
+		treeid_free(&job);
 		free(b);
+		b = NULL;
 		fresh_entries(p, edits, &paths);
 		snprintf(tag, sizeof(tag), "copy%zu-again", p->id);
-		b = treeid_compute(q, tag);
+		if (treeid_start(&job, q, tag) == 0)
+			b = treeid_finish(&job);
 	}
+	if (b != NULL)
+		keep_copy_index(p, &job);
+	treeid_free(&job);
 	strv_free(&paths);
 	free(ci);
 	q->index = NULL;
@@ -628,42 +736,258 @@ source_afresh(struct proof *p)
 	return treeid_finish(&p->src_job);
 }
 
+/* The source's side's tree, once: NULL if it failed (said why). */
+static const char *
+source_tree(struct proof *p)
+{
+	const char	*t;
+
+	if (p->src_tree != NULL || p->src_failed)
+		return p->src_tree;
+	/* The paths that differ from HEAD are listed after: not waited
+	 * for (proof_source_changed()). */
+	if ((t = treeid_wait_tree(&p->src_job)) != NULL)
+		p->src_tree = xstrdup(t);
+	else if (p->carry != NULL) {
+		free(p->carry);
+		p->carry = NULL;
+		p->src_tree = source_afresh(p);
+	}
+	if (p->src_tree == NULL)
+		p->src_failed = 1;
+	return p->src_tree;
+}
+
+/* The source's side run to its end (the paths that differ from HEAD
+ * listed too): -1 if it failed. */
+static int
+source_done(struct proof *p)
+{
+	if (!treeid_done(&p->src_job))
+		free(treeid_finish(&p->src_job));
+	return p->src_job.failed ? -1 : 0;
+}
+
+/* While the copy's side runs: the source's moves on too. */
+static void
+poll_source(void *arg)
+{
+	struct proof	*p = arg;
+
+	treeid_poll(&p->src_job);
+}
+
+/*
+ * "old new\tpath" for each path where tree b differs from tree a: the
+ * modes, "000000" where a tree has none.
+ */
+static int
+tree_changes(const struct git *dg, const struct rundir *rd,
+    const char *objects, const char *a, const char *b, struct strv *fix)
+{
+	const char *const	 args[] = { "diff-tree", "-r", "-z",
+	    "--no-renames", "--raw", "--no-abbrev", a, b, NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT;
+	const char		*r, *path, *end;
+	int			 st;
+
+	g = *dg;
+	g.index = NULL;
+	g.idle = NULL;
+	g.objdir = rd->objects;
+	g.alternates = objects;
+	if ((st = git_run(&g, args, 0, NULL, &out, NULL)) != 0) {
+		buf_free(&out);
+		return -1;
+	}
+	/* ":100644 100644 <oid> <oid> M" NUL path NUL, each. */
+	for (r = out.data, end = r + out.len; r != NULL && r < end;
+	    r = path + strlen(path) + 1) {
+		path = r + strlen(r) + 1;
+		if (path >= end || strlen(r) < 15 || r[0] != ':') {
+			st = -1;
+			break;
+		}
+		strv_pushf(fix, "%.6s %.6s\t%s", r + 1, r + 8, path);
+	}
+	buf_free(&out);
+	return st == 0 ? 0 : -1;
+}
+
+const char *
+proof_reused_index(struct proof *p)
+{
+	if (p->copy_start == NULL && !p->r.sparse)
+		p->copy_start = copy_carry_find(p);
+	return p->copy_start;
+}
+
+time_t
+proof_reused_time(struct proof *p)
+{
+	struct stat	st;
+
+	if (proof_reused_index(p) == NULL || stat(p->copy_start, &st) == -1)
+		return 0;
+	return st.st_mtim.tv_sec;
+}
+
+void
+proof_reused_look(struct proof *p, const struct strv *paths)
+{
+	size_t	i;
+
+	for (i = 0; i < paths->n; i++)
+		strv_push(&p->recent, paths->v[i]);
+}
+
+const char *
+proof_copy_index(const struct proof *p)
+{
+	return p->copy_index;
+}
+
+int
+proof_reused_start(struct proof *p, const char *dst_gitdir)
+{
+	struct treeid_req	 q = TREEID_INIT;
+	char			*start, tag[32];
+
+	if (p->r.sparse || p->settled != NULL || p->copy_runs > 1 ||
+	    p->fast_started)
+		return -1;
+	if (p->dst_gitdir == NULL)
+		p->dst_gitdir = xstrdup(dst_gitdir);
+	if (p->copy_index != NULL)
+		start = xstrdup(p->copy_index);
+	else if (p->copy_runs > 0 || proof_reused_index(p) == NULL)
+		return -1;
+	else
+		start = xstrdup(p->copy_start);
+	dst_git_of(p, p->dst_gitdir);
+	p->copy_idle.fn = poll_source;
+	p->copy_idle.arg = p;
+	p->dst_git.idle = &p->copy_idle;
+	q.git = &p->dst_git;
+	q.start = start;
+	q.scratch = p->rd->scratch;
+	q.objdir = p->rd->objects;
+	q.alternates = p->r.objects;
+	q.exclude = p->r.exclude;
+	q.force = !p->r.own_ignored;
+	/*
+	 * Once forge has put paths right, git looks at those again, and at
+	 * nothing else: nothing but forge wrote in the copy since git
+	 * looked at all of it, and each file forge wrote is a new inode
+	 * (reuse_fix()), which git's stat data cannot take for the old.
+	 */
+	strv_free(&p->fast_edits);
+	if (p->copy_runs > 0)
+		q.only = &p->fixed;
+	else if (p->recent.n > 0) {
+		fresh_entries(p, &p->fast_edits, &p->recent);
+		q.edits = &p->fast_edits;
+	}
+	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
+	p->fast_started = 1;
+	if (treeid_start(&p->fast_job, &q, tag) == -1)
+		p->fast_job.failed = 1;
+	free(start);
+	return 0;
+}
+
+int
+proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
+{
+	const char	*a;
+	char		*b = NULL;
+	size_t		 i;
+	int		 ret = -1;
+
+	if (!p->fast_started && proof_reused_start(p, dst_gitdir) == -1)
+		return -1;
+	p->fast_started = 0;
+	if (!p->fast_job.failed && (b = treeid_finish(&p->fast_job)) != NULL)
+		keep_copy_index(p, &p->fast_job);
+	treeid_free(&p->fast_job);
+	p->dst_git.idle = NULL;
+	if (b == NULL || (a = source_tree(p)) == NULL)
+		goto out;
+	if (strcmp(a, b) == 0) {
+		p->settled = b;
+		b = NULL;
+		ret = 1;
+	} else if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, a,
+	    fix) == 0) {
+		for (i = 0; i < fix->n; i++)
+			strv_push(&p->fixed, strchr(fix->v[i], '\t') + 1);
+		ret = 0;
+	}
+out:
+	if (ret == -1) {
+		/* The full way, from the copy's checkout index. */
+		if (p->copy_index != NULL)
+			(void)unlink(p->copy_index);
+		free(p->copy_index);
+		p->copy_index = NULL;
+	}
+	free(b);
+	return ret;
+}
+
 char *
 proof_finish(struct proof *p)
 {
 	struct treeid_req	 q = TREEID_INIT;
 	struct strv		 edits = STRV_INIT;
-	char			*a, *b = NULL;
+	const char		*src;
+	char			*a = NULL, *b = NULL;
 
-	a = treeid_finish(&p->src_job);
-	if (a == NULL && p->carry != NULL) {
-		free(p->carry);
-		p->carry = NULL;
-		a = source_afresh(p);
+	if ((src = source_tree(p)) == NULL || source_done(p) == -1)
+		goto fail;
+	a = xstrdup(src);
+	if (p->settled != NULL) {
+		/* Proved before the copy was touched: nothing since. */
+		b = p->settled;
+		p->settled = NULL;
+	} else {
+		if (p->copy_index != NULL) {
+			/* A reused copy's side that was not settled. */
+			(void)unlink(p->copy_index);
+			free(p->copy_index);
+			p->copy_index = NULL;
+		}
+		if ((b = copy_tree(p, &q, &edits)) == NULL)
+			goto fail;
 	}
-	if (a == NULL)
-		goto fail;
-	if ((b = copy_tree(p, &q, &edits)) == NULL)
-		goto fail;
 	if (strcmp(a, b) != 0 && p->carry != NULL) {
 		/* Not a word before the source's side is its own. */
-		carry_drop(p);
+		carry_drop(p, "src");
 		free(a);
 		free(p->carry);
 		p->carry = NULL;
-		if ((a = source_afresh(p)) == NULL)
+		free(p->src_tree);
+		if ((p->src_tree = source_afresh(p)) == NULL) {
+			p->src_failed = 1;
 			goto fail;
+		}
+		a = xstrdup(p->src_tree);
 	}
 	if (strcmp(a, b) != 0) {
 		differs(p, &q, a, b);
 		goto fail;
 	}
-	carry_keep(p);
+	if (p->r.carry) {
+		carry_keep(p);
+		copy_carry_keep(p);
+	}
 	free(b);
 	strv_free(&edits);
 	return a;
 fail:
-	carry_drop(p);
+	carry_drop(p, "src");
+	carry_drop(p, "dst");
 	free(a);
 	free(b);
 	strv_free(&edits);
@@ -680,15 +1004,22 @@ proof_free(struct proof *p)
 	if (p->prep_started)
 		treeid_free(&p->prep_job);
 	strv_free(&p->edits);
-	if (p->prep_valid != NULL) {
-		(void)unlink(p->prep_valid);
-		free(p->prep_valid);
-	}
 	strv_free(&p->prep_edits);
 	free(p->dst_index);
 	free(p->dst_gitdir);
 	free(p->key);
 	free(p->carry);
+	free(p->src_tree);
+	if (p->copy_index != NULL)
+		(void)unlink(p->copy_index);
+	free(p->copy_index);
+	free(p->settled);
+	free(p->copy_start);
+	strv_free(&p->fixed);
+	strv_free(&p->recent);
+	if (p->fast_started)
+		treeid_free(&p->fast_job);
+	strv_free(&p->fast_edits);
 	free(p);
 }
 

@@ -27,6 +27,30 @@
  *					v points at the paths where the
  *					working state differs from HEAD;
  *					0: not yet; -1: it failed
+ *	A reused copy (reuse.h) is proved as it stands first, from the
+ *	index its last proof left, before anything is done to it:
+ *	idx = proof_reused_index(p);	the index its last proof left, if
+ *					any (NULL: none, so -1 below)
+ *	t = proof_reused_time(p);	that index's time (0: none)
+ *	proof_reused_look(p, &paths);	paths git is to look at again
+ *					however their stat data looks
+ *	proof_reused_start(p, dst_gitdir);	may come first, so that
+ *					the look runs while forge does other
+ *					work (-1: it cannot, nor can
+ *					proof_reused() then)
+ *	r = proof_reused(p, dst_gitdir, &fix);
+ *		1: it holds the working state; proof_finish() says so
+ *		   without looking again, and nothing else is to be done
+ *		0: it does not; fix lists each path that differs, as
+ *		   "old new\tpath", the modes in the copy and in the
+ *		   working state ("000000": none there).  Once those
+ *		   are put right, proof_reused() once more looks at
+ *		   what changed since its first look
+ *		-1: it cannot tell (no index to start from, or git
+ *		   failed): the copy is to be built and proved the full
+ *		   way, from proof_checked_out() on
+ *	proof_copy_index(p)		after 1: the index the copy's side
+ *					ended with (for reuse_index())
  *	tree = proof_finish(p);		waits, and compares: the proved
  *					tree id (the caller frees), or NULL
  *					with what differs said
@@ -39,6 +63,7 @@
 #define PROOF_H
 
 #include <stddef.h>
+#include <time.h>
 
 #include "lsfiles.h"
 #include "repo.h"
@@ -60,6 +85,9 @@ struct proof_repo {
 	int			 sparse;	/* a sparse checkout */
 	int			 own_ignored;	/* the copy has ignored files
 						   of its own (--incremental) */
+	int			 carry;		/* the copy may be parked:
+						   keep what its next run's
+						   proof starts from */
 };
 
 struct proof;
@@ -71,6 +99,12 @@ void		 proof_index_ready(struct proof *, const char *);
 void		 proof_poll(struct proof *);
 int		 proof_source_changed(const struct proof *,
 		    const struct strv **);
+const char	*proof_reused_index(struct proof *);
+time_t		 proof_reused_time(struct proof *);
+void		 proof_reused_look(struct proof *, const struct strv *);
+int		 proof_reused_start(struct proof *, const char *);
+int		 proof_reused(struct proof *, const char *, struct strv *);
+const char	*proof_copy_index(const struct proof *);
 char		*proof_finish(struct proof *);
 void		 proof_free(struct proof *);
 char		*proof_source_tree(struct rundir *, const struct repo *);

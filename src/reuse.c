@@ -18,6 +18,8 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "journal.h"
+#include "lsfiles.h"
+#include "pathcopy.h"
 #include "reuse.h"
 #include "sig.h"
 #include "xmalloc.h"
@@ -526,6 +528,9 @@ reuse_marks_free(struct reuse_marks *m)
 	memset(m, 0, sizeof(*m));
 }
 
+static int	fix_mode_st(int, const char *, const char *, int, mode_t,
+		    struct stat *);
+
 /* Fix one path's mode; 0 if it is fine, gone or not what HEAD has
  * there (the checkout replaces it), -1 if it cannot be fixed. */
 static int
@@ -533,8 +538,20 @@ fix_mode(int dfd, const char *base, const char *path, int dir, mode_t want)
 {
 	struct stat	st;
 
+	return fix_mode_st(dfd, base, path, dir, want, &st);
+}
+
+/* fix_mode(), with what the path was before in *st (st_mode 0: none). */
+static int
+fix_mode_st(int dfd, const char *base, const char *path, int dir,
+    mode_t want, struct stat *stp)
+{
+	struct stat	st;
+
+	stp->st_mode = 0;
 	if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	*stp = st;
 	if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
 	    (st.st_mode & 07777) == want)
 		return 0;
@@ -620,6 +637,142 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 	return ret;
 }
 
+/* The copy's registration checked, what a command left in progress
+ * dropped, and a git to run in it (g's fields borrow *adm). */
+static int
+sync_begin(const char *copy, const char *common, const char *run,
+    struct spawn_idle *idle, struct git *g, char **adm)
+{
+	if ((*adm = registration(copy, common, run)) == NULL) {
+		warnx("the reused copy %s is no longer registered as forge "
+		    "made it", fs_vis(copy));
+		return -1;
+	}
+	drop_in_progress(*adm);
+	memset(g, 0, sizeof(*g));
+	g->dir = copy;
+	g->gitdir = *adm;
+	g->worktree = copy;
+	g->idle = idle;
+	return 0;
+}
+
+static int	dir_modes(int, const char *, const char *, mode_t);
+
+/*
+ * checkout_modes(), from the working tree's index entries ("mode
+ * oid\tpath", sorted) instead of HEAD's tree: the modes a fresh copy
+ * gives its tracked files, and every directory they are in.  The files
+ * of a directory come together, after its parent's own files, so a
+ * directory is new when it is not the last one or an ancestor of it.
+ */
+/*
+ * A file whose ctime, not mtime, changed in the second of since or
+ * later (a mode, a link count): git's stat data of it, whole seconds,
+ * would not change with a rewrite in that second that puts its mtime
+ * back, and git takes an entry as "racily clean" by its mtime only.
+ */
+static int
+ctime_only(const struct stat *st, time_t since)
+{
+	return since != 0 && st->st_ctim.tv_sec >= since &&
+	    st->st_mtim.tv_sec < since;
+}
+
+static int
+entry_modes(const char *copy, const struct strv *entries,
+    const struct spawn_idle *idle, time_t since, struct strv *recent)
+{
+	struct stat	 st;
+	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
+	const char	*path, *slash, *base;
+	mode_t		 mask, want;
+	size_t		 i, dlen;
+	int		 root, dfd = -1, ret = 0;
+
+	mask = umask(0);
+	(void)umask(mask);
+	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
+		return -1;
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	buf_str(&cur);
+	for (i = 0; i < entries->n && ret == 0; i++) {
+		/* The proof's next step starts as soon as its last ends. */
+		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
+			idle->fn(idle->arg);
+		path = lsfiles_entry_path(entries->v[i]);
+		if (strncmp(entries->v[i], "100755 ", 7) == 0)
+			want = 0777 & ~mask;
+		else if (strncmp(entries->v[i], "100644 ", 7) == 0)
+			want = 0666 & ~mask;
+		else
+			want = 0;	/* a symlink, a submodule: its
+					   directories only */
+		slash = strrchr(path, '/');
+		dlen = slash != NULL ? (size_t)(slash - path) : 0;
+		base = slash != NULL ? slash + 1 : path;
+		if (dfd == -1 || cur.len != dlen ||
+		    memcmp(cur.data, path, dlen) != 0) {
+			/* Each directory on the way, from the top, that is
+			 * not the last one or above it (done with it). */
+			buf_reset(&prefix);
+			buf_add(&prefix, path, dlen);
+			buf_str(&prefix);
+			if (dir_modes(root, prefix.data, cur.data,
+			    0777 & ~mask) == -1)
+				ret = -1;
+			if (dfd != -1 && dfd != root)
+				close(dfd);
+			buf_reset(&cur);
+			buf_add(&cur, path, dlen);
+			buf_str(&cur);
+			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
+			    0, 0);
+		}
+		if (dfd == -1)
+			continue;
+		if (want != 0) {
+			if (fix_mode_st(dfd, base, path, 0, want, &st) == -1)
+				ret = -1;
+		} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
+			st.st_mode = 0;
+		if (st.st_mode != 0 && ctime_only(&st, since))
+			strv_push(recent, path);
+	}
+	if (dfd != -1 && dfd != root)
+		close(dfd);
+	close(root);
+	buf_free(&cur);
+	buf_free(&prefix);
+	return ret;
+}
+
+/* Every file that g's index does not list removed (ignored ones kept
+ * if keep_ignored), then HEAD detached at head. */
+static int
+clean_detach(struct git *g, const char *head, int keep_ignored)
+{
+	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
+	    "forge: reuse", "HEAD", head, NULL };
+	const char *const	 clean[] = { "clean", "-ffdqx", NULL };
+	const char *const	 keep[] = { "clean", "-ffdq", NULL };
+	const char		*index = g->index;
+
+	if (copy_git(g, keep_ignored ? keep : clean, NULL, NULL) == -1)
+		return -1;
+	g->index = NULL;
+	/* Half brought up to date: neither the last run's nor HEAD's. */
+	sig_test_stall("sync");
+	if (copy_git(g, detach, NULL, NULL) == -1) {
+		g->index = index;
+		return -1;
+	}
+	g->index = index;
+	return 0;
+}
+
 int
 reuse_sync(const char *copy, const char *common, const char *run,
     const char *head, int keep_ignored, struct spawn_idle *idle,
@@ -630,27 +783,14 @@ reuse_sync(const char *copy, const char *common, const char *run,
 	const char *const	 others[] = { "ls-files", "-z", "-o",
 	    "--exclude-standard", NULL };
 	struct buf		 paths = BUF_INIT;
-	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
-	    "forge: reuse", "HEAD", head, NULL };
-	const char *const	 clean[] = { "clean", "-ffdqx", NULL };
-	const char *const	 keep[] = { "clean", "-ffdq", NULL };
 	const char *const	 reset[] = { "read-tree", "--reset", "-u",
 	    head, NULL };
 	struct git		 g;
 	char			*adm;
 
 	*dst_gitdir = NULL;
-	if ((adm = registration(copy, common, run)) == NULL) {
-		warnx("the reused copy %s is no longer registered as forge "
-		    "made it", fs_vis(copy));
+	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
 		return -1;
-	}
-	drop_in_progress(adm);
-	memset(&g, 0, sizeof(g));
-	g.dir = copy;
-	g.gitdir = adm;
-	g.worktree = copy;
-	g.idle = idle;
 	/*
 	 * Untracked files go first, while the index still lists what the
 	 * last run had: then the tree HEAD is to have meets no file in its
@@ -668,11 +808,7 @@ reuse_sync(const char *copy, const char *common, const char *run,
 		take_marks(marks, copy, &paths);
 		buf_free(&paths);
 	}
-	if (copy_git(&g, keep_ignored ? keep : clean, NULL, NULL) == -1)
-		goto fail;
-	/* Half brought up to date: neither the last run's nor HEAD's. */
-	sig_test_stall("sync");
-	if (copy_git(&g, detach, NULL, NULL) == -1 ||
+	if (clean_detach(&g, head, keep_ignored) == -1 ||
 	    copy_git(&g, reset, NULL, NULL) == -1)
 		goto fail;
 	*dst_gitdir = adm;
@@ -680,4 +816,322 @@ reuse_sync(const char *copy, const char *common, const char *run,
 fail:
 	free(adm);
 	return -1;
+}
+
+/* The paths of v whose ctime only changed since (ctime_only()). */
+static void
+recent_paths(const char *copy, const struct strv *v, time_t since,
+    struct strv *recent)
+{
+	struct stat	 st;
+	const char	*base;
+	size_t		 i;
+	int		 root, fd;
+
+	if (since == 0 || (root = open(copy, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return;
+	for (i = 0; i < v->n; i++) {
+		if ((fd = parent_of(root, v->v[i], &base)) == -1)
+			continue;
+		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    ctime_only(&st, since))
+			strv_push(recent, v->v[i]);
+		close(fd);
+	}
+	close(root);
+}
+
+int
+reuse_prepare(const char *copy, const char *common, const char *run,
+    const char *head, const struct strv *entries, const struct strv *others,
+    const char *index, time_t since, int keep_ignored,
+    struct spawn_idle *idle, struct strv *recent, char **dst_gitdir)
+{
+	struct git		 g;
+	char			*adm;
+
+	*dst_gitdir = NULL;
+	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
+		return -1;
+	if (entry_modes(copy, entries, idle, since, recent) == -1)
+		goto fail;
+	recent_paths(copy, others, since, recent);
+	/* What the last proof found there is kept: nothing else. */
+	g.index = index;
+	if (clean_detach(&g, head, keep_ignored) == -1)
+		goto fail;
+	*dst_gitdir = adm;
+	return 0;
+fail:
+	free(adm);
+	return -1;
+}
+
+/* Remove the directories path was in, from the deepest, while empty
+ * (rmdir: never one that holds anything, nor a mount point). */
+static void
+prune_dirs(int root, const char *path)
+{
+	const char	*base;
+	char		*dir, *slash;
+	int		 fd, r;
+
+	dir = xstrdup(path);
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if ((fd = parent_of(root, dir, &base)) == -1)
+			break;
+		r = unlinkat(fd, base, AT_REMOVEDIR);
+		close(fd);
+		if (r == -1)
+			break;
+	}
+	free(dir);
+}
+
+int
+reuse_fix(const char *src, const char *copy, const struct strv *fix)
+{
+	struct pathcopy	 pc;
+	struct stat	 st;
+	const char	*line, *path;
+	size_t		 i;
+	int		 r, ret = 0;
+
+	/* A submodule's directory is not forge's to touch here. */
+	for (i = 0; i < fix->n; i++)
+		if (strncmp(fix->v[i], "160000", 6) == 0 ||
+		    strncmp(fix->v[i] + 7, "160000", 6) == 0)
+			return -1;
+	if (pathcopy_open(&pc, src, copy) == -1) {
+		warn("cannot open %s", fs_vis(src));
+		return -1;
+	}
+	/* What the working state has not, first: it may be in the way. */
+	for (i = 0; i < fix->n && ret == 0; i++) {
+		line = fix->v[i];
+		path = strchr(line, '\t') + 1;
+		if (strncmp(line + 7, "000000", 6) != 0)
+			continue;
+		if (pathcopy_clear(&pc, path) == -1)
+			ret = -1;
+		else
+			prune_dirs(pc.droot, path);
+	}
+	/* Each new file a new inode: git, which keeps times to the second,
+	 * could take one with the old inode, size and second for the old. */
+	for (i = 0; i < fix->n && ret == 0; i++) {
+		line = fix->v[i];
+		path = strchr(line, '\t') + 1;
+		if (strncmp(line + 7, "000000", 6) == 0)
+			continue;
+		if ((r = pathcopy_replace(&pc, path, &st)) != 0)
+			ret = -1;	/* gone, or not a file: the full way */
+	}
+	pathcopy_close(&pc);
+	return ret;
+}
+
+/*
+ * Give dir and each directory above it (below root) mode want, but for
+ * prev (may be "") and those above it: paths sorted, the directories
+ * of the last path are done.
+ */
+static int
+dir_modes(int root, const char *dir, const char *prev, mode_t want)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*base;
+	size_t		 k, n = strlen(dir), pn = strlen(prev);
+	int		 fd, ret = 0;
+
+	for (k = 1; k <= n && ret == 0; k++) {
+		if (k < n && dir[k] != '/')
+			continue;
+		if (k <= pn && memcmp(prev, dir, k) == 0 &&
+		    (k == pn || prev[k] == '/'))
+			continue;
+		buf_reset(&b);
+		buf_add(&b, dir, k);
+		buf_str(&b);
+		if ((fd = parent_of(root, b.data, &base)) == -1)
+			continue;
+		if (fix_mode(fd, base, b.data, 1, want) == -1)
+			ret = -1;
+		close(fd);
+	}
+	buf_free(&b);
+	return ret;
+}
+
+static int
+cmp_path(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/*
+ * The modes a fresh copy gives, which git does not record: a tracked
+ * file's as git apply leaves it (or, with core.fileMode false, with the
+ * source's x bits), an untracked or flagged file's the source's.  The
+ * owner's x bit, which the proof covers, is left as it is.  The paths
+ * are sorted first, so that each directory is opened once for its
+ * files, in the source and in the copy.
+ */
+int
+reuse_modes(const char *src, const char *copy, const struct strv *paths,
+    const struct strv *entries, const struct strv *flagged, int filemode)
+{
+	struct stat	 sst, dst;
+	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
+	const char	**v, *path, *slash, *base;
+	mode_t		 mask, want;
+	size_t		 i, dlen;
+	int		 sroot, droot, sfd = -1, dfd = -1, ret = 0;
+
+	mask = umask(0);
+	(void)umask(mask);
+	sroot = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	droot = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (sroot == -1 || droot == -1) {
+		if (sroot != -1)
+			close(sroot);
+		if (droot != -1)
+			close(droot);
+		return -1;
+	}
+	v = xreallocarray(NULL, paths->n + 1, sizeof(*v));
+	for (i = 0; i < paths->n; i++)
+		v[i] = paths->v[i];
+	qsort(v, paths->n, sizeof(*v), cmp_path);
+	buf_str(&cur);
+	for (i = 0; i < paths->n && ret == 0; i++) {
+		path = v[i];
+		if (i > 0 && strcmp(path, v[i - 1]) == 0)
+			continue;
+		slash = strrchr(path, '/');
+		dlen = slash != NULL ? (size_t)(slash - path) : 0;
+		base = slash != NULL ? slash + 1 : path;
+		if (i == 0 || cur.len != dlen || memcmp(cur.data, path,
+		    dlen) != 0) {
+			if (sfd != -1 && sfd != sroot)
+				close(sfd);
+			if (dfd != -1 && dfd != droot)
+				close(dfd);
+			/* Its directories as a checkout or a copy makes
+			 * them, those of untracked files too. */
+			buf_reset(&prefix);
+			buf_add(&prefix, path, dlen);
+			buf_str(&prefix);
+			if (dir_modes(droot, prefix.data, i == 0 ? "" :
+			    cur.data, 0777 & ~mask) == -1)
+				ret = -1;
+			buf_reset(&cur);
+			buf_add(&cur, path, dlen);
+			buf_str(&cur);
+			sfd = dlen == 0 ? sroot : fs_open_dir(sroot, cur.data,
+			    0, 0);
+			dfd = dlen == 0 ? droot : fs_open_dir(droot, cur.data,
+			    0, 0);
+		}
+		if (sfd == -1 || dfd == -1 ||
+		    fstatat(sfd, base, &sst, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    fstatat(dfd, base, &dst, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISREG(sst.st_mode) || !S_ISREG(dst.st_mode))
+			continue;
+		if (lsfiles_find(entries, path) != NULL &&
+		    lsfiles_find(flagged, path) == NULL)
+			want = filemode ? (dst.st_mode & S_IXUSR ? 0777 :
+			    0666) & ~mask : (0666 & ~mask) |
+			    (sst.st_mode & 0111);
+		else
+			want = sst.st_mode & 07777;
+		want = (want & ~(mode_t)S_IXUSR) | (dst.st_mode & S_IXUSR);
+		if ((dst.st_mode & 07777) != want &&
+		    fix_mode(dfd, base, path, 0, want) == -1)
+			ret = -1;
+	}
+	if (sfd != -1 && sfd != sroot)
+		close(sfd);
+	if (dfd != -1 && dfd != droot)
+		close(dfd);
+	close(sroot);
+	close(droot);
+	buf_free(&cur);
+	buf_free(&prefix);
+	free(v);
+	return ret;
+}
+
+int
+reuse_index(const char *copy, const char *dst_gitdir, const char *from,
+    const char *head)
+{
+	const char *const	 merge[] = { "read-tree", "--reset", head, NULL };
+	struct git		 g;
+	char			*idx, *tmp;
+	int			 ret = -1;
+
+	idx = xasprintf("%s/index", dst_gitdir);
+	tmp = xasprintf("%s/index.forge", dst_gitdir);
+	if (fs_copy_file(from, tmp) == -1 || rename(tmp, idx) == -1) {
+		warn("cannot write %s", fs_vis(idx));
+		(void)unlink(tmp);
+		goto out;
+	}
+	memset(&g, 0, sizeof(g));
+	g.dir = copy;
+	g.gitdir = dst_gitdir;
+	g.worktree = copy;
+	ret = copy_git(&g, merge, NULL, NULL);
+out:
+	free(idx);
+	free(tmp);
+	return ret;
+}
+
+/* What the record says of the copy's own index: its key, then its stat
+ * data, which no write to it keeps (ctime to the nanosecond). */
+static char *
+index_record(const char *dst_gitdir, const char *key)
+{
+	struct stat	 st;
+	char		*idx, *r = NULL;
+
+	idx = xasprintf("%s/index", dst_gitdir);
+	if (lstat(idx, &st) == 0 && S_ISREG(st.st_mode))
+		r = xasprintf("%sdev %llu ino %llu size %lld mtime %lld.%09ld "
+		    "ctime %lld.%09ld\n", key, (unsigned long long)st.st_dev,
+		    (unsigned long long)st.st_ino, (long long)st.st_size,
+		    (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
+		    (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
+	free(idx);
+	return r;
+}
+
+int
+reuse_index_same(const char *dst_gitdir, const char *record, const char *key)
+{
+	struct buf	 b = BUF_INIT;
+	char		*want;
+	int		 same;
+
+	want = index_record(dst_gitdir, key);
+	same = want != NULL && fs_read_file(record, &b, 4096) == 0 &&
+	    b.data != NULL && strcmp(b.data, want) == 0;
+	free(want);
+	buf_free(&b);
+	return same;
+}
+
+void
+reuse_index_note(const char *dst_gitdir, const char *record, const char *key)
+{
+	char	*r;
+
+	r = index_record(dst_gitdir, key);
+	if (r == NULL || fs_write_atomic(record, r, strlen(r), 0600) == -1)
+		(void)unlink(record);
+	free(r);
 }

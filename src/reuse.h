@@ -34,6 +34,8 @@
 #ifndef REUSE_H
 #define REUSE_H
 
+#include <time.h>
+
 #include "rundir.h"
 #include "spawn.h"
 
@@ -55,13 +57,61 @@ int	reuse_park(struct rundir *, const char *, const char *,
  * record (a directory's, a file's but for its x bit) made a checkout's,
  * index flags cleared, HEAD detached at head, every file git does not
  * track removed (ignored ones kept if keep_ignored), and the tracked
- * files made head's -- only those that differ are written.  marks, if not NULL, is filled first (see
+ * files made head's -- only those that differ are written.  marks, if
+ * not NULL, is filled first (see
  * below).  dst_gitdir: the registration, for the caller to free.  -1
  * with a message: the copy is not to be used.
  */
 struct reuse_marks;
 int	reuse_sync(const char *, const char *, const char *, const char *,
 	    int, struct spawn_idle *, struct reuse_marks *, char **);
+
+/*
+ * A reused copy proved as it stands (proof.h's proof_reused()), and put
+ * right where it is not, path by path, instead of being synced whole:
+ *
+ *	reuse_prepare(copy, common, run, head, entries, untracked,
+ *	    index, since, keep_ignored, idle, &recent, &dst_gitdir)
+ *			as reuse_sync(), but for its index flags, marks,
+ *			and files: the modes are those of the working
+ *			tree's index entries (lsfiles.h) rather than
+ *			HEAD's, and every file that index (the last
+ *			proof's, forge's own, of time since) does not list
+ *			is removed, ignored ones kept if keep_ignored.
+ *			Into recent: the files of entries and untracked
+ *			whose ctime, not mtime, is as recent as since, to
+ *			the second (git's stat data would not tell a
+ *			rewrite in that second from them)
+ *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
+ *			proof.h) removed from the copy, then copied from
+ *			src where the working state has it; directories
+ *			left empty removed.  -1: one could not be (a
+ *			submodule, a path gone from src): the copy is then
+ *			to be synced whole
+ *	reuse_modes(src, copy, paths, entries, flagged, filemode)
+ *			the modes git does not record of those paths, as a
+ *			fresh copy has them (entries, flagged: lsfiles.h)
+ *	reuse_index(copy, dst_gitdir, index, head)	the copy's own
+ *			index made HEAD's, from that index: git's stat data
+ *			of each file kept where HEAD has the same
+ *	reuse_index_note(dst_gitdir, record, key)	once the copy's own
+ *			index is made: its stat data and key (mirror.h)
+ *			noted in the file record
+ *	reuse_index_same(dst_gitdir, record, key)	is it still as
+ *			noted, for the same key?  Then it is what it would
+ *			be made again: nothing wrote it since (a write
+ *			gives it a new ctime, to the nanosecond)
+ */
+struct strv;
+int	reuse_prepare(const char *, const char *, const char *, const char *,
+	    const struct strv *, const struct strv *, const char *, time_t,
+	    int, struct spawn_idle *, struct strv *, char **);
+int	reuse_fix(const char *, const char *, const struct strv *);
+int	reuse_modes(const char *, const char *, const struct strv *,
+	    const struct strv *, const struct strv *, int);
+int	reuse_index(const char *, const char *, const char *, const char *);
+void	reuse_index_note(const char *, const char *, const char *);
+int	reuse_index_same(const char *, const char *, const char *);
 
 /*
  * An incremental copy's build tools go by modification times: a file

@@ -52,6 +52,10 @@ struct snap_repo {
 	size_t		 nnested;
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
+	int		 convert;	/* core.autocrlf or an attributes
+					   file outside the tree: what is
+					   on disk may not be what a
+					   checkout writes */
 	struct proof	*proof;		/* NULL: not proved */
 	char		*want;		/* a copy of a tree: the tree it
 					   must hold (below the top) */
@@ -153,7 +157,8 @@ static int
 repo_settings(struct snap_repo *sr, int sparse)
 {
 	const char *const	 a[] = { "config", "-z", "--get-regexp",
-	    "^core\\.(filemode|sparsecheckout)$", NULL };
+	    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$",
+	    NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
 	const char		*p, *end, *nl;
@@ -171,6 +176,10 @@ repo_settings(struct snap_repo *sr, int sparse)
 			sr->filemode = b != 0;
 		else if (strncmp(p, "core.sparsecheckout\n", 20) == 0)
 			sr->sparse = b == 1;
+		else if (strncmp(p, "core.autocrlf\n", 14) == 0)
+			sr->convert |= b != 0;	/* true, or input */
+		else if (strncmp(p, "core.attributesfile\n", 20) == 0)
+			sr->convert = 1;
 		if (sr->sparse && sparse && !git_has(GIT_SPARSE_WORKTREE)) {
 			warnx("%s is a sparse checkout: forge needs git 2.36 "
 			    "or later to copy one (this is %s)",
@@ -679,6 +688,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
 	pr.own_ignored = s->incremental && sr == s->repos[0];
+	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;
 }
@@ -865,12 +875,206 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
+/* An attributes file in the list of "mode oid\tpath" entries (or of
+ * paths): at the top or below. */
+static int
+has_attributes(const struct strv *v, int entries)
+{
+	const char	*path;
+	size_t		 i, n = strlen(".gitattributes");
+
+	for (i = 0; i < v->n; i++) {
+		path = entries ? lsfiles_entry_path(v->v[i]) : v->v[i];
+		if (strlen(path) >= n && strcmp(path + strlen(path) - n,
+		    ".gitattributes") == 0 && (strlen(path) == n ||
+		    path[strlen(path) - n - 1] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Can git convert what it reads or writes (line endings, filters,
+ * ident, an encoding)?  Then a file's bytes on disk may differ from
+ * what a checkout would write while its blob is the same, which a tree
+ * id cannot see: the copy is then written whole, as git writes it.
+ * Any attributes file counts, whatever it says.
+ */
+static int
+may_convert(const struct snap_repo *sr, const struct lsfiles *l)
+{
+	struct stat	 st;
+	const char	*home, *xdg;
+	char		*p;
+	int		 found;
+
+	if (sr->convert || has_attributes(&sr->entries, 1) ||
+	    has_attributes(&l->untracked, 0))
+		return 1;
+	p = xasprintf("%s/info/attributes", sr->common);
+	found = stat(p, &st) == 0;
+	free(p);
+	if (!found && (xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg) {
+		p = xasprintf("%s/git/attributes", xdg);
+		found = stat(p, &st) == 0;
+		free(p);
+	} else if (!found && (home = getenv("HOME")) != NULL && *home) {
+		p = xasprintf("%s/.config/git/attributes", home);
+		found = stat(p, &st) == 0;
+		free(p);
+	}
+	/* The system's, where git's prefix puts it. */
+	return found || stat("/etc/gitattributes", &st) == 0 ||
+	    stat("/usr/etc/gitattributes", &st) == 0 ||
+	    stat("/usr/local/etc/gitattributes", &st) == 0;
+}
+
+/*
+ * The copy's own index, as a fresh copy's: HEAD's, staged as the
+ * source's is -- unless it is still as the last run made it, for the
+ * same HEAD and the same staging, which is then what it would be made.
+ */
+static int
+own_index(struct snapshot *s, struct snap_repo *sr,
+    const struct mirror_plan *mp)
+{
+	struct git	 dg;
+	char		*key, *record;
+	int		 ret = -1;
+
+	dst_git(sr, &dg);
+	dg.idle = &s->idle;
+	record = xasprintf("%s/index.own", s->rd->carry);
+	key = mirror_key(mp, sr->head, sr->dst);
+	if (reuse_index_same(sr->dst_gitdir, record, key))
+		ret = 0;
+	else {
+		(void)unlink(record);
+		if (reuse_index(sr->dst, sr->dst_gitdir,
+		    proof_copy_index(sr->proof), sr->head) == 0 &&
+		    !sig_pending() && mirror_apply(&dg, mp) == 0) {
+			if (mkdir(s->rd->carry, 0700) == 0 || errno == EEXIST)
+				reuse_index_note(sr->dst_gitdir, record, key);
+			ret = 0;
+		}
+	}
+	free(key);
+	free(record);
+	return ret;
+}
+
+/* Is a .gitignore among the paths of fix ("old new\tpath")? */
+static int
+ignore_rules(const struct strv *fix)
+{
+	const char	*path, *base;
+	size_t		 i;
+
+	for (i = 0; i < fix->n; i++) {
+		path = strchr(fix->v[i], '\t') + 1;
+		base = strrchr(path, '/');
+		if (strcmp(base != NULL ? base + 1 : path, ".gitignore") == 0)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * A reused copy proved as it stands, before the sync: if it holds the
+ * working state, or does once the paths where it differs are put right,
+ * it needs nothing more -- no file rewritten that is what it is to be,
+ * no pass over the whole tree but the proof's.  1: so it is, the index
+ * made and staged; 0: it must be brought up to date the full way
+ * (nothing is lost: that way starts from whatever state this left);
+ * -1: the copy is not to be used.
+ */
+static int
+reused_as_is(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l)
+{
+	struct strv		 fix = STRV_INIT, again = STRV_INIT;
+	struct strv		 paths = STRV_INIT;
+	struct mirror_plan	 mp;
+	struct git		 sg;
+	const char		*idx;
+	long long		 t = time_now_ms();
+	size_t			 i;
+	int			 r, planned = 0;
+
+	if (may_convert(sr, l) || (idx = proof_reused_index(sr->proof)) ==
+	    NULL)
+		return 0;
+	if (reuse_prepare(sr->dst, sr->common, s->rd->run, sr->head,
+	    &sr->entries, &l->untracked, idx, proof_reused_time(sr->proof),
+	    s->incremental, &s->idle, &again, &sr->dst_gitdir) == -1) {
+		strv_free(&again);
+		return -1;
+	}
+	proof_reused_look(sr->proof, &again);
+	strv_free(&again);
+	/* What the copy's index is to stage, found while git looks at the
+	 * copy. */
+	src_git(sr, &sg);
+	sg.idle = &s->idle;
+	if (proof_reused_start(sr->proof, sr->dst_gitdir) == -1)
+		r = -1;
+	else {
+		planned = mirror_plan(&sg, sr->head, &sr->entries, l,
+		    &mp) == 0;
+		/* Ended either way: nothing of it goes on in the copy. */
+		r = proof_reused(sr->proof, sr->dst_gitdir, &fix);
+		if (!planned)
+			r = -1;
+	}
+	/* A copy that keeps ignored files of its own, whose ignore rules
+	 * are to change: what they keep is for the whole sync to find. */
+	if (r == 0 && s->incremental && ignore_rules(&fix))
+		r = -1;
+	if (r == 0 && !sig_pending()) {
+		sig_test_stall("fix");
+		r = reuse_fix(sr->src, sr->dst, &fix) == 0 ?
+		    proof_reused(sr->proof, sr->dst_gitdir, &again) : -1;
+	}
+	if (r != 1 || sig_pending()) {
+		if (planned)
+			mirror_plan_free(&mp);
+		strv_free(&fix);
+		strv_free(&again);
+		free(sr->dst_gitdir);
+		sr->dst_gitdir = NULL;
+		s->fixed = -1;
+		return sig_pending() ? -1 : 0;
+	}
+	/* Tracked files have the modes of their entries (reuse_prepare()),
+	 * but those forge copied; the others, the source's. */
+	for (i = 0; i < fix.n; i++)
+		strv_push(&paths, strchr(fix.v[i], '\t') + 1);
+	for (i = 0; i < l->untracked.n; i++)
+		strv_push(&paths, l->untracked.v[i]);
+	for (i = 0; i < l->flagged.n; i++)
+		strv_push(&paths, lsfiles_entry_path(l->flagged.v[i]));
+	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,
+	    sr->filemode);
+	s->fixed = (long)fix.n;
+	strv_free(&paths);
+	strv_free(&fix);
+	strv_free(&again);
+	if (r == -1)
+		warnx("cannot give the reused copy %s a fresh copy's modes",
+		    fs_vis(sr->dst));
+	else
+		r = own_index(s, sr, &mp);
+	mirror_plan_free(&mp);
+	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
+	return r == -1 ? -1 : 1;
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
 	struct lsfiles	l;
 	struct git	g;
-	int		ret = -1;
+	int		r, ret = -1;
 
 	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
 		return copy_source(s, sr);
@@ -901,6 +1105,13 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	memset(&l.entries, 0, sizeof(l.entries));
 	if (s->check && begin_proof(s, sr, &l) == -1)
 		goto out;
+	/* Nested repositories are never reused: nothing more to do. */
+	if (s->reused && sr == s->repos[0] && s->check &&
+	    (r = reused_as_is(s, sr, &l)) != 0) {
+		if (r == 1)
+			ret = 0;
+		goto out;
+	}
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
 	    files(s, sr, &l) == -1 || staging(s, sr, &l) == -1)
 		goto out;
@@ -994,6 +1205,8 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	s->reused = (flags & SNAP_REUSED) != 0;
 	s->incremental = (flags & SNAP_INCREMENTAL) != 0;
 	s->clone = (flags & SNAP_CLONE) != 0;
+	s->park = (flags & SNAP_PARK) != 0;
+	s->fixed = -1;
 	s->idle.fn = poll_proofs;
 	s->idle.arg = s;
 	name = fs_basename(r->top);

@@ -49,6 +49,8 @@
 #define SNAP_INCREMENTAL 0x04	/* ... keeping the copy's ignored files */
 #define SNAP_CLONE	0x08	/* each repository a private clone
 				   (clone.h), not a linked worktree */
+#define SNAP_PARK	0x10	/* the copy may be parked after the run:
+				   what its next run starts from is kept */
 
 /* Phases, for --verbose and the benchmark. */
 enum {
@@ -71,6 +73,9 @@ struct snapshot {
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
 	int			  reusable;	/* fit to be parked: no nested
 						   repository, not sparse */
+	long			  fixed;	/* reused: the paths put right
+						   in a copy proved as it
+						   stood; -1: synced whole */
 	int			  clone;	/* SNAP_CLONE */
 	char			 *gitdir;	/* SNAP_CLONE: the top clone's
 						   git dir, and */
@@ -78,6 +83,7 @@ struct snapshot {
 	int			  check;	/* private: prove it */
 	int			  reused;	/* private */
 	int			  incremental;	/* private */
+	int			  park;		/* private */
 	struct reuse_marks	  marks;	/* private: times to keep */
 	const struct source	 *source;	/* private: NULL, the working
 						   state */

@@ -21,8 +21,7 @@
 #include "xmalloc.h"
 
 enum {
-	STEP_STAGED, STEP_VALID, STEP_EDITS, STEP_ADD, STEP_WRITE, STEP_CHANGED,
-	STEP_DONE
+	STEP_EDITS, STEP_ADD, STEP_WRITE, STEP_CHANGED, STEP_DONE
 };
 
 static char *
@@ -71,11 +70,8 @@ static void
 next_step(struct treeid_job *j)
 {
 	for (;;) {
-		if ((j->step == STEP_STAGED && j->q.base == NULL) ||
-		    (j->step == STEP_VALID && (j->q.valid == NULL ||
-		    j->q.nvalid == 0)) ||
-		    (j->step == STEP_EDITS && (j->q.edits == NULL ||
-		    j->q.edits->n == 0))) {
+		if (j->step == STEP_EDITS && (j->q.edits == NULL ||
+		    j->q.edits->n == 0)) {
 			j->step++;
 			continue;
 		}
@@ -98,6 +94,15 @@ add_args(const struct treeid_job *j, struct strv *args)
 	 * git is told to ignore them (core.fileMode false). */
 	strv_push(args, "-c");
 	strv_push(args, "core.fileMode=true");
+	/* Nothing that would let a later run's git take an entry on
+	 * trust: no assume-unchanged bit set as files are added, no cache
+	 * of untracked directories, one index file and no shared one. */
+	strv_push(args, "-c");
+	strv_push(args, "core.ignoreStat=false");
+	strv_push(args, "-c");
+	strv_push(args, "core.untrackedCache=false");
+	strv_push(args, "-c");
+	strv_push(args, "core.splitIndex=false");
 	/* The objects are thrown away with the run: compressing them is
 	 * only time (seconds for a large file). */
 	strv_push(args, "-c");
@@ -107,6 +112,16 @@ add_args(const struct treeid_job *j, struct strv *args)
 	if (j->q.trust) {
 		strv_push(args, "-c");
 		strv_push(args, "core.preloadIndex=false");
+	}
+	if (j->q.only != NULL) {
+		/* What is in the way of a path is replaced. */
+		strv_push(args, "update-index");
+		strv_push(args, "--add");
+		strv_push(args, "--remove");
+		strv_push(args, "--replace");
+		strv_push(args, "-z");
+		strv_push(args, "--stdin");
+		return;
 	}
 	strv_push(args, "add");
 	strv_push(args, "-A");
@@ -127,14 +142,6 @@ static void
 step_args(const struct treeid_job *j, struct strv *args)
 {
 	switch (j->step) {
-	case STEP_VALID:
-		/* Marks each entry: nothing that follows looks at its
-		 * file.  An entry that edits put back loses the mark. */
-		strv_push(args, "update-index");
-		strv_push(args, "--assume-unchanged");
-		strv_push(args, "-z");
-		strv_push(args, "--stdin");
-		break;
 	case STEP_EDITS:
 		strv_push(args, "update-index");
 		strv_push(args, "-z");
@@ -153,7 +160,6 @@ step_args(const struct treeid_job *j, struct strv *args)
 		strv_push(args, "write-tree");
 		strv_push(args, "--missing-ok");
 		break;
-	case STEP_STAGED:
 	case STEP_CHANGED:
 		strv_push(args, "-c");
 		strv_push(args, "core.fileMode=true");
@@ -173,16 +179,19 @@ step_args(const struct treeid_job *j, struct strv *args)
 static char *
 step_input(struct treeid_job *j)
 {
-	struct buf	 in = BUF_INIT;
-	char		*inp;
-	size_t		 i;
+	const struct strv	*v;
+	struct buf		 in = BUF_INIT;
+	char			*inp;
+	size_t			 i;
 
-	if (j->step == STEP_VALID)
-		return xstrdup(j->q.valid);	/* written by the caller */
-	if (j->step != STEP_EDITS)
+	if (j->step == STEP_EDITS)
+		v = j->q.edits;
+	else if (j->step == STEP_ADD && j->q.only != NULL)
+		v = j->q.only;
+	else
 		return NULL;
-	for (i = 0; i < j->q.edits->n; i++)
-		buf_add(&in, j->q.edits->v[i], strlen(j->q.edits->v[i]) + 1);
+	for (i = 0; i < v->n; i++)
+		buf_add(&in, v->v[i], strlen(v->v[i]) + 1);
 	inp = path_of(j, "in");
 	if (fs_write_atomic(inp, in.data, in.len, 0600) == -1) {
 		warn("cannot write %s", fs_vis(inp));
@@ -203,8 +212,7 @@ start_step(struct treeid_job *j)
 	next_step(j);
 	if (j->step == STEP_DONE)
 		return;
-	if (j->q.trust && j->step != STEP_STAGED && j->step != STEP_CHANGED &&
-	    trust_index(j) == -1) {
+	if (j->q.trust && j->step != STEP_CHANGED && trust_index(j) == -1) {
 		j->failed = 1;
 		return;
 	}
@@ -216,11 +224,7 @@ start_step(struct treeid_job *j)
 	step_args(j, &args);
 	outp = path_of(j, j->step == STEP_WRITE ? "tree" : "out");
 	errp = path_of(j, "err");
-	/* What was staged is a matter of the index as given, whatever
-	 * index the job starts from. */
 	g = j->g;
-	if (j->step == STEP_STAGED && j->q.start != NULL)
-		g.index = j->q.index;
 	if (git_start(&j->job, &g, (const char *const *)args.v, inp, outp,
 	    errp) == -1)
 		j->failed = 1;
@@ -231,7 +235,6 @@ start_step(struct treeid_job *j)
 }
 
 static const char *const step_names[] = {
-	"git diff-index", "git update-index --assume-unchanged",
 	"git update-index", "git add", "git write-tree", "git diff-index"
 };
 
@@ -260,13 +263,12 @@ end_step(struct treeid_job *j, int st)
 			buf_rtrim(&b);
 			j->tree = buf_detach(&b);
 		}
-	} else if (j->step == STEP_STAGED || j->step == STEP_CHANGED) {
+	} else if (j->step == STEP_CHANGED) {
 		if (read_file(j, "out", &b) == -1) {
 			warn("cannot read the changed paths");
 			j->failed = 1;
 		} else
-			strv_split_z(j->step == STEP_STAGED ? &j->staged :
-			    &j->changed, b.data, b.len);
+			strv_split_z(&j->changed, b.data, b.len);
 	}
 	buf_free(&b);
 	if (!j->failed) {
@@ -300,7 +302,7 @@ treeid_start(struct treeid_job *j, const struct treeid_req *q,
 	j->g.index = j->index;
 	j->g.objdir = q->objdir;
 	j->g.alternates = q->alternates;
-	j->step = STEP_STAGED;
+	j->step = STEP_EDITS;
 	start_step(j);
 	return j->failed ? -1 : 0;
 }
@@ -341,6 +343,19 @@ treeid_finish(struct treeid_job *j)
 	return tree;
 }
 
+const char *
+treeid_wait_tree(struct treeid_job *j)
+{
+	while (j->tree == NULL && j->step != STEP_DONE && !j->failed) {
+		if (j->job.done && j->job.status == -1) {
+			j->failed = 1;
+			break;
+		}
+		end_step(j, git_finish(&j->job));
+	}
+	return j->failed ? NULL : j->tree;
+}
+
 void
 treeid_free(struct treeid_job *j)
 {
@@ -360,7 +375,6 @@ treeid_free(struct treeid_job *j)
 	free(j->prefix);
 	free(j->index);
 	free(j->tree);
-	strv_free(&j->staged);
 	strv_free(&j->changed);
 	memset(j, 0, sizeof(*j));
 	j->job.done = 1;

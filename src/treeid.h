@@ -12,16 +12,10 @@
  *				on the same working tree, whose index had
  *				the same entries: git then looks again only
  *				at files whose stat data changed since (its
- *				stat cache, carried over); index stays what
- *				job.staged is of
+ *				stat cache, carried over)
  *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory
  *	q.alternates = path;	the repository's own object directory
- *	q.valid = file;		a file of q.nvalid paths, each ended by a
- *	q.nvalid = n;		NUL, whose entries git is to take as they
- *				are, never looking at their files (marked
- *				assume-unchanged), first: the caller vouches
- *				for them, and each must be in the index
  *	q.edits = &v;		update-index --index-info lines applied
  *				to the temporary index first: "mode
  *				oid\tpath" puts an entry back without
@@ -32,16 +26,20 @@
  *	q.trust = 1;		trust the index's stat data of every entry
  *				(a fresh checkout is "racily clean" all
  *				over): the caller has removed, with edits,
- *				every path changed since it was written; git
- *				does not preload the index then, which would
- *				look at the files of valid entries too
+ *				every path changed since it was written, or
+ *				vouches for it otherwise; git does not
+ *				preload the index then
  *	q.sparse = 1;		a sparse checkout: add files outside its
  *				patterns that are on disk too (git add
  *				--sparse, which needs git 2.34)
  *	q.base = commit;	also list, in job.changed, the paths whose
- *				entries differ from that commit's, and in
- *				job.staged, those that did in the index as
- *				it was given
+ *				entries differ from that commit's
+ *	q.only = &v;		look at these paths only, each added,
+ *				updated or removed as its file is, not at
+ *				the whole tree (git update-index rather
+ *				than git add -A): the caller vouches that
+ *				nothing else changed since the index it
+ *				starts from was made
  *	q.edits_only = 1;	stop after the edits: job.index is then an
  *				index for another request to start from
  *	char *tree = treeid_compute(&q, "src");	  NULL: failed, said why
@@ -52,6 +50,9 @@
  *	treeid_poll(&j);		moves it on, never waits (and must not
  *					be called from within treeid_finish(),
  *					as an idle hook could)
+ *	tree = treeid_wait_tree(&j);	waits for the tree id only (NULL:
+ *					failed), what follows it going on;
+ *					the job keeps it, for treeid_finish()
  *	tree = treeid_finish(&j);	waits for it; the caller owns the id
  *	treeid_done(&j)			has it ended (well or not)?
  *	treeid_free(&j);
@@ -75,19 +76,18 @@ struct treeid_req {
 	const char		*scratch;
 	const char		*objdir;
 	const char		*alternates;
-	const char		*valid;
-	size_t			 nvalid;
 	const struct strv	*edits;
 	const struct strv	*exclude;
 	int			 force;
 	int			 trust;
 	int			 sparse;
 	const char		*base;
+	const struct strv	*only;
 	int			 edits_only;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, \
-			  NULL, 0, 0, 0, NULL, 0 }
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
+			  0, 0, NULL, NULL, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;
@@ -98,7 +98,6 @@ struct treeid_job {
 	int			 step;
 	int			 failed;
 	char			*tree;
-	struct strv		 staged;
 	struct strv		 changed;
 };
 
@@ -106,6 +105,7 @@ int	 treeid_start(struct treeid_job *, const struct treeid_req *,
 	    const char *);
 void	 treeid_poll(struct treeid_job *);
 int	 treeid_done(const struct treeid_job *);
+const char *treeid_wait_tree(struct treeid_job *);
 char	*treeid_finish(struct treeid_job *);
 void	 treeid_free(struct treeid_job *);
 int	 treeid_keep(struct treeid_job *, const char *);

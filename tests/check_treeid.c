@@ -126,8 +126,6 @@ START_TEST(t_tree)
 	want = tree_of("AAAA\n", "BBBB\n");
 	ck_assert_str_eq(tree, want);
 	/* c.txt differs from HEAD in the index as given, not in the tree. */
-	ck_assert_uint_eq(j.staged.n, 1);
-	ck_assert_str_eq(j.staged.v[0], "c.txt");
 	ck_assert_uint_eq(j.changed.n, 2);
 	ck_assert_str_eq(j.changed.v[0], "a.txt");
 	ck_assert_str_eq(j.changed.v[1], "b.txt");
@@ -142,58 +140,95 @@ START_TEST(t_tree)
 }
 END_TEST
 
-/* A valid entry is taken as it is; an edit makes git look again. */
-START_TEST(t_valid)
+/* With only, git looks at those paths and at nothing else: the caller
+ * vouches for the rest. */
+START_TEST(t_only)
 {
 	struct treeid_req	 q;
+	struct treeid_job	 j;
 	struct git		 g;
-	struct strv		 edits = STRV_INIT;
-	char			*tree, *want, *index, *head_a, *valid;
+	struct strv		 only = STRV_INIT;
+	char			*tree, *want, *index, *kept, *ba, *bb, *bd;
+	char			*list;
 
 	setup_repo();
-	/* An index of HEAD, as a checkout leaves it. */
-	ck_assert_int_ne(asprintf(&index, "%s/head-index", scratch), -1);
-	free(sh("GIT_INDEX_FILE='%s' git read-tree HEAD", index));
 	request(&q, &g);
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	ck_assert_int_ne(asprintf(&kept, "%s/kept-index", scratch), -1);
 	q.index = index;
-	ck_assert_int_ne(asprintf(&valid, "%s/valid", scratch), -1);
-	ck_assert_int_eq(fs_write_atomic(valid, "a.txt", sizeof("a.txt"),
-	    0600), 0);		/* with its NUL */
-	q.valid = valid;
-	q.nvalid = 1;
-	tree = treeid_compute(&q, "valid");
-	want = tree_of("aaaa\n", "BBBB\n");
+	ck_assert_int_eq(treeid_start(&j, &q, "first"), 0);
+	tree = treeid_finish(&j);
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_int_eq(treeid_keep(&j, kept), 0);
+	treeid_free(&j);
+	free(tree);
+	/* a.txt is rewritten and listed, d.txt new and listed; b.txt is
+	 * rewritten too but not listed, and e.txt is new and not listed. */
+	free(sh("printf 'Aa\\n' >a.txt && printf 'Bb\\n' >b.txt && "
+	    "printf 'd\\n' >d.txt && printf 'e\\n' >e.txt"));
+	strv_push(&only, "a.txt");
+	strv_push(&only, "d.txt");
+	q.start = kept;
+	q.only = &only;
+	tree = treeid_compute(&q, "only");
+	ba = blob("Aa\n");
+	bb = blob("BBBB\n");
+	bd = blob("d\n");
+	ck_assert_int_ne(asprintf(&list, "100644 blob %s\ta.txt\n"
+	    "100644 blob %s\tb.txt\n100644 blob %s\td.txt\n", ba, bb, bd),
+	    -1);
+	want = sh("printf '%s' | git mktree", list);
+	free(ba);
+	free(bb);
+	free(bd);
+	free(list);
 	ck_assert_str_eq(tree, want);
 	free(tree);
 	free(want);
-	/* The entry put back loses the mark. */
-	head_a = sh("git rev-parse HEAD:a.txt");
-	strv_pushf(&edits, "100644 %s\ta.txt", head_a);
-	q.edits = &edits;
-	tree = treeid_compute(&q, "edited");
-	want = tree_of("AAAA\n", "BBBB\n");
+	/* A listed path whose file is gone goes from the tree. */
+	free(sh("rm d.txt"));
+	tree = treeid_compute(&q, "gone");
+	want = tree_of("Aa\n", "BBBB\n");
 	ck_assert_str_eq(tree, want);
 	free(tree);
 	free(want);
-	/* A path that is not in the index cannot be marked. */
-	{
-		static const char	two[] = "a.txt\0c.txt";
-
-		ck_assert_int_eq(fs_write_atomic(valid, two, sizeof(two),
-		    0600), 0);
-	}
-	q.nvalid = 2;
-	q.edits = NULL;
-	ck_assert_ptr_null(treeid_compute(&q, "missing"));
-	free(valid);
-	strv_free(&edits);
-	free(head_a);
+	strv_free(&only);
+	free(kept);
 	free(index);
 }
 END_TEST
 
-/* An index kept from a job is a start for the next: the same tree, and
- * what was staged still a matter of the index as given. */
+/* The tree id is there before what follows it is done; the job, once
+ * finished, still has it and the list of paths. */
+START_TEST(t_wait_tree)
+{
+	struct treeid_req	 q;
+	struct treeid_job	 j;
+	struct git		 g;
+	const char		*early;
+	char			*tree, *want, *index;
+
+	setup_repo();
+	request(&q, &g);
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	q.index = index;
+	q.base = "HEAD";
+	ck_assert_int_eq(treeid_start(&j, &q, "wait"), 0);
+	early = treeid_wait_tree(&j);
+	want = tree_of("AAAA\n", "BBBB\n");
+	ck_assert_ptr_nonnull(early);
+	ck_assert_str_eq(early, want);
+	tree = treeid_finish(&j);
+	ck_assert_str_eq(tree, want);
+	ck_assert_uint_eq(j.changed.n, 2);
+	treeid_free(&j);
+	free(tree);
+	free(want);
+	free(index);
+}
+END_TEST
+
+/* An index kept from a job is a start for the next: the same tree. */
 START_TEST(t_start)
 {
 	struct treeid_req	 q;
@@ -221,8 +256,6 @@ START_TEST(t_start)
 	tree = treeid_finish(&j);
 	want = tree_of("AAAA\n", "BBBB\n");
 	ck_assert_str_eq(tree, want);
-	ck_assert_uint_eq(j.staged.n, 1);
-	ck_assert_str_eq(j.staged.v[0], "c.txt");
 	treeid_free(&j);
 	free(tree);
 	free(want);
@@ -249,7 +282,8 @@ treeid_suite(void)
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_tree);
-	tcase_add_test(tc, t_valid);
+	tcase_add_test(tc, t_only);
+	tcase_add_test(tc, t_wait_tree);
 	tcase_add_test(tc, t_start);
 	suite_add_tcase(s, tc);
 	return s;

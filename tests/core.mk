@@ -27,5 +27,6 @@ SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
 SHELL_TESTS += tests/t-reuse.sh
 SHELL_TESTS += tests/t-reuse-carry.sh
+SHELL_TESTS += tests/t-reuse-asis.sh
 SHELL_TESTS += tests/t-hint.sh
 SHELL_TESTS += tests/t-progress.sh

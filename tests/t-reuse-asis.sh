@@ -1,0 +1,260 @@
+#!/bin/sh
+# A reused copy proved as it stands, before anything is done to it: when
+# it holds the working state, or does once the paths that differ are put
+# right, nothing else in it is rewritten.  Whatever a command did to it
+# in between is still undone, the index kept for it beside the copy is
+# believed only as forge left it, and a copy that cannot be put right
+# path by path is synced whole.
+. "$TESTLIB"
+
+new_repo "$T/r"
+git config forge.breakerThreshold 0
+for i in 1 2 3 4 5 6; do printf 'file %s\n' "$i" >"f$i"; done
+mkdir d && printf 'deep\n' >d/g
+git add -A && git commit -q -m files
+
+asis() {
+	printf '%s\n' "$err" | grep -q 'proved as it stood'
+}
+# stat_of PATH: inode and mtime of PATH in the copy, as the command saw.
+stat_cmd='stat -c "%i %Y.%y" "$1" >"$2"'
+
+printf 'edited\n' >>f1
+printf 'untracked\n' >u1
+run_forge verify --reuse -v -- true
+is "a first --reuse run passes" "$rc" 0
+
+run_forge verify --reuse -v -- sh -c "$stat_cmd" sh f1 "$T/f1.a"
+is "a second run passes" "$rc" 0
+ok "the copy is proved as it stood" asis
+like "with nothing to put right" "$err" 'proved as it stood: 0 paths'
+run_forge verify --reuse -v -- sh -c "$stat_cmd" sh f1 "$T/f1.b"
+is "so does a third" "$rc" 0
+is "an edited file that did not change since is not rewritten" \
+    "$(cat "$T/f1.b")" "$(cat "$T/f1.a")"
+
+# The working state changes: only that is put right.
+printf 'more\n' >>f2
+rm f3
+printf 'new\n' >u2
+run_forge verify --reuse -v -- sh -c 'cat f2; ls; '"$stat_cmd" sh f1 "$T/f1.c"
+is "after edits, the run passes" "$rc" 0
+like "the paths that differ are put right" "$err" \
+    'proved as it stood once 3 paths put right'
+like "with the edit" "$out" 'more'
+ok "without the removed file" sh -c '! printf "%s\n" "$1" | grep -qx f3' \
+    sh "$out"
+like "with the new untracked file" "$out" 'u2'
+is "and nothing else rewritten" "$(cat "$T/f1.c")" "$(cat "$T/f1.a")"
+
+# The command tampers with the copy: a same-size rewrite in place with
+# its time put back, a new file, a file made a directory, a directory
+# made a symlink out of the copy, a mode, an empty directory, a nested
+# repository.  All of it is undone, nothing outside is touched.
+mkdir "$T/away" && printf 'mine\n' >"$T/away/keep"
+run_forge verify --reuse -- sh -c '
+    cp -p f4 "$2/f4.saved"
+    printf "FILE 4\n" >f4 && touch -r "$2/f4.saved" f4
+    echo junk >zz-junk
+    rm f5 && mkdir f5 && echo x >f5/inside
+    rm -r d && ln -s "$1" d
+    chmod 600 f6
+    mkdir -p empty/deeper
+    git init -q nested && (cd nested && echo n >n &&
+        git add n && git -c user.name=a -c user.email=a@b commit -qm n)
+    ' sh "$T/away" "$T"
+is "a run that tampers with its copy passes" "$rc" 0
+run_forge verify --reuse -v -- sh -c 'cat f4 f5 d/g; ls -A; stat -c %a f6' sh
+is "the next run passes" "$rc" 0
+like "with the file rewritten in place put back" "$out" '^file 4$'
+like "with the file made a directory put back" "$out" '^file 5$'
+like "with the directory made a symlink put back" "$out" '^deep$'
+ok "without the junk, the empty directory, the nested repository" \
+    sh -c '! printf "%s\n" "$1" | grep -Eqx "zz-junk|empty|nested"' sh "$out"
+like "with a fresh copy's mode" "$out" "^$(printf '%o' $((0666 & ~$(umask))))\$"
+is "nothing outside the copy was touched" "$(ls -A "$T/away")" "keep"
+is "not even the file in it" "$(cat "$T/away/keep")" "mine"
+
+# A file changed at every run, keeping its size: each run puts it right
+# path by path, never believing a file forge wrote to be the one it
+# replaced (same size, same second, maybe the same inode).
+head -c 65536 /dev/urandom >same.bin
+git add same.bin && git commit -q -m same
+run_forge verify --reuse -- true
+n=0
+for round in 1 2 3 4 5 6; do
+	printf 'round %s' "$round" | dd of=same.bin bs=1 seek=100 \
+	    conv=notrunc 2>/dev/null
+	run_forge verify --reuse -v -- sh -c 'git hash-object same.bin'
+	if [ "$rc" -eq 0 ] && [ "$out" = "$(git hash-object same.bin)" ] &&
+	    printf '%s\n' "$err" | grep -q 'once 1 path put right'; then
+		n=$((n + 1))
+	fi
+done
+is "a file rewritten at every run: put right path by path, each time" \
+    "$n" 6
+
+# The index kept beside the copy, changed by anything but forge (here a
+# flag that would have git take a file as it is), is not believed.
+carry=$(ls "$TMPDIR"/forge-*/.forge/carry/dst*.index)
+run_forge verify --reuse -- sh -c 'printf "lied\n" >f2; touch -r f1 f2'
+GIT_INDEX_FILE="$carry" git update-index --assume-unchanged f2
+run_forge verify --reuse -v -- cat f2
+is "a run after the kept index was changed passes" "$rc" 0
+like "with the file as it is in the working tree" "$out" '^more$'
+ok "the changed index was not used" sh -c '! printf "%s\n" "$1" |
+    grep -q "proved as it stood"' sh "$err"
+
+# The command's own index and HEAD: made a fresh copy's again.
+run_forge verify --reuse -- sh -c 'git add -A >/dev/null 2>&1;
+    git -c user.name=a -c user.email=a@b commit -qm junk >/dev/null 2>&1;
+    true'
+run_forge verify --reuse -v -- sh -c 'git rev-parse HEAD; git status --porcelain'
+is "after a command committed in its copy, the run passes" "$rc" 0
+like "HEAD is the working tree's" "$out" "^$(git rev-parse HEAD)\$"
+is "and the copy's status is the working tree's" \
+    "$(printf '%s\n' "$out" | sed 1d | LC_ALL=C sort)" \
+    "$(git status --porcelain | LC_ALL=C sort)"
+
+# The copy's own index is made again only when what it is made of
+# changed, or a command wrote it: each time, git status in the copy is
+# the working tree's.
+status_same() {
+	run_forge verify --reuse -- git status --porcelain
+	if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | LC_ALL=C sort)" = \
+	    "$(git status --porcelain | LC_ALL=C sort)" ]; then
+		pass "$1: git status in the copy is the working tree's"
+	else
+		fail "$1: git status in the copy is the working tree's" \
+		    "$out" "---" "$(git status --porcelain)"
+	fi
+}
+status_same "nothing changed"
+git add f2
+status_same "a file staged"
+printf 'again\n' >>f2
+status_same "staged, then changed again"
+git reset -q f2
+status_same "unstaged"
+printf 'n\n' >itanew && git add -N itanew
+status_same "added with intent to add"
+git rm -q --cached f6
+status_same "removed from the index only"
+run_forge verify --reuse -- sh -c 'git add -A && git reset -q f1 &&
+    git update-index --assume-unchanged f4'
+status_same "after a command staged in its copy"
+git add f6 itanew
+
+# Something that cannot be put right path by path: the copy is synced
+# whole, and still exact.
+run_forge verify --reuse -- sh -c 'rm -rf d && mkdir d && echo x >d/own &&
+    chmod 500 d'
+run_forge verify --reuse -v -- sh -c 'ls -A d; cat d/g'
+is "a copy that needs more than paths put right: the run passes" "$rc" 0
+is "with the directory as it is in the working tree" "$out" "$(printf 'g\ndeep')"
+
+forge gc --all >/dev/null 2>&1
+is "gc --all leaves nothing behind" "$(leftovers "$T/r")" ""
+
+# --incremental: the copy's own ignored files are kept while ignored;
+# once the rules change so that they are not, they go, as from a fresh
+# copy -- whether the working tree's rules changed or the command's.
+new_repo "$T/inc"
+git config forge.breakerThreshold 0
+printf 'a\n' >a && printf '*.o\n' >.gitignore
+git add -A && git commit -q -m inc
+run_forge verify --incremental -- sh -c 'echo obj >main.o'
+run_forge verify --incremental -- ls
+like "--incremental: the copy's own ignored file is kept" "$out" '^main\.o$'
+printf '# nothing ignored\n' >.gitignore
+run_forge verify --incremental -- ls -A
+is "--incremental, the rules changed: the run passes" "$rc" 0
+ok "the file no longer ignored is gone" sh -c '! printf "%s\n" "$1" |
+    grep -qx main.o' sh "$out"
+run_forge verify --incremental -- sh -c "echo 'junk*' >>.gitignore;
+    echo j >junk1"
+run_forge verify --incremental -- ls -A
+is "--incremental, the command changed the rules: the run passes" "$rc" 0
+ok "what they made it keep is gone" sh -c '! printf "%s\n" "$1" |
+    grep -qx junk1' sh "$out"
+forge gc --all >/dev/null 2>&1
+
+# The tree git makes of the working state, from a copy of the index.
+tree_now() {
+	cp "$(git rev-parse --git-path index)" "$T/tree.index"
+	GIT_INDEX_FILE="$T/tree.index" git add -A &&
+	    GIT_INDEX_FILE="$T/tree.index" git write-tree | cut -c1-12
+}
+
+# An untracked file that becomes ignored: gone from the copy, and from
+# the tree proved -- not kept by the indexes kept from the last run.
+new_repo "$T/ig"
+git config forge.breakerThreshold 0
+printf 'x\n' >a && git add a && git commit -q -m a
+printf 'u\n' >u.log
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+printf '*.log\n' >.gitignore
+run_forge verify --reuse -- ls -A
+is "an untracked file become ignored: the run passes" "$rc" 0
+ok "the copy does not have it" sh -c '! printf "%s\n" "$1" |
+    grep -qx u.log' sh "$out"
+like "the tree proved is the working state's" "$err" \
+    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+
+# A directory of untracked files made read-only by a command: a fresh
+# copy's mode again.
+mkdir ud && printf 'z\n' >ud/z
+run_forge verify --reuse -- chmod 555 ud
+run_forge verify --reuse -- stat -c %a ud
+is "an untracked file's directory: the run passes" "$rc" 0
+is "with a fresh copy's mode" "$out" "$(printf '%o' $((0777 & ~$(umask))))"
+forge gc --all >/dev/null 2>&1
+
+# Line endings: git may write a file other than it reads it, and a tree
+# id cannot tell the two apart.  With an attributes file, a reused copy
+# is written as git checks it out, never taken as it stands.
+new_repo "$T/eol"
+git config forge.breakerThreshold 0
+printf '* text=auto\n*.crlf text eol=crlf\n' >.gitattributes
+printf 'one\n' >a.txt && printf 'one\n' >b.crlf
+git add -A && git commit -q -m eol
+run_forge verify --reuse -- true
+run_forge verify --reuse -v -- sh -c "printf 'one\\r\\n' >a.txt"
+printf 'two\n' >b.crlf
+run_forge verify --reuse -v -- od -An -c a.txt b.crlf
+is "line endings a command changed: the run passes" "$rc" 0
+is "the files are as git writes them" "$(printf '%s\n' "$out" | tr -s ' ')" \
+    ' o n e \n t w o \r \n'
+ok "the copy was not taken as it stood" sh -c '! printf "%s\n" "$1" |
+    grep -q "proved as it stood"' sh "$err"
+forge gc --all >/dev/null 2>&1
+
+# A command that changes a file's mode (its ctime, not its mtime) as the
+# next run starts, then rewrites it in place in that same second with
+# its mtime put back: git's stat data (whole seconds) would not tell.
+new_repo "$T/race"
+git config forge.breakerThreshold 0
+printf 'hello world\n' >a.txt && git add a.txt && git commit -q -m a
+run_forge verify --reuse -- true
+sleep 1
+hit=
+for try in 1 2 3 4 5 6 7 8 9 10; do
+	run_forge verify --reuse -- chmod 600 a.txt
+	run_forge verify --reuse -- sh -c '
+	    [ "$(date +%s)" = "$(stat -c %Z a.txt)" ] || exit 0
+	    cp -p a.txt "$1/ref" && printf "HELLO WORLD\n" >a.txt &&
+	    touch -r "$1/ref" a.txt && echo HIT' sh "$T"
+	case $out in *HIT*) hit=1; break ;; esac
+done
+if [ -n "$hit" ]; then
+	run_forge verify --reuse -- cat a.txt
+	is "a same-second rewrite after a mode change: the run passes" "$rc" 0
+	is "with the file as it is in the working tree" "$out" "hello world"
+else
+	skip "a same-second rewrite after a mode change" \
+	    "the rewrite never fell in the same second"
+	skip "a same-second rewrite: the file" "no rewrite"
+fi
+forge gc --all >/dev/null 2>&1
+done_testing
