@@ -86,8 +86,12 @@ is "a first run parks its copy" "$(parked)" 1
 # and when parked again but not yet let go (parked): it stays parked,
 # and the next run reuses it.  Killed once the run owns it (adopt), half
 # brought up to date (sync), or before the park is written (park): the
-# copy is a dead run's, and goes.
-for phase in claim adopt sync park parked; do
+# copy is a dead run's, and goes (fix: proved as it stood, half put
+# right).
+for phase in claim adopt sync fix park parked; do
+	# Something to put right, for the copy proved as it stood.
+	[ "$phase" = fix ] && run_forge verify --reuse -- sh -c \
+	    'echo tampered >>f2'
 	stall "$phase"
 	kill -KILL "$pid"
 	wait "$pid" 2>/dev/null
