@@ -749,8 +749,43 @@ entry_modes(const char *copy, const struct strv *entries,
 	return ret;
 }
 
+/*
+ * Is the copy's HEAD (g's registration's) detached at head already?
+ * Read where refs are files; with reftable (its directory in the
+ * registration or the common dir), HEAD's file is a stub, and git is
+ * asked.
+ */
+static int
+detached_at(const struct git *g, const char *head)
+{
+	struct stat	 st;
+	char		*path, b[128];
+	size_t		 n = strlen(head);
+	ssize_t		 r;
+	int		 fd, table;
+
+	path = xasprintf("%s/reftable", g->gitdir);
+	table = lstat(path, &st) == 0;
+	free(path);
+	path = xasprintf("%s/../../reftable", g->gitdir);
+	table |= lstat(path, &st) == 0;
+	free(path);
+	if (table)
+		return 0;
+	path = xasprintf("%s/HEAD", g->gitdir);
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+	    O_CLOEXEC);
+	free(path);
+	if (fd == -1)
+		return 0;
+	r = read(fd, b, sizeof(b));
+	close(fd);
+	return r == (ssize_t)n + 1 && memcmp(b, head, n) == 0 && b[n] == '\n';
+}
+
 /* Every file that g's index does not list removed (ignored ones kept
- * if keep_ignored), then HEAD detached at head. */
+ * if keep_ignored), then HEAD detached at head: by git, unless it is so
+ * already (then that git would have nothing to do). */
 static int
 clean_detach(struct git *g, const char *head, int keep_ignored)
 {
@@ -759,18 +794,18 @@ clean_detach(struct git *g, const char *head, int keep_ignored)
 	const char *const	 clean[] = { "clean", "-ffdqx", NULL };
 	const char *const	 keep[] = { "clean", "-ffdq", NULL };
 	const char		*index = g->index;
+	int			 r;
 
 	if (copy_git(g, keep_ignored ? keep : clean, NULL, NULL) == -1)
 		return -1;
-	g->index = NULL;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
-	if (copy_git(g, detach, NULL, NULL) == -1) {
-		g->index = index;
-		return -1;
-	}
+	if (detached_at(g, head))
+		return 0;
+	g->index = NULL;
+	r = copy_git(g, detach, NULL, NULL);
 	g->index = index;
-	return 0;
+	return r;
 }
 
 int

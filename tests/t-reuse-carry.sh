@@ -148,6 +148,15 @@ for how in 'rm -rf ../.forge/carry && ln -s "$1" ../.forge/carry' \
 	find "$T/away" -mindepth 1 ! -name keep -exec rm -rf {} + 2>/dev/null
 done
 
+# The copy's HEAD is detached at the working tree's by git only where it
+# is not already; a command that moved it has it put back.
+run_forge verify --reuse -- true
+run_forge verify --reuse -- git update-ref --no-deref HEAD HEAD~1
+is "a command that moves the copy's HEAD: the run passes" "$rc" 0
+run_forge verify --reuse -- git rev-parse HEAD
+is "the next run's copy is at the working tree's HEAD again" "$out" \
+    "$(git rev-parse HEAD)"
+
 run_forge gc --all
 is "gc removes the copy and what it carries" "$(ls -A "$TMPDIR")" ""
 done_testing
