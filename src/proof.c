@@ -478,6 +478,8 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.start = p->carry;
 	p->src_req.scratch = rd->scratch;
 	p->src_req.objdir = rd->objects;
+	p->src_req.blobdir = rd->blobs;
+	p->src_req.lastdir = rd->blobs_last;
 	p->src_req.alternates = pr->objects;
 	p->src_req.edits = &p->edits;
 	p->src_req.exclude = pr->exclude;
@@ -592,6 +594,8 @@ start_prep(struct proof *p)
 	p->prep_req.index = p->dst_index;
 	p->prep_req.scratch = p->rd->scratch;
 	p->prep_req.objdir = p->rd->objects;
+	p->prep_req.blobdir = p->rd->blobs;
+	p->prep_req.lastdir = p->rd->blobs_last;
 	p->prep_req.alternates = p->r.objects;
 	p->prep_req.edits = &p->prep_edits;
 	p->prep_req.trust = 1;
@@ -691,6 +695,8 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->index = ci;
 	q->scratch = p->rd->scratch;
 	q->objdir = p->rd->objects;
+	q->blobdir = p->rd->blobs;
+	q->lastdir = p->rd->blobs_last;
 	q->alternates = p->r.objects;
 	q->edits = edits;
 	q->exclude = p->r.exclude;
@@ -873,6 +879,8 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	q.start = start;
 	q.scratch = p->rd->scratch;
 	q.objdir = p->rd->objects;
+	q.blobdir = p->rd->blobs;
+	q.lastdir = p->rd->blobs_last;
 	q.alternates = p->r.objects;
 	q.exclude = p->r.exclude;
 	q.force = !p->r.own_ignored;
@@ -1048,6 +1056,8 @@ proof_source_tree(struct rundir *rd, const struct repo *r)
 	q.index = idx;
 	q.scratch = rd->scratch;
 	q.objdir = rd->objects;
+	q.blobdir = rd->blobs;
+	q.lastdir = rd->blobs_last;
 	q.alternates = r->objects;
 	q.edits = &edits;
 	tree = treeid_compute(&q, "src");

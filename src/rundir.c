@@ -94,6 +94,8 @@ rundir_open(struct rundir *rd, const char *common)
 	free(tmp);
 	rd->scratch = xasprintf("%s/%s", rd->top, JOURNAL_SCRATCH);
 	rd->objects = xasprintf("%s/objects", rd->scratch);
+	rd->blobs = xasprintf("%s/blobs", rd->scratch);
+	rd->blobs_last = xasprintf("%s/blobs.last", rd->scratch);
 	rd->carry = xasprintf("%s/carry", rd->scratch);
 	/* Recorded first: a run killed from here on leaves a record. */
 	if (journal_open(&rd->journal, common, rd->run, rd->top) == -1)
@@ -124,6 +126,8 @@ rundir_open(struct rundir *rd, const char *common)
 		warn("cannot create %s", fs_vis(rd->objects));
 		goto fail;
 	}
+	/* Made, but not yet marked as the run's. */
+	sig_test_stall("scratch");
 	/* No fsync: after a power cut, nothing of the run is running. */
 	mark = xasprintf("%s/%s", rd->scratch, JOURNAL_MARK);
 	line = xasprintf("%s\n", rd->run);
@@ -143,17 +147,33 @@ rundir_open(struct rundir *rd, const char *common)
 	close(fd);
 	free(mark);
 	free(line);
+	/* After the mark: a run killed before it leaves no more than a
+	 * reclaim removes without one (journal.c). */
+	if (mkdir(rd->blobs, 0700) == -1 || mkdir(rd->blobs_last, 0700) == -1) {
+		warn("cannot create the blob directories in %s",
+		    fs_vis(rd->scratch));
+		goto fail;
+	}
 	return 0;
 fail:
 	(void)rundir_remove(rd);
 	return -1;
 }
 
+/* mkdir, and a directory already there is as good. */
+static int
+mkdir_ok(const char *path)
+{
+	return mkdir(path, 0700) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 /*
- * The objects a carried index keeps: those of the files and trees that
- * changed, each run's added to the last's.  Let go of past a bound; and a
- * large file's blob, which the index does not need (git takes a tree of
- * it as written only if it has the tree), never kept at all.
+ * The objects a carried index keeps: the trees of the directories that
+ * changed, each run's added to the last's (the blobs are another
+ * directory's, kept one run: clear_scratch()).  Let go of past a bound;
+ * and a large file there, which forge did not put there (or a tree of a
+ * huge directory, which the index can do without: git takes a tree of
+ * it as written only if it has it), never kept at all.
  */
 #define KEEP_OBJECTS	16384
 #define KEEP_BYTES	(256LL << 20)
@@ -166,11 +186,12 @@ struct tally {
 
 /*
  * Does the directory name under fd hold only what forge puts there:
- * regular files, and with dirs, directories of them (two hex digits,
- * as git's fan-out)?  A command can reach the scratch space; what it put
- * there is not kept, least of all a symlink that git or forge would
- * follow out of it.  With t, the files are counted, those past
- * KEEP_LARGEST removed.
+ * regular files of one link, and with dirs, directories of them (two
+ * hex digits, as git's fan-out)?  A command can reach the scratch space;
+ * what it put there is not kept, least of all a symlink that git or
+ * forge would follow out of it, or a hard link to a file elsewhere (git
+ * sets the times of an object it finds, to keep it).  With t, the files
+ * are counted, those past KEEP_LARGEST removed.
  */
 static int
 only_ours(int fd, const char *name, int dirs, struct tally *t)
@@ -195,9 +216,11 @@ only_ours(int fd, const char *name, int dirs, struct tally *t)
 		    AT_SYMLINK_NOFOLLOW) == -1)
 			ok = 0;
 		else if (S_ISREG(st.st_mode)) {
-			if (t == NULL)
+			if (st.st_nlink != 1)
+				ok = 0;
+			else if (t == NULL)
 				continue;
-			if (st.st_size > KEEP_LARGEST)
+			else if (st.st_size > KEEP_LARGEST)
 				(void)unlinkat(dirfd(d), de->d_name, 0);
 			else {
 				t->count++;
@@ -215,43 +238,54 @@ only_ours(int fd, const char *name, int dirs, struct tally *t)
 	return ok;
 }
 
-/* Empty the scratch space a run before left, but for the run's mark
- * and what it left for this one: with it, the objects its indexes name
- * (git takes a tree of the index as written only if it has it). */
+/*
+ * Empty the scratch space a run before left, but for the run's mark
+ * and what it left for this one: with it, the trees its indexes name
+ * (git takes a tree of the index as written only if it has it), and
+ * its blobs, moved to blobs.last for this run's git to find (a file it
+ * looks at again and finds unchanged is not written again); the blobs
+ * of the run before that go.
+ */
 static int
 clear_scratch(struct rundir *rd)
 {
 	struct dirent	*de;
 	struct tally	 t;
 	DIR		*d;
-	int		 fd, ret = 0, carry;
+	int		 fd, ret = 0, carry, last;
 
 	if ((fd = open(rd->scratch, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1 || (d = fdopendir(fd)) == NULL) {
-		if (fd != -1)
-			close(fd);
+	    O_CLOEXEC)) == -1)
 		return -1;
-	}
 	/* With a file system mounted below (or no way to tell), nothing is
 	 * kept, and nothing removed but by fs_rmtree_at(), which does not
-	 * cross into one: only_ours() removes large objects. */
+	 * cross into one. */
 	memset(&t, 0, sizeof(t));
 	carry = fs_mounts_below(rd->scratch, NULL) == 0 &&
 	    only_ours(fd, "carry", 0, NULL) &&
 	    only_ours(fd, "objects", 1, &t) && t.count < KEEP_OBJECTS &&
 	    t.bytes < KEEP_BYTES;
+	last = carry && only_ours(fd, "blobs", 1, NULL) &&
+	    fs_rmtree_at(fd, "blobs.last") == 0 &&
+	    renameat(fd, "blobs", fd, "blobs.last") == 0;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0 ||
 		    strcmp(de->d_name, JOURNAL_MARK) == 0 ||
 		    (carry && (strcmp(de->d_name, "carry") == 0 ||
-		    strcmp(de->d_name, "objects") == 0)))
+		    strcmp(de->d_name, "objects") == 0)) ||
+		    (last && strcmp(de->d_name, "blobs.last") == 0))
 			continue;
 		if (fs_rmtree_at(dirfd(d), de->d_name) == -1)
 			ret = -1;
 	}
 	closedir(d);
-	if (ret == 0 && mkdir(rd->objects, 0700) == -1 && errno != EEXIST)
+	if (ret == 0 && (mkdir_ok(rd->objects) == -1 ||
+	    mkdir_ok(rd->blobs) == -1 || mkdir_ok(rd->blobs_last) == -1))
 		ret = -1;
 	return ret;
 }
@@ -269,6 +303,8 @@ rundir_adopt(struct rundir *rd, struct journal *j,
 	rd->top = xstrdup(e->top);
 	rd->scratch = xasprintf("%s/%s", rd->top, JOURNAL_SCRATCH);
 	rd->objects = xasprintf("%s/objects", rd->scratch);
+	rd->blobs = xasprintf("%s/blobs", rd->scratch);
+	rd->blobs_last = xasprintf("%s/blobs.last", rd->scratch);
 	rd->carry = xasprintf("%s/carry", rd->scratch);
 	if (e->repos.n > 0)
 		strv_pushv(&rd->commons, e->repos.v);
@@ -294,8 +330,17 @@ int
 rundir_park(struct rundir *rd, const char *copy, const char *source,
     int incremental, const char *setup)
 {
+	int	fd;
+
 	if (rd->state != RD_LIVE)
 		return -1;
+	/* The last run's blobs served this run's proof, which is over:
+	 * a parked copy keeps its own run's alone. */
+	if (rd->topfd != -1 && (fd = openat(rd->topfd, JOURNAL_SCRATCH,
+	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		(void)fs_rmtree_at(fd, "blobs.last");
+		close(fd);
+	}
 	/* Still the run's: a death here leaves it to the reclaim. */
 	sig_test_stall("park");
 	if (journal_note_reuse(&rd->journal, copy, source, incremental,
@@ -434,6 +479,8 @@ rundir_free(struct rundir *rd)
 	free(rd->top);
 	free(rd->scratch);
 	free(rd->objects);
+	free(rd->blobs);
+	free(rd->blobs_last);
 	free(rd->carry);
 	strv_free(&rd->commons);
 	memset(rd, 0, sizeof(*rd));

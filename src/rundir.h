@@ -8,7 +8,12 @@
  *	rd.top		$TMPDIR/forge-<run id>, mode 0700: the copy goes
  *			in it, beside
  *	rd.scratch	top/.forge: temporary indexes, and
- *	rd.objects	scratch/objects, a temporary object directory
+ *	rd.objects	scratch/objects, a temporary object directory: the
+ *			trees the proof writes, which a carried index names
+ *	rd.blobs	scratch/blobs, another: the files' blobs it writes,
+ *			which no later run needs, and
+ *	rd.blobs_last	scratch/blobs.last: the last run's, if this one
+ *			reuses its copy (else empty), for git to find
  *	rd.carry	scratch/carry: what a run leaves for the next to
  *			reuse with the copy (proof.c), kept when the
  *			scratch space is emptied
@@ -44,6 +49,8 @@ struct rundir {
 	char		*top;
 	char		*scratch;
 	char		*objects;
+	char		*blobs;
+	char		*blobs_last;
 	char		*carry;
 	struct journal	 journal;
 	struct strv	 commons;

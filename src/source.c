@@ -248,6 +248,8 @@ source_prove_tree(const char *want, const char *what, const struct git *dst,
 	q.index = idx;
 	q.scratch = rd->scratch;
 	q.objdir = rd->objects;
+	q.blobdir = rd->blobs;
+	q.lastdir = rd->blobs_last;
 	q.alternates = objects;
 	q.edits = &edits;
 	q.force = 1;

@@ -201,13 +201,31 @@ step_input(struct treeid_job *j)
 	return inp;
 }
 
+/*
+ * Where git adding files finds objects: the repository's, and the blobs
+ * an earlier request wrote (lastdir).  NULL: the repository's alone, as
+ * also where a path would need quoting in the list (a colon).
+ */
+static char *
+blob_alternates(const struct treeid_req *q)
+{
+	if (q->lastdir == NULL || strchr(q->lastdir, ':') != NULL ||
+	    q->lastdir[0] == '"')
+		return NULL;
+	if (q->alternates == NULL)
+		return xstrdup(q->lastdir);
+	if (strchr(q->alternates, ':') != NULL || q->alternates[0] == '"')
+		return NULL;
+	return xasprintf("%s:%s", q->alternates, q->lastdir);
+}
+
 /* Start the step j->step, or the next one that has work. */
 static void
 start_step(struct treeid_job *j)
 {
 	struct strv	 args = STRV_INIT;
 	struct git	 g;
-	char		*inp, *outp, *errp;
+	char		*inp, *outp, *errp, *alt = NULL;
 
 	next_step(j);
 	if (j->step == STEP_DONE)
@@ -225,12 +243,19 @@ start_step(struct treeid_job *j)
 	outp = path_of(j, j->step == STEP_WRITE ? "tree" : "out");
 	errp = path_of(j, "err");
 	g = j->g;
+	/* The only step that writes a file's blob. */
+	if (j->step == STEP_ADD && j->q.blobdir != NULL) {
+		g.objdir = j->q.blobdir;
+		if ((alt = blob_alternates(&j->q)) != NULL)
+			g.alternates = alt;
+	}
 	if (git_start(&j->job, &g, (const char *const *)args.v, inp, outp,
 	    errp) == -1)
 		j->failed = 1;
 	free(outp);
 	free(errp);
 	free(inp);
+	free(alt);
 	strv_free(&args);
 }
 

@@ -14,7 +14,11 @@
  *				at files whose stat data changed since (its
  *				stat cache, carried over)
  *	q.scratch = dir;	private directory for temporary files
- *	q.objdir = dir;		the temporary object directory
+ *	q.objdir = dir;		the temporary object directory: the trees
+ *	q.blobdir = dir;	the files' blobs, if not there: kept apart,
+ *				they can go as soon as the tree id is known
+ *	q.lastdir = dir;	blobs an earlier request wrote, for git to
+ *				find rather than write again (may be NULL)
  *	q.alternates = path;	the repository's own object directory
  *	q.edits = &v;		update-index --index-info lines applied
  *				to the temporary index first: "mode
@@ -75,6 +79,8 @@ struct treeid_req {
 	const char		*start;
 	const char		*scratch;
 	const char		*objdir;
+	const char		*blobdir;
+	const char		*lastdir;
 	const char		*alternates;
 	const struct strv	*edits;
 	const struct strv	*exclude;
@@ -86,8 +92,8 @@ struct treeid_req {
 	int			 edits_only;
 };
 
-#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, \
-			  0, 0, NULL, NULL, 0 }
+#define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+			  NULL, NULL, 0, 0, 0, NULL, NULL, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;

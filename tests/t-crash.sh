@@ -18,7 +18,7 @@ kill9() {
 	wait "$_pid" 2>/dev/null
 }
 
-for phase in journal checkout apply untracked proof; do
+for phase in journal scratch checkout apply untracked proof; do
 	kill9 "$phase"
 	like "killed at $phase: a journal entry remains" \
 	    "$(ls "$common/forge/copies")" '^[0-9a-f]{16}$'
