@@ -145,12 +145,15 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 			 * it safely can (what stays is said). */
 			warnx("the reusable copy %s was tampered with: "
 			    "removing it", fs_vis(e.top));
-			if (journal_note_use(&j) == 0 &&
-			    rundir_adopt(rd, &j, &e) == 0) {
-				(void)rundir_remove(rd);
-				rundir_free(rd);
-			} else
+			if (journal_note_use(&j) == -1)
 				journal_close(&j, 0);
+			else {
+				/* Adopted or not, the run directory is rd's
+				 * now, the journal with it. */
+				if (rundir_adopt(rd, &j, &e) == 0)
+					(void)rundir_remove(rd);
+				rundir_free(rd);
+			}
 			journal_entry_free(&e);
 			continue;
 		}

@@ -124,11 +124,28 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	forge gc --all >/dev/null 2>&1
 	is "forge gc then removes what the mount kept" "$(ls -A "$TMPDIR")" ""
 	run_forge verify --reuse -- true
+	# A parked copy that cannot be cleared for reuse (a file system
+	# mounted in its scratch space): the run goes on in a fresh copy,
+	# and what it let go of is not used again.
+	top=$(ls -d "$TMPDIR"/forge-*)
+	unshare -m sh -c 'mkdir -p "$1/.forge/mnt" &&
+	    mount -t tmpfs none "$1/.forge/mnt" &&
+	    "$2" verify --reuse -- true' sh "$top" "$FORGE" \
+	    >"$T/mounted2.out" 2>&1
+	like "a parked copy with a mount in its scratch space: a fresh copy" \
+	    "$(cat "$T/mounted2.out")" 'Verdict: PASS \(isolated, fresh'
+	forge gc --all >/dev/null 2>&1
+	is "forge gc then removes both" "$(ls -A "$TMPDIR")" ""
+	run_forge verify --reuse -- true
 else
 	skip "a mount among the carried objects" "needs root and unshare -m"
 	skip "a mount among the carried objects: the run" \
 	    "needs root and unshare -m"
 	skip "a mount among the carried objects: gc" \
+	    "needs root and unshare -m"
+	skip "a parked copy with a mount in its scratch space" \
+	    "needs root and unshare -m"
+	skip "a parked copy with a mount in its scratch space: gc" \
 	    "needs root and unshare -m"
 fi
 
