@@ -137,6 +137,22 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	forge gc --all >/dev/null 2>&1
 	is "forge gc then removes both" "$(ls -A "$TMPDIR")" ""
 	run_forge verify --reuse -- true
+	# A file system a command mounts among the last run's blobs: the
+	# copy is not parked (nor its blobs removed as it would be), and
+	# nothing in the mount is removed.
+	run_forge verify --reuse -- true
+	unshare -m sh -c '"$1" verify --reuse -- sh -c "mkdir -p \
+	    ../.forge/blobs.last/ab && mount --bind \"\$0\" \
+	    ../.forge/blobs.last/ab" "$2"' sh "$FORGE" "$T/mounted" \
+	    >"$T/mounted3.out" 2>&1
+	is "a mount among the last run's blobs: the file in it survives" \
+	    "$(wc -c <"$T/mounted/precious" | tr -d ' ')" 2097152
+	like "and the run passes" "$(cat "$T/mounted3.out")" 'Verdict: PASS'
+	like "the copy is not parked" "$(cat "$T/mounted3.out")" \
+	    'no longer provably forge.s: removing it, not parking it'
+	forge gc --all >/dev/null 2>&1
+	is "forge gc then removes what the mount kept" "$(ls -A "$TMPDIR")" ""
+	run_forge verify --reuse -- true
 else
 	skip "a mount among the carried objects" "needs root and unshare -m"
 	skip "a mount among the carried objects: the run" \
@@ -146,6 +162,13 @@ else
 	skip "a parked copy with a mount in its scratch space" \
 	    "needs root and unshare -m"
 	skip "a parked copy with a mount in its scratch space: gc" \
+	    "needs root and unshare -m"
+	skip "a mount among the last run's blobs" "needs root and unshare -m"
+	skip "a mount among the last run's blobs: the run" \
+	    "needs root and unshare -m"
+	skip "a mount among the last run's blobs: not parked" \
+	    "needs root and unshare -m"
+	skip "a mount among the last run's blobs: gc" \
 	    "needs root and unshare -m"
 fi
 
