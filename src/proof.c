@@ -476,10 +476,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.git = &p->src_git;
 	p->src_req.index = pr->index;
 	p->src_req.start = p->carry;
-	p->src_req.scratch = rd->scratch;
-	p->src_req.objdir = rd->objects;
-	p->src_req.blobdir = rd->blobs;
-	p->src_req.lastdir = rd->blobs_last;
+	proof_scratch(&p->src_req, rd);
 	p->src_req.alternates = pr->objects;
 	p->src_req.edits = &p->edits;
 	p->src_req.exclude = pr->exclude;
@@ -492,6 +489,15 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		return NULL;
 	}
 	return p;
+}
+
+void
+proof_scratch(struct treeid_req *q, const struct rundir *rd)
+{
+	q->scratch = rd->scratch;
+	q->objdir = rd->objects;
+	q->blobdir = rd->blobs;
+	q->lastdir = rd->blobs_last;
 }
 
 /*
@@ -592,10 +598,7 @@ start_prep(struct proof *p)
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
 	p->prep_req.index = p->dst_index;
-	p->prep_req.scratch = p->rd->scratch;
-	p->prep_req.objdir = p->rd->objects;
-	p->prep_req.blobdir = p->rd->blobs;
-	p->prep_req.lastdir = p->rd->blobs_last;
+	proof_scratch(&p->prep_req, p->rd);
 	p->prep_req.alternates = p->r.objects;
 	p->prep_req.edits = &p->prep_edits;
 	p->prep_req.trust = 1;
@@ -693,10 +696,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		return NULL;
 	q->git = &p->dst_git;
 	q->index = ci;
-	q->scratch = p->rd->scratch;
-	q->objdir = p->rd->objects;
-	q->blobdir = p->rd->blobs;
-	q->lastdir = p->rd->blobs_last;
+	proof_scratch(q, p->rd);
 	q->alternates = p->r.objects;
 	q->edits = edits;
 	q->exclude = p->r.exclude;
@@ -877,10 +877,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	p->dst_git.idle = &p->copy_idle;
 	q.git = &p->dst_git;
 	q.start = start;
-	q.scratch = p->rd->scratch;
-	q.objdir = p->rd->objects;
-	q.blobdir = p->rd->blobs;
-	q.lastdir = p->rd->blobs_last;
+	proof_scratch(&q, p->rd);
 	q.alternates = p->r.objects;
 	q.exclude = p->r.exclude;
 	q.force = !p->r.own_ignored;
@@ -1054,10 +1051,7 @@ proof_source_tree(struct rundir *rd, const struct repo *r)
 	flagged_edits(r->top, &l, &edits);
 	q.git = &g;
 	q.index = idx;
-	q.scratch = rd->scratch;
-	q.objdir = rd->objects;
-	q.blobdir = rd->blobs;
-	q.lastdir = rd->blobs_last;
+	proof_scratch(&q, rd);
 	q.alternates = r->objects;
 	q.edits = &edits;
 	tree = treeid_compute(&q, "src");

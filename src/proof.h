@@ -58,6 +58,11 @@
  *
  * In place, there is no copy, only the source's tree id to record:
  *	tree = proof_source_tree(rd, repo);
+ *
+ * Any treeid.h request of the run takes its scratch space from rd:
+ *	proof_scratch(&q, rd);	its temporary files, the trees in
+ *				rd.objects, the blobs in rd.blobs with
+ *				those of the last run (rd.blobs_last)
  */
 #ifndef PROOF_H
 #define PROOF_H
@@ -108,5 +113,7 @@ const char	*proof_copy_index(const struct proof *);
 char		*proof_finish(struct proof *);
 void		 proof_free(struct proof *);
 char		*proof_source_tree(struct rundir *, const struct repo *);
+struct treeid_req;
+void		 proof_scratch(struct treeid_req *, const struct rundir *);
 
 #endif /* PROOF_H */

@@ -10,6 +10,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
+#include "proof.h"
 #include "repo.h"
 #include "rundir.h"
 #include "source.h"
@@ -246,10 +247,7 @@ source_prove_tree(const char *want, const char *what, const struct git *dst,
 	idx = xasprintf("%s/index", dst->gitdir);
 	q.git = dst;
 	q.index = idx;
-	q.scratch = rd->scratch;
-	q.objdir = rd->objects;
-	q.blobdir = rd->blobs;
-	q.lastdir = rd->blobs_last;
+	proof_scratch(&q, rd);
 	q.alternates = objects;
 	q.edits = &edits;
 	q.force = 1;
