@@ -34,6 +34,12 @@ bigfile_configure(long long thr, int v)
 	verbose = v;
 }
 
+long long
+bigfile_threshold(void)
+{
+	return threshold;
+}
+
 int
 bigfile_is_binary(const char *p, size_t len)
 {

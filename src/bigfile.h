@@ -8,6 +8,7 @@
  * forge wrote.
  *
  *	bigfile_configure(threshold, verbose);	once, from the settings
+ *	t = bigfile_threshold();	the threshold it was given
  *	struct bigfile *b = bigfile_begin(&src, head, scratch, tag, NULL);
  *					the source is read in the background
  *					(git diff-index, git cat-file, then
@@ -78,6 +79,7 @@ struct bigfile {
 };
 
 void	 bigfile_configure(long long, int);
+long long bigfile_threshold(void);
 struct bigfile *bigfile_begin(const struct git *, const char *, const char *,
 	    const char *, const struct strv *);
 void	 bigfile_feed(struct bigfile *, const struct strv *);

@@ -6,6 +6,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bigfile.h"
 #include "buf.h"
 #include "fsutil.h"
 #include "gitcmd.h"
@@ -63,6 +65,20 @@ struct proof {
 };
 
 static void	fs_present(const char *, struct timespec *);
+
+/*
+ * Changed files larger than forge.copyThreshold are hashed by git on
+ * each side without their blob being written (treeid.h, q.big): writing
+ * one would cost git a second hash of it besides the write, and a tree
+ * id needs neither.
+ */
+static long long
+proof_big(void)
+{
+	long long	t = bigfile_threshold();
+
+	return t < 0 ? 1 : t < LLONG_MAX ? t + 1 : t;
+}
 
 /*
  * The source's side of a reused copy's proof starts from the index the
@@ -482,6 +498,10 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.exclude = pr->exclude;
 	p->src_req.base = pr->head;
 	p->src_req.sparse = pr->sparse;
+	/* A carried index has git look at little, and diff-files would
+	 * look at every file once more. */
+	if (p->carry == NULL)
+		p->src_req.big = proof_big();
 	snprintf(tag, sizeof(tag), "src%zu", id);
 	p->src_started = 1;
 	if (treeid_start(&p->src_job, &p->src_req, tag) == -1) {
@@ -703,6 +723,8 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->force = !p->r.own_ignored;
 	q->trust = 1;
 	q->sparse = p->r.sparse;
+	q->big = proof_big();
+	q->big_from = &p->src_job.changed;
 	snprintf(tag, sizeof(tag), "copy%zu", p->id);
 	if (treeid_start(&job, q, tag) == 0) {
 		touched_since_checkout(p, &paths, &p->src_job.changed, &job);

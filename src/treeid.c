@@ -21,7 +21,8 @@
 #include "xmalloc.h"
 
 enum {
-	STEP_EDITS, STEP_ADD, STEP_WRITE, STEP_CHANGED, STEP_DONE
+	STEP_EDITS, STEP_LIST, STEP_HASH, STEP_ADD, STEP_WRITE, STEP_CHANGED,
+	STEP_DONE
 };
 
 static char *
@@ -65,13 +66,65 @@ trust_index(struct treeid_job *j)
 	return 0;
 }
 
+/* Is path one of q.exclude's, or below one? */
+static int
+excluded(const struct treeid_req *q, const char *path)
+{
+	size_t	i, n;
+
+	for (i = 0; q->exclude != NULL && i < q->exclude->n; i++) {
+		n = strlen(q->exclude->v[i]);
+		if (strncmp(path, q->exclude->v[i], n) == 0 &&
+		    (path[n] == '\0' || path[n] == '/'))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The paths of v that are regular files of q.big bytes or more, into
+ * j->big: those git is to hash before the add.  A path git would not add
+ * (left out) is left to the add, and so is anything git refuses.
+ */
+static void
+pick_big(struct treeid_job *j, const struct strv *v)
+{
+	struct stat	st;
+	size_t		i;
+	int		dfd;
+
+	dfd = open(j->g.dir != NULL ? j->g.dir : ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC);
+	for (i = 0; dfd != -1 && i < v->n; i++)
+		if (!excluded(&j->q, v->v[i]) && fstatat(dfd, v->v[i], &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size >= j->q.big)
+			strv_push(&j->big, v->v[i]);
+	if (dfd != -1)
+		close(dfd);
+}
+
 /* Skip the steps this job has nothing for; STEP_DONE when all are done. */
 static void
 next_step(struct treeid_job *j)
 {
+	int	big;
+
+	big = j->q.big > 0 && j->q.only == NULL && !j->q.edits_only &&
+	    !j->q.sparse;
 	for (;;) {
 		if (j->step == STEP_EDITS && (j->q.edits == NULL ||
 		    j->q.edits->n == 0)) {
+			j->step++;
+			continue;
+		}
+		if (j->step == STEP_LIST && (!big || j->q.big_from != NULL)) {
+			if (big)
+				pick_big(j, j->q.big_from);
+			j->step++;
+			continue;
+		}
+		if (j->step == STEP_HASH && j->big.n == 0) {
 			j->step++;
 			continue;
 		}
@@ -83,13 +136,10 @@ next_step(struct treeid_job *j)
 	}
 }
 
-/* git add -A, of everything in the working tree, into the temporary
- * object directory. */
+/* How git is to add files, for the add and for what comes before it. */
 static void
-add_args(const struct treeid_job *j, struct strv *args)
+add_config(const struct treeid_job *j, struct strv *args)
 {
-	size_t	i;
-
 	/* The modes on disk, as the verification sees them, even where
 	 * git is told to ignore them (core.fileMode false). */
 	strv_push(args, "-c");
@@ -113,12 +163,24 @@ add_args(const struct treeid_job *j, struct strv *args)
 		strv_push(args, "-c");
 		strv_push(args, "core.preloadIndex=false");
 	}
+}
+
+/* git add -A, of everything in the working tree, into the temporary
+ * object directory. */
+static void
+add_args(const struct treeid_job *j, struct strv *args)
+{
+	size_t	i;
+
+	add_config(j, args);
 	if (j->q.only != NULL) {
-		/* What is in the way of a path is replaced. */
+		/* What is in the way of a path is replaced.  No blob is
+		 * written: the tree id needs none. */
 		strv_push(args, "update-index");
 		strv_push(args, "--add");
 		strv_push(args, "--remove");
 		strv_push(args, "--replace");
+		strv_push(args, "--info-only");
 		strv_push(args, "-z");
 		strv_push(args, "--stdin");
 		return;
@@ -146,6 +208,22 @@ step_args(const struct treeid_job *j, struct strv *args)
 		strv_push(args, "update-index");
 		strv_push(args, "-z");
 		strv_push(args, "--index-info");
+		break;
+	case STEP_LIST:
+		strv_push(args, "-c");
+		strv_push(args, "core.ignoreStat=false");
+		strv_push(args, "diff-files");
+		strv_push(args, "--name-only");
+		strv_push(args, "-z");
+		break;
+	case STEP_HASH:
+		add_config(j, args);
+		strv_push(args, "update-index");
+		strv_push(args, "--add");
+		strv_push(args, "--replace");
+		strv_push(args, "--info-only");
+		strv_push(args, "-z");
+		strv_push(args, "--stdin");
 		break;
 	case STEP_ADD:
 		add_args(j, args);
@@ -188,6 +266,8 @@ step_input(struct treeid_job *j)
 		v = j->q.edits;
 	else if (j->step == STEP_ADD && j->q.only != NULL)
 		v = j->q.only;
+	else if (j->step == STEP_HASH)
+		v = &j->big;
 	else
 		return NULL;
 	for (i = 0; i < v->n; i++)
@@ -244,7 +324,8 @@ start_step(struct treeid_job *j)
 	errp = path_of(j, "err");
 	g = j->g;
 	/* The only step that writes a file's blob. */
-	if (j->step == STEP_ADD && j->q.blobdir != NULL) {
+	if ((j->step == STEP_ADD || j->step == STEP_HASH) &&
+	    j->q.blobdir != NULL) {
 		g.objdir = j->q.blobdir;
 		if ((alt = blob_alternates(&j->q)) != NULL)
 			g.alternates = alt;
@@ -260,7 +341,8 @@ start_step(struct treeid_job *j)
 }
 
 static const char *const step_names[] = {
-	"git update-index", "git add", "git write-tree", "git diff-index"
+	"git update-index", "git diff-files", "git update-index", "git add",
+	"git write-tree", "git diff-index"
 };
 
 /* The step has ended with status st: take its result, start the next. */
@@ -269,6 +351,13 @@ end_step(struct treeid_job *j, int st)
 {
 	struct buf	b = BUF_INIT;
 
+	if (st != 0 && j->step == STEP_HASH) {
+		/* The add does it all: git stopped before it wrote the
+		 * index. */
+		j->step++;
+		start_step(j);
+		return;
+	}
 	if (st != 0) {
 		if (st > 0) {
 			(void)read_file(j, "err", &b);
@@ -288,6 +377,17 @@ end_step(struct treeid_job *j, int st)
 			buf_rtrim(&b);
 			j->tree = buf_detach(&b);
 		}
+	} else if (j->step == STEP_LIST) {
+		struct strv	listed = STRV_INIT;
+
+		if (read_file(j, "out", &b) == -1) {
+			warn("cannot read the changed paths");
+			j->failed = 1;
+		} else {
+			strv_split_z(&listed, b.data, b.len);
+			pick_big(j, &listed);
+		}
+		strv_free(&listed);
 	} else if (j->step == STEP_CHANGED) {
 		if (read_file(j, "out", &b) == -1) {
 			warn("cannot read the changed paths");
@@ -401,6 +501,7 @@ treeid_free(struct treeid_job *j)
 	free(j->index);
 	free(j->tree);
 	strv_free(&j->changed);
+	strv_free(&j->big);
 	memset(j, 0, sizeof(*j));
 	j->job.done = 1;
 }

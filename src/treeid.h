@@ -46,6 +46,16 @@
  *				starts from was made
  *	q.edits_only = 1;	stop after the edits: job.index is then an
  *				index for another request to start from
+ *	q.big = n;		before the add, git hashes the regular
+ *				files of n bytes or more among those it is
+ *				to look at, and writes no blob of theirs
+ *				(update-index --info-only): the add then
+ *				finds them unchanged.  A tree id needs no
+ *				blob, and writing one costs git a second
+ *				hash of the file besides the write.  Which
+ *				files: those git diff-files lists, or
+ *	q.big_from = &v;	those of v.  If git cannot, the add does
+ *				it all, as without
  *	char *tree = treeid_compute(&q, "src");	  NULL: failed, said why
  *
  * The same, in the background, while forge does other work:
@@ -90,10 +100,12 @@ struct treeid_req {
 	const char		*base;
 	const struct strv	*only;
 	int			 edits_only;
+	long long		 big;
+	const struct strv	*big_from;
 };
 
 #define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-			  NULL, NULL, 0, 0, 0, NULL, NULL, 0 }
+			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL }
 
 struct treeid_job {
 	struct treeid_req	 q;
@@ -105,6 +117,7 @@ struct treeid_job {
 	int			 failed;
 	char			*tree;
 	struct strv		 changed;
+	struct strv		 big;		/* the files q.big names */
 };
 
 int	 treeid_start(struct treeid_job *, const struct treeid_req *,

@@ -65,6 +65,46 @@ like "the copy's file is the source's" "$(run_forge verify --isolated -- \
     sh -c 'cmp huge.bin "$1" && echo same' sh "$T/r/huge.bin"; echo "$out")" \
     "same"
 
+# The proof hashes the big file on each side without writing its blob
+# (git update-index --info-only before git add): a tree id needs none,
+# and writing it costs git a second hash of the file.  The small file's
+# blob is written as ever.  If git cannot hash them so, git add does.
+blob_in() {	# blob_in DIR OID: is the blob there?
+	test -f "$1/${2%"${2#??}"}/${2#??}"
+}
+mkdir "$T/logbin"
+cat >"$T/logbin/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" --info-only "*)
+	pwd -P >>"$T/info-only.log"
+	[ -z "\${FAIL_INFO_ONLY:-}" ] || exit 128 ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/logbin/git"
+huge_oid=$(git hash-object huge.bin)
+small_oid=$(git hash-object small.txt)
+PATH="$T/logbin:$PATH" run_forge verify --isolated --keep -- true
+is "--keep, a big file changed: forge passes" "$rc" 0
+kept=$(ls -d "$TMPDIR"/forge-*/.forge/blobs)
+ok "the small file's blob was written" blob_in "$kept" "$small_oid"
+not_ok "the big file's was not" blob_in "$kept" "$huge_oid"
+is "git hashed it without writing in the working tree" \
+    "$(grep -cFx "$(pwd -P)" "$T/info-only.log")" 1
+is "and in the copy" "$(grep -c "^$(cd "$TMPDIR" && pwd -P)/forge-" \
+    "$T/info-only.log")" 1
+run_forge gc --kept
+rm -f "$T/info-only.log"
+FAIL_INFO_ONLY=1 PATH="$T/logbin:$PATH" run_forge verify --isolated \
+    --keep -- sh -c 'cmp huge.bin "$1" && echo same' sh "$T/r/huge.bin"
+is "git refusing to hash without writing: forge passes" "$rc" 0
+like "with the file as it is" "$out" "same"
+kept=$(ls -d "$TMPDIR"/forge-*/.forge/blobs)
+ok "git add wrote the big file's blob instead" blob_in "$kept" "$huge_oid"
+is "both sides had tried" "$(wc -l <"$T/info-only.log" | tr -d ' ')" 2
+run_forge gc --kept
+
 # Without --verbose, nothing is said of it.
 run_forge verify --isolated -- true
 unlike "without --verbose, nothing about copies" "$err" "copied whole"
