@@ -39,6 +39,14 @@ struct proof {
 	struct treeid_req	 prep_req;	/* as soon as the source's side */
 	struct treeid_job	 prep_job;	/* and git are done */
 	int			 prep_started;
+	struct strv		 early_paths;	/* big files copied whole, */
+	struct strv		 early_edits;	/* hashed in the copy as soon */
+	struct treeid_req	 early_req;	/* as they are there, while */
+	struct treeid_job	 early_job;	/* the source's side runs */
+	int			 early_started;
+	struct strv		 rest;		/* the paths where the source
+						   differs from HEAD, but those
+						   hashed early */
 	char			*dst_index;
 	int			 index_ready;	/* nothing more will write it */
 	struct timespec		 checked_out;	/* when git worktree add was
@@ -396,6 +404,25 @@ fresh_entries(const struct proof *p, struct strv *v,
 	buf_free(&b);
 }
 
+/* Is s in v, sorted as strcmp() sorts? */
+static int
+sorted_has(const struct strv *v, const char *s)
+{
+	size_t	lo = 0, hi = v->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(v->v[mid], s)) == 0)
+			return 1;
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 /* Is a later than or as late as b? */
 static int
 not_before(const struct timespec *a, const struct timespec *b)
@@ -606,18 +633,30 @@ proof_index_ready(struct proof *p, const char *dst_gitdir)
 static void
 start_prep(struct proof *p)
 {
-	char	tag[32];
+	const struct strv	*done = NULL;
+	char			*early = NULL, tag[32];
+	size_t			 i;
 
 	if (p->prep_started || !p->index_ready || !p->src_started ||
-	    !treeid_done(&p->src_job) || p->src_job.failed)
+	    !treeid_done(&p->src_job) || p->src_job.failed ||
+	    (p->early_started && !treeid_done(&p->early_job)))
 		return;
 	p->prep_started = 1;
-	fresh_entries(p, &p->prep_edits, &p->src_job.changed);
+	/* What git hashed early keeps the stat data it found, which is
+	 * git's own look at the file forge wrote last. */
+	if (p->early_started && (early = treeid_finish(&p->early_job)) != NULL)
+		done = &p->early_job.big;
+	for (i = 0; i < p->src_job.changed.n; i++)
+		if (done == NULL || !sorted_has(done,
+		    p->src_job.changed.v[i]))
+			strv_push(&p->rest, p->src_job.changed.v[i]);
+	fresh_entries(p, &p->prep_edits, &p->rest);
 	dst_git_of(p, p->dst_gitdir);
+	free(p->dst_index);
 	p->dst_index = xasprintf("%s/index", p->dst_gitdir);
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
-	p->prep_req.index = p->dst_index;
+	p->prep_req.index = early != NULL ? early : p->dst_index;
 	proof_scratch(&p->prep_req, p->rd);
 	p->prep_req.alternates = p->r.objects;
 	p->prep_req.edits = &p->prep_edits;
@@ -625,6 +664,63 @@ start_prep(struct proof *p)
 	p->prep_req.edits_only = 1;
 	snprintf(tag, sizeof(tag), "prep%zu", p->id);
 	(void)treeid_start(&p->prep_job, &p->prep_req, tag);
+	/* The prepared index is a copy: the early one can go. */
+	if (p->early_started) {
+		treeid_free(&p->early_job);
+		p->early_started = 0;
+	}
+	free(early);
+	p->prep_req.index = p->dst_index;
+}
+
+/*
+ * The files copied whole are the large ones: git hashes those in the
+ * copy as soon as forge has written them, while the source's side still
+ * runs, rather than after it.  Each starts from the source's entry, as
+ * fresh_entries() makes it (what git converts a file to can depend on
+ * it); those the source's index has no plain file entry for are left to
+ * the copy's side.  Not for a copy whose index is carried (its side may
+ * be proved as it stands, from that index), nor in a sparse checkout.
+ */
+void
+proof_copied(struct proof *p, const struct strv *paths)
+{
+	const char	*e;
+	char		 tag[32];
+	size_t		 i;
+
+	if (p->early_started || p->prep_started || !p->index_ready ||
+	    p->r.sparse || p->r.carry)
+		return;
+	for (i = 0; i < paths->n; i++) {
+		e = lsfiles_find(p->r.entries, paths->v[i]);
+		if (e != NULL && (strncmp(e, "100644 ", 7) == 0 ||
+		    strncmp(e, "100755 ", 7) == 0)) {
+			strv_push(&p->early_paths, paths->v[i]);
+			strv_push(&p->early_edits, e);
+		}
+	}
+	if (p->early_paths.n == 0)
+		return;
+	dst_git_of(p, p->dst_gitdir);
+	free(p->dst_index);
+	p->dst_index = xasprintf("%s/index", p->dst_gitdir);
+	p->early_req = (struct treeid_req)TREEID_INIT;
+	p->early_req.git = &p->dst_git;
+	p->early_req.index = p->dst_index;
+	proof_scratch(&p->early_req, p->rd);
+	p->early_req.alternates = p->r.objects;
+	p->early_req.edits = &p->early_edits;
+	p->early_req.trust = 1;
+	p->early_req.edits_only = 1;
+	p->early_req.big = proof_big();
+	p->early_req.big_from = &p->early_paths;
+	snprintf(tag, sizeof(tag), "early%zu", p->id);
+	p->early_started = 1;
+	if (treeid_start(&p->early_job, &p->early_req, tag) == -1) {
+		treeid_free(&p->early_job);
+		p->early_started = 0;
+	}
 }
 
 int
@@ -645,6 +741,8 @@ proof_poll(struct proof *p)
 		treeid_poll(&p->src_job);
 	if (p->fast_started)
 		treeid_poll(&p->fast_job);
+	if (p->early_started)
+		treeid_poll(&p->early_job);
 	start_prep(p);
 	if (p->prep_started)
 		treeid_poll(&p->prep_job);
@@ -711,6 +809,8 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	char			*b = NULL, *ci, tag[32];
 
 	/* The prepared index: usually ready by now. */
+	if (p->early_started && !treeid_done(&p->early_job))
+		free(treeid_finish(&p->early_job));
 	start_prep(p);
 	if (!p->prep_started || (ci = treeid_finish(&p->prep_job)) == NULL)
 		return NULL;
@@ -724,7 +824,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->trust = 1;
 	q->sparse = p->r.sparse;
 	q->big = proof_big();
-	q->big_from = &p->src_job.changed;
+	q->big_from = &p->rest;
 	snprintf(tag, sizeof(tag), "copy%zu", p->id);
 	if (treeid_start(&job, q, tag) == 0) {
 		touched_since_checkout(p, &paths, &p->src_job.changed, &job);
@@ -1030,6 +1130,11 @@ proof_free(struct proof *p)
 		treeid_free(&p->src_job);
 	if (p->prep_started)
 		treeid_free(&p->prep_job);
+	if (p->early_started)
+		treeid_free(&p->early_job);
+	strv_free(&p->early_paths);
+	strv_free(&p->early_edits);
+	strv_free(&p->rest);
 	strv_free(&p->edits);
 	strv_free(&p->prep_edits);
 	free(p->dst_index);

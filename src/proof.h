@@ -19,6 +19,9 @@
  *					changed has a later ctime or mtime
  *	... anything else that writes the copy's index ...
  *	proof_index_ready(p, dst_gitdir);	nothing more writes it
+ *	proof_copied(p, &paths);	the files copied whole (bigfile.h)
+ *					are in the copy: git may hash those
+ *					now, while the source's side runs
  *	... the rest of the copy ...
  *	proof_poll(p);			between steps, or from a spawn idle
  *					hook (spawn.h): moves the jobs on,
@@ -101,6 +104,7 @@ struct proof	*proof_begin(const struct proof_repo *, const struct lsfiles *,
 		    struct rundir *, size_t);
 void		 proof_checked_out(struct proof *);
 void		 proof_index_ready(struct proof *, const char *);
+void		 proof_copied(struct proof *, const struct strv *);
 void		 proof_poll(struct proof *);
 int		 proof_source_changed(const struct proof *,
 		    const struct strv **);

@@ -747,6 +747,8 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	    bigfile_patch(sr->big)) == -1 ||
 	    bigfile_copy(sr->big, sr->src, sr->dst, sr->rel) == -1)
 		return -1;
+	if (sr->proof != NULL)
+		proof_copied(sr->proof, &sr->big->paths);
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);
 	sig_test_stall("apply");

@@ -110,8 +110,7 @@ next_step(struct treeid_job *j)
 {
 	int	big;
 
-	big = j->q.big > 0 && j->q.only == NULL && !j->q.edits_only &&
-	    !j->q.sparse;
+	big = j->q.big > 0 && j->q.only == NULL && !j->q.sparse;
 	for (;;) {
 		if (j->step == STEP_EDITS && (j->q.edits == NULL ||
 		    j->q.edits->n == 0)) {
@@ -353,7 +352,8 @@ end_step(struct treeid_job *j, int st)
 
 	if (st != 0 && j->step == STEP_HASH) {
 		/* The add does it all: git stopped before it wrote the
-		 * index. */
+		 * index.  None was hashed, then. */
+		strv_free(&j->big);
 		j->step++;
 		start_step(j);
 		return;

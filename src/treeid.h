@@ -44,7 +44,7 @@
  *				than git add -A): the caller vouches that
  *				nothing else changed since the index it
  *				starts from was made
- *	q.edits_only = 1;	stop after the edits: job.index is then an
+ *	q.edits_only = 1;	stop before the add: job.index is then an
  *				index for another request to start from
  *	q.big = n;		before the add, git hashes the regular
  *				files of n bytes or more among those it is
@@ -117,7 +117,8 @@ struct treeid_job {
 	int			 failed;
 	char			*tree;
 	struct strv		 changed;
-	struct strv		 big;		/* the files q.big names */
+	struct strv		 big;		/* the files q.big names, once
+						   git hashed them */
 };
 
 int	 treeid_start(struct treeid_job *, const struct treeid_req *,

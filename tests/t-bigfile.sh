@@ -102,8 +102,40 @@ is "git refusing to hash without writing: forge passes" "$rc" 0
 like "with the file as it is" "$out" "same"
 kept=$(ls -d "$TMPDIR"/forge-*/.forge/blobs)
 ok "git add wrote the big file's blob instead" blob_in "$kept" "$huge_oid"
-is "both sides had tried" "$(wc -l <"$T/info-only.log" | tr -d ' ')" 2
+is "the working tree's side had tried" \
+    "$(grep -cFx "$(pwd -P)" "$T/info-only.log")" 1
+ok "and the copy's" grep -q "^$(cd "$TMPDIR" && pwd -P)/forge-" \
+    "$T/info-only.log"
 run_forge gc --kept
+
+# The copy's side hashes the files copied whole as soon as they are
+# there, while the working tree's side still runs: here that side's
+# git waits until the copy's has hashed (and gives up after a while).
+cat >"$T/logbin/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" --info-only "*)
+	if [ "\$(pwd -P)" = "$(pwd -P)" ]; then
+		i=0
+		while [ ! -f "$T/copy-hashed" ] && [ \$i -lt 400 ]; do
+			sleep 0.05
+			i=\$((i + 1))
+		done
+		[ -f "$T/copy-hashed" ] && echo "copy first" >>"$T/order" ||
+		    echo "source first" >>"$T/order"
+	else
+		"$(command -v git)" "\$@"
+		rc=\$?
+		: >"$T/copy-hashed"
+		exit \$rc
+	fi ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+PATH="$T/logbin:$PATH" run_forge verify --isolated -- true
+is "the copy hashed its big file early: forge passes" "$rc" 0
+is "before the working tree's side was done" "$(cat "$T/order")" \
+    "copy first"
 
 # Without --verbose, nothing is said of it.
 run_forge verify --isolated -- true
