@@ -29,6 +29,9 @@
  *		...
  *	b->paths			sorted: the paths to leave out of the
  *					patch, and to copy
+ *	b->changed			sorted: every path where the working
+ *					state differs from HEAD (untracked
+ *					files perhaps aside)
  *	bigfile_patch(b)		the patch of the rest (git diff, made
  *					in the background as soon as the
  *					paths are known), or NULL if it could
@@ -60,6 +63,8 @@
 
 struct bigfile {
 	struct strv		 paths;		/* copied, not patched */
+	struct strv		 changed;	/* every path that differs
+						   from HEAD */
 	/* private */
 	struct git		 g;
 	char			*head;
@@ -69,9 +74,7 @@ struct bigfile {
 	struct git_job		 job;
 	int			 step;
 	int			 failed;
-	struct strv		 changed;	/* every path git diff-index
-						   lists */
-	struct strv		 gone;		/* of those, the ones not in
+	struct strv		 gone;		/* of the changed, those not in
 						   the index (sorted) */
 	struct strv		 asked;		/* paths whose HEAD size
 						   cat-file tells */

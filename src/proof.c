@@ -44,6 +44,8 @@ struct proof {
 	struct treeid_req	 early_req;	/* as they are there, while */
 	struct treeid_job	 early_job;	/* the source's side runs */
 	int			 early_started;
+	struct timespec		 early_at;	/* when its git started */
+	struct strv		 early_done;	/* the paths it hashed */
 	struct strv		 rest;		/* the paths where the source
 						   differs from HEAD, but those
 						   hashed early */
@@ -78,7 +80,9 @@ static void	fs_present(const char *, struct timespec *);
  * Changed files larger than forge.copyThreshold are hashed by git on
  * each side without their blob being written (treeid.h, q.big): writing
  * one would cost git a second hash of it besides the write, and a tree
- * id needs neither.
+ * id needs neither -- unless git may convert a file, which can depend on
+ * the blob its entry names (core.autocrlf, text=auto: line endings
+ * already in the index are kept), read when git adds it again.
  */
 static long long
 proof_big(void)
@@ -433,7 +437,8 @@ not_before(const struct timespec *a, const struct timespec *b)
 
 /*
  * The tracked paths of the copy changed since its checkout, other than
- * the expected ones (sorted, as git lists them), whatever changed them:
+ * the expected ones (sorted, as git lists them) -- but for those git
+ * hashed early, changed since it started -- whatever changed them:
  * every change sets a file's ctime to the present, which nobody can set
  * back, so a ctime before the checkout's end means that the file is as
  * git wrote it -- and as its index entry says.  A path that is gone, or
@@ -445,6 +450,7 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT;
+	const struct timespec *since;
 	const char	*path, *slash;
 	size_t		 i, k = 0, dlen;
 	int		 root, dir = -1, c;
@@ -461,8 +467,13 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 		for (c = 1; k < expected->n &&
 		    (c = strcmp(expected->v[k], path)) < 0; k++)
 			;
+		/* Forge wrote it: git looks anyway -- or has looked,
+		 * early, and what changed it since is to be seen. */
+		since = &p->checked_out;
+		if (c == 0 && !sorted_has(&p->early_done, path))
+			continue;
 		if (c == 0)
-			continue;	/* forge wrote it: git looks anyway */
+			since = &p->early_at;
 		slash = strrchr(path, '/');
 		dlen = slash != NULL ? (size_t)(slash - path) : 0;
 		if (dir == -1 || cur.len != dlen ||
@@ -482,8 +493,8 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 				strv_push(paths, path);
 			continue;
 		}
-		if (not_before(&st.st_ctim, &p->checked_out) ||
-		    not_before(&st.st_mtim, &p->checked_out))
+		if (not_before(&st.st_ctim, since) ||
+		    not_before(&st.st_mtim, since))
 			strv_push(paths, path);
 	}
 	if (dir != -1 && dir != root)
@@ -527,7 +538,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.sparse = pr->sparse;
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */
-	if (p->carry == NULL)
+	if (p->carry == NULL && !pr->convert)
 		p->src_req.big = proof_big();
 	snprintf(tag, sizeof(tag), "src%zu", id);
 	p->src_started = 1;
@@ -586,8 +597,12 @@ fs_present(const char *dir, struct timespec *now)
 		*now = st.st_ctim;
 }
 
-void
-proof_checked_out(struct proof *p)
+/*
+ * Into *t, a time that anything written into the copy from now on is
+ * stamped no earlier than, and what was written so far earlier.
+ */
+static void
+written_since(const struct proof *p, struct timespec *t)
 {
 	struct timespec	end, step = { 0, 500000 };
 	int		i;
@@ -595,20 +610,26 @@ proof_checked_out(struct proof *p)
 	/*
 	 * The coarse clock: file times are taken from it, so anything
 	 * written from now on is at least this recent.  Taken once it has
-	 * moved on from the end of the checkout (a step is a few ms), so
-	 * that no file git wrote in its last step is as recent: those are
+	 * moved on from the end of the last write (a step is a few ms), so
+	 * that no file written in its last step is as recent: those are
 	 * not taken for touched since, and looked at again, every run.
 	 * Nothing writes into the copy in between.  A clock that does not
 	 * move is taken as it is.
 	 */
 	clock_gettime(CLOCK_REALTIME_COARSE, &end);
-	p->checked_out = end;
-	for (i = 0; i < 100 && p->checked_out.tv_sec == end.tv_sec &&
-	    p->checked_out.tv_nsec == end.tv_nsec; i++) {
+	*t = end;
+	for (i = 0; i < 100 && t->tv_sec == end.tv_sec &&
+	    t->tv_nsec == end.tv_nsec; i++) {
 		(void)nanosleep(&step, NULL);
-		clock_gettime(CLOCK_REALTIME_COARSE, &p->checked_out);
+		clock_gettime(CLOCK_REALTIME_COARSE, t);
 	}
-	fs_present(p->r.dst, &p->checked_out);
+	fs_present(p->r.dst, t);
+}
+
+void
+proof_checked_out(struct proof *p)
+{
+	written_since(p, &p->checked_out);
 }
 
 void
@@ -646,6 +667,8 @@ start_prep(struct proof *p)
 	 * git's own look at the file forge wrote last. */
 	if (p->early_started && (early = treeid_finish(&p->early_job)) != NULL)
 		done = &p->early_job.big;
+	for (i = 0; done != NULL && i < done->n; i++)
+		strv_push(&p->early_done, done->v[i]);
 	for (i = 0; i < p->src_job.changed.n; i++)
 		if (done == NULL || !sorted_has(done,
 		    p->src_job.changed.v[i]))
@@ -679,8 +702,11 @@ start_prep(struct proof *p)
  * runs, rather than after it.  Each starts from the source's entry, as
  * fresh_entries() makes it (what git converts a file to can depend on
  * it); those the source's index has no plain file entry for are left to
- * the copy's side.  Not for a copy whose index is carried (its side may
- * be proved as it stands, from that index), nor in a sparse checkout.
+ * the copy's side.  The caller vouches that git would convert them as
+ * the copy's side would (proof.h).  One that anything changes after
+ * git started is looked at again (touched_since_checkout()).  Not for a
+ * copy whose index is carried (its side may be proved as it stands,
+ * from that index), nor in a sparse checkout.
  */
 void
 proof_copied(struct proof *p, const struct strv *paths)
@@ -690,7 +716,7 @@ proof_copied(struct proof *p, const struct strv *paths)
 	size_t		 i;
 
 	if (p->early_started || p->prep_started || !p->index_ready ||
-	    p->r.sparse || p->r.carry)
+	    p->r.sparse || p->r.carry || p->r.convert)
 		return;
 	for (i = 0; i < paths->n; i++) {
 		e = lsfiles_find(p->r.entries, paths->v[i]);
@@ -716,6 +742,9 @@ proof_copied(struct proof *p, const struct strv *paths)
 	p->early_req.big = proof_big();
 	p->early_req.big_from = &p->early_paths;
 	snprintf(tag, sizeof(tag), "early%zu", p->id);
+	/* Each file changed from now on is looked at again (its stat data
+	 * to the second could not tell). */
+	written_since(p, &p->early_at);
 	p->early_started = 1;
 	if (treeid_start(&p->early_job, &p->early_req, tag) == -1) {
 		treeid_free(&p->early_job);
@@ -823,8 +852,10 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->force = !p->r.own_ignored;
 	q->trust = 1;
 	q->sparse = p->r.sparse;
-	q->big = proof_big();
-	q->big_from = &p->rest;
+	if (!p->r.convert) {
+		q->big = proof_big();
+		q->big_from = &p->rest;
+	}
 	snprintf(tag, sizeof(tag), "copy%zu", p->id);
 	if (treeid_start(&job, q, tag) == 0) {
 		touched_since_checkout(p, &paths, &p->src_job.changed, &job);
@@ -1134,6 +1165,7 @@ proof_free(struct proof *p)
 		treeid_free(&p->early_job);
 	strv_free(&p->early_paths);
 	strv_free(&p->early_edits);
+	strv_free(&p->early_done);
 	strv_free(&p->rest);
 	strv_free(&p->edits);
 	strv_free(&p->prep_edits);

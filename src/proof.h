@@ -21,7 +21,9 @@
  *	proof_index_ready(p, dst_gitdir);	nothing more writes it
  *	proof_copied(p, &paths);	the files copied whole (bigfile.h)
  *					are in the copy: git may hash those
- *					now, while the source's side runs
+ *					now, while the source's side runs,
+ *					if it converts them (attributes)
+ *					as it will once the copy is done
  *	... the rest of the copy ...
  *	proof_poll(p);			between steps, or from a spawn idle
  *					hook (spawn.h): moves the jobs on,
@@ -91,6 +93,12 @@ struct proof_repo {
 						   (lsfiles.h), in index order */
 	const struct strv	*exclude;	/* nested repositories left out */
 	int			 sparse;	/* a sparse checkout */
+	int			 convert;	/* git may convert what it reads
+						   (attributes, core.autocrlf):
+						   no file is hashed without
+						   its blob written, whose
+						   entry a later add may need
+						   to read */
 	int			 own_ignored;	/* the copy has ignored files
 						   of its own (--incremental) */
 	int			 carry;		/* the copy may be parked:

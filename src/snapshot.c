@@ -70,6 +70,8 @@ struct nested {
 };
 
 static int	copy_repo(struct snapshot *, struct snap_repo *);
+static int	has_attributes(const struct strv *, int);
+static int	may_convert(const struct snap_repo *, const struct lsfiles *);
 
 static void
 sr_free(struct snap_repo *sr)
@@ -687,6 +689,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.entries = &sr->entries;
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
+	pr.convert = may_convert(sr, l);
 	pr.own_ignored = s->incremental && sr == s->repos[0];
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
@@ -747,7 +750,13 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	    bigfile_patch(sr->big)) == -1 ||
 	    bigfile_copy(sr->big, sr->src, sr->dst, sr->rel) == -1)
 		return -1;
-	if (sr->proof != NULL)
+	/* git may hash these in the copy now, while the source's side
+	 * runs, unless an attributes file (removed in the source: the
+	 * source's index has none) differs from HEAD's, which the copy's
+	 * index still has: git may not convert them as in the end.  Where
+	 * one is anywhere else, or git converts line endings, it is not
+	 * done either (proof.h: convert). */
+	if (sr->proof != NULL && !has_attributes(&sr->big->changed, 0))
 		proof_copied(sr->proof, &sr->big->paths);
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);

@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "sig.h"
 #include "treeid.h"
 #include "xmalloc.h"
 
@@ -83,8 +84,8 @@ excluded(const struct treeid_req *q, const char *path)
 
 /*
  * The paths of v that are regular files of q.big bytes or more, into
- * j->big: those git is to hash before the add.  A path git would not add
- * (left out) is left to the add, and so is anything git refuses.
+ * j->big: those git is to hash before the add.  A path the add leaves
+ * out (q.exclude) is left to it, and so is anything git refuses.
  */
 static void
 pick_big(struct treeid_job *j, const struct strv *v)
@@ -153,9 +154,13 @@ add_config(const struct treeid_job *j, struct strv *args)
 	strv_push(args, "-c");
 	strv_push(args, "core.splitIndex=false");
 	/* The objects are thrown away with the run: compressing them is
-	 * only time (seconds for a large file). */
+	 * only time (seconds for a large file; a file past git's
+	 * core.bigFileThreshold is streamed as into a pack, and deflated
+	 * even where nothing is written). */
 	strv_push(args, "-c");
 	strv_push(args, "core.looseCompression=0");
+	strv_push(args, "-c");
+	strv_push(args, "pack.compression=0");
 	/* Preloading the index would lstat every entry in threads, those
 	 * marked as unchanged too, which git add itself leaves alone. */
 	if (j->q.trust) {
@@ -173,13 +178,11 @@ add_args(const struct treeid_job *j, struct strv *args)
 
 	add_config(j, args);
 	if (j->q.only != NULL) {
-		/* What is in the way of a path is replaced.  No blob is
-		 * written: the tree id needs none. */
+		/* What is in the way of a path is replaced. */
 		strv_push(args, "update-index");
 		strv_push(args, "--add");
 		strv_push(args, "--remove");
 		strv_push(args, "--replace");
-		strv_push(args, "--info-only");
 		strv_push(args, "-z");
 		strv_push(args, "--stdin");
 		return;
@@ -212,6 +215,9 @@ step_args(const struct treeid_job *j, struct strv *args)
 		strv_push(args, "-c");
 		strv_push(args, "core.ignoreStat=false");
 		strv_push(args, "diff-files");
+		/* Not a git status in each submodule: a gitlink is no
+		 * big file. */
+		strv_push(args, "--ignore-submodules");
 		strv_push(args, "--name-only");
 		strv_push(args, "-z");
 		break;
@@ -350,11 +356,12 @@ end_step(struct treeid_job *j, int st)
 {
 	struct buf	b = BUF_INIT;
 
-	if (st != 0 && j->step == STEP_HASH) {
+	if (st > 0 && (j->step == STEP_LIST || j->step == STEP_HASH) &&
+	    !sig_pending()) {
 		/* The add does it all: git stopped before it wrote the
 		 * index.  None was hashed, then. */
 		strv_free(&j->big);
-		j->step++;
+		j->step = STEP_ADD;
 		start_step(j);
 		return;
 	}
@@ -380,10 +387,8 @@ end_step(struct treeid_job *j, int st)
 	} else if (j->step == STEP_LIST) {
 		struct strv	listed = STRV_INIT;
 
-		if (read_file(j, "out", &b) == -1) {
-			warn("cannot read the changed paths");
-			j->failed = 1;
-		} else {
+		/* Unread, the add does it all. */
+		if (read_file(j, "out", &b) != -1) {
 			strv_split_z(&listed, b.data, b.len);
 			pick_big(j, &listed);
 		}

@@ -440,4 +440,129 @@ else
 	is "changed behind the proof: the run refuses" "$rc" 125
 fi
 
+# Files copied whole are hashed in the copy early, while the working
+# tree's side runs: whatever writes one of them after git started is
+# seen all the same, in the same second and at the same size.  Here the
+# copy's early git, once done, has the file changed, byte for byte the
+# same in the working tree and in the copy, at once.
+mkdir "$T/racebin"
+cat >"$T/racebin/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" --info-only "*)
+	if [ "\$(pwd -P)" != "\$SOURCE_TOP" ] && [ -f moving.bin ]; then
+		"$(command -v git)" "\$@"
+		rc=\$?
+		for f in moving.bin "\$SOURCE_TOP/moving.bin"; do
+			printf 'LATE' | dd of="\$f" bs=1 seek=100 \
+			    conv=notrunc 2>/dev/null
+		done
+		: >"$T/copy-hashed"
+		exit \$rc
+	fi ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/racebin/git"
+rm -f "$T/copy-hashed"
+SOURCE_TOP=$(pwd -P) PATH="$T/racebin:$PATH" run_forge verify --isolated \
+    --verbose -- sh -c \
+    'GIT_INDEX_FILE="$1" git add -A && GIT_INDEX_FILE="$1" git write-tree' \
+    sh "$T/race.index"
+ok "the copy's git hashed the file, and it changed" test -f "$T/copy-hashed"
+if [ "$rc" -eq 0 ]; then
+	said=$(printf '%s\n' "$err" |
+	    sed -n 's/^forge: verifying tree \([0-9a-f]*\) .*/\1/p')
+	is "changed after its hash in the copy: a PASS names the copy's tree" \
+	    "$said" "$out"
+else
+	is "changed after its hash in the copy: the run refuses" "$rc" 125
+fi
+
+# Where an attributes file differs from HEAD's, or is yet to be copied,
+# git could convert a file copied whole otherwise in the copy early than
+# it does in the end: such files are hashed with the rest.  The wrapper
+# has the working tree's side wait (a few seconds at most) for a hash in
+# the copy, which is then early if it can be.
+mkdir "$T/waitbin"
+cat >"$T/waitbin/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" --info-only "*)
+	if [ "\$(pwd -P)" != "\$SOURCE_TOP" ]; then
+		"$(command -v git)" "\$@"
+		rc=\$?
+		: >"$T/copy-hashed"
+		exit \$rc
+	fi ;;
+*" diff-index --cached "*)
+	case \$(pwd -P):\${GIT_INDEX_FILE:-} in
+	"\$SOURCE_TOP":*tree-src*)
+		i=0
+		while [ ! -f "$T/copy-hashed" ] && [ \$i -lt 60 ]; do
+			sleep 0.05
+			i=\$((i + 1))
+		done ;;
+	esac ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/waitbin/git"
+new_repo "$T/attr"
+mkdir d
+printf '*.txt text\n' >d/.gitattributes
+seq 1 100 >d/big.txt
+git add -A && git commit -q -m attributes
+git rm -q d/.gitattributes
+seq 1 101 | sed 's/$/\r/' >d/big.txt
+git config forge.copyThreshold 0
+rm -f "$T/copy-hashed"
+SOURCE_TOP=$(pwd -P) PATH="$T/waitbin:$PATH" run_forge verify --isolated \
+    -- true
+is "an attributes file removed: forge passes" "$rc" 0
+git reset -q --hard
+# Copied last, after many others.
+mkdir z many
+printf 'x\r\n' >z/big.txt
+git add z && git commit -q -m z
+printf 'y\r\n' >z/big.txt
+printf '*.txt text\n' >z/.gitattributes
+i=0
+while [ $i -lt 2000 ]; do
+	: >"many/$i"
+	i=$((i + 1))
+done
+rm -f "$T/copy-hashed"
+SOURCE_TOP=$(pwd -P) PATH="$T/waitbin:$PATH" run_forge verify --isolated \
+    -- true
+is "an untracked attributes file: forge passes" "$rc" 0
+
+# Where git converts line endings, what it makes of a file can depend on
+# the blob its index entry names, read when git adds the file again (a
+# file as recent as the index): no file is hashed without its blob.
+new_repo "$T/crlf"
+seq 1 3000 | sed 's/$/\r/' >big.txt
+git add big.txt && git commit -q -m crlf
+git config core.autocrlf true
+git config forge.copyThreshold 0
+printf 'x\r\n' >>big.txt
+touch -d '+10 minutes' big.txt
+run_forge verify --isolated -- true
+is "core.autocrlf, a CRLF file as recent as the index: forge passes" "$rc" 0
+
+# A submodule git cannot look into changes nothing: the list of changed
+# files leaves gitlinks out, and a list that fails is only time lost.
+new_repo "$T/sub"
+new_repo "$T/sub/src"
+echo a >a && git add a && git commit -q -m a
+cd "$T/sub"
+git -c protocol.file.allow=always submodule -q add ./src sm
+git commit -q -m sm
+git -C sm config core.repositoryformatversion 1
+git -C sm config extensions.forgeNoSuchExtension yes
+git config forge.copyThreshold 0
+seq 10 >t
+run_forge verify --isolated -- test -f t
+is "a submodule git cannot read: forge passes" "$rc" 0
+
 done_testing
