@@ -797,6 +797,29 @@ differs(const struct proof *p, const struct treeid_req *q, const char *a,
 	strv_free(&paths);
 }
 
+/*
+ * The paths of v that changed in the copy since *t (or cannot be looked
+ * at), into out: git hashed them then, before the add that took its
+ * word for them.
+ */
+static void
+changed_since(const struct proof *p, const struct strv *v,
+    const struct timespec *t, struct strv *out)
+{
+	struct stat	st;
+	size_t		i;
+	int		root;
+
+	root = open(p->r.dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; i < v->n; i++)
+		if (root == -1 || fstatat(root, v->v[i], &st,
+		    AT_SYMLINK_NOFOLLOW) == -1 || not_before(&st.st_ctim, t) ||
+		    not_before(&st.st_mtim, t))
+			strv_push(out, v->v[i]);
+	if (root != -1)
+		close(root);
+}
+
 /* Keep the index a job of the copy's side ended with, for
  * copy_carry_keep() once the two sides agree. */
 static void
@@ -834,6 +857,7 @@ static char *
 copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 {
 	struct treeid_job	 job;
+	struct timespec		 start;
 	struct strv		 paths = STRV_INIT;
 	char			*b = NULL, *ci, tag[32];
 
@@ -856,16 +880,24 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		q->big = proof_big();
 		q->big_from = &p->rest;
 	}
+	/* What changes from now on is stamped no earlier (a file forge
+	 * wrote this instant too, which costs git a look only). */
+	clock_gettime(CLOCK_REALTIME_COARSE, &start);
+	fs_present(p->r.dst, &start);
 	snprintf(tag, sizeof(tag), "copy%zu", p->id);
 	if (treeid_start(&job, q, tag) == 0) {
 		touched_since_checkout(p, &paths, &p->src_job.changed, &job);
-		b = treeid_finish(&job);
+		if ((b = treeid_finish(&job)) != NULL)
+			changed_since(p, &job.big, &start, &paths);
 	}
 	if (b != NULL && paths.n > 0) {
-		/* Something else changed too: look at it as well. */
+		/* Something else changed too: look at it as well, git
+		 * adding each file itself. */
 		treeid_free(&job);
 		free(b);
 		b = NULL;
+		q->big = 0;
+		q->big_from = NULL;
 		fresh_entries(p, edits, &paths);
 		snprintf(tag, sizeof(tag), "copy%zu-again", p->id);
 		if (treeid_start(&job, q, tag) == 0)

@@ -72,20 +72,68 @@ like "the copy's file is the source's" "$(run_forge verify --isolated -- \
 blob_in() {	# blob_in DIR OID: is the blob there?
 	test -f "$1/${2%"${2#??}"}/${2#??}"
 }
-mkdir "$T/logbin"
-cat >"$T/logbin/git" <<EOF
+# A git for what follows, run first in PATH as $T/gitw/git, that does
+# what the environment asks, in the working tree whose top SOURCE_TOP
+# names or in the copy (any other directory):
+#	GITW_LOG=1	each --info-only git's directory into
+#			$T/info-only.log
+#	GITW_FAIL=1	a --info-only git refuses (exit 128)
+#	GITW_WAIT=hash	the working tree's --info-only git, or (changed)
+#	GITW_WAIT=changed its side's git diff-index --cached, waits a few
+#			seconds at most for one in the copy: "copy first"
+#			or "source first" into $T/order
+#	GITW_RACE=PATH	once the copy's --info-only git is done, PATH is
+#			changed at once in the copy and the working tree,
+#			the same bytes in both, the same size
+# A --info-only git in the copy leaves $T/copy-hashed once done.
+mkdir "$T/gitw"
+cat >"$T/gitw/git" <<EOF
 #!/bin/sh
+real="$(command -v git)"
+case \$(pwd -P) in "\${SOURCE_TOP:-}") src=1 ;; *) src= ;; esac
+waited() {
+	i=0
+	while [ ! -f "$T/copy-hashed" ] && [ \$i -lt 100 ]; do
+		sleep 0.05
+		i=\$((i + 1))
+	done
+	[ -f "$T/copy-hashed" ] && echo "copy first" >>"$T/order" ||
+	    echo "source first" >>"$T/order"
+}
 case " \$* " in
 *" --info-only "*)
-	pwd -P >>"$T/info-only.log"
-	[ -z "\${FAIL_INFO_ONLY:-}" ] || exit 128 ;;
+	[ -z "\${GITW_LOG:-}" ] || pwd -P >>"$T/info-only.log"
+	[ -z "\${GITW_FAIL:-}" ] || exit 128
+	if [ -n "\$src" ]; then
+		[ "\${GITW_WAIT:-}" != hash ] || waited
+	else
+		"\$real" "\$@"
+		rc=\$?
+		if [ -n "\${GITW_RACE:-}" ]; then
+			for f in "\$GITW_RACE" "\$SOURCE_TOP/\$GITW_RACE"; do
+				printf 'LATE' | dd of="\$f" bs=1 seek=100 \
+				    conv=notrunc 2>/dev/null
+			done
+		fi
+		: >"$T/copy-hashed"
+		exit \$rc
+	fi ;;
+*" diff-index --cached "*)
+	case \$src:\${GITW_WAIT:-}:\${GIT_INDEX_FILE:-} in
+	1:changed:*tree-src*) waited ;;
+	esac ;;
 esac
-exec "$(command -v git)" "\$@"
+exec "\$real" "\$@"
 EOF
-chmod +x "$T/logbin/git"
+chmod +x "$T/gitw/git"
+# gitw ARGS...: run ARGS with that git, nothing left of the last.
+gitw() {
+	rm -f "$T/info-only.log" "$T/copy-hashed" "$T/order"
+	SOURCE_TOP=$(pwd -P) PATH="$T/gitw:$PATH" "$@"
+}
 huge_oid=$(git hash-object huge.bin)
 small_oid=$(git hash-object small.txt)
-PATH="$T/logbin:$PATH" run_forge verify --isolated --keep -- true
+GITW_LOG=1 gitw run_forge verify --isolated --keep -- true
 is "--keep, a big file changed: forge passes" "$rc" 0
 kept=$(ls -d "$TMPDIR"/forge-*/.forge/blobs)
 ok "the small file's blob was written" blob_in "$kept" "$small_oid"
@@ -95,8 +143,7 @@ is "git hashed it without writing in the working tree" \
 is "and in the copy" "$(grep -c "^$(cd "$TMPDIR" && pwd -P)/forge-" \
     "$T/info-only.log")" 1
 run_forge gc --kept
-rm -f "$T/info-only.log"
-FAIL_INFO_ONLY=1 PATH="$T/logbin:$PATH" run_forge verify --isolated \
+GITW_LOG=1 GITW_FAIL=1 gitw run_forge verify --isolated \
     --keep -- sh -c 'cmp huge.bin "$1" && echo same' sh "$T/r/huge.bin"
 is "git refusing to hash without writing: forge passes" "$rc" 0
 like "with the file as it is" "$out" "same"
@@ -111,28 +158,7 @@ run_forge gc --kept
 # The copy's side hashes the files copied whole as soon as they are
 # there, while the working tree's side still runs: here that side's
 # git waits until the copy's has hashed (and gives up after a while).
-cat >"$T/logbin/git" <<EOF
-#!/bin/sh
-case " \$* " in
-*" --info-only "*)
-	if [ "\$(pwd -P)" = "$(pwd -P)" ]; then
-		i=0
-		while [ ! -f "$T/copy-hashed" ] && [ \$i -lt 400 ]; do
-			sleep 0.05
-			i=\$((i + 1))
-		done
-		[ -f "$T/copy-hashed" ] && echo "copy first" >>"$T/order" ||
-		    echo "source first" >>"$T/order"
-	else
-		"$(command -v git)" "\$@"
-		rc=\$?
-		: >"$T/copy-hashed"
-		exit \$rc
-	fi ;;
-esac
-exec "$(command -v git)" "\$@"
-EOF
-PATH="$T/logbin:$PATH" run_forge verify --isolated -- true
+GITW_WAIT=hash gitw run_forge verify --isolated -- true
 is "the copy hashed its big file early: forge passes" "$rc" 0
 is "before the working tree's side was done" "$(cat "$T/order")" \
     "copy first"
@@ -445,27 +471,7 @@ fi
 # seen all the same, in the same second and at the same size.  Here the
 # copy's early git, once done, has the file changed, byte for byte the
 # same in the working tree and in the copy, at once.
-mkdir "$T/racebin"
-cat >"$T/racebin/git" <<EOF
-#!/bin/sh
-case " \$* " in
-*" --info-only "*)
-	if [ "\$(pwd -P)" != "\$SOURCE_TOP" ] && [ -f moving.bin ]; then
-		"$(command -v git)" "\$@"
-		rc=\$?
-		for f in moving.bin "\$SOURCE_TOP/moving.bin"; do
-			printf 'LATE' | dd of="\$f" bs=1 seek=100 \
-			    conv=notrunc 2>/dev/null
-		done
-		: >"$T/copy-hashed"
-		exit \$rc
-	fi ;;
-esac
-exec "$(command -v git)" "\$@"
-EOF
-chmod +x "$T/racebin/git"
-rm -f "$T/copy-hashed"
-SOURCE_TOP=$(pwd -P) PATH="$T/racebin:$PATH" run_forge verify --isolated \
+GITW_RACE=moving.bin gitw run_forge verify --isolated \
     --verbose -- sh -c \
     'GIT_INDEX_FILE="$1" git add -A && GIT_INDEX_FILE="$1" git write-tree' \
     sh "$T/race.index"
@@ -484,30 +490,6 @@ fi
 # it does in the end: such files are hashed with the rest.  The wrapper
 # has the working tree's side wait (a few seconds at most) for a hash in
 # the copy, which is then early if it can be.
-mkdir "$T/waitbin"
-cat >"$T/waitbin/git" <<EOF
-#!/bin/sh
-case " \$* " in
-*" --info-only "*)
-	if [ "\$(pwd -P)" != "\$SOURCE_TOP" ]; then
-		"$(command -v git)" "\$@"
-		rc=\$?
-		: >"$T/copy-hashed"
-		exit \$rc
-	fi ;;
-*" diff-index --cached "*)
-	case \$(pwd -P):\${GIT_INDEX_FILE:-} in
-	"\$SOURCE_TOP":*tree-src*)
-		i=0
-		while [ ! -f "$T/copy-hashed" ] && [ \$i -lt 60 ]; do
-			sleep 0.05
-			i=\$((i + 1))
-		done ;;
-	esac ;;
-esac
-exec "$(command -v git)" "\$@"
-EOF
-chmod +x "$T/waitbin/git"
 new_repo "$T/attr"
 mkdir d
 printf '*.txt text\n' >d/.gitattributes
@@ -516,9 +498,7 @@ git add -A && git commit -q -m attributes
 git rm -q d/.gitattributes
 seq 1 101 | sed 's/$/\r/' >d/big.txt
 git config forge.copyThreshold 0
-rm -f "$T/copy-hashed"
-SOURCE_TOP=$(pwd -P) PATH="$T/waitbin:$PATH" run_forge verify --isolated \
-    -- true
+GITW_WAIT=changed gitw run_forge verify --isolated -- true
 is "an attributes file removed: forge passes" "$rc" 0
 git reset -q --hard
 # Copied last, after many others.
@@ -532,9 +512,7 @@ while [ $i -lt 2000 ]; do
 	: >"many/$i"
 	i=$((i + 1))
 done
-rm -f "$T/copy-hashed"
-SOURCE_TOP=$(pwd -P) PATH="$T/waitbin:$PATH" run_forge verify --isolated \
-    -- true
+GITW_WAIT=changed gitw run_forge verify --isolated -- true
 is "an untracked attributes file: forge passes" "$rc" 0
 
 # Where git converts line endings, what it makes of a file can depend on
