@@ -357,6 +357,7 @@ git_start(struct git_job *j, const struct git *g, const char *const *args,
 
 	memset(j, 0, sizeof(*j));
 	j->sp.pid = -1;
+	j->idle = g != NULL ? g->idle : NULL;
 	fds[0] = in != NULL ? open(in, O_RDONLY | O_CLOEXEC) : SPAWN_NULL;
 	fds[1] = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	fds[2] = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -414,12 +415,15 @@ git_done(struct git_job *j)
 int
 git_finish(struct git_job *j)
 {
+	struct spawn_limit	lim;
 	struct spawn_exit	ex;
 
 	if (j->done)
 		return j->status;
 	j->done = 1;
-	if (spawn_wait(&j->sp, NULL, &ex) == -1 || ex.interrupted)
+	memset(&lim, 0, sizeof(lim));
+	lim.idle = j->idle;
+	if (spawn_wait(&j->sp, &lim, &ex) == -1 || ex.interrupted)
 		return j->status = -1;
 	j->maxrss_kb = ex.maxrss_kb;
 	return j->status = ex.status;

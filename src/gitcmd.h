@@ -135,13 +135,16 @@ int		 git_each(const struct git *, const char *const *,
  *	if (git_start(&j, &g, args, in_path_or_NULL, out_path, err_path) ==
  *	    -1) ...			nothing started; said why
  *	while (!git_done(&j)) ...	do other things
- *	st = git_finish(&j);		wait; git's status, or -1
+ *	st = git_finish(&j);		wait (calling g's idle hook, if
+ *					any, as it does); git's status, or -1
  *
  * A job must be finished, even on the way out: git_finish() then ends it
  * (spawn_wait() passes on a pending signal).
  */
 struct git_job {
 	struct spawn	 sp;
+	const struct spawn_idle *idle;	/* the git's, called as
+					   git_finish() waits */
 	int		 status;	/* once done */
 	int		 done;
 	long		 maxrss_kb;	/* once done: its peak memory */

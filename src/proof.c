@@ -61,7 +61,8 @@ struct proof {
 	char			*copy_index;	/* the index the copy's side
 						   ended with, kept */
 	int			 copy_runs;
-	struct spawn_idle	 copy_idle;
+	struct spawn_idle	 copy_idle;	/* the source's side moved on */
+	struct spawn_idle	 src_idle;	/* the early hash moved on */
 	char			*settled;	/* the tree both sides had,
 						   before the copy was built */
 	char			*copy_start;	/* the index a reused copy's
@@ -75,6 +76,8 @@ struct proof {
 };
 
 static void	fs_present(const char *, struct timespec *);
+static void	poll_source(void *);
+static void	poll_early(void *);
 
 /*
  * Changed files larger than forge.copyThreshold are hashed by git on
@@ -526,6 +529,10 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_git.gitdir = pr->gitdir;
 	p->src_git.worktree = pr->src;
 	p->src_git.index = pr->index;
+	/* Waiting for it, the copy's early hash is moved on. */
+	p->src_idle.fn = poll_early;
+	p->src_idle.arg = p;
+	p->src_git.idle = &p->src_idle;
 	p->src_req = (struct treeid_req)TREEID_INIT;
 	p->src_req.git = &p->src_git;
 	p->src_req.index = pr->index;
@@ -729,6 +736,10 @@ proof_copied(struct proof *p, const struct strv *paths)
 	if (p->early_paths.n == 0)
 		return;
 	dst_git_of(p, p->dst_gitdir);
+	/* Waiting for it, the source's side is moved on. */
+	p->copy_idle.fn = poll_source;
+	p->copy_idle.arg = p;
+	p->dst_git.idle = &p->copy_idle;
 	free(p->dst_index);
 	p->dst_index = xasprintf("%s/index", p->dst_gitdir);
 	p->early_req = (struct treeid_req)TREEID_INIT;
@@ -966,6 +977,16 @@ poll_source(void *arg)
 	struct proof	*p = arg;
 
 	treeid_poll(&p->src_job);
+}
+
+/* While the source's side runs: the copy's early hash moves on too. */
+static void
+poll_early(void *arg)
+{
+	struct proof	*p = arg;
+
+	if (p->early_started)
+		treeid_poll(&p->early_job);
 }
 
 /*

@@ -33,6 +33,7 @@ static const char fake_git[] =
     "case $FAKE_GIT in\n"
     "echo)\tcat; printf '|out'; exit 0 ;;\n"
     "status)\texit 3 ;;\n"
+    "slow)\tsleep 0.3; exit 0 ;;\n"
     "records)\tawk 'BEGIN { for (i = 0; i < 50000; i++) "
     "printf \"rec%d%c\", i, 0; printf \"last\" }'; exit 0 ;;\n"
     "chatty)\tprintf 'hint: try this\\nerror: the cause\\nfatal: later\\n' "
@@ -285,6 +286,45 @@ START_TEST(t_run_failures)
 }
 END_TEST
 
+static int	idle_calls;
+
+static void
+count_idle(void *arg)
+{
+	(void)arg;
+	idle_calls++;
+}
+
+/* A job's git_finish() calls the git's idle hook as it waits, for other
+ * work to move on meanwhile; a job without one waits all the same. */
+START_TEST(t_finish_idle)
+{
+	const char *const	 a[] = { "status", NULL };
+	struct spawn_idle	 id = { count_idle, NULL };
+	struct git		 g;
+	struct git_job		 j;
+	char			*dir, *out, *err;
+
+	use_fake_git("slow");
+	dir = unitfs_dir("job");
+	ck_assert_int_ne(asprintf(&out, "%s/out", dir), -1);
+	ck_assert_int_ne(asprintf(&err, "%s/err", dir), -1);
+	memset(&g, 0, sizeof(g));
+	g.idle = &id;
+	idle_calls = 0;
+	ck_assert_int_eq(git_start(&j, &g, a, NULL, out, err), 0);
+	ck_assert_int_eq(git_finish(&j), 0);
+	ck_assert_int_gt(idle_calls, 0);
+	g.idle = NULL;
+	idle_calls = 0;
+	ck_assert_int_eq(git_start(&j, &g, a, NULL, out, err), 0);
+	ck_assert_int_eq(git_finish(&j), 0);
+	ck_assert_int_eq(idle_calls, 0);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(t_run_not_found)
 {
 	const char *const	 a[] = { "status", NULL };
@@ -382,6 +422,7 @@ gitcmd_suite(void)
 	tcase_add_test(tc, t_run_scrubbed);
 	tcase_add_test(tc, t_run_failures);
 	tcase_add_test(tc, t_run_not_found);
+	tcase_add_test(tc, t_finish_idle);
 	tcase_add_test(tc, t_run_retry);
 	tcase_add_test(tc, t_init);
 	tcase_add_test(tc, t_init_too_old);
