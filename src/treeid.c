@@ -22,8 +22,14 @@
 #include "xmalloc.h"
 
 enum {
-	STEP_EDITS, STEP_LIST, STEP_HASH, STEP_ADD, STEP_WRITE, STEP_CHANGED,
-	STEP_DONE
+	STEP_EDITS, STEP_LIST, STEP_ATTR, STEP_HASH, STEP_ADD, STEP_WRITE,
+	STEP_CHANGED, STEP_DONE
+};
+
+/* What git may convert a file by, from wherever it takes attributes
+ * (attributes files, ignored ones too, git's own, attr.tree). */
+static const char *const conv_attrs[] = {
+	"text", "eol", "crlf", "filter", "ident", "working-tree-encoding", NULL
 };
 
 static char *
@@ -105,6 +111,39 @@ pick_big(struct treeid_job *j, const struct strv *v)
 		close(dfd);
 }
 
+/*
+ * Of j->big, keep the files git converts by no attribute, from git
+ * check-attr -z's "path NUL attribute NUL value NUL" in b: what git makes
+ * of a file it converts can depend on the blob its index entry names,
+ * which a hash without its blob would leave unwritten.
+ */
+static void
+keep_unconverted(struct treeid_job *j, const struct buf *b)
+{
+	struct strv	 out = STRV_INIT, keep = STRV_INIT;
+	size_t		 i, k;
+
+	strv_split_z(&out, b->data != NULL ? b->data : "", b->len);
+	for (i = 0, k = 0; i < j->big.n; i++) {
+		int	plain = 1, said = 0;
+
+		/* A path listed twice (a conflict) has its answers once. */
+		for (; k + 2 < out.n && strcmp(out.v[k], j->big.v[i]) == 0;
+		    k += 3, said++)
+			if (strcmp(out.v[k + 2], "unspecified") != 0)
+				plain = 0;
+		if (plain && said > 0)
+			strv_push(&keep, j->big.v[i]);
+	}
+	/* Not as many answers as questions: none is taken. */
+	if (out.n != j->big.n * (sizeof(conv_attrs) / sizeof(*conv_attrs) -
+	    1) * 3)
+		strv_clear(&keep);
+	strv_free(&j->big);
+	j->big = keep;
+	strv_free(&out);
+}
+
 /* Skip the steps this job has nothing for; STEP_DONE when all are done. */
 static void
 next_step(struct treeid_job *j)
@@ -124,7 +163,8 @@ next_step(struct treeid_job *j)
 			j->step++;
 			continue;
 		}
-		if (j->step == STEP_HASH && j->big.n == 0) {
+		if ((j->step == STEP_ATTR || j->step == STEP_HASH) &&
+		    j->big.n == 0) {
 			j->step++;
 			continue;
 		}
@@ -221,6 +261,12 @@ step_args(const struct treeid_job *j, struct strv *args)
 		strv_push(args, "--name-only");
 		strv_push(args, "-z");
 		break;
+	case STEP_ATTR:
+		strv_push(args, "check-attr");
+		strv_push(args, "-z");
+		strv_push(args, "--stdin");
+		strv_pushv(args, (char *const *)conv_attrs);
+		break;
 	case STEP_HASH:
 		add_config(j, args);
 		strv_push(args, "update-index");
@@ -271,7 +317,7 @@ step_input(struct treeid_job *j)
 		v = j->q.edits;
 	else if (j->step == STEP_ADD && j->q.only != NULL)
 		v = j->q.only;
-	else if (j->step == STEP_HASH)
+	else if (j->step == STEP_ATTR || j->step == STEP_HASH)
 		v = &j->big;
 	else
 		return NULL;
@@ -346,8 +392,8 @@ start_step(struct treeid_job *j)
 }
 
 static const char *const step_names[] = {
-	"git update-index", "git diff-files", "git update-index", "git add",
-	"git write-tree", "git diff-index"
+	"git update-index", "git diff-files", "git check-attr",
+	"git update-index", "git add", "git write-tree", "git diff-index"
 };
 
 /* The step has ended with status st: take its result, start the next. */
@@ -356,8 +402,8 @@ end_step(struct treeid_job *j, int st)
 {
 	struct buf	b = BUF_INIT;
 
-	if (st > 0 && (j->step == STEP_LIST || j->step == STEP_HASH) &&
-	    !sig_pending()) {
+	if (st > 0 && (j->step == STEP_LIST || j->step == STEP_ATTR ||
+	    j->step == STEP_HASH) && !sig_pending()) {
 		/* The add does it all: git stopped before it wrote the
 		 * index.  None was hashed, then. */
 		strv_free(&j->big);
@@ -393,6 +439,12 @@ end_step(struct treeid_job *j, int st)
 			pick_big(j, &listed);
 		}
 		strv_free(&listed);
+	} else if (j->step == STEP_ATTR) {
+		/* Unread, nothing is hashed before the add. */
+		if (read_file(j, "out", &b) == -1)
+			strv_free(&j->big);
+		else
+			keep_unconverted(j, &b);
 	} else if (j->step == STEP_CHANGED) {
 		if (read_file(j, "out", &b) == -1) {
 			warn("cannot read the changed paths");

@@ -48,8 +48,10 @@
  *				index for another request to start from
  *	q.big = n;		before the add, git hashes the regular
  *				files of n bytes or more among those it is
- *				to look at, and writes no blob of theirs
- *				(update-index --info-only): the add then
+ *				to look at, that no attribute has git
+ *				convert (check-attr), and writes no
+ *				blob of theirs (update-index
+ *				--info-only): the add then
  *				finds them unchanged.  A tree id needs no
  *				blob, and writing one costs git a second
  *				hash of the file besides the write.  Which
