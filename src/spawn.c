@@ -606,6 +606,10 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 			wait_ms = kill_at > now ? kill_at - now : 0;
 		pause_ms(wait_ms, lim != NULL ? lim->idle : NULL);
 	}
+	/* A signal forwarded as it came (SPAWN_FORWARD) may have ended the
+	 * child before it was first looked for. */
+	if (sig_pending() != 0)
+		ex->interrupted = 1;
 
 	if (pgroup && (sp->flags & SPAWN_FORWARD))
 		sig_forward(0);
