@@ -374,7 +374,7 @@ start_step(struct treeid_job *j)
 	outp = path_of(j, j->step == STEP_WRITE ? "tree" : "out");
 	errp = path_of(j, "err");
 	g = j->g;
-	/* The only step that writes a file's blob. */
+	/* The steps that hash files: the add writes their blobs. */
 	if ((j->step == STEP_ADD || j->step == STEP_HASH) &&
 	    j->q.blobdir != NULL) {
 		g.objdir = j->q.blobdir;

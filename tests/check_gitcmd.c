@@ -322,6 +322,7 @@ START_TEST(t_finish_idle)
 	ck_assert_int_eq(idle_calls, 0);
 	free(out);
 	free(err);
+	free(dir);
 }
 END_TEST
 
