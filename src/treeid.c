@@ -26,6 +26,9 @@ enum {
 	STEP_CHANGED, STEP_DONE
 };
 
+/* At most this many hashed files are left out of the add by name. */
+#define BIG_LEFT_OUT	64
+
 /* What git may convert a file by, from wherever it takes attributes
  * (attributes files, ignored ones too, git's own, attr.tree). */
 static const char *const conv_attrs[] = {
@@ -239,6 +242,11 @@ add_args(const struct treeid_job *j, struct strv *args)
 	strv_push(args, ".");
 	for (i = 0; j->q.exclude != NULL && i < j->q.exclude->n; i++)
 		strv_pushf(args, ":(exclude,literal)%s", j->q.exclude->v[i]);
+	/* What git just hashed is left out: as recent as the index, it
+	 * would be "racily clean", which git add takes for changed, and
+	 * hash and write again (git's stat data is to the second). */
+	for (i = 0; j->big.n <= BIG_LEFT_OUT && i < j->big.n; i++)
+		strv_pushf(args, ":(exclude,literal)%s", j->big.v[i]);
 }
 
 /* The git command of the job's current step. */

@@ -52,7 +52,10 @@
  *				convert (check-attr), and writes no
  *				blob of theirs (update-index
  *				--info-only): the add then
- *				finds them unchanged.  A tree id needs no
+ *				leaves them out (up to 64; more it finds
+ *				unchanged, unless as recent as the
+ *				index, "racily clean", which git adds
+ *				again).  A tree id needs no
  *				blob, and writing one costs git a second
  *				hash of the file besides the write.  Which
  *				files: those git diff-files lists, or
