@@ -70,13 +70,6 @@ sort(struct strv *v)
 		qsort(v->v, v->n, sizeof(*v->v), cmp_str);
 }
 
-static int
-has(const struct strv *sorted, const char *s)
-{
-	return sorted->n > 0 && bsearch(&s, sorted->v, sorted->n,
-	    sizeof(*sorted->v), cmp_str) != NULL;
-}
-
 /*
  * The update-index --index-info lines for the staged paths: the source's
  * entry or gitlink ("mode oid\tpath"), or "0 <zeros>\tpath" removing it; unmerged
@@ -92,7 +85,7 @@ staged_lines(const struct strv *staged, const struct strv *entries,
 	size_t		 i, k;
 
 	for (i = 0; i < staged->n; i++) {
-		if (has(unmerged, staged->v[i]))
+		if (strv_sorted_has(unmerged, staged->v[i]))
 			continue;
 		buf_reset(&b);
 		if ((e = lsfiles_find(entries, staged->v[i])) != NULL ||
@@ -167,7 +160,7 @@ mirror_plan(const struct git *src, const char *head,
 	sort(&staged);
 	/* Listed only when intent-to-add entries are visible: those. */
 	for (i = 0; i < visible.n; i++)
-		if (!has(&staged, visible.v[i]))
+		if (!strv_sorted_has(&staged, visible.v[i]))
 			strv_push(&mp->ita, visible.v[i]);
 	staged_lines(&staged, entries, &l->gitlinks, &l->unmerged,
 	    strlen(head), &mp->lines);

@@ -411,25 +411,6 @@ fresh_entries(const struct proof *p, struct strv *v,
 	buf_free(&b);
 }
 
-/* Is s in v, sorted as strcmp() sorts? */
-static int
-sorted_has(const struct strv *v, const char *s)
-{
-	size_t	lo = 0, hi = v->n, mid;
-	int	c;
-
-	while (lo < hi) {
-		mid = lo + (hi - lo) / 2;
-		if ((c = strcmp(v->v[mid], s)) == 0)
-			return 1;
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
-}
-
 /* Is a later than or as late as b? */
 static int
 not_before(const struct timespec *a, const struct timespec *b)
@@ -473,7 +454,7 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 		/* Forge wrote it: git looks anyway -- or has looked,
 		 * early, and what changed it since is to be seen. */
 		since = &p->checked_out;
-		if (c == 0 && !sorted_has(&p->early_done, path))
+		if (c == 0 && !strv_sorted_has(&p->early_done, path))
 			continue;
 		if (c == 0)
 			since = &p->early_at;
@@ -677,7 +658,7 @@ start_prep(struct proof *p)
 	for (i = 0; done != NULL && i < done->n; i++)
 		strv_push(&p->early_done, done->v[i]);
 	for (i = 0; i < p->src_job.changed.n; i++)
-		if (done == NULL || !sorted_has(done,
+		if (done == NULL || !strv_sorted_has(done,
 		    p->src_job.changed.v[i]))
 			strv_push(&p->rest, p->src_job.changed.v[i]);
 	fresh_entries(p, &p->prep_edits, &p->rest);

@@ -211,3 +211,16 @@ strv_join_shell(char *const *v)
 	}
 	return buf_detach(&b);
 }
+
+static int
+cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int
+strv_sorted_has(const struct strv *v, const char *s)
+{
+	return v->n > 0 && bsearch(&s, v->v, v->n, sizeof(*v->v),
+	    cmp_str) != NULL;
+}

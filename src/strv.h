@@ -47,5 +47,7 @@ char	*strv_join(const struct strv *, const char *);
 char	*strv_join_shell(char *const *);
 /* Split a NUL-separated buffer (git -z output) into v, dropping empties. */
 void	 strv_split_z(struct strv *, const char *, size_t);
+/* Is s in v, sorted as strcmp() sorts? */
+int	 strv_sorted_has(const struct strv *, const char *);
 
 #endif /* STRV_H */
