@@ -625,6 +625,8 @@ proof_index_ready(struct proof *p, const char *dst_gitdir)
 {
 	free(p->dst_gitdir);
 	p->dst_gitdir = xstrdup(dst_gitdir);
+	free(p->dst_index);
+	p->dst_index = xasprintf("%s/index", dst_gitdir);
 	p->index_ready = 1;
 }
 
@@ -663,8 +665,6 @@ start_prep(struct proof *p)
 			strv_push(&p->rest, p->src_job.changed.v[i]);
 	fresh_entries(p, &p->prep_edits, &p->rest);
 	dst_git_of(p, p->dst_gitdir);
-	free(p->dst_index);
-	p->dst_index = xasprintf("%s/index", p->dst_gitdir);
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
 	p->prep_req.index = early != NULL ? early : p->dst_index;
@@ -721,8 +721,6 @@ proof_copied(struct proof *p, const struct strv *paths)
 	p->copy_idle.fn = poll_source;
 	p->copy_idle.arg = p;
 	p->dst_git.idle = &p->copy_idle;
-	free(p->dst_index);
-	p->dst_index = xasprintf("%s/index", p->dst_gitdir);
 	p->early_req = (struct treeid_req)TREEID_INIT;
 	p->early_req.git = &p->dst_git;
 	p->early_req.index = p->dst_index;
