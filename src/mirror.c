@@ -13,6 +13,7 @@
 #include "lsfiles.h"
 #include "mirror.h"
 #include "strv.h"
+#include "sum.h"
 #include "xmalloc.h"
 
 /* Run git with args; its -z output split into v.  -1 said why. */
@@ -189,44 +190,32 @@ mirror_apply(const struct git *dst, const struct mirror_plan *mp)
 	return 0;
 }
 
-static void
-fnv(uint64_t h[2], const char *tag, const struct strv *v)
-{
-	const char	*p;
-	size_t		 i;
-
-	for (p = tag; ; p++) {
-		h[0] = (h[0] ^ (unsigned char)*p) * 1099511628211ULL;
-		h[1] = (h[1] ^ ((unsigned char)*p + 1)) * 1099511628211ULL;
-		if (*p == '\0')
-			break;
-	}
-	for (i = 0; v != NULL && i < v->n; i++)
-		fnv(h, v->v[i], NULL);
-}
-
 char *
 mirror_key(const struct mirror_plan *mp, const char *head, const char *dst)
 {
-	uint64_t	 h[2] = { 14695981039346656037ULL,
-			    1099511628211ULL * 31 };
+	struct sum	 s;
 	struct stat	 st;
-	char		*p;
+	uint64_t	 d[2];
+	char		*p, *hex;
 	size_t		 i;
 
-	fnv(h, head, NULL);
-	fnv(h, "lines", &mp->lines);
-	fnv(h, "ita", &mp->ita);
+	sum_init(&s);
+	sum_str(&s, head);
+	sum_strv(&s, "lines", &mp->lines);
+	sum_strv(&s, "ita", &mp->ita);
 	/* add -N adds only those it finds a file for. */
 	for (i = 0; i < mp->ita.n; i++) {
 		p = xasprintf("%s/%s", dst, mp->ita.v[i]);
-		fnv(h, lstat(p, &st) == 0 ? "there" : "gone", NULL);
+		sum_str(&s, lstat(p, &st) == 0 ? "there" : "gone");
 		free(p);
 	}
-	fnv(h, "skips", &mp->l->skips);
-	fnv(h, "assumes", &mp->l->assumes);
-	return xasprintf("forge mirror 1 %016llx%016llx\n",
-	    (unsigned long long)h[0], (unsigned long long)h[1]);
+	sum_strv(&s, "skips", &mp->l->skips);
+	sum_strv(&s, "assumes", &mp->l->assumes);
+	sum_final(&s, d);
+	hex = sum_hex(d);
+	p = xasprintf("forge mirror 2 %s\n", hex);
+	free(hex);
+	return p;
 }
 
 void

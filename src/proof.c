@@ -20,6 +20,7 @@
 #include "gitcmd.h"
 #include "lsfiles.h"
 #include "proof.h"
+#include "sum.h"
 #include "treeid.h"
 #include "xmalloc.h"
 
@@ -108,27 +109,6 @@ proof_big(void)
  * the two sides differ, the source's side is computed again without it
  * before anything is said.
  */
-static void
-fnv(uint64_t h[2], const char *s, size_t n)
-{
-	size_t	i;
-
-	for (i = 0; i < n; i++) {
-		h[0] = (h[0] ^ (unsigned char)s[i]) * 1099511628211ULL;
-		h[1] = (h[1] ^ ((unsigned char)s[i] + 1)) * 1099511628211ULL;
-	}
-}
-
-static void
-fnv_strv(uint64_t h[2], const char *tag, const struct strv *v)
-{
-	size_t	i;
-
-	fnv(h, tag, strlen(tag) + 1);
-	for (i = 0; v != NULL && i < v->n; i++)
-		fnv(h, v->v[i], strlen(v->v[i]) + 1);
-}
-
 /*
  * What the key file holds: the key, and a digest of the index kept with
  * it, so that an index anything but forge changed since (a git run with
@@ -138,22 +118,26 @@ fnv_strv(uint64_t h[2], const char *tag, const struct strv *v)
 static char *
 carry_seal(const char *key, const char *idx)
 {
-	uint64_t	 h[2] = { 14695981039346656037ULL,
-			    1099511628211ULL * 31 };
-	char		 b[65536];
+	struct sum	 s;
+	uint64_t	 d[2];
+	char		 b[65536], *hex, *seal;
 	ssize_t		 n;
 	int		 fd;
 
 	if ((fd = open(idx, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) == -1)
 		return NULL;
+	sum_init(&s);
 	while ((n = read(fd, b, sizeof(b))) > 0)
-		fnv(h, b, (size_t)n);
+		sum_add(&s, b, (size_t)n);
 	close(fd);
 	if (n == -1)
 		return NULL;
-	return xasprintf("%sindex %016llx%016llx\n", key,
-	    (unsigned long long)h[0], (unsigned long long)h[1]);
+	sum_final(&s, d);
+	hex = sum_hex(d);
+	seal = xasprintf("%sindex %s\n", key, hex);
+	free(hex);
+	return seal;
 }
 
 /* Does the key file at path seal idx for key? */
@@ -190,20 +174,25 @@ carry_seal_write(const char *path, const char *key, const char *idx)
 static char *
 carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 {
-	uint64_t	h[2] = { 14695981039346656037ULL,
-			    1099511628211ULL * 31 };
+	struct sum	 s;
+	uint64_t	 d[2];
+	char		*hex, *key;
 
-	fnv(h, pr->src, strlen(pr->src) + 1);
-	fnv(h, pr->gitdir, strlen(pr->gitdir) + 1);
-	fnv_strv(h, "entries", pr->entries);
+	sum_init(&s);
+	sum_str(&s, pr->src);
+	sum_str(&s, pr->gitdir);
+	sum_strv(&s, "entries", pr->entries);
 	/* git add -A keeps an entry it made of an untracked file that has
 	 * since become ignored: the same untracked files, or none. */
-	fnv_strv(h, "untracked", &l->untracked);
-	fnv_strv(h, "flagged", &l->flagged);
-	fnv_strv(h, "nested", &l->nested);
-	fnv_strv(h, "exclude", pr->exclude);
-	return xasprintf("forge carry 2 %016llx%016llx\n",
-	    (unsigned long long)h[0], (unsigned long long)h[1]);
+	sum_strv(&s, "untracked", &l->untracked);
+	sum_strv(&s, "flagged", &l->flagged);
+	sum_strv(&s, "nested", &l->nested);
+	sum_strv(&s, "exclude", pr->exclude);
+	sum_final(&s, d);
+	hex = sum_hex(d);
+	key = xasprintf("forge carry 3 %s\n", hex);
+	free(hex);
+	return key;
 }
 
 /* A file of what is carried: side "src" (the source's) or "dst" (the
@@ -276,15 +265,19 @@ carry_keep(struct proof *p)
 static char *
 copy_key(const struct proof *p)
 {
-	uint64_t	 h[2] = { 14695981039346656037ULL,
-			    1099511628211ULL * 31 };
-	const char	*own = p->r.own_ignored ? "own" : "none";
+	struct sum	 s;
+	uint64_t	 d[2];
+	char		*hex, *key;
 
-	fnv(h, p->r.dst, strlen(p->r.dst) + 1);
-	fnv(h, own, strlen(own) + 1);
-	fnv_strv(h, "exclude", p->r.exclude);
-	return xasprintf("forge carry copy 1 %016llx%016llx\n",
-	    (unsigned long long)h[0], (unsigned long long)h[1]);
+	sum_init(&s);
+	sum_str(&s, p->r.dst);
+	sum_str(&s, p->r.own_ignored ? "own" : "none");
+	sum_strv(&s, "exclude", p->r.exclude);
+	sum_final(&s, d);
+	hex = sum_hex(d);
+	key = xasprintf("forge carry copy 2 %s\n", hex);
+	free(hex);
+	return key;
 }
 
 static char *

@@ -22,6 +22,7 @@
 #include "pathcopy.h"
 #include "reuse.h"
 #include "sig.h"
+#include "sum.h"
 #include "xmalloc.h"
 
 struct record {
@@ -406,11 +407,6 @@ struct reuse_mark {
 /* Files larger than this are not noted: rebuilt, not read twice. */
 #define MARK_MAX	(16 << 20)
 
-/*
- * Two 64-bit FNV-1a sums of the file, from different offsets: a change
- * that kept the size and both sums would have to be made on purpose,
- * and forge guards against accidents, not hostile code (see CAVEATS).
- */
 /* The directory of path below root, no symlink on the way followed (a
  * command could have put one where a directory was); base: its name. */
 static int
@@ -431,18 +427,22 @@ parent_of(int root, const char *path, const char **base)
 	return fd;
 }
 
+/*
+ * A sum of the file (sum.h): a change that kept the size and the sum
+ * would have to be made on purpose, and forge guards against accidents,
+ * not hostile code (see CAVEATS).
+ */
 static int
 digest(int root, const char *path, off_t *size, struct timespec *mtime,
     uint64_t d[2])
 {
 	struct stat	 st;
+	struct sum	 s;
 	unsigned char	 buf[65536];
 	const char	*base;
-	ssize_t		 n, i;
+	ssize_t		 n;
 	int		 fd, dfd;
 
-	d[0] = 14695981039346656037ULL;
-	d[1] = 1099511628211ULL * 31;
 	if ((dfd = parent_of(root, path, &base)) == -1)
 		return -1;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -454,14 +454,13 @@ digest(int root, const char *path, off_t *size, struct timespec *mtime,
 		close(fd);
 		return -1;
 	}
+	sum_init(&s);
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (i = 0; i < n; i++) {
-			d[0] = (d[0] ^ buf[i]) * 1099511628211ULL;
-			d[1] = (d[1] ^ (buf[i] + 1)) * 1099511628211ULL;
-		}
+		sum_add(&s, buf, (size_t)n);
 	close(fd);
 	if (n == -1)
 		return -1;
+	sum_final(&s, d);
 	*size = st.st_size;
 	*mtime = st.st_mtim;
 	return 0;

@@ -1,6 +1,6 @@
 /*
- * The small helpers: byte buffers, string vectors, durations, sizes and
- * times, and allocation failure.
+ * The small helpers: byte buffers, string vectors, sums, durations,
+ * sizes and times, and allocation failure.
  */
 #include "config.h"
 
@@ -20,6 +20,7 @@
 
 #include "buf.h"
 #include "strv.h"
+#include "sum.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -721,6 +722,111 @@ START_TEST(t_xalloc)
 }
 END_TEST
 
+/* sum.h: the same bytes, split any way, give the same sum. */
+START_TEST(t_sum_split)
+{
+	unsigned char	 b[300];
+	struct sum	 s;
+	uint64_t	 whole[2], d[2];
+	size_t		 i, at, n;
+	unsigned int	 seed = 7;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (unsigned char)(rand_r(&seed) >> 3);
+	sum_init(&s);
+	sum_add(&s, b, sizeof(b));
+	sum_final(&s, whole);
+	for (i = 0; i < 200; i++) {
+		sum_init(&s);
+		for (at = 0; at < sizeof(b); at += n) {
+			n = (size_t)rand_r(&seed) % 19;
+			if (n > sizeof(b) - at)
+				n = sizeof(b) - at;
+			sum_add(&s, b + at, n);
+		}
+		sum_final(&s, d);
+		ck_assert(d[0] == whole[0] && d[1] == whole[1]);
+	}
+}
+END_TEST
+
+/* Every one-bit change, at every offset, and every length, shows. */
+START_TEST(t_sum_changes)
+{
+	unsigned char	 b[41];
+	struct sum	 s;
+	uint64_t	 base[2], d[2], len[sizeof(b) + 1][2];
+	size_t		 i, j;
+	int		 bit;
+
+	for (i = 0; i < sizeof(b); i++)
+		b[i] = (unsigned char)(i * 37);
+	sum_init(&s);
+	sum_add(&s, b, sizeof(b));
+	sum_final(&s, base);
+	for (i = 0; i < sizeof(b); i++)
+		for (bit = 0; bit < 8; bit++) {
+			b[i] ^= (unsigned char)(1 << bit);
+			sum_init(&s);
+			sum_add(&s, b, sizeof(b));
+			sum_final(&s, d);
+			b[i] ^= (unsigned char)(1 << bit);
+			ck_assert(d[0] != base[0] || d[1] != base[1]);
+		}
+	/* Runs of NULs of each length: none looks like another. */
+	memset(b, 0, sizeof(b));
+	for (i = 0; i <= sizeof(b); i++) {
+		sum_init(&s);
+		sum_add(&s, b, i);
+		sum_final(&s, len[i]);
+		for (j = 0; j < i; j++)
+			ck_assert(len[i][0] != len[j][0] ||
+			    len[i][1] != len[j][1]);
+	}
+}
+END_TEST
+
+/* Strings are taken with their NULs: where one ends is in the sum. */
+START_TEST(t_sum_strings)
+{
+	struct strv	 v = STRV_INIT, w = STRV_INIT;
+	struct sum	 s;
+	uint64_t	 a[2], b[2];
+	char		*hex;
+
+	sum_init(&s);
+	sum_str(&s, "ab");
+	sum_str(&s, "c");
+	sum_final(&s, a);
+	sum_init(&s);
+	sum_str(&s, "a");
+	sum_str(&s, "bc");
+	sum_final(&s, b);
+	ck_assert(a[0] != b[0] || a[1] != b[1]);
+	strv_push(&v, "x");
+	strv_push(&v, "y");
+	strv_push(&w, "x");
+	sum_init(&s);
+	sum_strv(&s, "tag", &v);
+	sum_final(&s, a);
+	sum_init(&s);
+	sum_strv(&s, "tag", &w);
+	sum_str(&s, "y");
+	sum_final(&s, b);
+	ck_assert(a[0] == b[0] && a[1] == b[1]);
+	sum_init(&s);
+	sum_strv(&s, "tag", NULL);
+	sum_final(&s, b);
+	ck_assert(a[0] != b[0] || a[1] != b[1]);
+	hex = sum_hex(a);
+	ck_assert_uint_eq(strlen(hex), 32);
+	ck_assert_uint_eq(strspn(hex, "0123456789abcdef"), 32);
+	free(hex);
+	strv_free(&v);
+	strv_free(&w);
+}
+END_TEST
+
 static Suite *
 util_suite(void)
 {
@@ -749,6 +855,12 @@ util_suite(void)
 	tcase_add_test(tc, t_strv_split_z);
 	tcase_add_test(tc, t_strv_join_shell);
 	tcase_add_test(tc, t_strv_join_shell_roundtrip);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sum");
+	tcase_add_test(tc, t_sum_split);
+	tcase_add_test(tc, t_sum_changes);
+	tcase_add_test(tc, t_sum_strings);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("timeutil");
