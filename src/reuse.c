@@ -659,7 +659,7 @@ sync_begin(const char *copy, const char *common, const char *run,
 	return 0;
 }
 
-static int	dir_modes(int, const char *, const char *, mode_t);
+static int	dir_modes(int, const char *, const char *, mode_t, int *);
 
 /*
  * checkout_modes(), from the working tree's index entries ("mode
@@ -683,7 +683,8 @@ ctime_only(const struct stat *st, time_t since)
 
 static int
 entry_modes(const char *copy, const struct strv *entries,
-    const struct spawn_idle *idle, time_t since, struct strv *recent)
+    const struct spawn_idle *idle, time_t since, struct strv *recent,
+    int *dirs)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
@@ -694,8 +695,6 @@ entry_modes(const char *copy, const struct strv *entries,
 
 	mask = umask(0);
 	(void)umask(mask);
-	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
-		return -1;
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
@@ -723,7 +722,7 @@ entry_modes(const char *copy, const struct strv *entries,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask) == -1)
+			    0777 & ~mask, dirs) == -1)
 				ret = -1;
 			if (dfd != -1 && dfd != root)
 				close(dfd);
@@ -785,20 +784,23 @@ detached_at(const struct git *g, const char *head)
 	return r == (ssize_t)n + 1 && memcmp(b, head, n) == 0 && b[n] == '\n';
 }
 
+static const char *const	 clean_all[] = { "clean", "-ffdqx", NULL };
+static const char *const	 clean_keep[] = { "clean", "-ffdq", NULL };
+
 /* Every file that g's index does not list removed (ignored ones kept
- * if keep_ignored), then HEAD detached at head: by git, unless it is so
- * already (then that git would have nothing to do). */
+ * if keep_ignored), unless cleaned says it is done, then HEAD detached
+ * at head: by git, unless it is so already (then that git would have
+ * nothing to do). */
 static int
-clean_detach(struct git *g, const char *head, int keep_ignored)
+clean_detach(struct git *g, const char *head, int keep_ignored, int cleaned)
 {
 	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
 	    "forge: reuse", "HEAD", head, NULL };
-	const char *const	 clean[] = { "clean", "-ffdqx", NULL };
-	const char *const	 keep[] = { "clean", "-ffdq", NULL };
 	const char		*index = g->index;
 	int			 r;
 
-	if (copy_git(g, keep_ignored ? keep : clean, NULL, NULL) == -1)
+	if (!cleaned && copy_git(g, keep_ignored ? clean_keep : clean_all,
+	    NULL, NULL) == -1)
 		return -1;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
@@ -845,7 +847,7 @@ reuse_sync(const char *copy, const char *common, const char *run,
 		take_marks(marks, copy, &paths);
 		buf_free(&paths);
 	}
-	if (clean_detach(&g, head, keep_ignored) == -1 ||
+	if (clean_detach(&g, head, keep_ignored, 0) == -1 ||
 	    copy_git(&g, reset, NULL, NULL) == -1)
 		goto fail;
 	*dst_gitdir = adm;
@@ -881,22 +883,46 @@ recent_paths(const char *copy, const struct strv *v, time_t since,
 
 int
 reuse_prepare(const char *copy, const char *common, const char *run,
-    const char *head, const struct strv *entries, const struct strv *others,
-    const char *index, time_t since, int keep_ignored,
-    struct spawn_idle *idle, struct strv *recent, char **dst_gitdir)
+    const char *scratch, const char *head, const struct strv *entries,
+    const struct strv *others, const char *index, time_t since,
+    int keep_ignored, struct spawn_idle *idle, struct strv *recent,
+    char **dst_gitdir)
 {
+	struct git_job		 j;
 	struct git		 g;
-	char			*adm;
+	mode_t			 mask;
+	char			*adm, *out, *err;
+	int			 started, st = -1, dirs = 0, r;
 
 	*dst_gitdir = NULL;
 	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
 		return -1;
-	if (entry_modes(copy, entries, idle, since, recent) == -1)
+	mask = umask(0);
+	(void)umask(mask);
+	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
 		goto fail;
-	recent_paths(copy, others, since, recent);
 	/* What the last proof found there is kept: nothing else. */
 	g.index = index;
-	if (clean_detach(&g, head, keep_ignored) == -1)
+	/*
+	 * git clean walks the copy while forge sees to its modes: where a
+	 * command left a directory git cannot enter, or git clean failed,
+	 * it runs again once the modes are a checkout's.
+	 */
+	out = xasprintf("%s/clean.out", scratch);
+	err = xasprintf("%s/clean.err", scratch);
+	started = git_start(&j, &g, keep_ignored ? clean_keep : clean_all,
+	    NULL, out, err) == 0;
+	r = entry_modes(copy, entries, idle, since, recent, &dirs);
+	if (started)
+		st = git_finish(&j);
+	(void)unlink(out);
+	(void)unlink(err);
+	free(out);
+	free(err);
+	if (r == -1)
+		goto fail;
+	recent_paths(copy, others, since, recent);
+	if (clean_detach(&g, head, keep_ignored, st == 0 && dirs == 0) == -1)
 		goto fail;
 	*dst_gitdir = adm;
 	return 0;
@@ -976,8 +1002,10 @@ reuse_fix(const char *src, const char *copy, const struct strv *fix)
  * of the last path are done.
  */
 static int
-dir_modes(int root, const char *dir, const char *prev, mode_t want)
+dir_modes(int root, const char *dir, const char *prev, mode_t want,
+    int *changed)
 {
+	struct stat	 st;
 	struct buf	 b = BUF_INIT;
 	const char	*base;
 	size_t		 k, n = strlen(dir), pn = strlen(prev);
@@ -994,8 +1022,10 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want)
 		buf_str(&b);
 		if ((fd = parent_of(root, b.data, &base)) == -1)
 			continue;
-		if (fix_mode(fd, base, b.data, 1, want) == -1)
+		if (fix_mode_st(fd, base, b.data, 1, want, &st) == -1)
 			ret = -1;
+		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
+			(*changed)++;
 		close(fd);
 	}
 	buf_free(&b);
@@ -1025,7 +1055,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 	const char	**v, *path, *slash, *base;
 	mode_t		 mask, want;
 	size_t		 i, dlen;
-	int		 sroot, droot, sfd = -1, dfd = -1, ret = 0;
+	int		 sroot, droot, sfd = -1, dfd = -1, ret = 0, dirs = 0;
 
 	mask = umask(0);
 	(void)umask(mask);
@@ -1062,7 +1092,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(droot, prefix.data, i == 0 ? "" :
-			    cur.data, 0777 & ~mask) == -1)
+			    cur.data, 0777 & ~mask, &dirs) == -1)
 				ret = -1;
 			buf_reset(&cur);
 			buf_add(&cur, path, dlen);

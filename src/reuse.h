@@ -70,14 +70,17 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  * A reused copy proved as it stands (proof.h's proof_reused()), and put
  * right where it is not, path by path, instead of being synced whole:
  *
- *	reuse_prepare(copy, common, run, head, entries, untracked,
- *	    index, since, keep_ignored, idle, &recent, &dst_gitdir)
+ *	reuse_prepare(copy, common, run, scratch, head, entries,
+ *	    untracked, index, since, keep_ignored, idle, &recent,
+ *	    &dst_gitdir)
  *			as reuse_sync(), but for its index flags, marks,
  *			and files: the modes are those of the working
  *			tree's index entries (lsfiles.h) rather than
  *			HEAD's, and every file that index (the last
  *			proof's, forge's own, of time since) does not list
- *			is removed, ignored ones kept if keep_ignored.
+ *			is removed, ignored ones kept if keep_ignored (by
+ *			a git clean that runs as the modes are seen to,
+ *			its files in scratch).
  *			Into recent: the files of entries and untracked
  *			whose ctime, not mtime, is as recent as since, to
  *			the second (git's stat data would not tell a
@@ -104,8 +107,9 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  */
 struct strv;
 int	reuse_prepare(const char *, const char *, const char *, const char *,
-	    const struct strv *, const struct strv *, const char *, time_t,
-	    int, struct spawn_idle *, struct strv *, char **);
+	    const char *, const struct strv *, const struct strv *,
+	    const char *, time_t, int, struct spawn_idle *, struct strv *,
+	    char **);
 int	reuse_fix(const char *, const char *, const struct strv *);
 int	reuse_modes(const char *, const char *, const struct strv *,
 	    const struct strv *, const struct strv *, int);

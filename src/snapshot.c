@@ -1015,9 +1015,10 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	if (may_convert(sr, l) || (idx = proof_reused_index(sr->proof)) ==
 	    NULL)
 		return 0;
-	if (reuse_prepare(sr->dst, sr->common, s->rd->run, sr->head,
-	    &sr->entries, &l->untracked, idx, proof_reused_time(sr->proof),
-	    s->incremental, &s->idle, &again, &sr->dst_gitdir) == -1) {
+	if (reuse_prepare(sr->dst, sr->common, s->rd->run, s->rd->scratch,
+	    sr->head, &sr->entries, &l->untracked, idx,
+	    proof_reused_time(sr->proof), s->incremental, &s->idle, &again,
+	    &sr->dst_gitdir) == -1) {
 		strv_free(&again);
 		return -1;
 	}
