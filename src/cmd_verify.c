@@ -1319,7 +1319,10 @@ prepare(struct run *r, const struct verify_opts *o)
 	places[1] = ctx->repo.gitdir;
 	places[2] = ctx->repo.common;
 	places[3] = NULL;
-	(void)escape_warn(r->snap.copy, places);
+	if (r->snap.links_known)
+		(void)escape_warn_paths(r->snap.copy, &r->snap.links, places);
+	else
+		(void)escape_warn(r->snap.copy, places);
 	return plan_contain(r);
 }
 

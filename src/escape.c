@@ -181,3 +181,36 @@ escape_warn(const char *copy, const char *const *places)
 	close(root);
 	return count;
 }
+
+int
+escape_warn_paths(const char *copy, const struct strv *paths,
+    const char *const *places)
+{
+	struct stat	 st;
+	const char	*path, *slash, *base;
+	char		*rel;
+	size_t		 i;
+	int		 root, dfd, count = 0;
+
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		warn("cannot read %s", fs_vis(copy));
+		return -1;
+	}
+	for (i = 0; i < paths->n; i++) {
+		path = paths->v[i];
+		slash = strrchr(path, '/');
+		base = slash != NULL ? slash + 1 : path;
+		rel = xstrndup(path, (size_t)(base - path));
+		/* No symlink on the way followed: a directory that is one
+		 * is itself among the paths. */
+		dfd = fs_open_dir(root, rel, 0, 0);
+		if (dfd != -1 && fstatat(dfd, base, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
+			count += check_link(dfd, base, copy, rel, places);
+		if (dfd != -1)
+			close(dfd);
+		free(rel);
+	}
+	close(root);
+	return count;
+}

@@ -8,6 +8,10 @@
  *					link (path -> target); returns
  *					how many, or -1 if the copy could
  *					not be read (said)
+ *	n = escape_warn_paths(copy, &paths, places);
+ *					the same, where only those paths
+ *					below copy can be symlinks: each
+ *					is looked at, not the whole copy
  *
  * places is a NULL-terminated list of absolute directories to protect
  * (the working tree's top, its git dir, the common dir).  A link whose
@@ -18,7 +22,11 @@
 #ifndef ESCAPE_H
 #define ESCAPE_H
 
+struct strv;
+
 int	escape_warn(const char *, const char *const *);
+int	escape_warn_paths(const char *, const struct strv *,
+	    const char *const *);
 /* Where a symlink at path (absolute, in the copy) with target leads:
  * an absolute, normalized path; the caller frees.  For the tests. */
 char	*escape_resolve(const char *, const char *);

@@ -684,7 +684,7 @@ ctime_only(const struct stat *st, time_t since)
 static int
 entry_modes(const char *copy, const struct strv *entries,
     const struct spawn_idle *idle, time_t since, struct strv *recent,
-    int *dirs)
+    struct strv *links, int *dirs)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
@@ -741,6 +741,8 @@ entry_modes(const char *copy, const struct strv *entries,
 			st.st_mode = 0;
 		if (st.st_mode != 0 && ctime_only(&st, since))
 			strv_push(recent, path);
+		if (S_ISLNK(st.st_mode))
+			strv_push(links, path);
 	}
 	if (dfd != -1 && dfd != root)
 		close(dfd);
@@ -886,7 +888,7 @@ reuse_prepare(const char *copy, const char *common, const char *run,
     const char *scratch, const char *head, const struct strv *entries,
     const struct strv *others, const char *index, time_t since,
     int keep_ignored, struct spawn_idle *idle, struct strv *recent,
-    char **dst_gitdir)
+    struct strv *links, char **dst_gitdir)
 {
 	struct git_job		 j;
 	struct git		 g;
@@ -912,7 +914,7 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	err = xasprintf("%s/clean.err", scratch);
 	started = git_start(&j, &g, keep_ignored ? clean_keep : clean_all,
 	    NULL, out, err) == 0;
-	r = entry_modes(copy, entries, idle, since, recent, &dirs);
+	r = entry_modes(copy, entries, idle, since, recent, links, &dirs);
 	if (started)
 		st = git_finish(&j);
 	(void)unlink(out);

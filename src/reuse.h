@@ -71,7 +71,7 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  * right where it is not, path by path, instead of being synced whole:
  *
  *	reuse_prepare(copy, common, run, scratch, head, entries,
- *	    untracked, index, since, keep_ignored, idle, &recent,
+ *	    untracked, index, since, keep_ignored, idle, &recent, &links,
  *	    &dst_gitdir)
  *			as reuse_sync(), but for its index flags, marks,
  *			and files: the modes are those of the working
@@ -84,7 +84,8 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			Into recent: the files of entries and untracked
  *			whose ctime, not mtime, is as recent as since, to
  *			the second (git's stat data would not tell a
- *			rewrite in that second from them)
+ *			rewrite in that second from them); into links,
+ *			the files of entries that were symlinks
  *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
  *			proof.h) removed from the copy, then copied from
  *			src where the working state has it; directories
@@ -109,7 +110,7 @@ struct strv;
 int	reuse_prepare(const char *, const char *, const char *, const char *,
 	    const char *, const struct strv *, const struct strv *,
 	    const char *, time_t, int, struct spawn_idle *, struct strv *,
-	    char **);
+	    struct strv *, char **);
 int	reuse_fix(const char *, const char *, const struct strv *);
 int	reuse_modes(const char *, const char *, const struct strv *,
 	    const struct strv *, const struct strv *, int);

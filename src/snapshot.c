@@ -1004,7 +1004,7 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l)
 {
 	struct strv		 fix = STRV_INIT, again = STRV_INIT;
-	struct strv		 paths = STRV_INIT;
+	struct strv		 paths = STRV_INIT, links = STRV_INIT;
 	struct mirror_plan	 mp;
 	struct git		 sg;
 	const char		*idx;
@@ -1018,8 +1018,9 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	if (reuse_prepare(sr->dst, sr->common, s->rd->run, s->rd->scratch,
 	    sr->head, &sr->entries, &l->untracked, idx,
 	    proof_reused_time(sr->proof), s->incremental, &s->idle, &again,
-	    &sr->dst_gitdir) == -1) {
+	    &links, &sr->dst_gitdir) == -1) {
 		strv_free(&again);
+		strv_free(&links);
 		return -1;
 	}
 	proof_reused_look(sr->proof, &again);
@@ -1052,6 +1053,7 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 			mirror_plan_free(&mp);
 		strv_free(&fix);
 		strv_free(&again);
+		strv_free(&links);
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
 		s->fixed = -1;
@@ -1068,6 +1070,20 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,
 	    sr->filemode);
 	s->fixed = (long)fix.n;
+	/*
+	 * The copy is the working state, which has a file only where the
+	 * index has an entry or git lists an untracked one: what may be a
+	 * symlink is what was one among the entries, and what was written
+	 * or is untracked.  A copy with ignored files of its own has more.
+	 */
+	if (!s->incremental) {
+		for (i = 0; i < paths.n; i++)
+			strv_push(&links, paths.v[i]);
+		strv_free(&s->links);
+		s->links = links;
+		s->links_known = 1;
+	} else
+		strv_free(&links);
 	strv_free(&paths);
 	strv_free(&fix);
 	strv_free(&again);
@@ -1267,6 +1283,7 @@ snapshot_free(struct snapshot *s)
 	free(s->repos);
 	free(s->copy);
 	reuse_marks_free(&s->marks);
+	strv_free(&s->links);
 	free(s->tree);
 	free(s->gitdir);
 	free(s->start_refs);

@@ -42,6 +42,7 @@
 #include "reuse.h"
 #include "rundir.h"
 #include "spawn.h"
+#include "strv.h"
 
 #define SNAP_NOCHECK	0x01
 #define SNAP_REUSED	0x02	/* rd holds a parked copy (reuse.h): bring
@@ -76,6 +77,10 @@ struct snapshot {
 	long			  fixed;	/* reused: the paths put right
 						   in a copy proved as it
 						   stood; -1: synced whole */
+	struct strv		  links;	/* if links_known: the only
+						   paths of the copy that can
+						   be symlinks (escape.h) */
+	int			  links_known;
 	int			  clone;	/* SNAP_CLONE */
 	char			 *gitdir;	/* SNAP_CLONE: the top clone's
 						   git dir, and */

@@ -55,6 +55,44 @@ is "and none after" \
     "$(printf '%s\n' "$err" | sed -n '/RUNNING/,$p' | grep -c 'warning: the symlink')" 0
 run_forge verify --in-place -- true
 unlike "in place there is no copy to leave" "$err" 'warning: the symlink'
+
+# A reused copy, proved as it stood, is looked at only where its files
+# can be symlinks: the same links are named, and those that came since.
+links() {
+	printf '%s\n' "$err" |
+	    sed -n 's/.*warning: the symlink \([^ ]*\) ->.*/\1/p' | sort |
+	    tr '\n' ' '
+}
+all='abs-tracked dangling deep/er/to-root dotdot gitconfig rel-through up-and-in '
+git config forge.breakerThreshold 0
+run_forge verify --reuse -- true
+is "--reuse, a fresh copy: the same links are named" "$(links)" "$all"
+run_forge verify --reuse -v -- true
+like "a reused copy proved as it stood" "$err" 'proved as it stood'
+is "the same links are named" "$(links)" "$all"
+mv hello.txt hello.real && ln -s "$T/r/hello.real" hello.txt
+mkdir -p new/dir && ln -s "$T/r/.git" new/dir/git
+run_forge verify --reuse -v -- true
+like "edited since: a copy put right path by path" "$err" \
+    'proved as it stood once [1-9]'
+like "a tracked file made a link out is named" "$err" \
+    "warning: the symlink hello.txt -> $T/r/hello.real leads out"
+like "a new untracked one, deeper, is named" "$err" \
+    "warning: the symlink new/dir/git -> $T/r/.git leads out"
+run_forge verify --reuse -- sh -c 'rm abs-tracked && echo plain >abs-tracked'
+run_forge verify --reuse -v -- true
+like "after a command replaced a link with a file, it is named again" \
+    "$err" "warning: the symlink abs-tracked -> $T/r/hello.txt leads out"
+
+# --incremental: a link the command made among the copy's own ignored
+# files is named before the next run's command.
+printf 'build/\n' >.gitignore
+run_forge verify --incremental -- sh -c \
+    "mkdir -p build && ln -s '$T/r/hello.real' build/out"
+run_forge verify --incremental -- true
+like "--incremental: a link out among its own ignored files is named" \
+    "$err" "warning: the symlink build/out -> $T/r/hello.real leads out"
+forge gc --all >/dev/null 2>&1
 is "nothing is left" "$(leftovers "$T/r")" ""
 
 done_testing
