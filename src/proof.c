@@ -515,7 +515,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.alternates = pr->objects;
 	p->src_req.edits = &p->edits;
 	p->src_req.exclude = pr->exclude;
-	p->src_req.base = pr->head;
+	p->src_req.base = pr->reused ? NULL : pr->head;
 	p->src_req.sparse = pr->sparse;
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */
@@ -738,12 +738,23 @@ proof_copied(struct proof *p, const struct strv *paths)
 int
 proof_source_changed(const struct proof *p, const struct strv **changed)
 {
-	if (!treeid_done(&p->src_job))
+	if (p->src_req.base == NULL || !treeid_done(&p->src_job))
 		return 0;
 	if (p->src_job.failed)
 		return -1;
 	*changed = &p->src_job.changed;
 	return 1;
+}
+
+/* Asked for once a reused copy is not proved as it stood: that way
+ * never needs them. */
+int
+proof_list_changed(struct proof *p)
+{
+	if (p->src_req.base != NULL)
+		return 0;
+	p->src_req.base = p->r.head;
+	return treeid_changed(&p->src_job, p->r.head);
 }
 
 void

@@ -54,6 +54,12 @@
  *		-1: it cannot tell (no index to start from, or git
  *		   failed): the copy is to be built and proved the full
  *		   way, from proof_checked_out() on
+ *	proof_list_changed(p);		before that full way (whether
+ *					or not proof_reused() was tried):
+ *					the source's side lists the paths
+ *					proof_source_changed() gives, which
+ *					the first way never needs (-1: it
+ *					failed, said why)
  *	proof_copy_index(p)		after 1: the index the copy's side
  *					ended with (for reuse_index())
  *	tree = proof_finish(p);		waits, and compares: the proved
@@ -104,6 +110,12 @@ struct proof_repo {
 	int			 carry;		/* the copy may be parked:
 						   keep what its next run's
 						   proof starts from */
+	int			 reused;	/* a parked copy, proved as it
+						   stands first: the paths of
+						   the source that differ from
+						   HEAD are listed only once
+						   proof_list_changed() is
+						   called */
 };
 
 struct proof;
@@ -116,6 +128,7 @@ void		 proof_copied(struct proof *, const struct strv *);
 void		 proof_poll(struct proof *);
 int		 proof_source_changed(const struct proof *,
 		    const struct strv **);
+int		 proof_list_changed(struct proof *);
 const char	*proof_reused_index(struct proof *);
 time_t		 proof_reused_time(struct proof *);
 void		 proof_reused_look(struct proof *, const struct strv *);

@@ -692,6 +692,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.convert = may_convert(sr, l);
 	pr.own_ignored = s->incremental && sr == s->repos[0];
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
+	pr.reused = s->reused && sr == s->repos[0];
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;
 }
@@ -1140,6 +1141,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 			ret = 0;
 		goto out;
 	}
+	if (sr->proof != NULL && proof_list_changed(sr->proof) == -1)
+		goto out;
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
 	    files(s, sr, &l) == -1 || staging(s, sr, &l) == -1)
 		goto out;

@@ -74,6 +74,10 @@
  *					the job keeps it, for treeid_finish()
  *	tree = treeid_finish(&j);	waits for it; the caller owns the id
  *	treeid_done(&j)			has it ended (well or not)?
+ *	treeid_changed(&j, base);	as if q.base had been base: if the
+ *					job has ended, lists the paths now
+ *					(waits; -1: failed, said why, and
+ *					so has the job)
  *	treeid_free(&j);
  *
  *	treeid_keep(&j, path);		after treeid_finish(): keep the
@@ -131,6 +135,7 @@ int	 treeid_start(struct treeid_job *, const struct treeid_req *,
 void	 treeid_poll(struct treeid_job *);
 int	 treeid_done(const struct treeid_job *);
 const char *treeid_wait_tree(struct treeid_job *);
+int	 treeid_changed(struct treeid_job *, const char *);
 char	*treeid_finish(struct treeid_job *);
 void	 treeid_free(struct treeid_job *);
 int	 treeid_keep(struct treeid_job *, const char *);

@@ -228,6 +228,57 @@ START_TEST(t_wait_tree)
 }
 END_TEST
 
+/* No base: nothing listed, until asked -- after the job has ended (the
+ * paths listed then), or while it runs (listed on its way). */
+START_TEST(t_changed_later)
+{
+	struct treeid_req	 q;
+	struct treeid_job	 j;
+	struct git		 g;
+	char			*tree, *want, *index;
+	int			 when;
+
+	setup_repo();
+	want = tree_of("AAAA\n", "BBBB\n");
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	for (when = 0; when < 2; when++) {
+		request(&q, &g);
+		q.index = index;
+		ck_assert_int_eq(treeid_start(&j, &q, "later"), 0);
+		if (when == 0) {
+			tree = treeid_finish(&j);
+			ck_assert_uint_eq(j.changed.n, 0);
+			ck_assert_int_eq(treeid_changed(&j, "HEAD"), 0);
+		} else {
+			ck_assert_int_eq(treeid_changed(&j, "HEAD"), 0);
+			tree = treeid_finish(&j);
+		}
+		ck_assert_str_eq(tree, want);
+		ck_assert(treeid_done(&j));
+		ck_assert_uint_eq(j.changed.n, 2);
+		ck_assert_str_eq(j.changed.v[0], "a.txt");
+		ck_assert_str_eq(j.changed.v[1], "b.txt");
+		/* Asked again: listed once. */
+		ck_assert_int_eq(treeid_changed(&j, "HEAD"), 0);
+		ck_assert_uint_eq(j.changed.n, 2);
+		treeid_free(&j);
+		free(tree);
+	}
+	/* A base git cannot read: the job has failed. */
+	request(&q, &g);
+	q.index = index;
+	ck_assert_int_eq(treeid_start(&j, &q, "bad"), 0);
+	tree = treeid_finish(&j);
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_int_eq(treeid_changed(&j, "no-such-commit"), -1);
+	ck_assert(j.failed);
+	treeid_free(&j);
+	free(tree);
+	free(want);
+	free(index);
+}
+END_TEST
+
 /* An index kept from a job is a start for the next: the same tree. */
 START_TEST(t_start)
 {
@@ -284,6 +335,7 @@ treeid_suite(void)
 	tcase_add_test(tc, t_tree);
 	tcase_add_test(tc, t_only);
 	tcase_add_test(tc, t_wait_tree);
+	tcase_add_test(tc, t_changed_later);
 	tcase_add_test(tc, t_start);
 	suite_add_tcase(s, tc);
 	return s;
