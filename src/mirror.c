@@ -4,39 +4,21 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
+#include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
 #include "mirror.h"
 #include "strv.h"
 #include "sum.h"
 #include "xmalloc.h"
-
-/* Run git with args; its -z output split into v.  -1 said why. */
-static int
-git_list(const struct git *g, const char *const *args, struct strv *v,
-    const char *what)
-{
-	struct buf	out = BUF_INIT, err = BUF_INIT;
-	int		st;
-
-	if ((st = git_run(g, args, 0, NULL, &out, &err)) != 0) {
-		if (st > 0)
-			warnx("cannot read the index for the copy: %s: %s",
-			    what, git_why(&err, st));
-		buf_free(&out);
-		buf_free(&err);
-		return -1;
-	}
-	strv_split_z(v, out.data != NULL ? out.data : "", out.len);
-	buf_free(&out);
-	buf_free(&err);
-	return 0;
-}
 
 /* Run git in the copy with lines, each NUL-terminated, on its stdin. */
 static int
@@ -138,9 +120,157 @@ add_ita(const struct git *dst, const struct strv *ita)
 	return r == 0 ? 0 : -1;
 }
 
+/*
+ * What the two git diff-index runs below say depends on the index git
+ * reads and on HEAD alone: a reused copy's runs keep it in a file, keyed
+ * by a sum of that index as it is read, and the next run reads it there
+ * when the source's index did not change since.  The file is forge's,
+ * beside the copy, and sealed by a sum of what it holds, like the index
+ * the proof carries: a file anything else wrote is not believed.
+ */
+#define PLAN_MAGIC	"forge mirror plan 1\n"
+#define PLAN_MAX	(64 << 20)
+#define PLAN_SEAL	37		/* "sum <32 hex digits>\n" */
+
+static char *
+plan_key(const struct git *src, const char *head)
+{
+	struct sum	 s;
+	uint64_t	 d[2];
+	char		 b[65536], *hex, *key;
+	ssize_t		 n;
+	int		 fd;
+
+	if (src->index == NULL || (fd = open(src->index, O_RDONLY |
+	    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+		return NULL;
+	sum_init(&s);
+	sum_str(&s, head);
+	sum_str(&s, git_version_string());
+	while ((n = read(fd, b, sizeof(b))) > 0)
+		sum_add(&s, b, (size_t)n);
+	close(fd);
+	if (n == -1)
+		return NULL;
+	sum_final(&s, d);
+	hex = sum_hex(d);
+	key = xasprintf("key %s\n", hex);
+	free(hex);
+	return key;
+}
+
+static char *
+plan_seal(const char *data, size_t len)
+{
+	struct sum	 s;
+	uint64_t	 d[2];
+	char		*hex, *seal;
+
+	sum_init(&s);
+	sum_add(&s, data, len);
+	sum_final(&s, d);
+	hex = sum_hex(d);
+	seal = xasprintf("sum %s\n", hex);
+	free(hex);
+	return seal;
+}
+
+/* One "name LEN\n" and its LEN bytes at *p, before end: into out. */
+static int
+plan_part(const char **p, const char *end, const char *name, struct buf *out)
+{
+	const char	*nl;
+	char		*e;
+	size_t		 nlen = strlen(name);
+	unsigned long long len;
+
+	if ((size_t)(end - *p) <= nlen + 1 || memcmp(*p, name, nlen) != 0 ||
+	    (*p)[nlen] != ' ' ||
+	    (nl = memchr(*p, '\n', (size_t)(end - *p))) == NULL)
+		return -1;
+	errno = 0;
+	len = strtoull(*p + nlen + 1, &e, 10);
+	if (errno != 0 || e != nl || len > (unsigned long long)(end - nl - 1))
+		return -1;
+	buf_add(out, nl + 1, (size_t)len);
+	*p = nl + 1 + len;
+	return 0;
+}
+
+/* What path holds for key, if it is sealed: 0, and the two lists. */
+static int
+plan_read(const char *path, const char *key, struct buf *staged,
+    struct buf *visible)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*p, *end, *sum;
+	char		*seal = NULL;
+	size_t		 klen = strlen(key), mlen = strlen(PLAN_MAGIC);
+	int		 ret = -1;
+
+	if (fs_read_file(path, &b, PLAN_MAX) == -1 || b.data == NULL ||
+	    b.len < mlen + klen + PLAN_SEAL)
+		goto out;
+	sum = b.data + b.len - PLAN_SEAL;
+	seal = plan_seal(b.data, b.len - PLAN_SEAL);
+	if (strlen(seal) != PLAN_SEAL || memcmp(sum, seal, PLAN_SEAL) != 0 ||
+	    memcmp(b.data, PLAN_MAGIC, mlen) != 0 ||
+	    memcmp(b.data + mlen, key, klen) != 0)
+		goto out;
+	p = b.data + mlen + klen;
+	end = sum;
+	if (plan_part(&p, end, "staged", staged) == 0 &&
+	    plan_part(&p, end, "visible", visible) == 0 && p == end)
+		ret = 0;
+out:
+	if (ret == -1) {
+		buf_reset(staged);
+		buf_reset(visible);
+	}
+	free(seal);
+	buf_free(&b);
+	return ret;
+}
+
+static void
+plan_write(const char *path, const char *key, const struct buf *staged,
+    const struct buf *visible)
+{
+	struct buf	 b = BUF_INIT;
+	char		*seal;
+
+	buf_adds(&b, PLAN_MAGIC);
+	buf_adds(&b, key);
+	buf_addf(&b, "staged %zu\n", staged->len);
+	buf_add(&b, staged->data, staged->len);
+	buf_addf(&b, "visible %zu\n", visible->len);
+	buf_add(&b, visible->data, visible->len);
+	seal = plan_seal(b.data, b.len);
+	buf_adds(&b, seal);
+	if (b.len > PLAN_MAX ||
+	    fs_write_atomic(path, b.data, b.len, 0600) == -1)
+		(void)unlink(path);
+	free(seal);
+	buf_free(&b);
+}
+
+/* git's -z output of args into out: -1 with a message if it fails. */
+static int
+git_raw(const struct git *g, const char *const *args, struct buf *out)
+{
+	struct buf	err = BUF_INIT;
+	int		st;
+
+	if ((st = git_run(g, args, 0, NULL, out, &err)) > 0)
+		warnx("cannot read the index for the copy: git diff-index: %s",
+		    git_why(&err, st));
+	buf_free(&err);
+	return st == 0 ? 0 : -1;
+}
+
 int
 mirror_plan(const struct git *src, const char *head,
-    const struct strv *entries, const struct lsfiles *l,
+    const struct strv *entries, const struct lsfiles *l, const char *cache,
     struct mirror_plan *mp)
 {
 	const char *const	 staged_args[] = { "diff-index", "--cached",
@@ -150,14 +280,24 @@ mirror_plan(const struct git *src, const char *head,
 	    "--no-renames", "--name-only", "-z", "--ignore-submodules=none",
 	    head, "--", NULL };
 	struct strv		 staged = STRV_INIT, visible = STRV_INIT;
+	struct buf		 so = BUF_INIT, vo = BUF_INIT;
+	char			*key = NULL;
 	size_t			 i;
 	int			 ret = -1;
 
 	memset(mp, 0, sizeof(*mp));
 	mp->l = l;
-	if (git_list(src, staged_args, &staged, "git diff-index") == -1 ||
-	    git_list(src, visible_args, &visible, "git diff-index") == -1)
-		goto out;
+	if (cache != NULL)
+		key = plan_key(src, head);
+	if (key == NULL || plan_read(cache, key, &so, &vo) == -1) {
+		if (git_raw(src, staged_args, &so) == -1 ||
+		    git_raw(src, visible_args, &vo) == -1)
+			goto out;
+		if (key != NULL)
+			plan_write(cache, key, &so, &vo);
+	}
+	strv_split_z(&staged, so.data != NULL ? so.data : "", so.len);
+	strv_split_z(&visible, vo.data != NULL ? vo.data : "", vo.len);
 	sort(&staged);
 	/* Listed only when intent-to-add entries are visible: those. */
 	for (i = 0; i < visible.n; i++)
@@ -167,6 +307,9 @@ mirror_plan(const struct git *src, const char *head,
 	    strlen(head), &mp->lines);
 	ret = 0;
 out:
+	free(key);
+	buf_free(&so);
+	buf_free(&vo);
 	strv_free(&staged);
 	strv_free(&visible);
 	return ret;
@@ -233,7 +376,7 @@ mirror_index(const struct git *src, const struct git *dst, const char *head,
 	struct mirror_plan	mp;
 	int			ret = -1;
 
-	if (mirror_plan(src, head, entries, l, &mp) == 0)
+	if (mirror_plan(src, head, entries, l, NULL, &mp) == 0)
 		ret = mirror_apply(dst, &mp);
 	mirror_plan_free(&mp);
 	return ret;

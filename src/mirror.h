@@ -23,7 +23,12 @@
  *
  * The same in two halves, what to do found before it is done:
  *	struct mirror_plan mp;
- *	mirror_plan(&src, head, &entries, &l, &mp);	the source read
+ *	mirror_plan(&src, head, &entries, &l, cache, &mp);	the source
+ *					read; cache (NULL: none), a file
+ *					that keeps what git said of it for
+ *					the next run, which reads it there
+ *					if the index src reads and head
+ *					are the same
  *	key = mirror_key(&mp, head, dst_top);	all it depends on, as a
  *					string (the caller frees): the same
  *					key, the same index
@@ -47,7 +52,7 @@ struct mirror_plan {
 int	mirror_index(const struct git *, const struct git *, const char *,
 	    const struct strv *, const struct lsfiles *);
 int	mirror_plan(const struct git *, const char *, const struct strv *,
-	    const struct lsfiles *, struct mirror_plan *);
+	    const struct lsfiles *, const char *, struct mirror_plan *);
 int	mirror_apply(const struct git *, const struct mirror_plan *);
 char	*mirror_key(const struct mirror_plan *, const char *, const char *);
 void	mirror_plan_free(struct mirror_plan *);

@@ -1006,6 +1006,7 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 {
 	struct strv		 fix = STRV_INIT, again = STRV_INIT;
 	struct strv		 paths = STRV_INIT, links = STRV_INIT;
+	char			*plan;
 	struct mirror_plan	 mp;
 	struct git		 sg;
 	const char		*idx;
@@ -1033,8 +1034,10 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	if (proof_reused_start(sr->proof, sr->dst_gitdir) == -1)
 		r = -1;
 	else {
-		planned = mirror_plan(&sg, sr->head, &sr->entries, l,
+		plan = xasprintf("%s/mirror.plan", s->rd->carry);
+		planned = mirror_plan(&sg, sr->head, &sr->entries, l, plan,
 		    &mp) == 0;
+		free(plan);
 		/* Ended either way: nothing of it goes on in the copy. */
 		r = proof_reused(sr->proof, sr->dst_gitdir, &fix);
 		if (!planned)

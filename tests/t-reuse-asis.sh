@@ -144,6 +144,19 @@ run_forge verify --reuse -- sh -c 'git add -A && git reset -q f1 &&
     git update-index --assume-unchanged f4'
 status_same "after a command staged in its copy"
 git add f6 itanew
+# What git said the source stages is kept for the next run, sealed: a
+# record that says otherwise, written by anything but forge, is not
+# believed.
+git add f2
+status_same "staged, kept for the next run"
+status_same "staged, read where it was kept"
+plan=$(ls "$TMPDIR"/forge-*/.forge/carry/mirror.plan)
+{ printf 'forge mirror plan 1\n'; sed -n 2p "$plan"
+  printf 'staged 0\nvisible 0\nsum 0123456789abcdef0123456789abcdef\n'
+} >"$plan.new" && mv "$plan.new" "$plan"
+run_forge verify --reuse -- sh -c 'git add -A && git reset -q'
+status_same "a record that lies, and the copy's index changed by a command"
+git reset -q f2
 
 # Something that cannot be put right path by path: the copy is synced
 # whole, and still exact.
