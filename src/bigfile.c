@@ -48,12 +48,6 @@ bigfile_is_binary(const char *p, size_t len)
 }
 
 static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static int
 regular_mode(const char *m)
 {
 	return strcmp(m, "100644") == 0 || strcmp(m, "100755") == 0;
@@ -117,15 +111,13 @@ bigfile_parse_raw(const char *p, size_t len, struct strv *changed,
 static int
 at_or_below(const struct strv *v, const char *path)
 {
-	char	*c = xstrdup(path), *slash, *key;
+	char	*c = xstrdup(path), *slash;
 	int	 found;
 
-	key = c;
-	found = bsearch(&key, v->v, v->n, sizeof(*v->v), cmp_str) != NULL;
+	found = strv_sorted_has(v, c);
 	while (!found && (slash = strrchr(c, '/')) != NULL) {
 		*slash = '\0';
-		found = bsearch(&key, v->v, v->n, sizeof(*v->v), cmp_str) !=
-		    NULL;
+		found = strv_sorted_has(v, c);
 	}
 	free(c);
 	return found;
@@ -135,23 +127,15 @@ void
 bigfile_close(struct strv *big, const struct strv *changed)
 {
 	struct strv	more = STRV_INIT;
-	size_t		i, j;
+	size_t		i;
 
 	if (big->n == 0)
 		return;
-	qsort(big->v, big->n, sizeof(*big->v), cmp_str);
-	for (i = j = 1; i < big->n; i++) {
-		if (strcmp(big->v[i], big->v[j - 1]) == 0)
-			free(big->v[i]);
-		else
-			big->v[j++] = big->v[i];
-	}
-	big->n = j;
-	big->v[j] = NULL;
+	strv_sort_uniq(big);
 	for (i = 0; i < changed->n; i++)
 		if (strchr(changed->v[i], '/') != NULL &&
-		    bsearch(&changed->v[i], big->v, big->n, sizeof(*big->v),
-		    cmp_str) == NULL && at_or_below(big, changed->v[i]))
+		    !strv_sorted_has(big, changed->v[i]) &&
+		    at_or_below(big, changed->v[i]))
 			strv_push(&more, changed->v[i]);
 	if (more.n == 0)
 		return;
@@ -344,8 +328,7 @@ ask_sizes(struct bigfile *b)
 	char			*inp;
 	size_t			 i;
 
-	if (b->gone.n > 0)
-		qsort(b->gone.v, b->gone.n, sizeof(*b->gone.v), cmp_str);
+	strv_sort(&b->gone);
 	if (b->asked.n == 0) {
 		finalize(b);
 		return;
@@ -612,8 +595,7 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 		return -1;
 	}
 	for (i = 0; i < b->paths.n && ret == 0; i++) {
-		if (b->gone.n > 0 && bsearch(&b->paths.v[i], b->gone.v,
-		    b->gone.n, sizeof(*b->gone.v), cmp_str) != NULL)
+		if (strv_sorted_has(&b->gone, b->paths.v[i]))
 			continue;	/* deleted: cleared, and that is all */
 		if ((r = pathcopy_copy(&pc, b->paths.v[i], &st)) == 0) {
 			if (verbose && n < 10)

@@ -337,12 +337,6 @@ clone_add(const struct clone_src *cs, const char *dst,
 	return 0;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 void
 clone_moved(const char *start, const char *now, struct strv *moved)
 {
@@ -355,8 +349,7 @@ clone_moved(const char *start, const char *now, struct strv *moved)
 			nl = p + strlen(p) - 1;
 		strv_pushn(&was, p, (size_t)(nl - p) + (*nl != '\n'));
 	}
-	if (was.n > 0)
-		qsort(was.v, was.n, sizeof(*was.v), cmp_str);
+	strv_sort(&was);
 	for (p = now; p != NULL && *p != '\0'; p = nl + 1) {
 		if ((nl = strchr(p, '\n')) == NULL)
 			nl = p + strlen(p) - 1;
@@ -364,8 +357,7 @@ clone_moved(const char *start, const char *now, struct strv *moved)
 		if ((sp = strchr(line, ' ')) != NULL &&
 		    (strncmp(sp + 1, "refs/heads/", 11) == 0 ||
 		    strncmp(sp + 1, "refs/tags/", 10) == 0) &&
-		    (was.n == 0 || bsearch(&line, was.v, was.n,
-		    sizeof(*was.v), cmp_str) == NULL))
+		    !strv_sorted_has(&was, line))
 			strv_push(moved, sp + 1);
 		free(line);
 	}

@@ -40,19 +40,6 @@ git_feed(const struct git *g, const char *const *args, const struct strv *in)
 	return st == 0 ? 0 : -1;
 }
 
-static int
-cmp_str(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void
-sort(struct strv *v)
-{
-	if (v->n > 0)
-		qsort(v->v, v->n, sizeof(*v->v), cmp_str);
-}
-
 /*
  * The update-index --index-info lines for the staged paths: the source's
  * entry or gitlink ("mode oid\tpath"), or "0 <zeros>\tpath" removing it; unmerged
@@ -298,7 +285,7 @@ mirror_plan(const struct git *src, const char *head,
 	}
 	strv_split_z(&staged, so.data != NULL ? so.data : "", so.len);
 	strv_split_z(&visible, vo.data != NULL ? vo.data : "", vo.len);
-	sort(&staged);
+	strv_sort(&staged);
 	/* Listed only when intent-to-add entries are visible: those. */
 	for (i = 0; i < visible.n; i++)
 		if (!strv_sorted_has(&staged, visible.v[i]))

@@ -224,3 +224,28 @@ strv_sorted_has(const struct strv *v, const char *s)
 	return v->n > 0 && bsearch(&s, v->v, v->n, sizeof(*v->v),
 	    cmp_str) != NULL;
 }
+
+void
+strv_sort(struct strv *v)
+{
+	if (v->n > 1)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_str);
+}
+
+void
+strv_sort_uniq(struct strv *v)
+{
+	size_t	i, j;
+
+	strv_sort(v);
+	for (i = j = 1; i < v->n; i++) {
+		if (strcmp(v->v[i], v->v[j - 1]) != 0)
+			v->v[j++] = v->v[i];
+		else if (v->pool == NULL)
+			free(v->v[i]);
+	}
+	if (v->n > 0) {
+		v->n = j;
+		v->v[j] = NULL;
+	}
+}

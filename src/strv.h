@@ -47,6 +47,9 @@ char	*strv_join(const struct strv *, const char *);
 char	*strv_join_shell(char *const *);
 /* Split a NUL-separated buffer (git -z output) into v, dropping empties. */
 void	 strv_split_z(struct strv *, const char *, size_t);
+/* Sorted as strcmp() sorts; and without the same string twice. */
+void	 strv_sort(struct strv *);
+void	 strv_sort_uniq(struct strv *);
 /* Is s in v, sorted as strcmp() sorts? */
 int	 strv_sorted_has(const struct strv *, const char *);
 

@@ -722,6 +722,39 @@ START_TEST(t_xalloc)
 }
 END_TEST
 
+/* Sorted as strcmp() sorts; each string once, pooled or not. */
+START_TEST(t_strv_sort_uniq)
+{
+	struct strv	 v = STRV_INIT;
+	int		 pooled;
+
+	for (pooled = 0; pooled < 2; pooled++) {
+		if (pooled)
+			strv_pool(&v);
+		strv_sort_uniq(&v);
+		ck_assert_uint_eq(v.n, 0);
+		strv_push(&v, "b");
+		strv_push(&v, "a/b");
+		strv_push(&v, "b");
+		strv_push(&v, "a");
+		strv_push(&v, "b");
+		strv_push(&v, "a-b");
+		strv_sort(&v);
+		ck_assert_uint_eq(v.n, 6);
+		ck_assert_str_eq(v.v[0], "a");
+		ck_assert_str_eq(v.v[1], "a-b");
+		ck_assert_str_eq(v.v[2], "a/b");
+		strv_sort_uniq(&v);
+		ck_assert_uint_eq(v.n, 4);
+		ck_assert_str_eq(v.v[3], "b");
+		ck_assert_ptr_null(v.v[4]);
+		ck_assert(strv_sorted_has(&v, "a/b"));
+		ck_assert(!strv_sorted_has(&v, "c"));
+		strv_free(&v);
+	}
+}
+END_TEST
+
 /* sum.h: the same bytes, split any way, give the same sum. */
 START_TEST(t_sum_split)
 {
@@ -853,6 +886,7 @@ util_suite(void)
 	tcase_add_test(tc, t_strv_pool);
 	tcase_add_test(tc, t_strv_join);
 	tcase_add_test(tc, t_strv_split_z);
+	tcase_add_test(tc, t_strv_sort_uniq);
 	tcase_add_test(tc, t_strv_join_shell);
 	tcase_add_test(tc, t_strv_join_shell_roundtrip);
 	suite_add_tcase(s, tc);
