@@ -1083,6 +1083,11 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	if (!s->incremental) {
 		for (i = 0; i < paths.n; i++)
 			strv_push(&links, paths.v[i]);
+		/* A conflict's path is no entry of stage 0: what the
+		 * working tree has there, the copy has. */
+		for (i = 0; i < l->unmerged.n; i++)
+			strv_push(&links, l->unmerged.v[i]);
+		strv_sort_uniq(&links);
 		strv_free(&s->links);
 		s->links = links;
 		s->links_known = 1;

@@ -84,6 +84,23 @@ run_forge verify --reuse -v -- true
 like "after a command replaced a link with a file, it is named again" \
     "$err" "warning: the symlink abs-tracked -> $T/r/hello.txt leads out"
 
+# A conflict's path is no stage-0 entry: a link the working tree has
+# there is named in a reused copy too, once.
+new_repo "$T/m"
+git config forge.breakerThreshold 0
+echo base >c && git add c && git commit -q -m base
+git checkout -q -b other && echo other >c && git commit -q -am other
+git checkout -q - && echo mine >c && git commit -q -am mine
+git merge -q other >/dev/null 2>&1
+rm c && ln -s "$T/m/hello.txt" c
+run_forge verify --reuse -- true
+run_forge verify --reuse -v -- true
+like "a conflict's path: the copy is proved as it stood" "$err" \
+    'proved as it stood'
+is "a link at a conflict's path is named, once" "$(links)" "c "
+forge gc --all >/dev/null 2>&1
+cd "$T/r"
+
 # --incremental: a link the command made among the copy's own ignored
 # files is named before the next run's command.
 printf 'build/\n' >.gitignore
