@@ -573,6 +573,29 @@ fix_mode_st(int dfd, const char *base, const char *path, int dir,
 }
 
 /*
+ * A .git in a directory below the copy's top: no fresh copy has one (a
+ * copy with repositories nested in it is never reused), and git run
+ * there would work on whatever it names -- the real repository, say.
+ * The copy is then not to be used.
+ */
+static int
+foreign_git(int fd, const char *base, const char *path)
+{
+	struct stat	st;
+	int		dfd, found;
+
+	if ((dfd = openat(fd, base, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return 0;
+	found = fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
+	close(dfd);
+	if (found)
+		warnx("the reused copy has a .git of its own in %s",
+		    fs_vis(path));
+	return found;
+}
+
+/*
  * What git does not record, a command may still have changed: the mode
  * of a directory (one made unreadable), of a file but for its x bit.  A
  * checkout would give them git's own modes, and so does this -- first,
@@ -631,6 +654,8 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 			    0, 0);
 		}
 		if (dfd != -1 && fix_mode(dfd, base, path, dir, want) == -1)
+			ret = -1;
+		else if (dfd != -1 && dir && foreign_git(dfd, base, path))
 			ret = -1;
 	}
 	if (dfd != -1 && dfd != root)
@@ -1026,7 +1051,8 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want,
 		buf_str(&b);
 		if ((fd = parent_of(root, b.data, &base)) == -1)
 			continue;
-		if (fix_mode_st(fd, base, b.data, 1, want, &st) == -1)
+		if (fix_mode_st(fd, base, b.data, 1, want, &st) == -1 ||
+		    (S_ISDIR(st.st_mode) && foreign_git(fd, base, b.data)))
 			ret = -1;
 		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
 			(*changed)++;

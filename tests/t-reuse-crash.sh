@@ -246,6 +246,14 @@ for mode in reuse incremental; do
 	tamper "$mode" "$mode: .git a repository of its own" \
 	    'rm .git && git init -q . && git add -A && git commit -qm own'
 	check_next "$mode" "$mode: after .git a repository" fresh
+	# A .git below the top, naming the working tree's: git run there
+	# would work on the real repository.  No fresh copy has one.
+	tamper "$mode" "$mode: a .git below the top" \
+	    "ln -s '$T/r/.git' src/.git"
+	check_next "$mode" "$mode: after a .git below the top" fresh
+	tamper "$mode" "$mode: a .git in a new directory" \
+	    "mkdir -p junk/deep && ln -s '$T/r/.git' junk/deep/.git"
+	check_next "$mode" "$mode: after a .git in a new directory" reused
 	# The proof beside the copy that it is forge's, undone: the copy is
 	# removed, not parked where no one could claim or remove it.
 	for how in 'echo 0000000000000000 >../.forge/run' 'chmod 755 ..' \
