@@ -974,25 +974,30 @@ poll_early(void *arg)
 
 /*
  * "old new\tpath" for each path where tree b differs from tree a: the
- * modes, "000000" where a tree has none.
+ * modes, "000000" where a tree has none.  With index (b NULL), where the
+ * tree that index would make differs from a.
  */
 static int
 tree_changes(const struct git *dg, const struct rundir *rd,
-    const char *objects, const char *a, const char *b, struct strv *fix)
+    const char *objects, const char *a, const char *b, const char *index,
+    struct strv *fix)
 {
-	const char *const	 args[] = { "diff-tree", "-r", "-z",
+	const char *const	 trees[] = { "diff-tree", "-r", "-z",
 	    "--no-renames", "--raw", "--no-abbrev", a, b, NULL };
+	const char *const	 cached[] = { "diff-index", "--cached", "-z",
+	    "--no-renames", "--raw", "--no-abbrev", a, "--", NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
 	const char		*r, *path, *end;
 	int			 st;
 
 	g = *dg;
-	g.index = NULL;
+	g.index = index;
 	g.idle = NULL;
 	g.objdir = rd->objects;
 	g.alternates = objects;
-	if ((st = git_run(&g, args, 0, NULL, &out, NULL)) != 0) {
+	if ((st = git_run(&g, index != NULL ? cached : trees, 0, NULL, &out,
+	    NULL)) != 0) {
 		buf_free(&out);
 		return -1;
 	}
@@ -1094,7 +1099,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 int
 proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 {
-	const char	*a;
+	const char	*a, *idx;
 	char		*b = NULL;
 	size_t		 i;
 	int		 ret = -1;
@@ -1106,18 +1111,36 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		keep_copy_index(p, &p->fast_job);
 	treeid_free(&p->fast_job);
 	p->dst_git.idle = NULL;
-	if (b == NULL || (a = source_tree(p)) == NULL)
+	if (b == NULL)
+		goto out;
+	/*
+	 * The source's tree may still be being written (git writes each
+	 * tree that changed): what differs is then found from the index it
+	 * is written from, and the copy put right meanwhile.  Only when
+	 * nothing does is the tree waited for here.
+	 */
+	if (p->src_tree == NULL && !p->src_failed &&
+	    (idx = treeid_wait_added(&p->src_job)) != NULL &&
+	    p->src_job.tree == NULL) {
+		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
+		    idx, fix) == 0 && fix->n > 0) {
+			ret = 0;
+			goto fixed;
+		}
+		strv_clear(fix);
+	}
+	if ((a = source_tree(p)) == NULL)
 		goto out;
 	if (strcmp(a, b) == 0) {
 		p->settled = b;
 		b = NULL;
 		ret = 1;
 	} else if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, a,
-	    fix) == 0) {
-		for (i = 0; i < fix->n; i++)
-			strv_push(&p->fixed, strchr(fix->v[i], '\t') + 1);
+	    NULL, fix) == 0)
 		ret = 0;
-	}
+fixed:
+	for (i = 0; ret == 0 && i < fix->n; i++)
+		strv_push(&p->fixed, strchr(fix->v[i], '\t') + 1);
 out:
 	if (ret == -1) {
 		/* The full way, from the copy's checkout index. */

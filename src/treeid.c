@@ -559,6 +559,19 @@ treeid_changed(struct treeid_job *j, const char *base)
 }
 
 const char *
+treeid_wait_added(struct treeid_job *j)
+{
+	while (j->step <= STEP_ADD && !j->failed) {
+		if (j->job.done && j->job.status == -1) {
+			j->failed = 1;
+			break;
+		}
+		end_step(j, git_finish(&j->job));
+	}
+	return j->failed || j->q.edits_only ? NULL : j->index;
+}
+
+const char *
 treeid_wait_tree(struct treeid_job *j)
 {
 	while (j->tree == NULL && j->step != STEP_DONE && !j->failed) {

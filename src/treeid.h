@@ -69,6 +69,10 @@
  *	treeid_poll(&j);		moves it on, never waits (and must not
  *					be called from within treeid_finish(),
  *					as an idle hook could)
+ *	idx = treeid_wait_added(&j);	waits for the files to be added
+ *					only: the index the tree is to be
+ *					written from (NULL: failed), there
+ *					until the job is freed
  *	tree = treeid_wait_tree(&j);	waits for the tree id only (NULL:
  *					failed), what follows it going on;
  *					the job keeps it, for treeid_finish()
@@ -134,6 +138,7 @@ int	 treeid_start(struct treeid_job *, const struct treeid_req *,
 	    const char *);
 void	 treeid_poll(struct treeid_job *);
 int	 treeid_done(const struct treeid_job *);
+const char *treeid_wait_added(struct treeid_job *);
 const char *treeid_wait_tree(struct treeid_job *);
 int	 treeid_changed(struct treeid_job *, const char *);
 char	*treeid_finish(struct treeid_job *);

@@ -228,6 +228,42 @@ START_TEST(t_wait_tree)
 }
 END_TEST
 
+/* The index the tree is written from is there before the tree: what it
+ * holds is the files as added, and the tree is the one it makes. */
+START_TEST(t_wait_added)
+{
+	struct treeid_req	 q;
+	struct treeid_job	 j;
+	struct git		 g;
+	const char		*idx;
+	char			*tree, *want, *index, *listed, *cmd, *blob;
+
+	setup_repo();
+	request(&q, &g);
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	q.index = index;
+	ck_assert_int_eq(treeid_start(&j, &q, "added"), 0);
+	idx = treeid_wait_added(&j);
+	ck_assert_ptr_nonnull(idx);
+	ck_assert_ptr_null(j.tree);
+	blob = sh("printf 'AAAA\\n' | git hash-object --stdin");
+	ck_assert_int_ne(asprintf(&cmd, "GIT_INDEX_FILE='%s' git ls-files -s "
+	    "a.txt | cut -d ' ' -f 2", idx), -1);
+	listed = sh("%s", cmd);
+	ck_assert_str_eq(listed, blob);
+	tree = treeid_finish(&j);
+	want = tree_of("AAAA\n", "BBBB\n");
+	ck_assert_str_eq(tree, want);
+	treeid_free(&j);
+	free(tree);
+	free(want);
+	free(listed);
+	free(blob);
+	free(cmd);
+	free(index);
+}
+END_TEST
+
 /* No base: nothing listed, until asked -- after the job has ended (the
  * paths listed then), or while it runs (listed on its way). */
 START_TEST(t_changed_later)
@@ -336,6 +372,7 @@ treeid_suite(void)
 	tcase_add_test(tc, t_only);
 	tcase_add_test(tc, t_wait_tree);
 	tcase_add_test(tc, t_changed_later);
+	tcase_add_test(tc, t_wait_added);
 	tcase_add_test(tc, t_start);
 	suite_add_tcase(s, tc);
 	return s;

@@ -223,6 +223,42 @@ run_forge verify --reuse -- stat -c %a ud
 is "an untracked file's directory: the run passes" "$rc" 0
 is "with a fresh copy's mode" "$out" "$(printf '%o' $((0777 & ~$(umask))))"
 
+# The copy is put right while git still writes the working tree's tree:
+# what differs is found from the index that tree is written from.  A
+# wrapper holds the working tree's git write-tree until the copy's
+# paths are put right (3 seconds at most), and says which came first.
+mkdir "$T/gitw"
+cat >"$T/gitw/git" <<EOF
+#!/bin/sh
+real="$(command -v git)"
+case " \$* :\${GIT_INDEX_FILE:-}" in
+*" write-tree "*tree-src*)
+	i=0
+	while [ ! -f "$T/fixed" ] && [ \$i -lt 60 ]; do
+		sleep 0.05
+		i=\$((i + 1))
+	done
+	[ -f "$T/fixed" ] && echo "fixed first" >>"$T/order" ||
+	    echo "tree first" >>"$T/order" ;;
+*" update-index --add --remove --replace "*)
+	"\$real" "\$@"
+	rc=\$?
+	: >"$T/fixed"
+	exit \$rc ;;
+esac
+exec "\$real" "\$@"
+EOF
+chmod +x "$T/gitw/git"
+run_forge verify --reuse -- true
+printf 'while written\n' >>f3
+rm -f "$T/fixed" "$T/order"
+PATH="$T/gitw:$PATH" run_forge verify --reuse -v -- cat f3
+is "put right as the tree is written: the run passes" "$rc" 0
+like "one path put right" "$err" 'proved as it stood once 1 path'
+is "with the file as it is now" "$out" "$(cat f3)"
+is "the copy was put right before the working tree's tree was written" \
+    "$(cat "$T/order" 2>/dev/null)" "fixed first"
+
 # Files a command left with modes of their own, that the working tree
 # then tracks: git clean removes them from the copy as forge sees to
 # their modes, which is no error (a race: the test cannot make it
