@@ -58,8 +58,9 @@
  *					or not proof_reused() was tried):
  *					the source's side lists the paths
  *					proof_source_changed() gives, which
- *					the first way never needs (-1: it
- *					failed, said why)
+ *					the first way never needs: as it
+ *					goes on, or once more if it has
+ *					ended (-1: it failed, said why)
  *	proof_copy_index(p)		after 1: the index the copy's side
  *					ended with (for reuse_index())
  *	tree = proof_finish(p);		waits, and compares: the proved

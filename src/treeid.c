@@ -541,20 +541,12 @@ treeid_changed(struct treeid_job *j, const char *base)
 	if (j->q.base != NULL)
 		return 0;
 	j->q.base = base;
-	/* Still on its way: it lists them when it gets there. */
-	if (j->step != STEP_DONE)
-		return 0;
-	j->step = STEP_CHANGED;
-	start_step(j);
-	while (j->step != STEP_DONE && !j->failed) {
-		if (j->job.done && j->job.status == -1) {
-			j->failed = 1;
-			break;
-		}
-		end_step(j, git_finish(&j->job));
+	/* Still on its way: it lists them when it gets there.  Ended: it
+	 * runs again, for that step alone, while forge goes on. */
+	if (j->step == STEP_DONE) {
+		j->step = STEP_CHANGED;
+		start_step(j);
 	}
-	if (!j->job.done)
-		(void)git_finish(&j->job);	/* failed: still reaped */
 	return j->failed ? -1 : 0;
 }
 

@@ -78,10 +78,10 @@
  *					the job keeps it, for treeid_finish()
  *	tree = treeid_finish(&j);	waits for it; the caller owns the id
  *	treeid_done(&j)			has it ended (well or not)?
- *	treeid_changed(&j, base);	as if q.base had been base: if the
- *					job has ended, lists the paths now
- *					(waits; -1: failed, said why, and
- *					so has the job)
+ *	treeid_changed(&j, base);	as if q.base had been base: a job
+ *					that has ended runs again for that
+ *					step alone (-1: it could not start,
+ *					said why, and the job has failed)
  *	treeid_free(&j);
  *
  *	treeid_keep(&j, path);		after treeid_finish(): keep the

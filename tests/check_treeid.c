@@ -284,7 +284,12 @@ START_TEST(t_changed_later)
 		if (when == 0) {
 			tree = treeid_finish(&j);
 			ck_assert_uint_eq(j.changed.n, 0);
+			ck_assert(treeid_done(&j));
+			/* Ended: it runs again, and ends again. */
 			ck_assert_int_eq(treeid_changed(&j, "HEAD"), 0);
+			ck_assert(!treeid_done(&j));
+			ck_assert_ptr_null(treeid_finish(&j));
+			ck_assert(!j.failed);
 		} else {
 			ck_assert_int_eq(treeid_changed(&j, "HEAD"), 0);
 			tree = treeid_finish(&j);
@@ -306,7 +311,8 @@ START_TEST(t_changed_later)
 	ck_assert_int_eq(treeid_start(&j, &q, "bad"), 0);
 	tree = treeid_finish(&j);
 	ck_assert_ptr_nonnull(tree);
-	ck_assert_int_eq(treeid_changed(&j, "no-such-commit"), -1);
+	ck_assert_int_eq(treeid_changed(&j, "no-such-commit"), 0);
+	ck_assert_ptr_null(treeid_finish(&j));
 	ck_assert(j.failed);
 	treeid_free(&j);
 	free(tree);
