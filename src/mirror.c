@@ -123,10 +123,7 @@ static char *
 plan_key(const struct git *src, const char *head)
 {
 	struct sum	 s;
-	uint64_t	 d[2];
-	char		 b[65536], *hex, *key;
-	ssize_t		 n;
-	int		 fd;
+	int		 fd, r;
 
 	if (src->index == NULL || (fd = open(src->index, O_RDONLY |
 	    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
@@ -134,32 +131,19 @@ plan_key(const struct git *src, const char *head)
 	sum_init(&s);
 	sum_str(&s, head);
 	sum_str(&s, git_version_string());
-	while ((n = read(fd, b, sizeof(b))) > 0)
-		sum_add(&s, b, (size_t)n);
+	r = sum_fd(&s, fd);
 	close(fd);
-	if (n == -1)
-		return NULL;
-	sum_final(&s, d);
-	hex = sum_hex(d);
-	key = xasprintf("key %s\n", hex);
-	free(hex);
-	return key;
+	return r == -1 ? NULL : sum_line(&s, "key ");
 }
 
 static char *
 plan_seal(const char *data, size_t len)
 {
 	struct sum	 s;
-	uint64_t	 d[2];
-	char		*hex, *seal;
 
 	sum_init(&s);
 	sum_add(&s, data, len);
-	sum_final(&s, d);
-	hex = sum_hex(d);
-	seal = xasprintf("sum %s\n", hex);
-	free(hex);
-	return seal;
+	return sum_line(&s, "sum ");
 }
 
 /* One "name LEN\n" and its LEN bytes at *p, before end: into out. */
@@ -325,8 +309,7 @@ mirror_key(const struct mirror_plan *mp, const char *head, const char *dst)
 {
 	struct sum	 s;
 	struct stat	 st;
-	uint64_t	 d[2];
-	char		*p, *hex;
+	char		*p;
 	size_t		 i;
 
 	sum_init(&s);
@@ -341,11 +324,7 @@ mirror_key(const struct mirror_plan *mp, const char *head, const char *dst)
 	}
 	sum_strv(&s, "skips", &mp->l->skips);
 	sum_strv(&s, "assumes", &mp->l->assumes);
-	sum_final(&s, d);
-	hex = sum_hex(d);
-	p = xasprintf("forge mirror 2 %s\n", hex);
-	free(hex);
-	return p;
+	return sum_line(&s, "forge mirror 2 ");
 }
 
 void

@@ -119,24 +119,20 @@ static char *
 carry_seal(const char *key, const char *idx)
 {
 	struct sum	 s;
-	uint64_t	 d[2];
-	char		 b[65536], *hex, *seal;
-	ssize_t		 n;
-	int		 fd;
+	char		*prefix, *seal;
+	int		 fd, r;
 
 	if ((fd = open(idx, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_CLOEXEC)) == -1)
 		return NULL;
 	sum_init(&s);
-	while ((n = read(fd, b, sizeof(b))) > 0)
-		sum_add(&s, b, (size_t)n);
+	r = sum_fd(&s, fd);
 	close(fd);
-	if (n == -1)
+	if (r == -1)
 		return NULL;
-	sum_final(&s, d);
-	hex = sum_hex(d);
-	seal = xasprintf("%sindex %s\n", key, hex);
-	free(hex);
+	prefix = xasprintf("%sindex ", key);
+	seal = sum_line(&s, prefix);
+	free(prefix);
 	return seal;
 }
 
@@ -175,8 +171,6 @@ static char *
 carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 {
 	struct sum	 s;
-	uint64_t	 d[2];
-	char		*hex, *key;
 
 	sum_init(&s);
 	sum_str(&s, pr->src);
@@ -188,11 +182,7 @@ carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 	sum_strv(&s, "flagged", &l->flagged);
 	sum_strv(&s, "nested", &l->nested);
 	sum_strv(&s, "exclude", pr->exclude);
-	sum_final(&s, d);
-	hex = sum_hex(d);
-	key = xasprintf("forge carry 3 %s\n", hex);
-	free(hex);
-	return key;
+	return sum_line(&s, "forge carry 3 ");
 }
 
 /* A file of what is carried: side "src" (the source's) or "dst" (the
@@ -266,18 +256,12 @@ static char *
 copy_key(const struct proof *p)
 {
 	struct sum	 s;
-	uint64_t	 d[2];
-	char		*hex, *key;
 
 	sum_init(&s);
 	sum_str(&s, p->r.dst);
 	sum_str(&s, p->r.own_ignored ? "own" : "none");
 	sum_strv(&s, "exclude", p->r.exclude);
-	sum_final(&s, d);
-	hex = sum_hex(d);
-	key = xasprintf("forge carry copy 2 %s\n", hex);
-	free(hex);
-	return key;
+	return sum_line(&s, "forge carry copy 2 ");
 }
 
 static char *

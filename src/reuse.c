@@ -438,10 +438,8 @@ digest(int root, const char *path, off_t *size, struct timespec *mtime,
 {
 	struct stat	 st;
 	struct sum	 s;
-	unsigned char	 buf[65536];
 	const char	*base;
-	ssize_t		 n;
-	int		 fd, dfd;
+	int		 fd, dfd, r;
 
 	if ((dfd = parent_of(root, path, &base)) == -1)
 		return -1;
@@ -455,10 +453,9 @@ digest(int root, const char *path, off_t *size, struct timespec *mtime,
 		return -1;
 	}
 	sum_init(&s);
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		sum_add(&s, buf, (size_t)n);
+	r = sum_fd(&s, fd);
 	close(fd);
-	if (n == -1)
+	if (r == -1)
 		return -1;
 	sum_final(&s, d);
 	*size = st.st_size;

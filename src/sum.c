@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "strv.h"
 #include "sum.h"
@@ -110,9 +111,23 @@ sum_final(const struct sum *s, uint64_t d[2])
 	d[1] = mix(h[1] + d[0]);
 }
 
-char *
-sum_hex(const uint64_t d[2])
+int
+sum_fd(struct sum *s, int fd)
 {
-	return xasprintf("%016llx%016llx", (unsigned long long)d[0],
-	    (unsigned long long)d[1]);
+	char	b[65536];
+	ssize_t	n;
+
+	while ((n = read(fd, b, sizeof(b))) > 0)
+		sum_add(s, b, (size_t)n);
+	return n == -1 ? -1 : 0;
+}
+
+char *
+sum_line(const struct sum *s, const char *prefix)
+{
+	uint64_t	d[2];
+
+	sum_final(s, d);
+	return xasprintf("%s%016llx%016llx\n", prefix,
+	    (unsigned long long)d[0], (unsigned long long)d[1]);
 }

@@ -11,8 +11,11 @@
  *					the same sum
  *	sum_str(&s, "tag");		a string and its NUL
  *	sum_strv(&s, "tag", &v);	a tag, then each string of v
+ *	sum_fd(&s, fd);			what fd reads to its end (-1: a
+ *					read failed)
  *	sum_final(&s, d);
- *	sum_hex(d)			"%016llx%016llx", to free
+ *	line = sum_line(&s, "prefix ");	"prefix <32 hex digits>\n", of the
+ *					sum so far, to free
  */
 #ifndef SUM_H
 #define SUM_H
@@ -32,7 +35,8 @@ void	 sum_init(struct sum *);
 void	 sum_add(struct sum *, const void *, size_t);
 void	 sum_str(struct sum *, const char *);
 void	 sum_strv(struct sum *, const char *, const struct strv *);
+int	 sum_fd(struct sum *, int);
 void	 sum_final(const struct sum *, uint64_t[2]);
-char	*sum_hex(const uint64_t[2]);
+char	*sum_line(const struct sum *, const char *);
 
 #endif /* SUM_H */
