@@ -5,7 +5,6 @@
 
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,17 +122,13 @@ static char *
 plan_key(const struct git *src, const char *head)
 {
 	struct sum	 s;
-	int		 fd, r;
 
-	if (src->index == NULL || (fd = open(src->index, O_RDONLY |
-	    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) == -1)
+	if (src->index == NULL)
 		return NULL;
 	sum_init(&s);
 	sum_str(&s, head);
 	sum_str(&s, git_version_string());
-	r = sum_fd(&s, fd);
-	close(fd);
-	return r == -1 ? NULL : sum_line(&s, "key ");
+	return sum_file(&s, src->index) == -1 ? NULL : sum_line(&s, "key ");
 }
 
 static char *

@@ -120,15 +120,9 @@ carry_seal(const char *key, const char *idx)
 {
 	struct sum	 s;
 	char		*prefix, *seal;
-	int		 fd, r;
 
-	if ((fd = open(idx, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-	    O_CLOEXEC)) == -1)
-		return NULL;
 	sum_init(&s);
-	r = sum_fd(&s, fd);
-	close(fd);
-	if (r == -1)
+	if (sum_file(&s, idx) == -1)
 		return NULL;
 	prefix = xasprintf("%sindex ", key);
 	seal = sum_line(&s, prefix);

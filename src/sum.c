@@ -1,6 +1,7 @@
 /* A fast 128-bit checksum, a word at a time (sum.h). */
 #include "config.h"
 
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -120,6 +121,19 @@ sum_fd(struct sum *s, int fd)
 	while ((n = read(fd, b, sizeof(b))) > 0)
 		sum_add(s, b, (size_t)n);
 	return n == -1 ? -1 : 0;
+}
+
+int
+sum_file(struct sum *s, const char *path)
+{
+	int	fd, r;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	r = sum_fd(s, fd);
+	close(fd);
+	return r;
 }
 
 char *

@@ -13,6 +13,8 @@
  *	sum_strv(&s, "tag", &v);	a tag, then each string of v
  *	sum_fd(&s, fd);			what fd reads to its end (-1: a
  *					read failed)
+ *	sum_file(&s, path);		the same of the file at path, not
+ *					a symlink (-1: none to read)
  *	sum_final(&s, d);
  *	line = sum_line(&s, "prefix ");	"prefix <32 hex digits>\n", of the
  *					sum so far, to free
@@ -36,6 +38,7 @@ void	 sum_add(struct sum *, const void *, size_t);
 void	 sum_str(struct sum *, const char *);
 void	 sum_strv(struct sum *, const char *, const struct strv *);
 int	 sum_fd(struct sum *, int);
+int	 sum_file(struct sum *, const char *);
 void	 sum_final(const struct sum *, uint64_t[2]);
 char	*sum_line(const struct sum *, const char *);
 

@@ -872,6 +872,7 @@ START_TEST(t_sum_fd)
 	uint64_t		 a[2], d[2];
 	size_t			 i;
 	FILE			*f;
+	char			*path;
 	int			 fd;
 
 	for (i = 0; i < sizeof(b); i++)
@@ -890,6 +891,20 @@ START_TEST(t_sum_fd)
 	sum_final(&s, d);
 	ck_assert(a[0] == d[0] && a[1] == d[1]);
 	close(fd);
+	/* The same by path; none there, none read. */
+	ck_assert_int_ne(asprintf(&path, "%s/check_util.sum.XXXXXX",
+	    getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp"), -1);
+	ck_assert_int_ne(fd = mkstemp(path), -1);
+	ck_assert_int_eq(write(fd, b, sizeof(b)), (ssize_t)sizeof(b));
+	close(fd);
+	sum_init(&s);
+	ck_assert_int_eq(sum_file(&s, path), 0);
+	sum_final(&s, d);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert(a[0] == d[0] && a[1] == d[1]);
+	sum_init(&s);
+	ck_assert_int_eq(sum_file(&s, path), -1);
+	free(path);
 	/* A descriptor that cannot be read. */
 	sum_init(&s);
 	ck_assert_int_eq(sum_fd(&s, fd), -1);
