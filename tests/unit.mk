@@ -80,3 +80,9 @@ tests_check_bigfile_SOURCES = tests/check_bigfile.c tests/unit.h
 tests_check_bigfile_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_bigfile_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_bigfile_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_gitindex
+tests_check_gitindex_SOURCES = tests/check_gitindex.c $(UNITFS)
+tests_check_gitindex_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_gitindex_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_gitindex_LDADD = $(TEST_LIBS_COMMON)

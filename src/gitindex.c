@@ -1,0 +1,267 @@
+/* Reading a git index file: its entries, and git's stat data of each. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "gitindex.h"
+#include "xmalloc.h"
+
+/* Past this, not an index forge reads (git's own limit is 4 GiB). */
+#define INDEX_MAX	((size_t)1 << 30)
+
+#define CE_ASSUME_VALID	0x8000
+#define CE_EXTENDED	0x4000
+#define CE_STAGEMASK	0x3000
+#define CE_NAMEMASK	0x0fff
+/* Of the second flags word: skip-worktree, intent-to-add, and what no
+ * git has given a meaning yet. */
+#define CE_EXT_ANY	0x7fff
+
+static uint32_t
+get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	    (uint32_t)p[2] << 8 | p[3];
+}
+
+/* Index version 4's path prefix: git's varint (each continuation adds
+ * one, so that no number has two spellings). */
+static int
+get_varint(const unsigned char **pp, const unsigned char *end, size_t *out)
+{
+	const unsigned char	*p = *pp;
+	size_t			 v;
+	unsigned char		 c;
+
+	if (p >= end)
+		return -1;
+	c = *p++;
+	v = c & 127;
+	while (c & 128) {
+		if (p >= end || v > (SIZE_MAX >> 8))
+			return -1;
+		c = *p++;
+		v = ((v + 1) << 7) | (c & 127);
+	}
+	*pp = p;
+	*out = v;
+	return 0;
+}
+
+int
+gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
+    size_t rawsz)
+{
+	const unsigned char	*p, *end, *nul;
+	struct buf		 names = BUF_INIT, prev = BUF_INIT;
+	size_t			*offs = NULL, fixed, nlen, strip, i;
+	uint32_t		 version, count, flags;
+	int			 ret = -1;
+
+	memset(ix, 0, sizeof(*ix));
+	/* Header, at least; the trailing checksum is not looked at: what
+	 * forge reads it sealed itself. */
+	if (len < 12 + rawsz || memcmp(data, "DIRC", 4) != 0 ||
+	    (rawsz != 20 && rawsz != 32))
+		goto bad;
+	end = data + len - rawsz;
+	version = get32(data + 4);
+	count = get32(data + 8);
+	if (version < 2 || version > 4 || count > len / 8)
+		goto bad;
+	ix->v = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*ix->v));
+	offs = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*offs));
+	/* ctime, mtime (each seconds and nanoseconds), dev, ino, mode,
+	 * uid, gid, size; the object id; the flags. */
+	fixed = 40 + rawsz + 2;
+	p = data + 12;
+	for (i = 0; i < count; i++) {
+		struct gitindex_entry	*e = &ix->v[i];
+
+		if ((size_t)(end - p) < fixed)
+			goto bad;
+		e->ctime = get32(p);
+		e->ctime_ns = get32(p + 4);
+		e->mtime = get32(p + 8);
+		e->mtime_ns = get32(p + 12);
+		e->dev = get32(p + 16);
+		e->ino = get32(p + 20);
+		e->mode = get32(p + 24);
+		e->uid = get32(p + 28);
+		e->gid = get32(p + 32);
+		e->size = get32(p + 36);
+		flags = (uint32_t)p[40 + rawsz] << 8 | p[41 + rawsz];
+		if (flags & (CE_ASSUME_VALID | CE_STAGEMASK))
+			goto bad;
+		p += fixed;
+		if (flags & CE_EXTENDED) {
+			if (version < 3 || end - p < 2 ||
+			    ((uint32_t)p[0] << 8 | p[1]) & CE_EXT_ANY)
+				goto bad;
+			p += 2;
+		}
+		/* The regular files, symlinks and submodules of a full
+		 * index: a directory's entry is a sparse index's. */
+		if (e->mode != 0100644 && e->mode != 0100755 &&
+		    e->mode != 0120000 && e->mode != 0160000)
+			goto bad;
+		if (version == 4) {
+			if (get_varint(&p, end, &strip) == -1 ||
+			    strip > prev.len)
+				goto bad;
+			prev.len -= strip;
+		} else
+			buf_reset(&prev);
+		if ((nul = memchr(p, '\0', end - p)) == NULL)
+			goto bad;
+		nlen = nul - p;
+		buf_add(&prev, p, nlen);
+		buf_str(&prev);
+		if (prev.len == 0 || ((flags & CE_NAMEMASK) != CE_NAMEMASK &&
+		    (flags & CE_NAMEMASK) != prev.len) ||
+		    strlen(prev.data) != prev.len)
+			goto bad;
+		/* Sorted as git sorts, each path once. */
+		if (i > 0 && strcmp(names.data + offs[i - 1], prev.data) >= 0)
+			goto bad;
+		offs[i] = names.len;
+		buf_add(&names, prev.data, prev.len + 1);
+		if (version == 4)
+			p = nul + 1;
+		else {
+			/* NULs to a multiple of 8 bytes from the entry's
+			 * start, at least one. */
+			size_t	 elen = (fixed + ((flags & CE_EXTENDED) ? 2 :
+			    0) + nlen + 8) & ~(size_t)7;
+			const unsigned char *start = p - fixed -
+			    ((flags & CE_EXTENDED) ? 2 : 0);
+
+			if ((size_t)(end - start) < elen)
+				goto bad;
+			p = start + elen;
+		}
+	}
+	/* Extensions: none that holds entries elsewhere (a split index's
+	 * "link") or says the index is sparse. */
+	while (p < end) {
+		uint32_t	esz;
+
+		if (end - p < 8)
+			goto bad;
+		esz = get32(p + 4);
+		if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0 ||
+		    (size_t)(end - p - 8) < esz)
+			goto bad;
+		p += 8 + esz;
+	}
+	ix->n = count;
+	buf_str(&names);
+	ix->names = buf_detach(&names);
+	for (i = 0; i < count; i++)
+		ix->v[i].path = ix->names + offs[i];
+	ret = 0;
+bad:
+	if (ret == -1) {
+		free(ix->v);
+		memset(ix, 0, sizeof(*ix));
+		buf_free(&names);
+		errno = EINVAL;
+	}
+	buf_free(&prev);
+	free(offs);
+	return ret;
+}
+
+int
+gitindex_read(struct gitindex *ix, const char *path, size_t rawsz)
+{
+	struct buf	b = BUF_INIT;
+	int		r;
+
+	memset(ix, 0, sizeof(*ix));
+	if (fs_read_file(path, &b, INDEX_MAX) == -1) {
+		buf_free(&b);
+		return -1;
+	}
+	r = gitindex_parse(ix, (const unsigned char *)b.data, b.len, rawsz);
+	buf_free(&b);
+	return r;
+}
+
+const struct gitindex_entry *
+gitindex_find(const struct gitindex *ix, const char *path)
+{
+	size_t	lo = 0, hi = ix->n, mid;
+	int	c;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strcmp(ix->v[mid].path, path)) == 0)
+			return &ix->v[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/* Is the time git kept (seconds, and nanoseconds where its git keeps
+ * them) the file's? */
+static int
+same_time(uint32_t sec, uint32_t nsec, const struct timespec *t)
+{
+	return sec == (uint32_t)t->tv_sec && (nsec == 0 ||
+	    nsec == (uint32_t)t->tv_nsec);
+}
+
+int
+gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
+    time_t since)
+{
+	if (st == NULL || since <= 0)
+		return 1;
+	switch (e->mode) {
+	case 0100644:
+		if (!S_ISREG(st->st_mode) || (st->st_mode & S_IXUSR))
+			return 1;
+		break;
+	case 0100755:
+		if (!S_ISREG(st->st_mode) || !(st->st_mode & S_IXUSR))
+			return 1;
+		break;
+	case 0120000:
+		if (!S_ISLNK(st->st_mode))
+			return 1;
+		break;
+	default:
+		return 1;	/* a submodule: git looks inside */
+	}
+	/*
+	 * As git compares them, but with the change time whatever git is
+	 * told of it: the file as git saw it has the same times, inode,
+	 * owner and size (the low 32 bits each) -- an empty one is looked
+	 * at anyway, as git keeps a size of 0 for a file it must look at
+	 * again.  And it was not changed in the second git saw it in, or
+	 * later: a change in that second would leave the same seconds.
+	 */
+	if (!same_time(e->mtime, e->mtime_ns, &st->st_mtim) ||
+	    !same_time(e->ctime, e->ctime_ns, &st->st_ctim) ||
+	    e->ino != (uint32_t)st->st_ino || e->uid != (uint32_t)st->st_uid ||
+	    e->gid != (uint32_t)st->st_gid ||
+	    e->size != (uint32_t)st->st_size || e->size == 0)
+		return 1;
+	return (time_t)e->mtime >= since || (time_t)e->ctime >= since;
+}
+
+void
+gitindex_free(struct gitindex *ix)
+{
+	free(ix->v);
+	free(ix->names);
+	memset(ix, 0, sizeof(*ix));
+}

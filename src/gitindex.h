@@ -1,0 +1,49 @@
+/*
+ * Reading a git index file's entries and the stat data git keeps of each
+ * (versions 2 to 4; see gitformat-index(5)): what git would compare with
+ * a file to take it as unchanged.
+ *
+ *	struct gitindex ix;
+ *	if (gitindex_read(&ix, path, 20) == 0) {	20: SHA-1, 32: SHA-256
+ *		ix.v[i].path, ix.v[i].mtime, ...	sorted as git sorts
+ *		gitindex_find(&ix, "dir/file");		NULL if none
+ *		gitindex_free(&ix);
+ *	}
+ *
+ * Only an index git can take every entry of at its stat data is read:
+ * one with an entry marked as unchanged, skipped or added with intent,
+ * of a conflict, of a sparse directory, or split (its entries in another
+ * file) is refused (-1, errno EINVAL), as is one cut short or malformed.
+ */
+#ifndef GITINDEX_H
+#define GITINDEX_H
+
+#include <sys/stat.h>
+
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+struct gitindex_entry {
+	const char	*path;
+	uint32_t	 ctime, ctime_ns;
+	uint32_t	 mtime, mtime_ns;
+	uint32_t	 dev, ino, mode, uid, gid, size;
+};
+
+struct gitindex {
+	struct gitindex_entry	*v;
+	size_t			 n;
+	char			*names;
+};
+
+int	 gitindex_read(struct gitindex *, const char *, size_t);
+int	 gitindex_parse(struct gitindex *, const unsigned char *, size_t,
+	    size_t);
+const struct gitindex_entry *gitindex_find(const struct gitindex *,
+	    const char *);
+int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,
+	    time_t);
+void	 gitindex_free(struct gitindex *);
+
+#endif /* GITINDEX_H */

@@ -1,0 +1,356 @@
+/*
+ * gitindex.c, against index files the real git writes: versions 2 and 4,
+ * SHA-1 and SHA-256, long and shared-prefix paths, symlinks, the entries
+ * it refuses (flags, conflicts, a split index), every cut-short or
+ * altered copy of a good one, and when a file is stale against its entry.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "gitindex.h"
+#include "unitfs.h"
+
+static char	*repo, *index_path;
+
+/* Run a shell command in the repository; its status. */
+static int
+sh(const char *fmt, ...)
+{
+	char	 cmd[16384];
+	va_list	 ap;
+	size_t	 n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
+	n = strlen(cmd);
+	va_start(ap, fmt);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* A repository (of object format fmt) with these files added: a, b/c,
+ * b/cd (a shared prefix), an executable, a symlink, and a path longer
+ * than the 12 bits of an entry's name length. */
+static void
+setup_repo(const char *fmt)
+{
+	char	*base, long_name[4096];
+	size_t	 i;
+
+	base = unitfs_dir("g");
+	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
+	ck_assert_int_ne(asprintf(&index_path, "%s/.git/index", repo), -1);
+	free(base);
+	ck_assert_int_eq(fs_mkdirs(repo, 0755), 0);
+	ck_assert_int_eq(sh("git init -q %s%s . && "
+	    "mkdir -p b d1/d2/d3/d4/d5/d6/d7/d8 && printf a >a && "
+	    "printf cc >b/c && printf ccc >b/cd && printf x >x && "
+	    "printf deep >d1/d2/d3/d4/d5/d6/d7/d8/deep && "
+	    "chmod 755 x && ln -s a l && : >empty", fmt != NULL ?
+	    "--object-format=" : "", fmt != NULL ? fmt : ""), 0);
+	/* 4,095 bytes: past the 12 bits of an entry's name length, and a
+	 * path the system takes (relative, as git has it). */
+	for (i = 0; i < 4095; i++)
+		long_name[i] = i >= 4000 ? 'f' : i % 100 == 99 ? '/' : 'd';
+	long_name[4095] = '\0';
+	long_name[3999] = '\0';
+	ck_assert_int_eq(sh("mkdir -p %s", long_name), 0);
+	long_name[3999] = '/';
+	ck_assert_int_eq(sh("printf long >%s && git add -A", long_name), 0);
+}
+
+/* Every entry as git lists it, with its mode: "mode path\n" each. */
+static char *
+git_list(void)
+{
+	char	 cmd[1024], *out;
+	FILE	*fp;
+	size_t	 n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && git ls-files -s | "
+	    "sed 's/ [0-9a-f]* 0\t/ /'", repo);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	out = malloc(1 << 16);
+	ck_assert_ptr_nonnull(out);
+	n = fread(out, 1, (1 << 16) - 1, fp);
+	out[n] = '\0';
+	ck_assert_int_eq(pclose(fp), 0);
+	return out;
+}
+
+/* The index read, against git's list and each file's lstat. */
+static void
+check_index(size_t rawsz)
+{
+	struct gitindex	 ix;
+	struct stat	 st, ist;
+	struct buf	 b = BUF_INIT;
+	char		*want;
+	size_t		 i;
+
+	ck_assert_int_eq(chdir(repo), 0);
+	ck_assert_int_eq(gitindex_read(&ix, index_path, rawsz), 0);
+	for (i = 0; i < ix.n; i++) {
+		buf_addf(&b, "%o %s\n", (unsigned)ix.v[i].mode, ix.v[i].path);
+		/* Relative, as git has them: the long one is too long for
+		 * the system whole. */
+		ck_assert_int_eq(lstat(ix.v[i].path, &st), 0);
+		ck_assert_uint_eq(ix.v[i].ino, (uint32_t)st.st_ino);
+		ck_assert_uint_eq(ix.v[i].mtime, (uint32_t)st.st_mtime);
+		ck_assert_uint_eq(ix.v[i].ctime, (uint32_t)st.st_ctime);
+		ck_assert_uint_eq(ix.v[i].size, (uint32_t)st.st_size);
+		ck_assert_uint_eq(ix.v[i].uid, (uint32_t)st.st_uid);
+		ck_assert_ptr_eq(gitindex_find(&ix, ix.v[i].path), &ix.v[i]);
+		/* Not stale against a time later than the file's, unless
+		 * empty (git keeps 0 for a file it must look at again). */
+		ck_assert_int_eq(gitindex_stale(&ix.v[i], &st,
+		    (st.st_mtime > st.st_ctime ? st.st_mtime : st.st_ctime) +
+		    1), st.st_size == 0);
+	}
+	ck_assert_ptr_null(gitindex_find(&ix, "b"));
+	ck_assert_ptr_null(gitindex_find(&ix, "zz"));
+	want = git_list();
+	buf_str(&b);
+	ck_assert_str_eq(b.data, want);
+	ck_assert_uint_eq(ix.n, 8);
+	ck_assert_int_eq(lstat(index_path, &ist), 0);
+	free(want);
+	buf_free(&b);
+	gitindex_free(&ix);
+}
+
+START_TEST(t_v2)
+{
+	setup_repo(NULL);
+	ck_assert_int_eq(sh("git update-index --index-version 2"), 0);
+	check_index(20);
+}
+END_TEST
+
+START_TEST(t_v4)
+{
+	setup_repo(NULL);
+	ck_assert_int_eq(sh("git update-index --index-version 4"), 0);
+	check_index(20);
+}
+END_TEST
+
+START_TEST(t_sha256)
+{
+	struct gitindex	 ix;
+	char		*probe, *cmd;
+	int		 r;
+
+	/* git 2.29 on: before, no SHA-256 repository to read. */
+	probe = unitfs_dir("probe");
+	ck_assert_int_ne(asprintf(&cmd, "git init -q --object-format=sha256 "
+	    "'%s' >/dev/null 2>&1", probe), -1);
+	r = system(cmd);
+	free(cmd);
+	free(probe);
+	if (r != 0)
+		return;
+	setup_repo("sha256");
+	check_index(32);
+	ck_assert_int_eq(sh("git update-index --index-version 4"), 0);
+	check_index(32);
+	/* Read as SHA-1, it is no index. */
+	ck_assert_int_eq(gitindex_read(&ix, index_path, 20), -1);
+}
+END_TEST
+
+/* Entries git would not take at their stat data, and split indexes:
+ * refused. */
+START_TEST(t_refused)
+{
+	static const char *const how[] = {
+		"git update-index --assume-unchanged a",
+		"git update-index --skip-worktree a",
+		"git rm -q --cached b/c && git add -N b/c",
+		"git update-index --split-index",
+		"printf 'x\\n' >c && git update-index --add --cacheinfo "
+		"100644,$(git hash-object -w c),c && "
+		"git update-index --index-info <<EOF\n"
+		"0 0000000000000000000000000000000000000000\tc\n"
+		"100644 $(git hash-object -w a) 1\tc\n"
+		"100644 $(git hash-object -w x) 2\tc\n"
+		"EOF",
+		NULL
+	};
+	struct gitindex	 ix;
+	size_t		 i;
+
+	for (i = 0; how[i] != NULL; i++) {
+		setup_repo(NULL);
+		ck_assert_int_eq(gitindex_read(&ix, index_path, 20), 0);
+		gitindex_free(&ix);
+		ck_assert_int_eq(sh("%s", how[i]), 0);
+		errno = 0;
+		ck_assert_msg(gitindex_read(&ix, index_path, 20) == -1,
+		    "read after %s", how[i]);
+		ck_assert_int_eq(errno, EINVAL);
+	}
+	ck_assert_int_eq(gitindex_read(&ix, "/nonexistent/index", 20), -1);
+	ck_assert_int_eq(errno, ENOENT);
+}
+END_TEST
+
+/* Every prefix of a good index, and every byte of it changed, is read
+ * safely (ASan and valgrind see every access): a prefix that cuts its
+ * entries is never an index (git writes these with no extension after
+ * them), and a change never gives paths that are out of order. */
+START_TEST(t_damaged)
+{
+	struct gitindex	 ix;
+	struct buf	 b = BUF_INIT;
+	unsigned char	*copy;
+	size_t		 n, i, k;
+	int		 v;
+
+	for (v = 2; v <= 4; v += 2) {
+		setup_repo(NULL);
+		ck_assert_int_eq(sh("git update-index --index-version %d", v),
+		    0);
+		buf_reset(&b);
+		ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
+		n = b.len;
+		for (i = 0; i < n - 20; i++) {
+			/* Exactly as long as needed: no byte to spare. */
+			copy = malloc(i > 0 ? i : 1);
+			ck_assert_ptr_nonnull(copy);
+			memcpy(copy, b.data, i);
+			ck_assert_int_eq(gitindex_parse(&ix, copy, i, 20), -1);
+			free(copy);
+		}
+		copy = malloc(n);
+		ck_assert_ptr_nonnull(copy);
+		for (i = 0; i < n - 20; i++) {
+			memcpy(copy, b.data, n);
+			copy[i] ^= 0x5a;
+			if (gitindex_parse(&ix, copy, n, 20) == 0) {
+				for (k = 1; k < ix.n; k++)
+					ck_assert_int_lt(strcmp(ix.v[k - 1].path,
+					    ix.v[k].path), 0);
+				gitindex_free(&ix);
+			}
+		}
+		free(copy);
+	}
+	buf_free(&b);
+}
+END_TEST
+
+/* A file is stale against its entry when anything git keeps of it
+ * changed, or when it could have changed unseen: in the second of the
+ * index, or later. */
+START_TEST(t_stale)
+{
+	struct gitindex_entry	 e;
+	struct stat		 st, s2;
+	char			*path;
+
+	setup_repo(NULL);
+	ck_assert_int_ne(asprintf(&path, "%s/b/c", repo), -1);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	memset(&e, 0, sizeof(e));
+	e.path = "b/c";
+	e.mode = 0100644;
+	e.mtime = (uint32_t)st.st_mtime;
+	e.ctime = (uint32_t)st.st_ctime;
+	e.ino = (uint32_t)st.st_ino;
+	e.uid = (uint32_t)st.st_uid;
+	e.gid = (uint32_t)st.st_gid;
+	e.size = (uint32_t)st.st_size;
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 1), 0);
+	/* The index's own second, or one before either time. */
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_ctime), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, 0), 1);
+	ck_assert_int_eq(gitindex_stale(&e, NULL, st.st_mtime + 1), 1);
+	s2 = st;
+	s2.st_mtim.tv_sec++;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	s2 = st;
+	s2.st_ctim.tv_sec++;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	s2 = st;
+	s2.st_ino++;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	s2 = st;
+	s2.st_size += 1ULL << 32;	/* git keeps 32 bits */
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 0);
+	s2.st_size++;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	s2 = st;
+	s2.st_uid++;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	s2 = st;
+	s2.st_gid++;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	/* The x bit, and the type. */
+	s2 = st;
+	s2.st_mode |= S_IXUSR;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	e.mode = 0100755;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 0);
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	e.mode = 0120000;
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	s2 = st;
+	s2.st_mode = S_IFLNK | 0777;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 0);
+	e.mode = 0160000;
+	s2.st_mode = S_IFDIR | 0755;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	/* Nanoseconds count where git kept them. */
+	e.mode = 0100644;
+	e.mtime_ns = (uint32_t)st.st_mtim.tv_nsec + 1;
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	e.mtime_ns = 0;
+	e.ctime_ns = (uint32_t)st.st_ctim.tv_nsec ^ 1;
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	e.ctime_ns = 0;
+	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 0);
+	/* Empty: always looked at. */
+	e.size = 0;
+	s2 = st;
+	s2.st_size = 0;
+	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	free(path);
+}
+END_TEST
+
+static Suite *
+gitindex_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("gitindex");
+	tc = tcase_create("git");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, t_v2);
+	tcase_add_test(tc, t_v4);
+	tcase_add_test(tc, t_sha256);
+	tcase_add_test(tc, t_refused);
+	tcase_add_test(tc, t_damaged);
+	tcase_add_test(tc, t_stale);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(gitindex_suite)
