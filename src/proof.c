@@ -72,6 +72,7 @@ struct proof {
 	struct treeid_job	 fast_job;	/* its side, as it stands */
 	int			 fast_started;
 	struct strv		 fast_edits;
+	int			 recent_only;	/* and nothing else */
 	struct strv		 recent;	/* the copy's paths to look at
 						   again, for its carried index */
 };
@@ -1012,12 +1013,13 @@ proof_reused_time(struct proof *p)
 }
 
 void
-proof_reused_look(struct proof *p, const struct strv *paths)
+proof_reused_look(struct proof *p, const struct strv *paths, int only)
 {
 	size_t	i;
 
 	for (i = 0; i < paths->n; i++)
 		strv_push(&p->recent, paths->v[i]);
+	p->recent_only = only;
 }
 
 const char *
@@ -1062,9 +1064,16 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	strv_free(&p->fast_edits);
 	if (p->copy_runs > 0)
 		q.only = &p->fixed;
-	else if (p->recent.n > 0) {
-		fresh_entries(p, &p->fast_edits, &p->recent);
-		q.edits = &p->fast_edits;
+	else {
+		/* Each path whose file is not as git saw it last is looked
+		 * at afresh: git would otherwise trust its stat data where
+		 * it cannot tell a change (core.trustCtime false, say). */
+		if (p->recent.n > 0) {
+			fresh_entries(p, &p->fast_edits, &p->recent);
+			q.edits = &p->fast_edits;
+		}
+		if (p->recent_only)
+			q.only = &p->recent;
 	}
 	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
 	p->fast_started = 1;

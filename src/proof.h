@@ -37,8 +37,11 @@
  *	idx = proof_reused_index(p);	the index its last proof left, if
  *					any (NULL: none, so -1 below)
  *	t = proof_reused_time(p);	that index's time (0: none)
- *	proof_reused_look(p, &paths);	paths git is to look at again
- *					however their stat data looks
+ *	proof_reused_look(p, &paths, only);	paths git is to look at
+ *					again however their stat data looks;
+ *					only: and at nothing else, as no
+ *					other file can have changed since
+ *					the index proof_reused_index() gave
  *	proof_reused_start(p, dst_gitdir);	may come first, so that
  *					the look runs while forge does other
  *					work (-1: it cannot, nor can
@@ -132,7 +135,7 @@ int		 proof_source_changed(const struct proof *,
 int		 proof_list_changed(struct proof *);
 const char	*proof_reused_index(struct proof *);
 time_t		 proof_reused_time(struct proof *);
-void		 proof_reused_look(struct proof *, const struct strv *);
+void		 proof_reused_look(struct proof *, const struct strv *, int);
 int		 proof_reused_start(struct proof *, const char *);
 int		 proof_reused(struct proof *, const char *, struct strv *);
 const char	*proof_copy_index(const struct proof *);

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "gitindex.h"
 #include "journal.h"
 #include "lsfiles.h"
 #include "pathcopy.h"
@@ -705,17 +706,56 @@ ctime_only(const struct stat *st, time_t since)
 	    st->st_mtim.tv_sec < since;
 }
 
+/*
+ * The entries of had (if not NULL) before path, or all that are left if
+ * path is NULL, onto lone: those the working tree's index has not.
+ */
+static void
+had_before(const struct gitindex *had, size_t *k, const char *path,
+    struct strv *lone)
+{
+	for (; had != NULL && *k < had->n && (path == NULL ||
+	    strcmp(had->v[*k].path, path) < 0); (*k)++)
+		strv_push(lone, had->v[*k].path);
+}
+
+/* Into stale, each path of v whose entry in had git is to look at again
+ * (gitindex_stale()), or whose file is a symlink, into links. */
+static void
+had_look(int root, const struct gitindex *had, const struct strv *v,
+    time_t since, struct strv *stale, struct strv *links)
+{
+	struct stat	 st;
+	const char	*base;
+	size_t		 i;
+	int		 fd, r;
+
+	for (i = 0; i < v->n; i++) {
+		r = (fd = parent_of(root, v->v[i], &base)) != -1 &&
+		    fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (fd != -1)
+			close(fd);
+		if (gitindex_stale(gitindex_find(had, v->v[i]), r ? &st :
+		    NULL, since))
+			strv_push(stale, v->v[i]);
+		if (r && S_ISLNK(st.st_mode))
+			strv_push(links, v->v[i]);
+	}
+}
+
 static int
 entry_modes(const char *copy, const struct strv *entries,
-    const struct spawn_idle *idle, time_t since, struct strv *recent,
-    struct strv *links, int *dirs)
+    const struct gitindex *had, const struct spawn_idle *idle, time_t since,
+    struct strv *recent, struct strv *links, int *dirs)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
+	struct strv	 lone = STRV_INIT;
+	const struct gitindex_entry *e;
 	const char	*path, *slash, *base;
 	mode_t		 mask, want;
-	size_t		 i, dlen;
-	int		 root, dfd = -1, ret = 0;
+	size_t		 i, k = 0, dlen;
+	int		 root, dfd = -1, ret = 0, moved;
 
 	mask = umask(0);
 	(void)umask(mask);
@@ -728,6 +768,9 @@ entry_modes(const char *copy, const struct strv *entries,
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
 		path = lsfiles_entry_path(entries->v[i]);
+		had_before(had, &k, path, &lone);
+		e = had != NULL && k < had->n && strcmp(had->v[k].path,
+		    path) == 0 ? &had->v[k++] : NULL;
 		if (strncmp(entries->v[i], "100755 ", 7) == 0)
 			want = 0777 & ~mask;
 		else if (strncmp(entries->v[i], "100644 ", 7) == 0)
@@ -756,20 +799,36 @@ entry_modes(const char *copy, const struct strv *entries,
 			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
 			    0, 0);
 		}
-		if (dfd == -1)
+		if (dfd == -1) {
+			if (e != NULL)
+				strv_push(recent, path);
 			continue;
+		}
 		if (want != 0) {
 			if (fix_mode_st(dfd, base, path, 0, want, &st) == -1)
 				ret = -1;
 		} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			st.st_mode = 0;
-		if (st.st_mode != 0 && ctime_only(&st, since))
+		/* A mode reset is a change git is to see. */
+		moved = want != 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 07777) != want;
+		if (had != NULL) {
+			if (e != NULL && (moved || gitindex_stale(e,
+			    st.st_mode != 0 ? &st : NULL, since)))
+				strv_push(recent, path);
+		} else if (st.st_mode != 0 && ctime_only(&st, since))
 			strv_push(recent, path);
 		if (S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
 	if (dfd != -1 && dfd != root)
 		close(dfd);
+	/* What the last proof had that the index has not: the untracked
+	 * files then, and what was tracked. */
+	had_before(had, &k, NULL, &lone);
+	if (ret == 0 && had != NULL)
+		had_look(root, had, &lone, since, recent, links);
+	strv_free(&lone);
 	close(root);
 	buf_free(&cur);
 	buf_free(&prefix);
@@ -916,9 +975,10 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 {
 	struct git_job		 j;
 	struct git		 g;
+	struct gitindex		 had;
 	mode_t			 mask;
 	char			*adm, *out, *err;
-	int			 started, st = -1, dirs = 0, r;
+	int			 started, st = -1, dirs = 0, r, known;
 
 	*dst_gitdir = NULL;
 	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
@@ -938,7 +998,14 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	err = xasprintf("%s/clean.err", scratch);
 	started = git_start(&j, &g, keep_ignored ? clean_keep : clean_all,
 	    NULL, out, err) == 0;
-	r = entry_modes(copy, entries, idle, since, recent, links, &dirs);
+	/* git's stat data of the copy as the last proof left it: every
+	 * path whose file is not as that says is for git to look at. */
+	known = since > 0 && gitindex_read(&had, index, strlen(head) / 2) ==
+	    0;
+	r = entry_modes(copy, entries, known ? &had : NULL, idle, since,
+	    recent, links, &dirs);
+	if (known)
+		gitindex_free(&had);
 	if (started)
 		st = git_finish(&j);
 	(void)unlink(out);
@@ -947,11 +1014,12 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	free(err);
 	if (r == -1)
 		goto fail;
-	recent_paths(copy, others, since, recent);
+	if (!known)
+		recent_paths(copy, others, since, recent);
 	if (clean_detach(&g, head, keep_ignored, st == 0 && dirs == 0) == -1)
 		goto fail;
 	*dst_gitdir = adm;
-	return 0;
+	return known;
 fail:
 	free(adm);
 	return -1;

@@ -81,11 +81,17 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			is removed, ignored ones kept if keep_ignored (by
  *			a git clean that runs as the modes are seen to,
  *			its files in scratch).
- *			Into recent: the files of entries and untracked
- *			whose ctime, not mtime, is as recent as since, to
- *			the second (git's stat data would not tell a
- *			rewrite in that second from them); into links,
- *			the files of entries that were symlinks
+ *			Into recent: if that index can be read
+ *			(gitindex.h), each of its paths whose file git is
+ *			to look at again (gitindex_stale()), the modes
+ *			forge reset among them, and 1 is returned: no
+ *			other file can have changed.  If not (0), the
+ *			files of entries and untracked whose ctime, not
+ *			mtime, is as recent as since, to the second (git's
+ *			stat data would not tell a rewrite in that second
+ *			from them), and git is to look at every file.
+ *			Into links, the files of entries (and of that
+ *			index) that were symlinks
  *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
  *			proof.h) removed from the copy, then copied from
  *			src where the working state has it; directories

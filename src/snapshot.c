@@ -1017,15 +1017,16 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	if (may_convert(sr, l) || (idx = proof_reused_index(sr->proof)) ==
 	    NULL)
 		return 0;
-	if (reuse_prepare(sr->dst, sr->common, s->rd->run, s->rd->scratch,
-	    sr->head, &sr->entries, &l->untracked, idx,
+	if ((r = reuse_prepare(sr->dst, sr->common, s->rd->run,
+	    s->rd->scratch, sr->head, &sr->entries, &l->untracked, idx,
 	    proof_reused_time(sr->proof), s->incremental, &s->idle, &again,
-	    &links, &sr->dst_gitdir) == -1) {
+	    &links, &sr->dst_gitdir)) == -1) {
 		strv_free(&again);
 		strv_free(&links);
 		return -1;
 	}
-	proof_reused_look(sr->proof, &again);
+	/* 1: those are all the paths that can have changed since. */
+	proof_reused_look(sr->proof, &again, r == 1);
 	strv_free(&again);
 	/* What the copy's index is to stage, found while git looks at the
 	 * copy. */

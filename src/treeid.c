@@ -173,7 +173,12 @@ next_step(struct treeid_job *j)
 		}
 		if (j->step == STEP_ADD && j->q.edits_only)
 			j->step = STEP_DONE;
-		else if (j->step == STEP_CHANGED && j->q.base == NULL)
+		else if (j->step == STEP_ADD && j->q.only != NULL &&
+		    j->q.only->n == 0) {
+			/* No path to look at: the index as it is. */
+			j->step++;
+			continue;
+		} else if (j->step == STEP_CHANGED && j->q.base == NULL)
 			j->step++;
 		return;
 	}

@@ -285,6 +285,83 @@ is "the directory has a fresh copy's mode, and the stray file is gone" \
     "$out" "$(printf '%o\nt' $((0777 & ~$(umask))))"
 forge gc --all >/dev/null 2>&1
 
+# What git looks at in a reused copy is what forge finds changed since
+# the last proof, against the stat data git kept then -- with the
+# change time, whatever git is told of it.  A wrapper notes each git
+# that adds files to the copy's side of the proof, and the paths given.
+cat >"$T/gitw/git" <<EOF
+#!/bin/sh
+real="$(command -v git)"
+case " \$* :\${GIT_INDEX_FILE:-}" in
+*" add "*tree-reused*)
+	echo "add \$*" >>"$T/looked" ;;
+*" update-index --add --remove --replace "*tree-reused*)
+	cat >"$T/in"
+	{ tr '\0' '\n' <"$T/in"; echo --; } >>"$T/looked"
+	exec "\$real" "\$@" <"$T/in" ;;
+esac
+exec "\$real" "\$@"
+EOF
+new_repo "$T/look"
+git config forge.breakerThreshold 0
+for i in 1 2 3 4; do printf 'look %s\n' "$i" >"l$i"; done
+mkdir sub && printf 's\n' >sub/s && printf 'u\n' >untracked
+git add l1 l2 l3 l4 sub && git commit -q -m look
+run_forge verify --reuse -- true
+sleep 1
+run_forge verify --reuse -- true
+rm -f "$T/looked"
+PATH="$T/gitw:$PATH" run_forge verify --reuse -v -- true
+is "a copy nothing touched: the run passes" "$rc" 0
+ok "proved as it stood" asis
+ok "with no file of the copy looked at again" test ! -e "$T/looked"
+# Its time put back, a same-size rewrite in place shows only in the
+# change time; the repository tells git not to trust it, and to check
+# only sizes and modification times.  forge looks at the change time
+# itself, and has git trust it too.
+git config core.trustctime false
+git config core.checkStat minimal
+run_forge verify --reuse -- sh -c '
+    cp -p l2 "$1/l2.saved" && printf "LOOK 2\n" >l2 &&
+    touch -r "$1/l2.saved" l2 && chmod 600 l3 && rm l4 &&
+    printf "U\n" >untracked && printf "S\n" >sub/s && echo new >new' \
+    sh "$T"
+rm -f "$T/looked"
+PATH="$T/gitw:$PATH" run_forge verify --reuse -v -- sh -c \
+    'cat l2 l4 untracked sub/s; ls; stat -c %a l3'
+is "a copy a command changed, with git trusting little: the run passes" \
+    "$rc" 0
+ok "proved as it stood" asis
+is "with each file as the working tree has it" "$out" "look 2
+look 4
+u
+s
+hello.txt
+l1
+l2
+l3
+l4
+run.sh
+src
+sub
+untracked
+$(printf '%o' $((0666 & ~$(umask))))"
+is "git looked at what the command changed, then what forge put right" \
+    "$(cat "$T/looked")" "l2
+l3
+l4
+sub/s
+untracked
+--
+l2
+l4
+sub/s
+untracked
+--"
+git config --unset core.trustctime
+git config --unset core.checkStat
+forge gc --all >/dev/null 2>&1
+
 # Line endings: git may write a file other than it reads it, and a tree
 # id cannot tell the two apart.  With an attributes file, a reused copy
 # is written as git checks it out, never taken as it stands.
