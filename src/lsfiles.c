@@ -1,10 +1,15 @@
 /* Listing a working tree through git ls-files, and sorting the answer. */
 #include "config.h"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include <ctype.h>
 #include <err.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "fsutil.h"
@@ -171,11 +176,100 @@ each(const char *rec, size_t len, void *arg)
 	return -1;
 }
 
+static const char *const	 ls_args[] = { "ls-files", "-z", "-v", "-s",
+    "-c", "-o", "--exclude-standard", NULL };
+
+/* What git said went wrong, as lsfiles_read() says it. */
+static void
+ls_failed(const struct git *g, struct buf *err, int st)
+{
+	warnx("git ls-files failed in %s: %s", g->dir != NULL ?
+	    fs_vis(g->dir) : ".", git_why(err, st));
+}
+
+int
+lsfiles_start(struct lsfiles_job *j, const struct git *g, const char *dir)
+{
+	memset(j, 0, sizeof(*j));
+	j->g = g;
+	j->out = xasprintf("%s/ls-files.out", dir);
+	j->err = xasprintf("%s/ls-files.err", dir);
+	if (git_start(&j->job, g, ls_args, NULL, j->out, j->err) == -1) {
+		free(j->out);
+		free(j->err);
+		memset(j, 0, sizeof(*j));
+		return -1;
+	}
+	j->started = 1;
+	return 0;
+}
+
+int
+lsfiles_finish(struct lsfiles_job *j, struct lsfiles *l)
+{
+	struct buf	 err = BUF_INIT;
+	struct stat	 st;
+	void		*map = NULL;
+	int		 status, fd = -1, ret = -1;
+
+	memset(l, 0, sizeof(*l));
+	if (!j->started)
+		return -1;
+	status = git_finish(&j->job);
+	j->started = 0;
+	if (status != 0) {
+		if (fs_read_file(j->err, &err, 1 << 16) == -1)
+			buf_reset(&err);
+		ls_failed(j->g, &err, status);
+		goto out;
+	}
+	/* Mapped, not read: a large tree's listing is never on the heap
+	 * whole. */
+	if ((fd = open(j->out, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
+	    fstat(fd, &st) == -1) {
+		warn("cannot read %s", fs_vis(j->out));
+		goto out;
+	}
+	if (st.st_size > 0 && (map = mmap(NULL, (size_t)st.st_size,
+	    PROT_READ, MAP_PRIVATE, fd, 0)) == MAP_FAILED) {
+		map = NULL;
+		warn("cannot read %s", fs_vis(j->out));
+		goto out;
+	}
+	if (lsfiles_parse(map != NULL ? map : "", map != NULL ?
+	    (size_t)st.st_size : 0, l) == -1) {
+		warnx("cannot parse the output of git ls-files");
+		lsfiles_free(l);
+		goto out;
+	}
+	ret = 0;
+out:
+	if (map != NULL)
+		(void)munmap(map, (size_t)st.st_size);
+	if (fd != -1)
+		close(fd);
+	(void)unlink(j->out);
+	(void)unlink(j->err);
+	free(j->out);
+	free(j->err);
+	buf_free(&err);
+	memset(j, 0, sizeof(*j));
+	return ret;
+}
+
+void
+lsfiles_cancel(struct lsfiles_job *j)
+{
+	struct lsfiles	l;
+
+	if (j->started && lsfiles_finish(j, &l) == 0)
+		lsfiles_free(&l);
+}
+
 int
 lsfiles_read(struct lsfiles *l, const struct git *g)
 {
-	const char *const	 a[] = { "ls-files", "-z", "-v", "-s", "-c",
-	    "-o", "--exclude-standard", NULL };
+	const char *const	*a = ls_args;
 	struct reading		 r;
 	struct git_each		 e;
 	struct buf		 err = BUF_INIT;
@@ -194,9 +288,7 @@ lsfiles_read(struct lsfiles *l, const struct git *g)
 		if (r.bad)
 			warnx("cannot parse the output of git ls-files");
 		else if (st > 0)
-			warnx("git ls-files failed in %s: %s",
-			    g->dir != NULL ? fs_vis(g->dir) : ".",
-			    git_why(&err, st));
+			ls_failed(g, &err, st);
 		lsfiles_free(l);
 		buf_free(&err);
 		return -1;

@@ -7,6 +7,15 @@
  *		...
  *	lsfiles_free(&l);
  *
+ * Or in the background, while forge does something else, its output in
+ * files in dir (removed once read):
+ *
+ *	struct lsfiles_job j;
+ *	if (lsfiles_start(&j, &git, dir) == -1) ...	nothing started
+ *	...
+ *	if (lsfiles_finish(&j, &l) == -1) ...	message printed; ended
+ *	lsfiles_cancel(&j);		ended and forgotten, if it was not
+ *
  * The struct owns its vectors.
  */
 #ifndef LSFILES_H
@@ -14,9 +23,8 @@
 
 #include <stddef.h>
 
+#include "gitcmd.h"
 #include "strv.h"
-
-struct git;
 
 struct lsfiles {
 	struct strv	 untracked;	/* files and links, not dirs */
@@ -35,7 +43,17 @@ struct lsfiles {
 	int		 sparse;	/* some entry is skip-worktree */
 };
 
+struct lsfiles_job {
+	const struct git	*g;
+	struct git_job		 job;
+	char			*out, *err;
+	int			 started;
+};
+
 int	lsfiles_read(struct lsfiles *, const struct git *);
+int	lsfiles_start(struct lsfiles_job *, const struct git *, const char *);
+int	lsfiles_finish(struct lsfiles_job *, struct lsfiles *);
+void	lsfiles_cancel(struct lsfiles_job *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);
 void	lsfiles_free(struct lsfiles *);

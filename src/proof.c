@@ -248,15 +248,21 @@ carry_keep(struct proof *p)
  * The key names the copy and how its side is computed.
  */
 static char *
-copy_key(const struct proof *p)
+copy_key_of(const char *dst, int own_ignored, const struct strv *exclude)
 {
 	struct sum	 s;
 
 	sum_init(&s);
-	sum_str(&s, p->r.dst);
-	sum_str(&s, p->r.own_ignored ? "own" : "none");
-	sum_strv(&s, "exclude", p->r.exclude);
+	sum_str(&s, dst);
+	sum_str(&s, own_ignored ? "own" : "none");
+	sum_strv(&s, "exclude", exclude);
 	return sum_line(&s, "forge carry copy 2 ");
+}
+
+static char *
+copy_key(const struct proof *p)
+{
+	return copy_key_of(p->r.dst, p->r.own_ignored, p->r.exclude);
 }
 
 static char *
@@ -267,6 +273,27 @@ copy_carry_find(const struct proof *p)
 	key = copy_key(p);
 	idx = carry_find(p, "dst", key);
 	free(key);
+	return idx;
+}
+
+char *
+proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
+    int own_ignored, time_t *since)
+{
+	struct proof	 p;
+	struct strv	 none = STRV_INIT;
+	struct stat	 st;
+	char		*key, *idx;
+
+	memset(&p, 0, sizeof(p));
+	p.rd = rd;
+	p.id = id;
+	key = copy_key_of(dst, own_ignored, &none);
+	idx = carry_find(&p, "dst", key);
+	free(key);
+	*since = 0;
+	if (idx != NULL && stat(idx, &st) == 0)
+		*since = st.st_mtim.tv_sec;
 	return idx;
 }
 

@@ -37,6 +37,11 @@
  *	idx = proof_reused_index(p);	the index its last proof left, if
  *					any (NULL: none, so -1 below)
  *	t = proof_reused_time(p);	that index's time (0: none)
+ *	idx = proof_copy_carried(rd, id, dst, own_ignored, &t);	the
+ *					same, before there is a proof: for
+ *					a copy with nothing excluded, the
+ *					proof of id (proof_begin()) to be
+ *					started later
  *	proof_reused_look(p, &paths, only);	paths git is to look at
  *					again however their stat data looks;
  *					only: and at nothing else, as no
@@ -135,6 +140,8 @@ int		 proof_source_changed(const struct proof *,
 int		 proof_list_changed(struct proof *);
 const char	*proof_reused_index(struct proof *);
 time_t		 proof_reused_time(struct proof *);
+char		*proof_copy_carried(struct rundir *, size_t, const char *,
+		    int, time_t *);
 void		 proof_reused_look(struct proof *, const struct strv *, int);
 int		 proof_reused_start(struct proof *, const char *);
 int		 proof_reused(struct proof *, const char *, struct strv *);

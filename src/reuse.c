@@ -706,56 +706,17 @@ ctime_only(const struct stat *st, time_t since)
 	    st->st_mtim.tv_sec < since;
 }
 
-/*
- * The entries of had (if not NULL) before path, or all that are left if
- * path is NULL, onto lone: those the working tree's index has not.
- */
-static void
-had_before(const struct gitindex *had, size_t *k, const char *path,
-    struct strv *lone)
-{
-	for (; had != NULL && *k < had->n && (path == NULL ||
-	    strcmp(had->v[*k].path, path) < 0); (*k)++)
-		strv_push(lone, had->v[*k].path);
-}
-
-/* Into stale, each path of v whose entry in had git is to look at again
- * (gitindex_stale()), or whose file is a symlink, into links. */
-static void
-had_look(int root, const struct gitindex *had, const struct strv *v,
-    time_t since, struct strv *stale, struct strv *links)
-{
-	struct stat	 st;
-	const char	*base;
-	size_t		 i;
-	int		 fd, r;
-
-	for (i = 0; i < v->n; i++) {
-		r = (fd = parent_of(root, v->v[i], &base)) != -1 &&
-		    fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0;
-		if (fd != -1)
-			close(fd);
-		if (gitindex_stale(gitindex_find(had, v->v[i]), r ? &st :
-		    NULL, since))
-			strv_push(stale, v->v[i]);
-		if (r && S_ISLNK(st.st_mode))
-			strv_push(links, v->v[i]);
-	}
-}
-
 static int
 entry_modes(const char *copy, const struct strv *entries,
-    const struct gitindex *had, const struct spawn_idle *idle, time_t since,
-    struct strv *recent, struct strv *links, int *dirs)
+    const struct spawn_idle *idle, time_t since, struct strv *recent,
+    struct strv *links, int *dirs)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
-	struct strv	 lone = STRV_INIT;
-	const struct gitindex_entry *e;
 	const char	*path, *slash, *base;
 	mode_t		 mask, want;
-	size_t		 i, k = 0, dlen;
-	int		 root, dfd = -1, ret = 0, moved;
+	size_t		 i, dlen;
+	int		 root, dfd = -1, ret = 0;
 
 	mask = umask(0);
 	(void)umask(mask);
@@ -768,9 +729,6 @@ entry_modes(const char *copy, const struct strv *entries,
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
 		path = lsfiles_entry_path(entries->v[i]);
-		had_before(had, &k, path, &lone);
-		e = had != NULL && k < had->n && strcmp(had->v[k].path,
-		    path) == 0 ? &had->v[k++] : NULL;
 		if (strncmp(entries->v[i], "100755 ", 7) == 0)
 			want = 0777 & ~mask;
 		else if (strncmp(entries->v[i], "100644 ", 7) == 0)
@@ -799,36 +757,20 @@ entry_modes(const char *copy, const struct strv *entries,
 			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
 			    0, 0);
 		}
-		if (dfd == -1) {
-			if (e != NULL)
-				strv_push(recent, path);
+		if (dfd == -1)
 			continue;
-		}
 		if (want != 0) {
 			if (fix_mode_st(dfd, base, path, 0, want, &st) == -1)
 				ret = -1;
 		} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
 			st.st_mode = 0;
-		/* A mode reset is a change git is to see. */
-		moved = want != 0 && S_ISREG(st.st_mode) &&
-		    (st.st_mode & 07777) != want;
-		if (had != NULL) {
-			if (e != NULL && (moved || gitindex_stale(e,
-			    st.st_mode != 0 ? &st : NULL, since)))
-				strv_push(recent, path);
-		} else if (st.st_mode != 0 && ctime_only(&st, since))
+		if (st.st_mode != 0 && ctime_only(&st, since))
 			strv_push(recent, path);
 		if (S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
 	if (dfd != -1 && dfd != root)
 		close(dfd);
-	/* What the last proof had that the index has not: the untracked
-	 * files then, and what was tracked. */
-	had_before(had, &k, NULL, &lone);
-	if (ret == 0 && had != NULL)
-		had_look(root, had, &lone, since, recent, links);
-	strv_free(&lone);
 	close(root);
 	buf_free(&cur);
 	buf_free(&prefix);
@@ -975,10 +917,9 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 {
 	struct git_job		 j;
 	struct git		 g;
-	struct gitindex		 had;
 	mode_t			 mask;
 	char			*adm, *out, *err;
-	int			 started, st = -1, dirs = 0, r, known;
+	int			 started, st = -1, dirs = 0, r;
 
 	*dst_gitdir = NULL;
 	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
@@ -998,14 +939,7 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	err = xasprintf("%s/clean.err", scratch);
 	started = git_start(&j, &g, keep_ignored ? clean_keep : clean_all,
 	    NULL, out, err) == 0;
-	/* git's stat data of the copy as the last proof left it: every
-	 * path whose file is not as that says is for git to look at. */
-	known = since > 0 && gitindex_read(&had, index, strlen(head) / 2) ==
-	    0;
-	r = entry_modes(copy, entries, known ? &had : NULL, idle, since,
-	    recent, links, &dirs);
-	if (known)
-		gitindex_free(&had);
+	r = entry_modes(copy, entries, idle, since, recent, links, &dirs);
 	if (started)
 		st = git_finish(&j);
 	(void)unlink(out);
@@ -1014,15 +948,207 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	free(err);
 	if (r == -1)
 		goto fail;
-	if (!known)
-		recent_paths(copy, others, since, recent);
+	recent_paths(copy, others, since, recent);
 	if (clean_detach(&g, head, keep_ignored, st == 0 && dirs == 0) == -1)
 		goto fail;
 	*dst_gitdir = adm;
-	return known;
+	return 0;
 fail:
 	free(adm);
 	return -1;
+}
+
+/*
+ * Each path of had, against the copy's file: each directory on the way
+ * given a checkout's mode (dir_modes()), and the path into stale if git
+ * is to look at its file again (gitindex_stale()), into links if it is
+ * a symlink.  No file's mode is changed: a file whose stat data is as
+ * git kept it has not been touched since, and had the mode forge gave
+ * it then; the others are for reuse_look_end().
+ */
+static int
+had_look(const char *copy, const struct gitindex *had,
+    const struct spawn_idle *idle, time_t since, struct strv *stale,
+    struct strv *links, int *dirs)
+{
+	struct stat	 st;
+	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
+	const char	*path, *slash, *base;
+	mode_t		 mask;
+	size_t		 i, dlen;
+	int		 root, dfd = -1, ret = 0, r;
+
+	mask = umask(0);
+	(void)umask(mask);
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	buf_str(&cur);
+	for (i = 0; i < had->n && ret == 0; i++) {
+		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
+			idle->fn(idle->arg);
+		path = had->v[i].path;
+		slash = strrchr(path, '/');
+		dlen = slash != NULL ? (size_t)(slash - path) : 0;
+		base = slash != NULL ? slash + 1 : path;
+		if (dfd == -1 || cur.len != dlen ||
+		    memcmp(cur.data, path, dlen) != 0) {
+			buf_reset(&prefix);
+			buf_add(&prefix, path, dlen);
+			buf_str(&prefix);
+			if (dir_modes(root, prefix.data, cur.data,
+			    0777 & ~mask, dirs) == -1)
+				ret = -1;
+			if (dfd != -1 && dfd != root)
+				close(dfd);
+			buf_reset(&cur);
+			buf_add(&cur, path, dlen);
+			buf_str(&cur);
+			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
+			    0, 0);
+		}
+		/* Gone, or not to be looked at without following a link on
+		 * the way: for git to look at (and find it gone). */
+		r = dfd != -1 && fstatat(dfd, base, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0;
+		if (gitindex_stale(&had->v[i], r ? &st : NULL, since))
+			strv_push(stale, path);
+		if (r && S_ISLNK(st.st_mode))
+			strv_push(links, path);
+	}
+	if (dfd != -1 && dfd != root)
+		close(dfd);
+	close(root);
+	buf_free(&cur);
+	buf_free(&prefix);
+	return ret;
+}
+
+int
+reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
+    const char *run, const char *scratch, const char *head,
+    const char *index, time_t since, int keep_ignored,
+    struct spawn_idle *idle)
+{
+	struct gitindex	 had;
+	mode_t		 mask;
+	size_t		 i;
+	int		 r = -1;
+
+	memset(lk, 0, sizeof(*lk));
+	/* git's stat data of the copy as the last proof left it; of no
+	 * submodule (git looks inside one: no copy with one is reused). */
+	if (since <= 0 || gitindex_read(&had, index, strlen(head) / 2) == -1)
+		return 0;
+	for (i = 0; i < had.n; i++)
+		if (had.v[i].mode == 0160000) {
+			gitindex_free(&had);
+			return 0;
+		}
+	lk->copy = xstrdup(copy);
+	lk->head = xstrdup(head);
+	lk->index = xstrdup(index);
+	lk->keep_ignored = keep_ignored;
+	mask = umask(0);
+	(void)umask(mask);
+	if (sync_begin(copy, common, run, idle, &lk->g, &lk->adm) == 0 &&
+	    fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
+		lk->g.index = lk->index;
+		/* git clean walks the copy as forge looks at it
+		 * (reuse_prepare()). */
+		lk->out = xasprintf("%s/clean.out", scratch);
+		lk->err = xasprintf("%s/clean.err", scratch);
+		lk->cleaning = git_start(&lk->clean, &lk->g, keep_ignored ?
+		    clean_keep : clean_all, NULL, lk->out, lk->err) == 0;
+		r = had_look(copy, &had, idle, since, &lk->stale, &lk->links,
+		    &lk->dirs);
+	}
+	gitindex_free(&had);
+	if (r == -1) {
+		reuse_look_free(lk);
+		return -1;
+	}
+	return 1;
+}
+
+/* The clean, if it runs still, waited for: its status. */
+static int
+look_cleaned(struct reuse_look *lk)
+{
+	int	st = -1;
+
+	if (lk->cleaning) {
+		st = git_finish(&lk->clean);
+		lk->cleaning = 0;
+		(void)unlink(lk->out);
+		(void)unlink(lk->err);
+	}
+	return st;
+}
+
+int
+reuse_look_end(struct reuse_look *lk, const struct strv *entries,
+    struct strv *recent, struct strv *links, char **dst_gitdir)
+{
+	const char	*e, *base;
+	mode_t		 mask, want;
+	size_t		 i;
+	int		 root, fd, st, r, ret = -1;
+
+	*dst_gitdir = NULL;
+	mask = umask(0);
+	(void)umask(mask);
+	if ((root = open(lk->copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		r = -1;
+	else
+		r = 0;
+	/* Each changed file the working tree tracks: a checkout's mode. */
+	for (i = 0; i < lk->stale.n && r == 0; i++) {
+		if ((e = lsfiles_find(entries, lk->stale.v[i])) == NULL)
+			continue;
+		if (strncmp(e, "100755 ", 7) == 0)
+			want = 0777 & ~mask;
+		else if (strncmp(e, "100644 ", 7) == 0)
+			want = 0666 & ~mask;
+		else
+			continue;
+		if ((fd = parent_of(root, lk->stale.v[i], &base)) == -1)
+			continue;
+		r = fix_mode(fd, base, lk->stale.v[i], 0, want);
+		close(fd);
+	}
+	if (root != -1)
+		close(root);
+	st = look_cleaned(lk);
+	if (r == -1 || clean_detach(&lk->g, lk->head, lk->keep_ignored,
+	    st == 0 && lk->dirs == 0) == -1)
+		goto out;
+	for (i = 0; i < lk->stale.n; i++)
+		strv_push(recent, lk->stale.v[i]);
+	for (i = 0; i < lk->links.n; i++)
+		strv_push(links, lk->links.v[i]);
+	*dst_gitdir = lk->adm;
+	lk->adm = NULL;
+	ret = 0;
+out:
+	reuse_look_free(lk);
+	return ret;
+}
+
+void
+reuse_look_free(struct reuse_look *lk)
+{
+	(void)look_cleaned(lk);
+	free(lk->copy);
+	free(lk->head);
+	free(lk->index);
+	free(lk->adm);
+	free(lk->out);
+	free(lk->err);
+	strv_free(&lk->stale);
+	strv_free(&lk->links);
+	memset(lk, 0, sizeof(*lk));
 }
 
 /* Remove the directories path was in, from the deepest, while empty

@@ -36,8 +36,10 @@
 
 #include <time.h>
 
+#include "gitcmd.h"
 #include "rundir.h"
 #include "spawn.h"
+#include "strv.h"
 
 struct reuse_want {
 	const char	*source;	/* the working tree */
@@ -81,17 +83,11 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			is removed, ignored ones kept if keep_ignored (by
  *			a git clean that runs as the modes are seen to,
  *			its files in scratch).
- *			Into recent: if that index can be read
- *			(gitindex.h), each of its paths whose file git is
- *			to look at again (gitindex_stale()), the modes
- *			forge reset among them, and 1 is returned: no
- *			other file can have changed.  If not (0), the
- *			files of entries and untracked whose ctime, not
- *			mtime, is as recent as since, to the second (git's
- *			stat data would not tell a rewrite in that second
- *			from them), and git is to look at every file.
- *			Into links, the files of entries (and of that
- *			index) that were symlinks
+ *			Into recent: the files of entries and untracked
+ *			whose ctime, not mtime, is as recent as since, to
+ *			the second (git's stat data would not tell a
+ *			rewrite in that second from them); into links,
+ *			the files of entries that were symlinks
  *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
  *			proof.h) removed from the copy, then copied from
  *			src where the working state has it; directories
@@ -117,6 +113,46 @@ int	reuse_prepare(const char *, const char *, const char *, const char *,
 	    const char *, const struct strv *, const struct strv *,
 	    const char *, time_t, int, struct spawn_idle *, struct strv *,
 	    struct strv *, char **);
+
+/*
+ * reuse_prepare() begun before the working tree is listed, from the
+ * last proof's index alone, so that it runs beside git ls-files:
+ *
+ *	r = reuse_look_begin(&lk, copy, common, run, scratch, head, index,
+ *	    since, keep_ignored, idle)
+ *			0: that index cannot be read (gitindex.h), nothing
+ *			done: reuse_prepare() it is.  1: git clean started
+ *			with it, each directory on the way to its paths
+ *			given a checkout's mode, and each of its paths
+ *			looked at: those whose file git is to look at
+ *			again (gitindex_stale()) noted, and the symlinks.
+ *			-1 with a message: the copy is not to be used
+ *	reuse_look_end(&lk, entries, &recent, &links, &dst_gitdir)
+ *			the noted files that entries track given their
+ *			modes, git clean waited for (run again if a
+ *			directory's mode was reset, or it failed), HEAD
+ *			detached: the noted paths into recent, which are
+ *			all the files that can have changed since; the
+ *			symlinks into links.  Freed either way
+ *	reuse_look_free(&lk)	what is left of it ended (git clean
+ *			waited for)
+ */
+struct reuse_look {
+	char		*copy, *head, *index, *adm;
+	struct git	 g;
+	struct git_job	 clean;
+	int		 cleaning;	/* clean started, not waited for */
+	char		*out, *err;	/* its files */
+	int		 keep_ignored;
+	int		 dirs;		/* directories whose mode was reset */
+	struct strv	 stale, links;
+};
+int	reuse_look_begin(struct reuse_look *, const char *, const char *,
+	    const char *, const char *, const char *, const char *, time_t,
+	    int, struct spawn_idle *);
+int	reuse_look_end(struct reuse_look *, const struct strv *,
+	    struct strv *, struct strv *, char **);
+void	reuse_look_free(struct reuse_look *);
 int	reuse_fix(const char *, const char *, const struct strv *);
 int	reuse_modes(const char *, const char *, const struct strv *,
 	    const struct strv *, const struct strv *, int);

@@ -975,6 +975,15 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 	return ret;
 }
 
+/* What is left of a reused copy's look, ended. */
+static void
+stop_look(struct snapshot *s)
+{
+	if (s->looking)
+		reuse_look_free(&s->look);
+	s->looking = 0;
+}
+
 /* Is a .gitignore among the paths of fix ("old new\tpath")? */
 static int
 ignore_rules(const struct strv *fix)
@@ -1012,21 +1021,31 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	const char		*idx;
 	long long		 t = time_now_ms();
 	size_t			 i;
-	int			 r, planned = 0;
+	int			 r, planned = 0, looked = s->looking;
 
 	if (may_convert(sr, l) || (idx = proof_reused_index(sr->proof)) ==
-	    NULL)
+	    NULL) {
+		stop_look(s);
 		return 0;
-	if ((r = reuse_prepare(sr->dst, sr->common, s->rd->run,
-	    s->rd->scratch, sr->head, &sr->entries, &l->untracked, idx,
-	    proof_reused_time(sr->proof), s->incremental, &s->idle, &again,
-	    &links, &sr->dst_gitdir)) == -1) {
+	}
+	/* Begun from that index as git listed the working tree, the look
+	 * finds every file that can have changed since; else git is to
+	 * look at every file. */
+	if (s->looking) {
+		s->looking = 0;
+		r = reuse_look_end(&s->look, &sr->entries, &again, &links,
+		    &sr->dst_gitdir);
+	} else
+		r = reuse_prepare(sr->dst, sr->common, s->rd->run,
+		    s->rd->scratch, sr->head, &sr->entries, &l->untracked, idx,
+		    proof_reused_time(sr->proof), s->incremental, &s->idle,
+		    &again, &links, &sr->dst_gitdir);
+	if (r == -1) {
 		strv_free(&again);
 		strv_free(&links);
 		return -1;
 	}
-	/* 1: those are all the paths that can have changed since. */
-	proof_reused_look(sr->proof, &again, r == 1);
+	proof_reused_look(sr->proof, &again, looked);
 	strv_free(&again);
 	/* What the copy's index is to stage, found while git looks at the
 	 * copy. */
@@ -1107,18 +1126,54 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	return r == -1 ? -1 : 1;
 }
 
+/*
+ * A reused copy's own side, begun while git lists the working tree:
+ * from the index its last proof left, which needs nothing of that list.
+ * -1: the copy is not to be used; else begun, or left for later.
+ */
+static int
+begin_look(struct snapshot *s, struct snap_repo *sr)
+{
+	char	*idx;
+	time_t	 since;
+	int	 r;
+
+	if (!s->reused || sr != s->repos[0] || !s->check)
+		return 0;
+	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
+	    s->incremental, &since)) == NULL)
+		return 0;
+	r = reuse_look_begin(&s->look, sr->dst, sr->common, s->rd->run,
+	    s->rd->scratch, sr->head, idx, since, s->incremental, &s->idle);
+	free(idx);
+	s->looking = r == 1;
+	return r == -1 ? -1 : 0;
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
-	struct lsfiles	l;
-	struct git	g;
-	int		r, ret = -1;
+	struct lsfiles		l;
+	struct lsfiles_job	lj;
+	struct git		g;
+	int			r, ret = -1;
 
 	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
 		return copy_source(s, sr);
 	src_git(sr, &g);
-	if (lsfiles_read(&l, &g) == -1)
+	if (s->reused && sr == s->repos[0] && s->check &&
+	    lsfiles_start(&lj, &g, s->rd->scratch) == 0) {
+		if (begin_look(s, sr) == -1) {
+			lsfiles_cancel(&lj);
+			return -1;
+		}
+		r = lsfiles_finish(&lj, &l);
+	} else
+		r = lsfiles_read(&l, &g);
+	if (r == -1) {
+		stop_look(s);
 		return -1;
+	}
 	if (strlen(sr->dst) + 1 + l.maxlen >= PATH_MAX) {
 		warnx("a path in %s is too long for a copy in %s: %zu bytes "
 		    "with the copy's prefix, the limit is %d; set TMPDIR to a "
@@ -1150,6 +1205,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 			ret = 0;
 		goto out;
 	}
+	stop_look(s);
 	if (sr->proof != NULL && proof_list_changed(sr->proof) == -1)
 		goto out;
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
@@ -1159,6 +1215,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	ret = 0;
 out:
+	stop_look(s);
 	lsfiles_free(&l);
 	return ret;
 }

@@ -90,6 +90,9 @@ struct snapshot {
 	int			  incremental;	/* private */
 	int			  park;		/* private */
 	struct reuse_marks	  marks;	/* private: times to keep */
+	struct reuse_look	  look;		/* private: if looking, the
+						   reused copy's look begun */
+	int			  looking;
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs
