@@ -251,12 +251,20 @@ static char *
 copy_key_of(const char *dst, int own_ignored, const struct strv *exclude)
 {
 	struct sum	 s;
+	char		 m[16];
+	mode_t		 mask;
 
+	/* A file git's stat data says is untouched keeps the mode it was
+	 * given under this umask (reuse.h's reuse_look_end()). */
+	mask = umask(0);
+	(void)umask(mask);
+	snprintf(m, sizeof(m), "%o", (unsigned)mask);
 	sum_init(&s);
 	sum_str(&s, dst);
 	sum_str(&s, own_ignored ? "own" : "none");
 	sum_strv(&s, "exclude", exclude);
-	return sum_line(&s, "forge carry copy 2 ");
+	sum_str(&s, m);
+	return sum_line(&s, "forge carry copy 3 ");
 }
 
 static char *

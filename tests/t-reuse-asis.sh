@@ -360,6 +360,16 @@ untracked
 --"
 git config --unset core.trustctime
 git config --unset core.checkStat
+# Under another umask, a fresh copy's files and directories have other
+# modes: so does the reused copy, untouched files too.
+run_forge verify --reuse -- true
+(umask 077 && run_forge verify --reuse -v -- stat -c '%a %n' l1 sub sub/s &&
+    printf '%s\n' "$rc" "$out" >"$T/masked")
+is "under another umask, a reused copy has a fresh copy's modes" \
+    "$(cat "$T/masked")" "0
+600 l1
+700 sub
+600 sub/s"
 forge gc --all >/dev/null 2>&1
 
 # Line endings: git may write a file other than it reads it, and a tree
