@@ -2,12 +2,15 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "fsutil.h"
 #include "gitindex.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 /* Past this, not an index forge reads (git's own limit is 4 GiB). */
@@ -219,11 +222,24 @@ same_time(uint32_t sec, uint32_t nsec, const struct timespec *t)
 	    nsec == (uint32_t)t->tv_nsec);
 }
 
+/*
+ * Was the time git kept, (sec, nsec), not before t?  Where git kept no
+ * nanoseconds (a git built without them), to the second: the file's
+ * time may have been later in that second.
+ */
+static int
+not_before(uint32_t sec, uint32_t nsec, const struct timespec *t)
+{
+	if ((time_t)sec != t->tv_sec)
+		return (time_t)sec > t->tv_sec;
+	return nsec == 0 || (long)nsec >= t->tv_nsec;
+}
+
 int
 gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
-    time_t since)
+    const struct timespec *since)
 {
-	if (st == NULL || since <= 0)
+	if (st == NULL || since->tv_sec <= 0)
 		return 1;
 	switch (e->mode) {
 	case 0100644:
@@ -246,8 +262,7 @@ gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
 	 * told of it: the file as git saw it has the same times, inode,
 	 * owner and size (the low 32 bits each) -- an empty one is looked
 	 * at anyway, as git keeps a size of 0 for a file it must look at
-	 * again.  And it was not changed in the second git saw it in, or
-	 * later: a change in that second would leave the same seconds.
+	 * again.
 	 */
 	if (!same_time(e->mtime, e->mtime_ns, &st->st_mtim) ||
 	    !same_time(e->ctime, e->ctime_ns, &st->st_ctim) ||
@@ -255,7 +270,64 @@ gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
 	    e->gid != (uint32_t)st->st_gid ||
 	    e->size != (uint32_t)st->st_size || e->size == 0)
 		return 1;
-	return (time_t)e->mtime >= since || (time_t)e->ctime >= since;
+	/*
+	 * And it was not changed at since or later: a change after git
+	 * looked is stamped no earlier than since, and one stamped with
+	 * the very time git kept would not show.  The change time is
+	 * enough (nothing sets it back); the modification time is looked
+	 * at too.
+	 */
+	return not_before(e->ctime, e->ctime_ns, since) ||
+	    not_before(e->mtime, e->mtime_ns, since);
+}
+
+int
+gitindex_look(const char *top, const struct gitindex *ix,
+    const struct timespec *since, struct strv *stale)
+{
+	struct stat	 st;
+	const char	*path, *slash, *dir;
+	char		*d;
+	size_t		 i, dlen, clen = 0;
+	int		 root, dfd = -1, ret = 0, r;
+
+	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	dir = NULL;
+	for (i = 0; i < ix->n && ret == 0; i++) {
+		path = ix->v[i].path;
+		slash = strrchr(path, '/');
+		dlen = slash != NULL ? (size_t)(slash - path) : 0;
+		if (dir == NULL || clen != dlen || memcmp(dir, path, dlen) !=
+		    0) {
+			if (dfd != -1 && dfd != root)
+				close(dfd);
+			dir = path;
+			clen = dlen;
+			if (dlen == 0)
+				dfd = root;
+			else {
+				d = xstrndup(path, dlen);
+				dfd = fs_open_dir(root, d, 0, 0);
+				free(d);
+				/* Gone: its files are.  Anything else (a
+				 * symlink on the way): not for this look. */
+				if (dfd == -1 && errno != ENOENT)
+					ret = -1;
+			}
+		}
+		r = dfd != -1 && fstatat(dfd, path + (dlen > 0 ? dlen + 1 : 0),
+		    &st, AT_SYMLINK_NOFOLLOW) == 0;
+		if (!r && dfd != -1 && errno != ENOENT)
+			ret = -1;
+		else if (gitindex_stale(&ix->v[i], r ? &st : NULL, since))
+			strv_push(stale, path);
+	}
+	if (dfd != -1 && dfd != root)
+		close(dfd);
+	close(root);
+	return ret;
 }
 
 void

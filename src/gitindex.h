@@ -10,6 +10,18 @@
  *		gitindex_free(&ix);
  *	}
  *
+ *	gitindex_stale(e, &st, &since)	1 if git is to look at the file
+ *			again: st (NULL: no file) is not as git saw it, or
+ *			git saw it changed at since or later -- since being
+ *			a time taken before git looked, on the file's file
+ *			system's clock (to the second where git kept no
+ *			nanoseconds)
+ *	gitindex_look(top, &ix, &since, &stale)	each path of ix,
+ *			relative to the directory top, whose file is stale,
+ *			onto stale; nothing written, no symlink followed.
+ *			-1: top, or a file or directory on the way, could
+ *			not be looked at (gone is stale, not an error)
+ *
  * Only an index git can take every entry of at its stat data is read:
  * one with an entry marked as unchanged, skipped or added with intent,
  * of a conflict, of a sparse directory, or split (its entries in another
@@ -31,6 +43,8 @@ struct gitindex_entry {
 	uint32_t	 dev, ino, mode, uid, gid, size;
 };
 
+struct strv;
+
 struct gitindex {
 	struct gitindex_entry	*v;
 	size_t			 n;
@@ -43,7 +57,9 @@ int	 gitindex_parse(struct gitindex *, const unsigned char *, size_t,
 const struct gitindex_entry *gitindex_find(const struct gitindex *,
 	    const char *);
 int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,
-	    time_t);
+	    const struct timespec *);
+int	 gitindex_look(const char *, const struct gitindex *,
+	    const struct timespec *, struct strv *);
 void	 gitindex_free(struct gitindex *);
 
 #endif /* GITINDEX_H */

@@ -286,7 +286,7 @@ copy_carry_find(const struct proof *p)
 
 char *
 proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
-    int own_ignored, time_t *since)
+    int own_ignored, struct timespec *since)
 {
 	struct proof	 p;
 	struct strv	 none = STRV_INIT;
@@ -299,9 +299,10 @@ proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
 	key = copy_key_of(dst, own_ignored, &none);
 	idx = carry_find(&p, "dst", key);
 	free(key);
-	*since = 0;
+	since->tv_sec = 0;
+	since->tv_nsec = 0;
 	if (idx != NULL && stat(idx, &st) == 0)
-		*since = st.st_mtim.tv_sec;
+		*since = st.st_mtim;
 	return idx;
 }
 

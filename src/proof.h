@@ -141,7 +141,7 @@ int		 proof_list_changed(struct proof *);
 const char	*proof_reused_index(struct proof *);
 time_t		 proof_reused_time(struct proof *);
 char		*proof_copy_carried(struct rundir *, size_t, const char *,
-		    int, time_t *);
+		    int, struct timespec *);
 void		 proof_reused_look(struct proof *, const struct strv *, int);
 int		 proof_reused_start(struct proof *, const char *);
 int		 proof_reused(struct proof *, const char *, struct strv *);

@@ -968,8 +968,8 @@ fail:
  */
 static int
 had_look(const char *copy, const struct gitindex *had,
-    const struct spawn_idle *idle, time_t since, struct strv *stale,
-    struct strv *links, int *dirs)
+    const struct spawn_idle *idle, const struct timespec *since,
+    struct strv *stale, struct strv *links, int *dirs)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
@@ -1027,7 +1027,7 @@ had_look(const char *copy, const struct gitindex *had,
 int
 reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
     const char *run, const char *scratch, const char *head,
-    const char *index, time_t since, int keep_ignored,
+    const char *index, const struct timespec *since, int keep_ignored,
     struct spawn_idle *idle)
 {
 	struct gitindex	 had;
@@ -1038,7 +1038,8 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 	memset(lk, 0, sizeof(*lk));
 	/* git's stat data of the copy as the last proof left it; of no
 	 * submodule (git looks inside one: no copy with one is reused). */
-	if (since <= 0 || gitindex_read(&had, index, strlen(head) / 2) == -1)
+	if (since->tv_sec <= 0 || gitindex_read(&had, index,
+	    strlen(head) / 2) == -1)
 		return 0;
 	for (i = 0; i < had.n; i++)
 		if (had.v[i].mode == 0160000) {

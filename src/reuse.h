@@ -119,7 +119,7 @@ int	reuse_prepare(const char *, const char *, const char *, const char *,
  * last proof's index alone, so that it runs beside git ls-files:
  *
  *	r = reuse_look_begin(&lk, copy, common, run, scratch, head, index,
- *	    since, keep_ignored, idle)
+ *	    &since, keep_ignored, idle)
  *			0: that index cannot be read (gitindex.h), nothing
  *			done: reuse_prepare() it is.  1: git clean started
  *			with it, each directory on the way to its paths
@@ -148,8 +148,8 @@ struct reuse_look {
 	struct strv	 stale, links;
 };
 int	reuse_look_begin(struct reuse_look *, const char *, const char *,
-	    const char *, const char *, const char *, const char *, time_t,
-	    int, struct spawn_idle *);
+	    const char *, const char *, const char *, const char *,
+	    const struct timespec *, int, struct spawn_idle *);
 int	reuse_look_end(struct reuse_look *, const struct strv *,
 	    struct strv *, struct strv *, char **);
 void	reuse_look_free(struct reuse_look *);

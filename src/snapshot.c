@@ -1134,9 +1134,9 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 static int
 begin_look(struct snapshot *s, struct snap_repo *sr)
 {
-	char	*idx;
-	time_t	 since;
-	int	 r;
+	struct timespec	 since;
+	char		*idx;
+	int		 r;
 
 	if (!s->reused || sr != s->repos[0] || !s->check)
 		return 0;
@@ -1144,7 +1144,7 @@ begin_look(struct snapshot *s, struct snap_repo *sr)
 	    s->incremental, &since)) == NULL)
 		return 0;
 	r = reuse_look_begin(&s->look, sr->dst, sr->common, s->rd->run,
-	    s->rd->scratch, sr->head, idx, since, s->incremental, &s->idle);
+	    s->rd->scratch, sr->head, idx, &since, s->incremental, &s->idle);
 	free(idx);
 	s->looking = r == 1;
 	return r == -1 ? -1 : 0;

@@ -20,9 +20,13 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "gitindex.h"
+#include "strv.h"
 #include "unitfs.h"
 
 static char	*repo, *index_path;
+
+/* A time of whole seconds, for gitindex_stale(). */
+#define SINCE(sec)	(&(struct timespec){ (sec), 0 })
 
 /* Run a shell command in the repository; its status. */
 static int
@@ -116,9 +120,8 @@ check_index(size_t rawsz)
 		ck_assert_ptr_eq(gitindex_find(&ix, ix.v[i].path), &ix.v[i]);
 		/* Not stale against a time later than the file's, unless
 		 * empty (git keeps 0 for a file it must look at again). */
-		ck_assert_int_eq(gitindex_stale(&ix.v[i], &st,
-		    (st.st_mtime > st.st_ctime ? st.st_mtime : st.st_ctime) +
-		    1), st.st_size == 0);
+		ck_assert_int_eq(gitindex_stale(&ix.v[i], &st, SINCE((st.st_mtime > st.st_ctime ? st.st_mtime : st.st_ctime) +
+		    1)), st.st_size == 0);
 	}
 	ck_assert_ptr_null(gitindex_find(&ix, "b"));
 	ck_assert_ptr_null(gitindex_find(&ix, "zz"));
@@ -274,62 +277,133 @@ START_TEST(t_stale)
 	e.uid = (uint32_t)st.st_uid;
 	e.gid = (uint32_t)st.st_gid;
 	e.size = (uint32_t)st.st_size;
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 1), 0);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime + 1)), 0);
 	/* The index's own second, or one before either time. */
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime), 1);
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_ctime), 1);
-	ck_assert_int_eq(gitindex_stale(&e, &st, 0), 1);
-	ck_assert_int_eq(gitindex_stale(&e, NULL, st.st_mtime + 1), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime)), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_ctime)), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(0)), 1);
+	ck_assert_int_eq(gitindex_stale(&e, NULL, SINCE(st.st_mtime + 1)), 1);
 	s2 = st;
 	s2.st_mtim.tv_sec++;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	s2 = st;
 	s2.st_ctim.tv_sec++;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	s2 = st;
 	s2.st_ino++;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	s2 = st;
 	s2.st_size += 1ULL << 32;	/* git keeps 32 bits */
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 0);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 0);
 	s2.st_size++;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	s2 = st;
 	s2.st_uid++;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	s2 = st;
 	s2.st_gid++;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	/* The x bit, and the type. */
 	s2 = st;
 	s2.st_mode |= S_IXUSR;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	e.mode = 0100755;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 0);
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 0);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime + 5)), 1);
 	e.mode = 0120000;
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime + 5)), 1);
 	s2 = st;
 	s2.st_mode = S_IFLNK | 0777;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 0);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 0);
 	e.mode = 0160000;
 	s2.st_mode = S_IFDIR | 0755;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	/* Nanoseconds count where git kept them. */
 	e.mode = 0100644;
 	e.mtime_ns = (uint32_t)st.st_mtim.tv_nsec + 1;
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime + 5)), 1);
 	e.mtime_ns = 0;
 	e.ctime_ns = (uint32_t)st.st_ctim.tv_nsec ^ 1;
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime + 5)), 1);
 	e.ctime_ns = 0;
-	ck_assert_int_eq(gitindex_stale(&e, &st, st.st_mtime + 5), 0);
+	ck_assert_int_eq(gitindex_stale(&e, &st, SINCE(st.st_mtime + 5)), 0);
+	/* Where git kept nanoseconds, the time is taken to the
+	 * nanosecond: changed at since, or later, is stale. */
+	e.mtime_ns = (uint32_t)st.st_mtim.tv_nsec;
+	e.ctime_ns = (uint32_t)st.st_ctim.tv_nsec;
+	if (e.mtime_ns != 0 && e.ctime_ns != 0) {
+		struct timespec	 t = st.st_ctim;
+
+		ck_assert_int_eq(gitindex_stale(&e, &st, &t), 1);
+		t.tv_nsec++;
+		if (t.tv_nsec == 1000000000) {
+			t.tv_sec++;
+			t.tv_nsec = 0;
+		}
+		ck_assert_int_eq(gitindex_stale(&e, &st, &t),
+		    st.st_mtim.tv_sec > t.tv_sec ||
+		    (st.st_mtim.tv_sec == t.tv_sec &&
+		    st.st_mtim.tv_nsec >= t.tv_nsec));
+		t = st.st_mtim;
+		ck_assert_int_eq(gitindex_stale(&e, &st, &t), 1);
+	}
+	/* Without them, to the second. */
+	e.mtime_ns = e.ctime_ns = 0;
+	ck_assert_int_eq(gitindex_stale(&e, &st,
+	    &(struct timespec){ st.st_ctime, 999999999 }), 1);
 	/* Empty: always looked at. */
 	e.size = 0;
 	s2 = st;
 	s2.st_size = 0;
-	ck_assert_int_eq(gitindex_stale(&e, &s2, st.st_mtime + 5), 1);
+	ck_assert_int_eq(gitindex_stale(&e, &s2, SINCE(st.st_mtime + 5)), 1);
 	free(path);
+}
+END_TEST
+
+/* A look at a working tree: each path whose file is not as the index
+ * says, gone ones too; nothing written; a symlink on the way is no
+ * directory to look in. */
+START_TEST(t_look)
+{
+	struct gitindex	 ix;
+	struct strv	 stale = STRV_INIT;
+	struct stat	 st;
+	struct timespec	 later;
+	char		*path;
+
+	setup_repo(NULL);
+	ck_assert_int_eq(lstat(index_path, &st), 0);
+	later = st.st_mtim;
+	later.tv_sec += 2;
+	ck_assert_int_eq(gitindex_read(&ix, index_path, 20), 0);
+	ck_assert_int_eq(gitindex_look(repo, &ix, &later, &stale), 0);
+	/* empty: always */
+	ck_assert_uint_eq(stale.n, 1);
+	ck_assert_str_eq(stale.v[0], "empty");
+	strv_clear(&stale);
+	ck_assert_int_eq(sh("printf A >a && rm b/cd && chmod 755 b/c && "
+	    "rm -r d1/d2/d3 && rm l && ln -s x l"), 0);
+	ck_assert_int_eq(gitindex_look(repo, &ix, &later, &stale), 0);
+	ck_assert_uint_eq(stale.n, 6);
+	ck_assert_str_eq(stale.v[0], "a");
+	ck_assert_str_eq(stale.v[1], "b/c");
+	ck_assert_str_eq(stale.v[2], "b/cd");
+	ck_assert_str_eq(stale.v[3], "d1/d2/d3/d4/d5/d6/d7/d8/deep");
+	ck_assert_str_eq(stale.v[4], "empty");
+	ck_assert_str_eq(stale.v[5], "l");
+	/* Since the index, or nothing to look at: stale. */
+	strv_clear(&stale);
+	ck_assert_int_eq(gitindex_look(repo, &ix, SINCE(0), &stale), 0);
+	ck_assert_uint_eq(stale.n, ix.n);
+	/* A directory made a symlink: -1, not followed. */
+	strv_clear(&stale);
+	ck_assert_int_eq(sh("mv b bb && ln -s bb b"), 0);
+	ck_assert_int_eq(gitindex_look(repo, &ix, &later, &stale), -1);
+	ck_assert_int_ne(asprintf(&path, "%s/nothere", repo), -1);
+	ck_assert_int_eq(gitindex_look(path, &ix, &later, &stale), -1);
+	free(path);
+	strv_free(&stale);
+	gitindex_free(&ix);
 }
 END_TEST
 
@@ -349,6 +423,7 @@ gitindex_suite(void)
 	tcase_add_test(tc, t_refused);
 	tcase_add_test(tc, t_damaged);
 	tcase_add_test(tc, t_stale);
+	tcase_add_test(tc, t_look);
 	suite_add_tcase(s, tc);
 	return s;
 }
