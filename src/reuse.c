@@ -571,10 +571,63 @@ fix_mode_st(int dfd, const char *base, const char *path, int dir,
 }
 
 /*
+ * What no fresh copy has, in the directory fd (which forge gets to on
+ * its way over the copy): a socket, a FIFO, a device -- git's walks
+ * pass them over, so git clean leaves them where a command made them.
+ * Removed.
+ */
+static void
+drop_special(int fd)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 dfd, type;
+
+	if ((dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		return;
+	if ((d = fdopendir(dfd)) == NULL) {
+		close(dfd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == -1)
+				continue;
+			type = S_ISSOCK(st.st_mode) ? DT_SOCK :
+			    S_ISFIFO(st.st_mode) ? DT_FIFO :
+			    S_ISCHR(st.st_mode) ? DT_CHR :
+			    S_ISBLK(st.st_mode) ? DT_BLK : DT_REG;
+		}
+		if (type == DT_SOCK || type == DT_FIFO || type == DT_CHR ||
+		    type == DT_BLK)
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	}
+	closedir(d);
+}
+
+/* drop_special() in the copy's top directory. */
+static void
+drop_special_top(const char *copy)
+{
+	int	fd;
+
+	if ((fd = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return;
+	drop_special(fd);
+	close(fd);
+}
+
+/*
  * A .git in a directory below the copy's top: no fresh copy has one (a
  * copy with repositories nested in it is never reused), and git run
  * there would work on whatever it names -- the real repository, say.
- * The copy is then not to be used.
+ * The copy is then not to be used.  Else what no fresh copy has in it
+ * is removed (drop_special()).
  */
 static int
 foreign_git(int fd, const char *base, const char *path)
@@ -586,6 +639,9 @@ foreign_git(int fd, const char *base, const char *path)
 	    O_CLOEXEC)) == -1)
 		return 0;
 	found = fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
+	/* On the way: what else no fresh copy has. */
+	if (!found)
+		drop_special(dfd);
 	close(dfd);
 	if (found)
 		warnx("the reused copy has a .git of its own in %s",
@@ -614,6 +670,7 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 	(void)umask(mask);
 	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
 		return -1;
+	drop_special_top(copy);
 	if (copy_git(g, ls, NULL, &out) == -1)
 		return -1;
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -928,6 +985,7 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	(void)umask(mask);
 	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
 		goto fail;
+	drop_special_top(copy);
 	/* What the last proof found there is kept: nothing else. */
 	g.index = index;
 	/*
@@ -1054,6 +1112,7 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 	(void)umask(mask);
 	if (sync_begin(copy, common, run, idle, &lk->g, &lk->adm) == 0 &&
 	    fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
+		drop_special_top(copy);
 		lk->g.index = lk->index;
 		/* git clean walks the copy as forge looks at it
 		 * (reuse_prepare()). */
