@@ -360,6 +360,15 @@ untracked
 --"
 git config --unset core.trustctime
 git config --unset core.checkStat
+# What git's walks pass over, which git clean leaves: a FIFO a command
+# made, at the top and beside tracked files, is gone all the same.
+run_forge verify --reuse -- sh -c 'mkfifo top-fifo sub/fifo'
+run_forge verify --reuse -v -- sh -c 'ls -A . sub'
+is "FIFOs a command left: the run passes" "$rc" 0
+unlike "without them" "$out" 'fifo'
+run_forge verify --reuse -- sh -c 'mkfifo top-fifo sub/fifo'
+run_forge verify --incremental -v -- sh -c 'ls -A . sub'
+unlike "--incremental: without them too" "$out" 'fifo'
 # Under another umask, a fresh copy's files and directories have other
 # modes: so does the reused copy, untouched files too.
 run_forge verify --reuse -- true
