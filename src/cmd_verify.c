@@ -928,6 +928,10 @@ verbose_phases(const struct snapshot *s)
 		fprintf(stderr, "forge: the reused copy was proved as it stood"
 		    "%s%ld path%s put right\n", s->fixed > 0 ? " once " : ": ",
 		    s->fixed, s->fixed == 1 ? "" : "s");
+	if (s->looked >= 0)
+		fprintf(stderr, "forge: the working tree's files changed since "
+		    "the last run: %ld, the only ones git looked at\n",
+		    s->looked);
 	/* Peaks so far: forge's own, and its largest git's. */
 	if (getrusage(RUSAGE_SELF, &self) == 0 &&
 	    getrusage(RUSAGE_CHILDREN, &kids) == 0)

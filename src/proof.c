@@ -4,6 +4,8 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <pthread.h>
+#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,8 +20,10 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "gitindex.h"
 #include "lsfiles.h"
 #include "proof.h"
+#include "sig.h"
 #include "sum.h"
 #include "treeid.h"
 #include "xmalloc.h"
@@ -29,6 +33,10 @@ struct proof {
 	struct rundir		*rd;
 	size_t			 id;		/* names its temporary files */
 	struct strv		 edits;		/* flagged entries, as on disk */
+	struct strv		 look_only;	/* the source's paths git is to
+						   look at (proof_look) */
+	struct timespec		 src_since;	/* taken before the source's
+						   side looked at its files */
 	struct git		 src_git;
 	struct treeid_req	 src_req;	/* the source's tree, computed */
 	struct treeid_job	 src_job;	/* while the copy is built */
@@ -73,6 +81,7 @@ struct proof {
 	int			 fast_started;
 	struct strv		 fast_edits;
 	int			 recent_only;	/* and nothing else */
+	struct strv		 recent_files;	/* those not directories */
 	struct strv		 recent;	/* the copy's paths to look at
 						   again, for its carried index */
 };
@@ -177,7 +186,7 @@ carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 	sum_strv(&s, "flagged", &l->flagged);
 	sum_strv(&s, "nested", &l->nested);
 	sum_strv(&s, "exclude", pr->exclude);
-	return sum_line(&s, "forge carry 3 ");
+	return sum_line(&s, "forge carry 4 ");
 }
 
 /* A file of what is carried: side "src" (the source's) or "dst" (the
@@ -222,7 +231,8 @@ carry_drop(const struct proof *p, const char *side)
 static void
 carry_keep(struct proof *p)
 {
-	char	*idx, *key;
+	struct timespec	 t[2];
+	char		*idx, *key;
 
 	carry_drop(p, "src");
 	if (p->key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
@@ -230,8 +240,14 @@ carry_keep(struct proof *p)
 		return;
 	idx = carry_path(p, "src", "index");
 	key = carry_path(p, "src", "key");
+	/* Timed as the source's side began: a file changed since then may
+	 * have changed after git looked at it (proof_look_source()). */
+	t[0].tv_sec = 0;
+	t[0].tv_nsec = UTIME_OMIT;
+	t[1] = p->src_since;
 	if (treeid_keep(&p->src_job, idx) == 0 &&
-	    carry_seal_write(key, p->key, idx) == -1)
+	    (utimensat(AT_FDCWD, idx, t, 0) == -1 ||
+	    carry_seal_write(key, p->key, idx) == -1))
 		(void)unlink(idx);
 	free(idx);
 	free(key);
@@ -395,28 +411,68 @@ flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
  * already in the index are kept), or "0 <zeros>\tpath", removing it,
  * where the source's index has none.
  */
+/* "0 <zeros>\tpath": path's entry removed. */
+static void
+push_no_entry(const struct proof *p, struct strv *v, const char *path)
+{
+	struct buf	 b = BUF_INIT;
+	size_t		 k, oidlen = strlen(p->r.head);
+
+	buf_adds(&b, "0 ");
+	for (k = 0; k < oidlen; k++)
+		buf_addc(&b, '0');
+	buf_addc(&b, '\t');
+	buf_adds(&b, path);
+	strv_push(v, b.data);
+	buf_free(&b);
+}
+
 static void
 fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
 {
-	struct buf	 b = BUF_INIT;
 	const char	*e;
-	size_t		 i, k, oidlen = strlen(p->r.head);
+	size_t		 i;
 
 	for (i = 0; i < paths->n; i++) {
-		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL) {
+		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL)
 			strv_push(v, e);
-			continue;
-		}
-		buf_reset(&b);
-		buf_adds(&b, "0 ");
-		for (k = 0; k < oidlen; k++)
-			buf_addc(&b, '0');
-		buf_addc(&b, '\t');
-		buf_adds(&b, paths->v[i]);
-		strv_push(v, b.data);
+		else
+			push_no_entry(p, v, paths->v[i]);
 	}
-	buf_free(&b);
+}
+
+/*
+ * The update-index --index-info lines that remove each path's entry:
+ * git then adds the file as it finds it, with nothing of the entry it
+ * had -- and none at all where it will not take the path (a .gitmodules
+ * that is a symlink, say), which the proof then sees.
+ */
+static void
+removal_entries(const struct proof *p, struct strv *v,
+    const struct strv *paths)
+{
+	size_t	i;
+
+	for (i = 0; i < paths->n; i++)
+		push_no_entry(p, v, paths->v[i]);
+}
+
+/* The paths whose file below top is not a directory (a file, a symlink,
+ * or gone): git takes no directory for a path, where a file was. */
+static void
+not_dirs(const char *top, const struct strv *paths, struct strv *out)
+{
+	struct stat	 st;
+	char		*path;
+	size_t		 i;
+
+	for (i = 0; i < paths->n; i++) {
+		path = xasprintf("%s/%s", top, paths->v[i]);
+		if (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode))
+			strv_push(out, paths->v[i]);
+		free(path);
+	}
 }
 
 /* Is a later than or as late as b? */
@@ -497,6 +553,188 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 }
 
 
+/*
+ * The present on the source's file system's clock, as stamps its files,
+ * from the harness's directory in common when it is on the same file
+ * system; else the clock's, to two seconds down (fs_present()).
+ */
+static void
+source_clock(const char *src, const char *common, struct timespec *t)
+{
+	struct stat	 a, b;
+	char		*dir;
+
+	clock_gettime(CLOCK_REALTIME_COARSE, t);
+	dir = xasprintf("%s/forge", common);
+	if (stat(src, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev)
+		fs_present(dir, t);
+	else {
+		t->tv_sec &= ~(time_t)1;
+		t->tv_nsec = 0;
+	}
+	free(dir);
+}
+
+/* The look itself: in a thread of its own, nothing but lk touched. */
+static void *
+look_run(void *arg)
+{
+	struct proof_look	*lk = arg;
+	struct stat		 st;
+
+	if (stat(lk->idx, &st) == 0 && gitindex_read(&lk->had, lk->idx,
+	    lk->rawsz) == 0) {
+		lk->ok = gitindex_look(lk->src, &lk->had, &st.st_mtim,
+		    &lk->stale) == 0;
+		lk->seen = st;
+	}
+	return NULL;
+}
+
+void
+proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
+    const char *src, const char *common, const char *head)
+{
+	struct proof	 p;
+	sigset_t	 old;
+
+	memset(lk, 0, sizeof(*lk));
+	/* Taken before the look: what changes from now on is stamped no
+	 * earlier. */
+	source_clock(src, common, &lk->since);
+	memset(&p, 0, sizeof(p));
+	p.rd = rd;
+	p.id = id;
+	/* Believed only if sealed for this run's key, which needs the
+	 * listing: proof_begin() says. */
+	lk->idx = carry_path(&p, "src", "index");
+	lk->src = xstrdup(src);
+	lk->rawsz = strlen(head) / 2;
+	/* Signals are for forge's own thread, which waits on its gits. */
+	sig_block_all(&old);
+	lk->running = pthread_create(&lk->thread, NULL, look_run, lk) == 0;
+	sig_restore(&old);
+	if (!lk->running)
+		(void)look_run(lk);
+}
+
+void
+proof_look_wait(struct proof_look *lk)
+{
+	if (lk->running)
+		(void)pthread_join(lk->thread, NULL);
+	lk->running = 0;
+}
+
+long
+proof_source_looked(const struct proof *p)
+{
+	return p->src_req.only != NULL ? (long)p->look_only.n : -1;
+}
+
+void
+proof_look_free(struct proof_look *lk)
+{
+	proof_look_wait(lk);
+	gitindex_free(&lk->had);
+	strv_free(&lk->stale);
+	free(lk->idx);
+	free(lk->src);
+	memset(lk, 0, sizeof(*lk));
+}
+
+/*
+ * The source's side from the carried index and the look at the source
+ * begun before (proof_look_source()): git looks at the paths whose files
+ * changed since, the ones the working state has that the index has not,
+ * and nothing else; what the index has that the working state has not
+ * (an untracked file gone or now ignored) is removed.  0: so it is set
+ * up; -1: git is to look at every file (git add -A).
+ */
+static int
+source_from_look(struct proof *p, const struct lsfiles *l)
+{
+	const struct proof_look	*lk = p->r.look;
+	struct strv		 fresh = STRV_INIT, untracked = STRV_INIT;
+	struct strv		 gone = STRV_INIT, stale = STRV_INIT;
+	struct strv		 add = STRV_INIT;
+	struct stat		 st;
+	const char		**want, *w, *h;
+	size_t			 i, j, k, m, n;
+	int			 c;
+
+	if (lk == NULL || !lk->ok || p->carry == NULL || l->flagged.n > 0 ||
+	    p->r.convert || p->r.sparse || p->r.exclude->n > 0)
+		return -1;
+	/* The index looked at is the one sealed for this key. */
+	if (stat(p->carry, &st) == -1 || st.st_ino != lk->seen.st_ino ||
+	    st.st_dev != lk->seen.st_dev || st.st_size != lk->seen.st_size ||
+	    st.st_mtim.tv_sec != lk->seen.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != lk->seen.st_mtim.tv_nsec ||
+	    st.st_ctim.tv_sec != lk->seen.st_ctim.tv_sec ||
+	    st.st_ctim.tv_nsec != lk->seen.st_ctim.tv_nsec)
+		return -1;
+	/* What the working state has, sorted as the index is: the
+	 * entries, the untracked files and the conflicts' paths, each
+	 * what is on disk (none of them an entry). */
+	strv_pushv(&untracked, l->untracked.v);
+	strv_pushv(&untracked, l->unmerged.v);
+	strv_sort(&untracked);
+	n = p->r.entries->n + untracked.n;
+	want = xreallocarray(NULL, n + 1, sizeof(*want));
+	for (i = j = k = 0; k < n; k++) {
+		w = i < p->r.entries->n ?
+		    lsfiles_entry_path(p->r.entries->v[i]) : NULL;
+		if (w != NULL && (j == untracked.n ||
+		    strcmp(w, untracked.v[j]) < 0)) {
+			want[k] = w;
+			i++;
+		} else
+			want[k] = untracked.v[j++];
+	}
+	/*
+	 * Against what the carried index has: what the working state has
+	 * that changed since or is not in it, git is to look at (its entry
+	 * afresh); what it has not, removed (an untracked file gone, or
+	 * now ignored).  The changed paths come in the index's order.
+	 */
+	for (i = k = m = 0; i < n || k < lk->had.n;) {
+		h = k < lk->had.n ? lk->had.v[k].path : NULL;
+		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
+		if (c < 0)
+			strv_push(&add, want[i++]);
+		else if (c > 0) {
+			strv_push(&gone, h);
+			k++;
+		} else {
+			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)
+				m++;
+			if (m < lk->stale.n && strcmp(lk->stale.v[m], h) == 0) {
+				if (lk->had.v[k].mode == 0120000)
+					strv_push(&fresh, h);
+				else
+					strv_push(&gone, h);
+				strv_push(&stale, h);
+			}
+			i++;
+			k++;
+		}
+	}
+	/* A symlink's entry kept (with core.symlinks false, git keeps one
+	 * that is a file on disk), the others removed (removal_entries()). */
+	fresh_entries(p, &p->edits, &fresh);
+	removal_entries(p, &p->edits, &gone);
+	not_dirs(p->r.src, &stale, &p->look_only);
+	not_dirs(p->r.src, &add, &p->look_only);
+	free(want);
+	strv_free(&fresh);
+	strv_free(&gone);
+	strv_free(&stale);
+	strv_free(&add);
+	strv_free(&untracked);
+	return 0;
+}
+
 struct proof *
 proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
     struct rundir *rd, size_t id)
@@ -508,6 +746,10 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->r = *pr;
 	p->rd = rd;
 	p->id = id;
+	if (pr->look != NULL)
+		p->src_since = pr->look->since;
+	else
+		source_clock(pr->src, pr->common, &p->src_since);
 	flagged_edits(pr->src, l, &p->edits);
 	if (!pr->sparse) {
 		p->key = carry_key(pr, l);
@@ -532,6 +774,15 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req.exclude = pr->exclude;
 	p->src_req.base = pr->reused ? NULL : pr->head;
 	p->src_req.sparse = pr->sparse;
+	/* The files git looks at: those changed since the carried index,
+	 * as a look at the source found (only then is the edits list, of
+	 * no flagged entry, made of them); else all. */
+	if (source_from_look(p, l) == 0) {
+		p->src_req.only = &p->look_only;
+		/* Nothing reads what they hold (no conversion): their
+		 * ids will do. */
+		p->src_req.info_only = 1;
+	}
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */
 	if (p->carry == NULL && !pr->convert)
@@ -930,6 +1181,13 @@ source_afresh(struct proof *p)
 
 	treeid_free(&p->src_job);
 	p->src_req.start = NULL;
+	/* Every file looked at: the look's lists (of no flagged entry's
+	 * edits: there was none) are for the carried index alone. */
+	if (p->src_req.only != NULL) {
+		p->src_req.only = NULL;
+		p->src_req.info_only = 0;
+		strv_clear(&p->edits);
+	}
 	snprintf(tag, sizeof(tag), "src%zu-afresh", p->id);
 	if (treeid_start(&p->src_job, &p->src_req, tag) == -1)
 		return NULL;
@@ -1105,12 +1363,21 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 		 * at afresh: git would otherwise trust its stat data where
 		 * it cannot tell a change (core.trustCtime false, say). */
 		if (p->recent.n > 0) {
-			fresh_entries(p, &p->fast_edits, &p->recent);
+			if (p->recent_only)
+				removal_entries(p, &p->fast_edits, &p->recent);
+			else
+				fresh_entries(p, &p->fast_edits, &p->recent);
 			q.edits = &p->fast_edits;
 		}
-		if (p->recent_only)
-			q.only = &p->recent;
+		if (p->recent_only) {
+			strv_clear(&p->recent_files);
+			not_dirs(p->r.dst, &p->recent, &p->recent_files);
+			q.only = &p->recent_files;
+		}
 	}
+	/* Proved as it stands only where git converts nothing
+	 * (snapshot.c): the ids of what git hashes will do. */
+	q.info_only = 1;
 	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
 	p->fast_started = 1;
 	if (treeid_start(&p->fast_job, &q, tag) == -1)
@@ -1250,6 +1517,8 @@ proof_free(struct proof *p)
 	strv_free(&p->early_done);
 	strv_free(&p->rest);
 	strv_free(&p->edits);
+	strv_free(&p->look_only);
+	strv_free(&p->recent_files);
 	strv_free(&p->prep_edits);
 	free(p->dst_index);
 	free(p->dst_gitdir);

@@ -87,16 +87,47 @@
 #ifndef PROOF_H
 #define PROOF_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <time.h>
 
+#include "gitindex.h"
 #include "lsfiles.h"
 #include "repo.h"
 #include "rundir.h"
 #include "strv.h"
 
+/*
+ * A reused copy's run looks at the source's files while git lists them,
+ * against the index the source's side ended with in the last run:
+ *
+ *	proof_look_start(&lk, rd, id, src, common, head);	in a
+ *				thread of its own, while forge goes on
+ *	proof_look_wait(&lk);	done
+ *	pr.look = &lk;		proof_begin() takes it if that index is
+ *				the one sealed for this run (then git looks
+ *				at the files changed since, and those the
+ *				working state has that it has not, only)
+ *	proof_look_free(&lk);	waited for, and freed
+ *	n = proof_source_looked(p);	how many of the source's paths git
+ *				looked at so (-1: it looked at every file)
+ */
+struct proof_look {
+	int		 ok;		/* the look was made */
+	struct gitindex	 had;		/* that index's entries */
+	struct stat	 seen;		/* and its file as looked at */
+	struct strv	 stale;		/* paths whose files changed since */
+	struct timespec	 since;		/* taken before the look */
+	char		*idx, *src;	/* private */
+	size_t		 rawsz;
+	pthread_t	 thread;
+	int		 running;
+};
+
 struct proof_repo {
 	const char		*src;		/* the source's working tree */
+	const char		*common;	/* its common git dir */
+	const struct proof_look	*look;		/* or NULL */
 	const char		*gitdir;	/* its git dir */
 	const char		*index;		/* a private copy of its index */
 	const char		*objects;	/* its object directory */
@@ -140,6 +171,11 @@ int		 proof_source_changed(const struct proof *,
 int		 proof_list_changed(struct proof *);
 const char	*proof_reused_index(struct proof *);
 time_t		 proof_reused_time(struct proof *);
+void		 proof_look_start(struct proof_look *, struct rundir *,
+		    size_t, const char *, const char *, const char *);
+void		 proof_look_wait(struct proof_look *);
+long		 proof_source_looked(const struct proof *);
+void		 proof_look_free(struct proof_look *);
 char		*proof_copy_carried(struct rundir *, size_t, const char *,
 		    int, struct timespec *);
 void		 proof_reused_look(struct proof *, const struct strv *, int);

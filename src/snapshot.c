@@ -680,6 +680,9 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 
 	memset(&pr, 0, sizeof(pr));
 	pr.src = sr->src;
+	pr.common = sr->common;
+	pr.look = s->source_looked && sr == s->repos[0] ? &s->source_look :
+	    NULL;
 	pr.gitdir = sr->gitdir;
 	pr.index = sr->index;
 	pr.objects = sr->objects;
@@ -1163,15 +1166,26 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	src_git(sr, &g);
 	if (s->reused && sr == s->repos[0] && s->check &&
 	    lsfiles_start(&lj, &g, s->rd->scratch) == 0) {
+		/* The source's files against what its side kept, and the
+		 * copy's against what its side kept, as git lists. */
+		proof_look_start(&s->source_look, s->rd, s->nrepos, sr->src,
+		    sr->common, sr->head);
+		s->source_looked = 1;
 		if (begin_look(s, sr) == -1) {
 			lsfiles_cancel(&lj);
+			proof_look_free(&s->source_look);
+			s->source_looked = 0;
 			return -1;
 		}
+		proof_look_wait(&s->source_look);
 		r = lsfiles_finish(&lj, &l);
 	} else
 		r = lsfiles_read(&l, &g);
 	if (r == -1) {
 		stop_look(s);
+		if (s->source_looked)
+			proof_look_free(&s->source_look);
+		s->source_looked = 0;
 		return -1;
 	}
 	if (strlen(sr->dst) + 1 + l.maxlen >= PATH_MAX) {
@@ -1196,7 +1210,12 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
-	if (s->check && begin_proof(s, sr, &l) == -1)
+	r = s->check ? begin_proof(s, sr, &l) : 0;
+	if (s->source_looked) {
+		proof_look_free(&s->source_look);
+		s->source_looked = 0;
+	}
+	if (r == -1)
 		goto out;
 	/* Nested repositories are never reused: nothing more to do. */
 	if (s->reused && sr == s->repos[0] && s->check &&
@@ -1230,9 +1249,10 @@ prove(struct snapshot *s)
 	for (i = 0; i < s->nrepos; i++) {
 		if ((tree = proof_finish(s->repos[i]->proof)) == NULL)
 			return -1;
-		if (i == 0)
+		if (i == 0) {
 			s->tree = tree;
-		else
+			s->looked = proof_source_looked(s->repos[i]->proof);
+		} else
 			free(tree);
 	}
 	return 0;
@@ -1304,6 +1324,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	s->clone = (flags & SNAP_CLONE) != 0;
 	s->park = (flags & SNAP_PARK) != 0;
 	s->fixed = -1;
+	s->looked = -1;
 	s->idle.fn = poll_proofs;
 	s->idle.arg = s;
 	name = fs_basename(r->top);

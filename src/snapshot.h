@@ -38,6 +38,7 @@
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
 
+#include "proof.h"
 #include "repo.h"
 #include "reuse.h"
 #include "rundir.h"
@@ -77,6 +78,10 @@ struct snapshot {
 	long			  fixed;	/* reused: the paths put right
 						   in a copy proved as it
 						   stood; -1: synced whole */
+	long			  looked;	/* the working tree's files git
+						   looked at, those changed
+						   since the last run (-1:
+						   every file) */
 	struct strv		  links;	/* if links_known: the only
 						   paths of the copy that can
 						   be symlinks (escape.h) */
@@ -93,6 +98,10 @@ struct snapshot {
 	struct reuse_look	  look;		/* private: if looking, the
 						   reused copy's look begun */
 	int			  looking;
+	struct proof_look	  source_look;	/* private: if source_looked,
+						   the source's files looked
+						   at (proof.h) */
+	int			  source_looked;
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs

@@ -231,6 +231,8 @@ add_args(const struct treeid_job *j, struct strv *args)
 		strv_push(args, "--add");
 		strv_push(args, "--remove");
 		strv_push(args, "--replace");
+		if (j->q.info_only)
+			strv_push(args, "--info-only");
 		strv_push(args, "-z");
 		strv_push(args, "--stdin");
 		return;
@@ -429,7 +431,9 @@ end_step(struct treeid_job *j, int st)
 			(void)read_file(j, "err", &b);
 			warnx("cannot compute the tree of %s: %s: %s",
 			    j->g.dir != NULL ? fs_vis(j->g.dir) : ".",
-			    step_names[j->step], git_why(&b, st));
+			    j->step == STEP_ADD && j->q.only != NULL ?
+			    "git update-index" : step_names[j->step],
+			    git_why(&b, st));
 		}
 		j->failed = 1;
 		buf_free(&b);

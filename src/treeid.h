@@ -44,6 +44,10 @@
  *				than git add -A): the caller vouches that
  *				nothing else changed since the index it
  *				starts from was made
+ *	q.info_only = 1;	with q.only: no blob written of the paths
+ *				git hashes (update-index --info-only), for
+ *				a tree id that no later step reads through
+ *				(no attribute has git convert them)
  *	q.edits_only = 1;	stop before the add: job.index is then an
  *				index for another request to start from
  *	q.big = n;		before the add, git hashes the regular
@@ -113,12 +117,13 @@ struct treeid_req {
 	const char		*base;
 	const struct strv	*only;
 	int			 edits_only;
+	int			 info_only;
 	long long		 big;
 	const struct strv	*big_from;
 };
 
 #define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, NULL }
+			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL }
 
 struct treeid_job {
 	struct treeid_req	 q;

@@ -1,0 +1,97 @@
+#!/bin/sh
+# A reused copy's run looks at the working tree's files against the
+# index its source's side ended with in the last run, and has git look
+# again only at those that changed since, and at those the working state
+# has that index has not.  After each change the tree forge proves is the
+# one git makes of the working state itself (git add -A into a copy of
+# the index), and the copy holds it.
+. "$TESTLIB"
+
+new_repo "$T/r"
+git config forge.breakerThreshold 0
+for i in 1 2 3 4 5 6; do printf 'file %s\n' "$i" >"f$i"; done
+mkdir -p d/e && printf 'deep\n' >d/e/g && ln -s f1 link
+printf 'x\n' >x && chmod 644 x
+git add -A && git commit -q -m files
+printf 'untracked\n' >u
+printf 'intent\n' >ita && git add -N ita
+
+# The tree git makes of the working state, from a copy of the index.
+git_tree() {
+	cp "$(git rev-parse --git-path index)" "$T/idx"
+	GIT_INDEX_FILE="$T/idx" git add -A >/dev/null 2>&1
+	GIT_INDEX_FILE="$T/idx" git write-tree
+}
+# check DESCRIPTION N: a --reuse run in which git looked at N of the
+# working tree's files ("all": at every one); its tree git's, and the
+# copy's files the working tree's.
+check() {
+	want=$(git_tree | cut -c1-12)
+	run_forge verify --reuse -v -- sh -c \
+	    'for f in $(git ls-files) u; do [ -d "$f" ] || { printf "%s " "$f"; ls -ld "$f" | cut -c1-10; cat "$f" 2>/dev/null || readlink "$f"; }; done'
+	is "$1: the run passes" "$rc" 0
+	like "$1: the tree proved is git's" "$err" "tree $want"
+	got=$(printf '%s\n' "$err" |
+	    sed -n "s/.*changed since the last run: \([0-9]*\),.*/\1/p")
+	if [ "$2" = all ]; then
+		is "$1: git looked at every file of the working tree" "$got" ""
+	else
+		is "$1: git looked at $2 of the working tree's files" "$got" "$2"
+	fi
+	mine=$(for f in $(git ls-files) u; do [ -d "$f" ] || {
+	    printf '%s ' "$f"; ls -ld "$f" | cut -c1-10
+	    cat "$f" 2>/dev/null || readlink "$f"; }; done)
+	is "$1: the copy holds the working tree" "$out" "$mine"
+}
+
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+check "nothing changed" 0
+printf 'FILE 1\n' >f1
+check "a file rewritten, its size kept" 1
+printf 'file 1\n' >f1 && touch -d '2001-01-01' f1
+check "rewritten again, its time put back far" 1
+chmod +x f2
+check "a file made executable" 1
+rm f3
+check "a file removed" 1
+printf 'file 3\n' >f3
+check "the same file back" 1
+rm f4 && ln -s f5 f4
+check "a file made a symlink" 1
+rm link && printf 'not a link\n' >link
+check "a symlink made a file" 1
+printf 'UNTRACKED\n' >u
+check "an untracked file rewritten" 1
+printf 'more intent\n' >ita
+check "a file added with intent rewritten" 1
+printf 'edit\n' >>d/e/g && printf 'edit\n' >>f6
+check "two files, one deep" 2
+
+# The same file changed again within the second of the run that saw it
+# first, its size and times kept: its change time tells.
+printf 'aaaa\n' >f5
+run_forge verify --reuse -- true
+cp -p f5 "$T/f5.saved" && printf 'bbbb\n' >f5 && touch -r "$T/f5.saved" f5
+check "a same-size rewrite just after a run, its times put back" 1
+
+# A conflict: what is on disk, whatever it is.
+git stash -q -u && git checkout -q -b other && printf 'theirs\n' >x &&
+    git commit -q -am other && git checkout -q - &&
+    printf 'ours\n' >x && git commit -q -am ours &&
+    { git merge -q other >/dev/null 2>&1; true; } && git stash pop -q
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+check "a conflict, unchanged" 0
+printf 'resolved\n' >x
+check "a conflict's file rewritten" 1
+rm x && ln -s f1 x
+check "a conflict's file made a symlink" 1
+
+# What changes the listing is no look: every file.
+printf 'new\n' >v
+check "a new untracked file" all
+check "then nothing changed" 0
+forge gc --all >/dev/null 2>&1
+
+done_testing
