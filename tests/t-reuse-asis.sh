@@ -360,6 +360,20 @@ untracked
 --"
 git config --unset core.trustctime
 git config --unset core.checkStat
+# A path git will not take as it is: a .gitmodules made a symlink out of
+# the copy.  git ignores it as it looks again, and the entry is gone, not
+# kept from the last run: the proof sees it.
+mkdir -p sub/lib && printf '[submodule "a"]\n\tpath = a\n\turl = x\n' \
+    >sub/lib/.gitmodules && git add sub/lib && git commit -q -m gitmodules
+printf 'EVIL\n' >"$T/evil"
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c \
+    'rm sub/lib/.gitmodules && ln -s "$1/evil" sub/lib/.gitmodules' sh "$T"
+run_forge verify --reuse -v -- cat sub/lib/.gitmodules
+is "a .gitmodules made a symlink: the run passes" "$rc" 0
+is "with the working tree's file" "$out" "$(cat sub/lib/.gitmodules)"
+run_forge verify --reuse -v -- cat sub/lib/.gitmodules
+is "and the next run too" "$out" "$(cat sub/lib/.gitmodules)"
 # What git's walks pass over, which git clean leaves: a FIFO a command
 # made, at the top and beside tracked files, is gone all the same.
 run_forge verify --reuse -- sh -c 'mkfifo top-fifo sub/fifo'
