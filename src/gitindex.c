@@ -264,12 +264,16 @@ gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
 	 * at anyway, as git keeps a size of 0 for a file it must look at
 	 * again.
 	 */
-	if (!same_time(e->mtime, e->mtime_ns, &st->st_mtim) ||
-	    !same_time(e->ctime, e->ctime_ns, &st->st_ctim) ||
+	if (e->mtime != (uint32_t)st->st_mtim.tv_sec ||
+	    e->ctime != (uint32_t)st->st_ctim.tv_sec ||
 	    e->ino != (uint32_t)st->st_ino || e->uid != (uint32_t)st->st_uid ||
 	    e->gid != (uint32_t)st->st_gid ||
-	    e->size != (uint32_t)st->st_size || e->size == 0)
+	    e->size != (uint32_t)st->st_size)
 		return 1;
+	/* What a git that keeps whole seconds takes as it was. */
+	if (!same_time(e->mtime, e->mtime_ns, &st->st_mtim) ||
+	    !same_time(e->ctime, e->ctime_ns, &st->st_ctim) || e->size == 0)
+		return 2;
 	/*
 	 * And it was not changed at since or later: a change after git
 	 * looked is stamped no earlier than since, and one stamped with
@@ -278,18 +282,18 @@ gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
 	 * at too.
 	 */
 	return not_before(e->ctime, e->ctime_ns, since) ||
-	    not_before(e->mtime, e->mtime_ns, since);
+	    not_before(e->mtime, e->mtime_ns, since) ? 2 : 0;
 }
 
 int
 gitindex_look(const char *top, const struct gitindex *ix,
-    const struct timespec *since, struct strv *stale)
+    const struct timespec *since, struct strv *stale, struct strv *unsure)
 {
 	struct stat	 st;
 	const char	*path, *slash, *dir;
 	char		*d;
 	size_t		 i, dlen, clen = 0;
-	int		 root, dfd = -1, ret = 0, r;
+	int		 root, dfd = -1, ret = 0, r, k;
 
 	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
@@ -321,8 +325,12 @@ gitindex_look(const char *top, const struct gitindex *ix,
 		    &st, AT_SYMLINK_NOFOLLOW) == 0;
 		if (!r && dfd != -1 && errno != ENOENT)
 			ret = -1;
-		else if (gitindex_stale(&ix->v[i], r ? &st : NULL, since))
+		else if ((k = gitindex_stale(&ix->v[i], r ? &st : NULL,
+		    since)) != 0) {
 			strv_push(stale, path);
+			if (k == 2 && unsure != NULL)
+				strv_push(unsure, path);
+		}
 	}
 	if (dfd != -1 && dfd != root)
 		close(dfd);

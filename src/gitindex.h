@@ -10,15 +10,18 @@
  *		gitindex_free(&ix);
  *	}
  *
- *	gitindex_stale(e, &st, &since)	1 if git is to look at the file
- *			again: st (NULL: no file) is not as git saw it, or
- *			git saw it changed at since or later -- since being
- *			a time taken before git looked, on the file's file
- *			system's clock (to the second where git kept no
- *			nanoseconds)
- *	gitindex_look(top, &ix, &since, &stale)	each path of ix,
- *			relative to the directory top, whose file is stale,
- *			onto stale; nothing written, no symlink followed.
+ *	gitindex_stale(e, &st, &since)	non-zero if git is to look at
+ *			the file again: st (NULL: no file) is not as git
+ *			saw it, or git saw it changed at since or later --
+ *			since being a time taken before git looked, on the
+ *			file's file system's clock (to the second where git
+ *			kept no nanoseconds).  1: git's own look at its
+ *			stat data would tell; 2: it might not (a git that
+ *			keeps whole seconds), so its entry is to go first
+ *	gitindex_look(top, &ix, &since, &stale, &unsure)	each path of
+ *			ix, relative to the directory top, whose file is
+ *			stale, onto stale, and if 2, onto unsure too (if
+ *			not NULL); nothing written, no symlink followed.
  *			-1: top, or a file or directory on the way, could
  *			not be looked at (gone is stale, not an error)
  *
@@ -59,7 +62,7 @@ const struct gitindex_entry *gitindex_find(const struct gitindex *,
 int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,
 	    const struct timespec *);
 int	 gitindex_look(const char *, const struct gitindex *,
-	    const struct timespec *, struct strv *);
+	    const struct timespec *, struct strv *, struct strv *);
 void	 gitindex_free(struct gitindex *);
 
 #endif /* GITINDEX_H */

@@ -585,7 +585,7 @@ look_run(void *arg)
 	if (stat(lk->idx, &st) == 0 && gitindex_read(&lk->had, lk->idx,
 	    lk->rawsz) == 0) {
 		lk->ok = gitindex_look(lk->src, &lk->had, &st.st_mtim,
-		    &lk->stale) == 0;
+		    &lk->stale, &lk->unsure) == 0;
 		lk->seen = st;
 	}
 	return NULL;
@@ -626,6 +626,12 @@ proof_look_wait(struct proof_look *lk)
 	lk->running = 0;
 }
 
+const struct strv *
+proof_source_paths(const struct proof *p)
+{
+	return p->src_req.only != NULL ? &p->look_only : NULL;
+}
+
 long
 proof_source_looked(const struct proof *p)
 {
@@ -638,6 +644,7 @@ proof_look_free(struct proof_look *lk)
 	proof_look_wait(lk);
 	gitindex_free(&lk->had);
 	strv_free(&lk->stale);
+	strv_free(&lk->unsure);
 	free(lk->idx);
 	free(lk->src);
 	memset(lk, 0, sizeof(*lk));
@@ -660,7 +667,7 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 	struct strv		 add = STRV_INIT;
 	struct stat		 st;
 	const char		**want, *w, *h;
-	size_t			 i, j, k, m, n;
+	size_t			 i, j, k, m, n, u;
 	int			 c;
 
 	if (lk == NULL || !lk->ok || p->carry == NULL || l->flagged.n > 0 ||
@@ -698,7 +705,7 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 	 * afresh); what it has not, removed (an untracked file gone, or
 	 * now ignored).  The changed paths come in the index's order.
 	 */
-	for (i = k = m = 0; i < n || k < lk->had.n;) {
+	for (i = k = m = u = 0; i < n || k < lk->had.n;) {
 		h = k < lk->had.n ? lk->had.v[k].path : NULL;
 		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
 		if (c < 0)
@@ -709,13 +716,19 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 		} else {
 			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)
 				m++;
-			if (m < lk->stale.n && strcmp(lk->stale.v[m], h) == 0) {
+			while (u < lk->unsure.n &&
+			    strcmp(lk->unsure.v[u], h) < 0)
+				u++;
+			/* Changed where git's own look might miss it: its
+			 * entry goes first. */
+			if (u < lk->unsure.n && strcmp(lk->unsure.v[u], h) == 0) {
 				if (lk->had.v[k].mode == 0120000)
 					strv_push(&fresh, h);
 				else
 					strv_push(&gone, h);
-				strv_push(&stale, h);
 			}
+			if (m < lk->stale.n && strcmp(lk->stale.v[m], h) == 0)
+				strv_push(&stale, h);
 			i++;
 			k++;
 		}

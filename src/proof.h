@@ -111,12 +111,15 @@
  *	proof_look_free(&lk);	waited for, and freed
  *	n = proof_source_looked(p);	how many of the source's paths git
  *				looked at so (-1: it looked at every file)
+ *	v = proof_source_paths(p);	and which (NULL: every file)
  */
 struct proof_look {
 	int		 ok;		/* the look was made */
 	struct gitindex	 had;		/* that index's entries */
 	struct stat	 seen;		/* and its file as looked at */
 	struct strv	 stale;		/* paths whose files changed since */
+	struct strv	 unsure;	/* those git might take as they
+					   were (gitindex_stale()'s 2) */
 	struct timespec	 since;		/* taken before the look */
 	char		*idx, *src;	/* private */
 	size_t		 rawsz;
@@ -175,6 +178,7 @@ void		 proof_look_start(struct proof_look *, struct rundir *,
 		    size_t, const char *, const char *, const char *);
 void		 proof_look_wait(struct proof_look *);
 long		 proof_source_looked(const struct proof *);
+const struct strv *proof_source_paths(const struct proof *);
 void		 proof_look_free(struct proof_look *);
 char		*proof_copy_carried(struct rundir *, size_t, const char *,
 		    int, struct timespec *);
