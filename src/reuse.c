@@ -626,11 +626,11 @@ drop_special_top(const char *copy)
  * A .git in a directory below the copy's top: no fresh copy has one (a
  * copy with repositories nested in it is never reused), and git run
  * there would work on whatever it names -- the real repository, say.
- * The copy is then not to be used.  Else what no fresh copy has in it
- * is removed (drop_special()).
+ * The copy is then not to be used.  Else, if drop, what no fresh copy
+ * has in it is removed (drop_special()).
  */
 static int
-foreign_git(int fd, const char *base, const char *path)
+foreign_git(int fd, const char *base, const char *path, int drop)
 {
 	struct stat	st;
 	int		dfd, found;
@@ -640,7 +640,7 @@ foreign_git(int fd, const char *base, const char *path)
 		return 0;
 	found = fstatat(dfd, ".git", &st, AT_SYMLINK_NOFOLLOW) == 0;
 	/* On the way: what else no fresh copy has. */
-	if (!found)
+	if (!found && drop)
 		drop_special(dfd);
 	close(dfd);
 	if (found)
@@ -710,7 +710,7 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 		}
 		if (dfd != -1 && fix_mode(dfd, base, path, dir, want) == -1)
 			ret = -1;
-		else if (dfd != -1 && dir && foreign_git(dfd, base, path))
+		else if (dfd != -1 && dir && foreign_git(dfd, base, path, 1))
 			ret = -1;
 	}
 	if (dfd != -1 && dfd != root)
@@ -741,7 +741,8 @@ sync_begin(const char *copy, const char *common, const char *run,
 	return 0;
 }
 
-static int	dir_modes(int, const char *, const char *, mode_t, int *);
+static int	dir_modes(int, const char *, const char *, mode_t, int *,
+		    int);
 
 /*
  * checkout_modes(), from the working tree's index entries ("mode
@@ -804,7 +805,7 @@ entry_modes(const char *copy, const struct strv *entries,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs) == -1)
+			    0777 & ~mask, dirs, 1) == -1)
 				ret = -1;
 			if (dfd != -1 && dfd != root)
 				close(dfd);
@@ -1055,7 +1056,7 @@ had_look(const char *copy, const struct gitindex *had,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs) == -1)
+			    0777 & ~mask, dirs, 1) == -1)
 				ret = -1;
 			if (dfd != -1 && dfd != root)
 				close(dfd);
@@ -1279,11 +1280,12 @@ reuse_fix(const char *src, const char *copy, const struct strv *fix)
 /*
  * Give dir and each directory above it (below root) mode want, but for
  * prev (may be "") and those above it: paths sorted, the directories
- * of the last path are done.
+ * of the last path are done.  Each is checked for a .git of its own,
+ * and if drop, rid of what no fresh copy has (foreign_git()).
  */
 static int
 dir_modes(int root, const char *dir, const char *prev, mode_t want,
-    int *changed)
+    int *changed, int drop)
 {
 	struct stat	 st;
 	struct buf	 b = BUF_INIT;
@@ -1303,7 +1305,8 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want,
 		if ((fd = parent_of(root, b.data, &base)) == -1)
 			continue;
 		if (fix_mode_st(fd, base, b.data, 1, want, &st) == -1 ||
-		    (S_ISDIR(st.st_mode) && foreign_git(fd, base, b.data)))
+		    (S_ISDIR(st.st_mode) && foreign_git(fd, base, b.data,
+		    drop)))
 			ret = -1;
 		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
 			(*changed)++;
@@ -1373,7 +1376,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(droot, prefix.data, i == 0 ? "" :
-			    cur.data, 0777 & ~mask, &dirs) == -1)
+			    cur.data, 0777 & ~mask, &dirs, 0) == -1)
 				ret = -1;
 			buf_reset(&cur);
 			buf_add(&cur, path, dlen);

@@ -1018,6 +1018,8 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 {
 	struct strv		 fix = STRV_INIT, again = STRV_INIT;
 	struct strv		 paths = STRV_INIT, links = STRV_INIT;
+	struct strv		 changed = STRV_INIT;
+	const struct strv	*src_changed;
 	char			*plan;
 	struct mirror_plan	 mp;
 	struct git		 sg;
@@ -1049,6 +1051,9 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 		return -1;
 	}
 	proof_reused_look(sr->proof, &again, looked);
+	/* Kept: an untracked file's mode is seen to only if it changed. */
+	if (looked)
+		strv_pushv(&changed, again.v);
 	strv_free(&again);
 	/* What the copy's index is to stage, found while git looks at the
 	 * copy. */
@@ -1080,6 +1085,7 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 			mirror_plan_free(&mp);
 		strv_free(&fix);
 		strv_free(&again);
+		strv_free(&changed);
 		strv_free(&links);
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
@@ -1090,8 +1096,18 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	 * but those forge copied; the others, the source's. */
 	for (i = 0; i < fix.n; i++)
 		strv_push(&paths, strchr(fix.v[i], '\t') + 1);
+	/* An untracked file whose stat data is as git kept it on both
+	 * sides has the mode it was given when it last changed. */
+	src_changed = proof_source_paths(sr->proof);
+	if (looked && src_changed != NULL) {
+		strv_pushv(&changed, src_changed->v);
+		strv_sort_uniq(&changed);
+	}
 	for (i = 0; i < l->untracked.n; i++)
-		strv_push(&paths, l->untracked.v[i]);
+		if (!looked || src_changed == NULL ||
+		    strv_sorted_has(&changed, l->untracked.v[i]))
+			strv_push(&paths, l->untracked.v[i]);
+	strv_free(&changed);
 	for (i = 0; i < l->flagged.n; i++)
 		strv_push(&paths, lsfiles_entry_path(l->flagged.v[i]));
 	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,

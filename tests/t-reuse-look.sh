@@ -63,6 +63,10 @@ rm link && printf 'not a link\n' >link
 check "a symlink made a file" 1
 printf 'UNTRACKED\n' >u
 check "an untracked file rewritten" 1
+chmod 600 u
+check "an untracked file's mode changed" 1
+run_forge verify --reuse -- chmod 640 u
+check "and then the copy's, by a command" 0
 printf 'more intent\n' >ita
 check "a file added with intent rewritten" 1
 printf 'edit\n' >>d/e/g && printf 'edit\n' >>f6
