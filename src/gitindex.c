@@ -195,22 +195,28 @@ gitindex_read(struct gitindex *ix, const char *path, size_t rawsz)
 	return r;
 }
 
-const struct gitindex_entry *
-gitindex_find(const struct gitindex *ix, const char *path)
+size_t
+gitindex_pos(const struct gitindex *ix, const char *path)
 {
 	size_t	lo = 0, hi = ix->n, mid;
-	int	c;
 
 	while (lo < hi) {
 		mid = lo + (hi - lo) / 2;
-		if ((c = strcmp(ix->v[mid].path, path)) == 0)
-			return &ix->v[mid];
-		if (c < 0)
+		if (strcmp(ix->v[mid].path, path) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	return NULL;
+	return lo;
+}
+
+const struct gitindex_entry *
+gitindex_find(const struct gitindex *ix, const char *path)
+{
+	size_t	i = gitindex_pos(ix, path);
+
+	return i < ix->n && strcmp(ix->v[i].path, path) == 0 ? &ix->v[i] :
+	    NULL;
 }
 
 /* Is the time git kept (seconds, and nanoseconds where its git keeps

@@ -7,6 +7,8 @@
  *	if (gitindex_read(&ix, path, 20) == 0) {	20: SHA-1, 32: SHA-256
  *		ix.v[i].path, ix.v[i].mtime, ...	sorted as git sorts
  *		gitindex_find(&ix, "dir/file");		NULL if none
+ *		gitindex_pos(&ix, "dir/");	where it would be: the
+ *						first entry not before it
  *		gitindex_free(&ix);
  *	}
  *
@@ -57,6 +59,7 @@ struct gitindex {
 int	 gitindex_read(struct gitindex *, const char *, size_t);
 int	 gitindex_parse(struct gitindex *, const unsigned char *, size_t,
 	    size_t);
+size_t	 gitindex_pos(const struct gitindex *, const char *);
 const struct gitindex_entry *gitindex_find(const struct gitindex *,
 	    const char *);
 int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,

@@ -582,8 +582,10 @@ look_run(void *arg)
 	struct proof_look	*lk = arg;
 	struct stat		 st;
 
-	if (stat(lk->idx, &st) == 0 && gitindex_read(&lk->had, lk->idx,
-	    lk->rawsz) == 0) {
+	/* Not if the clock was set back since: a change could then be
+	 * stamped before that index's time. */
+	if (stat(lk->idx, &st) == 0 && st.st_mtim.tv_sec <= lk->since.tv_sec &&
+	    gitindex_read(&lk->had, lk->idx, lk->rawsz) == 0) {
 		lk->ok = gitindex_look(lk->src, &lk->had, &st.st_mtim,
 		    &lk->stale, &lk->unsure) == 0;
 		lk->seen = st;

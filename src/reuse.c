@@ -1018,6 +1018,144 @@ fail:
 }
 
 /*
+ * What the last proof's index had expects of name in the directory
+ * prefix ("" or "a/b/"): 1, a file of its own; 2, a directory on the
+ * way to its paths; 0, nothing.
+ */
+static int
+had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
+    const char *name)
+{
+	size_t	i;
+
+	buf_reset(b);
+	buf_adds(b, prefix);
+	buf_adds(b, name);
+	buf_str(b);
+	if (gitindex_find(had, b->data) != NULL)
+		return 1;
+	buf_addc(b, '/');
+	buf_str(b);
+	i = gitindex_pos(had, b->data);
+	return i < had->n && strncmp(had->v[i].path, b->data, b->len) == 0 ?
+	    2 : 0;
+}
+
+/*
+ * The directory dir ("" the top) rid of what a fresh copy would not have
+ * there, as git clean -ffdx would (and more: a FIFO, a socket, a device,
+ * which git passes over): whatever the last proof's index had does not
+ * expect, and what it expects as a file but is a directory, or as a
+ * directory but is not one.  Never a mount, nor through a symlink
+ * (fs_rmtree_at()).  Gone or not a directory itself: nothing to do
+ * (its paths are stale).  -1: something would not go.
+ */
+static int
+prune_dir(int root, const char *dir, const struct gitindex *had)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	struct buf	 prefix = BUF_INIT, b = BUF_INIT;
+	DIR		*d;
+	int		 fd, dfd, type, k, r, ret = 0;
+
+	fd = *dir == '\0' ? fcntl(root, F_DUPFD_CLOEXEC, 3) :
+	    fs_open_dir(root, dir, 0, 0);
+	if (fd == -1)
+		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	close(fd);
+	if (dfd == -1 || (d = fdopendir(dfd)) == NULL) {
+		if (dfd != -1)
+			close(dfd);
+		return -1;
+	}
+	buf_adds(&prefix, dir);
+	if (*dir != '\0')
+		buf_addc(&prefix, '/');
+	buf_str(&prefix);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    (*dir == '\0' && strcmp(de->d_name, ".git") == 0))
+			continue;
+		type = de->d_type;
+		if (type == DT_UNKNOWN) {
+			if (fstatat(dirfd(d), de->d_name, &st,
+			    AT_SYMLINK_NOFOLLOW) == -1)
+				continue;
+			type = S_ISDIR(st.st_mode) ? DT_DIR :
+			    S_ISREG(st.st_mode) ? DT_REG :
+			    S_ISLNK(st.st_mode) ? DT_LNK : DT_SOCK;
+		}
+		k = had_expects(had, &b, prefix.data, de->d_name);
+		if ((k == 1 && (type == DT_REG || type == DT_LNK)) ||
+		    (k == 2 && type == DT_DIR))
+			continue;
+		r = type == DT_DIR ? fs_rmtree_at(dirfd(d), de->d_name) :
+		    unlinkat(dirfd(d), de->d_name, 0);
+		if (r == -1 && errno != ENOENT) {
+			warn("cannot remove %s%s from the reused copy",
+			    fs_vis(prefix.data), de->d_name);
+			ret = -1;
+		}
+	}
+	closedir(d);
+	buf_free(&prefix);
+	buf_free(&b);
+	return ret;
+}
+
+/*
+ * Has the directory at fd/base ("" and fd the top) had an entry made,
+ * removed or renamed since (or its mode changed)?  Its change time says:
+ * nothing sets it back.  A directory that has not is as the last proof
+ * left it, which the index it ended with holds whole.
+ */
+static int
+dir_changed(int fd, const char *base, const struct timespec *since)
+{
+	struct stat	st;
+
+	if ((*base == '\0' ? fstat(fd, &st) : fstatat(fd, base, &st,
+	    AT_SYMLINK_NOFOLLOW)) == -1)
+		return 1;
+	return st.st_ctim.tv_sec > since->tv_sec ||
+	    (st.st_ctim.tv_sec == since->tv_sec &&
+	    st.st_ctim.tv_nsec >= since->tv_nsec);
+}
+
+/* prune_dir() of dir and each directory above it, but for prev and
+ * those above it (dir_modes()'s order), where changed since. */
+static int
+prune_dirs_on_way(int root, const char *dir, const char *prev,
+    const struct gitindex *had, const struct timespec *since)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*base;
+	size_t		 k, n = strlen(dir), pn = strlen(prev);
+	int		 fd, ret = 0;
+
+	for (k = 1; k <= n && ret == 0; k++) {
+		if (k < n && dir[k] != '/')
+			continue;
+		if (k <= pn && memcmp(prev, dir, k) == 0 &&
+		    (k == pn || prev[k] == '/'))
+			continue;
+		buf_reset(&b);
+		buf_add(&b, dir, k);
+		buf_str(&b);
+		if ((fd = parent_of(root, b.data, &base)) == -1)
+			continue;	/* gone, or a symlink on the way */
+		if (dir_changed(fd, base, since))
+			ret = prune_dir(root, b.data, had);
+		close(fd);
+	}
+	buf_free(&b);
+	return ret;
+}
+
+/*
  * Each path of had, against the copy's file: each directory on the way
  * given a checkout's mode (dir_modes()), and the path into stale if git
  * is to look at its file again (gitindex_stale()), into links if it is
@@ -1028,7 +1166,7 @@ fail:
 static int
 had_look(const char *copy, const struct gitindex *had,
     const struct spawn_idle *idle, const struct timespec *since,
-    struct strv *stale, struct strv *links, int *dirs)
+    int prune, struct strv *stale, struct strv *links, int *dirs)
 {
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
@@ -1043,6 +1181,9 @@ had_look(const char *copy, const struct gitindex *had,
 	    O_CLOEXEC)) == -1)
 		return -1;
 	buf_str(&cur);
+	if (prune && dir_changed(root, "", since) &&
+	    prune_dir(root, "", had) == -1)
+		ret = -1;
 	for (i = 0; i < had->n && ret == 0; i++) {
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
@@ -1056,7 +1197,9 @@ had_look(const char *copy, const struct gitindex *had,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs, 1) == -1)
+			    0777 & ~mask, dirs, !prune) == -1 ||
+			    (prune && prune_dirs_on_way(root, prefix.data,
+			    cur.data, had, since) == -1))
 				ret = -1;
 			if (dfd != -1 && dfd != root)
 				close(dfd);
@@ -1090,11 +1233,17 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
     struct spawn_idle *idle)
 {
 	struct gitindex	 had;
+	struct timespec	 now;
 	mode_t		 mask;
 	size_t		 i;
 	int		 r = -1;
 
 	memset(lk, 0, sizeof(*lk));
+	/* A clock set back since then could stamp a change before it: no
+	 * change time is believed. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (now.tv_sec < since->tv_sec)
+		return 0;
 	/* git's stat data of the copy as the last proof left it; of no
 	 * submodule (git looks inside one: no copy with one is reused). */
 	if (since->tv_sec <= 0 || gitindex_read(&had, index,
@@ -1113,16 +1262,23 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 	(void)umask(mask);
 	if (sync_begin(copy, common, run, idle, &lk->g, &lk->adm) == 0 &&
 	    fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
-		drop_special_top(copy);
 		lk->g.index = lk->index;
-		/* git clean walks the copy as forge looks at it
-		 * (reuse_prepare()). */
-		lk->out = xasprintf("%s/clean.out", scratch);
-		lk->err = xasprintf("%s/clean.err", scratch);
-		lk->cleaning = git_start(&lk->clean, &lk->g, keep_ignored ?
-		    clean_keep : clean_all, NULL, lk->out, lk->err) == 0;
-		r = had_look(copy, &had, idle, since, &lk->stale, &lk->links,
-		    &lk->dirs);
+		/*
+		 * What that index does not have goes as forge looks at each
+		 * directory, where the copy keeps no ignored files of its
+		 * own; else git clean, which knows what is ignored, walks
+		 * the copy meanwhile (reuse_prepare()).
+		 */
+		lk->pruned = !keep_ignored;
+		if (keep_ignored) {
+			drop_special_top(copy);
+			lk->out = xasprintf("%s/clean.out", scratch);
+			lk->err = xasprintf("%s/clean.err", scratch);
+			lk->cleaning = git_start(&lk->clean, &lk->g,
+			    clean_keep, NULL, lk->out, lk->err) == 0;
+		}
+		r = had_look(copy, &had, idle, since, lk->pruned, &lk->stale,
+		    &lk->links, &lk->dirs);
 	}
 	gitindex_free(&had);
 	if (r == -1) {
@@ -1183,7 +1339,7 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 		close(root);
 	st = look_cleaned(lk);
 	if (r == -1 || clean_detach(&lk->g, lk->head, lk->keep_ignored,
-	    st == 0 && lk->dirs == 0) == -1)
+	    lk->pruned || (st == 0 && lk->dirs == 0)) == -1)
 		goto out;
 	for (i = 0; i < lk->stale.n; i++)
 		strv_push(recent, lk->stale.v[i]);

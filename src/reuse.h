@@ -121,11 +121,13 @@ int	reuse_prepare(const char *, const char *, const char *, const char *,
  *	r = reuse_look_begin(&lk, copy, common, run, scratch, head, index,
  *	    &since, keep_ignored, idle)
  *			0: that index cannot be read (gitindex.h), nothing
- *			done: reuse_prepare() it is.  1: git clean started
- *			with it, each directory on the way to its paths
- *			given a checkout's mode, and each of its paths
- *			looked at: those whose file git is to look at
- *			again (gitindex_stale()) noted, and the symlinks.
+ *			done: reuse_prepare() it is.  1: each directory on
+ *			the way to its paths given a checkout's mode and
+ *			rid of what that index does not have (unless
+ *			keep_ignored: then git clean, started with it, does
+ *			that), and each of its paths looked at: those whose
+ *			file git is to look at again (gitindex_stale())
+ *			noted, and the symlinks.
  *			-1 with a message: the copy is not to be used
  *	reuse_look_end(&lk, entries, &recent, &links, &dst_gitdir)
  *			the noted files that entries track given their
@@ -142,6 +144,8 @@ struct reuse_look {
 	struct git	 g;
 	struct git_job	 clean;
 	int		 cleaning;	/* clean started, not waited for */
+	int		 pruned;	/* or none needed: forge removed
+					   what the index has not */
 	char		*out, *err;	/* its files */
 	int		 keep_ignored;
 	int		 dirs;		/* directories whose mode was reset */

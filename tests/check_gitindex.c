@@ -397,13 +397,15 @@ START_TEST(t_look)
 	ck_assert_str_eq(stale.v[3], "d1/d2/d3/d4/d5/d6/d7/d8/deep");
 	ck_assert_str_eq(stale.v[4], "empty");
 	ck_assert_str_eq(stale.v[5], "l");
-	/* The empty file, and those changed in the second they were
-	 * made (their size kept): changes git might not see. */
-	ck_assert_uint_ge(unsure.n, 1);
-	ck_assert_str_eq(unsure.v[unsure.n - 1], "empty");
-	for (i = 0; i + 1 < unsure.n; i++)
+	/* The empty file, and those changed in the second they were made
+	 * with their size kept (an inode may be used again): changes git
+	 * might not see. */
+	ck_assert(strv_sorted_has(&unsure, "empty"));
+	for (i = 0; i < unsure.n; i++)
 		ck_assert(strcmp(unsure.v[i], "a") == 0 ||
-		    strcmp(unsure.v[i], "b/c") == 0);
+		    strcmp(unsure.v[i], "b/c") == 0 ||
+		    strcmp(unsure.v[i], "empty") == 0 ||
+		    strcmp(unsure.v[i], "l") == 0);
 	/* Since the index, or nothing to look at: stale. */
 	strv_clear(&stale);
 	ck_assert_int_eq(gitindex_look(repo, &ix, SINCE(0), &stale, NULL), 0);

@@ -360,6 +360,19 @@ untracked
 --"
 git config --unset core.trustctime
 git config --unset core.checkStat
+# What a command left where the last proof had nothing goes, as the
+# copy is looked at: beside tracked files, deep in a new directory, in
+# a directory that held only others, and a directory where a file was
+# (then put right as the copy stood).
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c '
+    echo j >sub/junk && mkdir -p sub/new/deeper && echo j >sub/new/deeper/j &&
+    rm l3 && mkdir -p l3/in && echo j >l3/in/j && ln -s /nowhere sub/dangling'
+run_forge verify --reuse -v -- sh -c 'ls -A . sub; cat l3'
+is "junk a command left: the run passes" "$rc" 0
+ok "proved as it stood" asis
+unlike "without the junk" "$out" 'junk|new|dangling|deeper|^in$'
+like "with the file that was made a directory" "$out" '^look 3$'
 # A path git will not take as it is: a .gitmodules made a symlink out of
 # the copy.  git ignores it as it looks again, and the entry is gone, not
 # kept from the last run: the proof sees it.
