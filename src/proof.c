@@ -458,6 +458,42 @@ removal_entries(const struct proof *p, struct strv *v,
 		push_no_entry(p, v, paths->v[i]);
 }
 
+/* Is path below top a directory (no symlink followed at its end)? */
+static int
+is_dir(const char *top, const char *path)
+{
+	struct stat	 st;
+	char		*full;
+	int		 r;
+
+	full = xasprintf("%s/%s", top, path);
+	r = lstat(full, &st) == 0 && S_ISDIR(st.st_mode);
+	free(full);
+	return r;
+}
+
+/*
+ * The entries the copy's changed paths start from: none (removal_entries()),
+ * but where the working tree's is a symlink -- with core.symlinks false
+ * git keeps a link's mode for the file it checked out, from that entry
+ * -- and the path is no directory now.
+ */
+static void
+copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
+{
+	const char	*e;
+	size_t		 i;
+
+	for (i = 0; i < paths->n; i++) {
+		e = lsfiles_find(p->r.entries, paths->v[i]);
+		if (e != NULL && strncmp(e, "120000 ", 7) == 0 &&
+		    !is_dir(p->r.dst, paths->v[i]))
+			strv_push(v, e);
+		else
+			push_no_entry(p, v, paths->v[i]);
+	}
+}
+
 /* The paths whose file below top is not a directory (a file, a symlink,
  * or gone): git takes no directory for a path, where a file was. */
 static void
@@ -670,7 +706,7 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 	struct stat		 st;
 	const char		**want, *w, *h;
 	size_t			 i, j, k, m, n, u;
-	int			 c;
+	int			 c, isdir;
 
 	if (lk == NULL || !lk->ok || p->carry == NULL || l->flagged.n > 0 ||
 	    p->r.convert || p->r.sparse || p->r.exclude->n > 0)
@@ -722,14 +758,22 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 			    strcmp(lk->unsure.v[u], h) < 0)
 				u++;
 			/* Changed where git's own look might miss it: its
-			 * entry goes first. */
-			if (u < lk->unsure.n && strcmp(lk->unsure.v[u], h) == 0) {
+			 * entry goes first; and where it is a directory now,
+			 * which git would not take for the file it was. */
+			isdir = m < lk->stale.n &&
+			    strcmp(lk->stale.v[m], h) == 0 &&
+			    is_dir(p->r.src, h);
+			if (isdir)
+				strv_push(&gone, h);
+			else if (u < lk->unsure.n &&
+			    strcmp(lk->unsure.v[u], h) == 0) {
 				if (lk->had.v[k].mode == 0120000)
 					strv_push(&fresh, h);
 				else
 					strv_push(&gone, h);
 			}
-			if (m < lk->stale.n && strcmp(lk->stale.v[m], h) == 0)
+			if (!isdir && m < lk->stale.n &&
+			    strcmp(lk->stale.v[m], h) == 0)
 				strv_push(&stale, h);
 			i++;
 			k++;
@@ -739,7 +783,8 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 	 * that is a file on disk), the others removed (removal_entries()). */
 	fresh_entries(p, &p->edits, &fresh);
 	removal_entries(p, &p->edits, &gone);
-	not_dirs(p->r.src, &stale, &p->look_only);
+	for (i = 0; i < stale.n; i++)
+		strv_push(&p->look_only, stale.v[i]);
 	not_dirs(p->r.src, &add, &p->look_only);
 	free(want);
 	strv_free(&fresh);
@@ -1379,7 +1424,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 		 * it cannot tell a change (core.trustCtime false, say). */
 		if (p->recent.n > 0) {
 			if (p->recent_only)
-				removal_entries(p, &p->fast_edits, &p->recent);
+				copy_entries(p, &p->fast_edits, &p->recent);
 			else
 				fresh_entries(p, &p->fast_edits, &p->recent);
 			q.edits = &p->fast_edits;

@@ -10,7 +10,7 @@
 new_repo "$T/r"
 git config forge.breakerThreshold 0
 for i in 1 2 3 4 5 6; do printf 'file %s\n' "$i" >"f$i"; done
-mkdir -p d/e && printf 'deep\n' >d/e/g && ln -s f1 link
+mkdir -p d/e && printf 'deep\n' >d/e/g && ln -s f1 link && ln -s d sl
 printf 'x\n' >x && chmod 644 x
 git add -A && git commit -q -m files
 printf 'untracked\n' >u
@@ -25,10 +25,21 @@ git_tree() {
 # check DESCRIPTION N: a --reuse run in which git looked at N of the
 # working tree's files ("all": at every one); its tree git's, and the
 # copy's files the working tree's.
+cat >"$T/list.sh" <<'EOF'
+# Each file git lists, and u: its name, mode and content (a symlink's
+# target); directories and what is not there left out.
+for f in $(git ls-files) u; do
+	if [ -d "$f" ] || { [ ! -e "$f" ] && [ ! -L "$f" ]; }; then
+		continue
+	fi
+	printf '%s ' "$f"
+	ls -ld "$f" | cut -c1-10
+	cat "$f" 2>/dev/null || readlink "$f"
+done
+EOF
 check() {
 	want=$(git_tree | cut -c1-12)
-	run_forge verify --reuse -v -- sh -c \
-	    'for f in $(git ls-files) u; do [ -d "$f" ] || { printf "%s " "$f"; ls -ld "$f" | cut -c1-10; cat "$f" 2>/dev/null || readlink "$f"; }; done'
+	run_forge verify --reuse -v -- sh "$T/list.sh"
 	is "$1: the run passes" "$rc" 0
 	like "$1: the tree proved is git's" "$err" "tree $want"
 	got=$(printf '%s\n' "$err" |
@@ -38,10 +49,7 @@ check() {
 	else
 		is "$1: git looked at $2 of the working tree's files" "$got" "$2"
 	fi
-	mine=$(for f in $(git ls-files) u; do [ -d "$f" ] || {
-	    printf '%s ' "$f"; ls -ld "$f" | cut -c1-10
-	    cat "$f" 2>/dev/null || readlink "$f"; }; done)
-	is "$1: the copy holds the working tree" "$out" "$mine"
+	is "$1: the copy holds the working tree" "$out" "$(sh "$T/list.sh")"
 }
 
 run_forge verify --reuse -- true
@@ -61,6 +69,10 @@ rm f4 && ln -s f5 f4
 check "a file made a symlink" 1
 rm link && printf 'not a link\n' >link
 check "a symlink made a file" 1
+rm sl && mkdir sl && : >sl/ignored.o
+check "a symlink made a directory of ignored files" 0
+rm -r sl && ln -s d sl
+check "and a symlink again" 1
 printf 'UNTRACKED\n' >u
 check "an untracked file rewritten" 1
 chmod 600 u
@@ -96,6 +108,29 @@ check "a conflict's file made a symlink" 1
 printf 'new\n' >v
 check "a new untracked file" all
 check "then nothing changed" 0
+forge gc --all >/dev/null 2>&1
+
+# With core.symlinks false, a symlink is checked out as a file holding
+# its target, and git keeps the link's mode for it from its entry: so
+# do both sides of a reused copy's proof, when it changes.
+new_repo "$T/nolinks"
+git config forge.breakerThreshold 0
+ln -s hello.txt link && git add link && git commit -q -m link
+git config core.symlinks false
+rm link && git checkout -- link
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+printf 'other.txt' >link
+run_forge verify --reuse -v -- cat link
+is "core.symlinks false, a link's file changed: the run passes" "$rc" 0
+like "the copy proved as it stood" "$err" 'proved as it stood'
+like "with git's tree" "$err" "tree $(git_tree | cut -c1-12)"
+is "and the file" "$out" "other.txt"
+run_forge verify --reuse -- sh -c 'printf x >link'
+run_forge verify --reuse -v -- cat link
+is "and the copy's changed by a command: the run passes" "$rc" 0
+like "proved as it stood" "$err" 'proved as it stood'
+is "with the working tree's file" "$out" "other.txt"
 forge gc --all >/dev/null 2>&1
 
 done_testing
