@@ -54,6 +54,8 @@ setup_repo(const char *fmt)
 	size_t	 i;
 
 	base = unitfs_dir("g");
+	free(repo);
+	free(index_path);
 	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
 	ck_assert_int_ne(asprintf(&index_path, "%s/.git/index", repo), -1);
 	free(base);
