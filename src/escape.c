@@ -135,7 +135,6 @@ escape_warn(const char *copy, const char *const *places)
 {
 	struct strv	 todo = STRV_INIT;
 	struct dirent	*de;
-	struct stat	 st;
 	DIR		*d;
 	char		*rel;
 	int		 root, dfd, type, count = 0;
@@ -160,14 +159,7 @@ escape_warn(const char *copy, const char *const *places)
 			    strcmp(de->d_name, "..") == 0 ||
 			    strcmp(de->d_name, ".git") == 0)
 				continue;
-			type = de->d_type;
-			if (type == DT_UNKNOWN) {
-				if (fstatat(dirfd(d), de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) == -1)
-					continue;
-				type = S_ISDIR(st.st_mode) ? DT_DIR :
-				    S_ISLNK(st.st_mode) ? DT_LNK : DT_REG;
-			}
+			type = fs_dirent_type(d, de);
 			if (type == DT_DIR)
 				strv_pushf(&todo, "%s%s/", rel, de->d_name);
 			else if (type == DT_LNK)

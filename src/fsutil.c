@@ -71,6 +71,21 @@ fs_type_name(mode_t m)
 }
 
 int
+fs_dirent_type(DIR *d, const struct dirent *de)
+{
+	struct stat	st;
+
+	if (de->d_type != DT_UNKNOWN)
+		return de->d_type;
+	if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return -1;
+	return S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG :
+	    S_ISLNK(st.st_mode) ? DT_LNK : S_ISFIFO(st.st_mode) ? DT_FIFO :
+	    S_ISSOCK(st.st_mode) ? DT_SOCK : S_ISCHR(st.st_mode) ? DT_CHR :
+	    S_ISBLK(st.st_mode) ? DT_BLK : DT_UNKNOWN;
+}
+
+int
 fs_open_dir(int dirfd, const char *rel, int create, mode_t mode)
 {
 	char	*copy, *p, *comp;

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include <dirent.h>
+
 #include "buf.h"
 #include "strv.h"
 
@@ -93,5 +95,8 @@ const char *fs_basename(const char *);
 const char *fs_vis(const char *);
 /* Human-readable type of a stat mode: "fifo", "socket", ... */
 const char *fs_type_name(mode_t);
+/* The DT_ type of an entry readdir() gave from d, looked up where the
+ * file system does not say (no symlink followed); -1 if it is gone. */
+int	fs_dirent_type(DIR *, const struct dirent *);
 
 #endif /* FSUTIL_H */
