@@ -490,6 +490,7 @@ void
 reuse_marks_restore(struct reuse_marks *m)
 {
 	struct reuse_mark	*k;
+	struct stat		 st;
 	struct timespec		 t[2], mtime;
 	uint64_t		 d[2];
 	off_t			 size;
@@ -510,7 +511,11 @@ reuse_marks_restore(struct reuse_marks *m)
 		t[0].tv_sec = 0;
 		t[0].tv_nsec = UTIME_OMIT;
 		t[1] = k->mtime;
-		(void)utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW);
+		/* Never a file linked from elsewhere too: its time is not
+		 * the copy's to set. */
+		if (fstatat(pfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_nlink == 1)
+			(void)utimensat(pfd, base, t, AT_SYMLINK_NOFOLLOW);
 		close(pfd);
 	}
 	close(dfd);
@@ -555,6 +560,18 @@ fix_mode_st(int dfd, const char *base, const char *path, int dir,
 	if ((dir ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode)) ||
 	    (st.st_mode & 07777) == want)
 		return 0;
+	/* A file linked from elsewhere too (a command's hard link): its
+	 * mode is not the copy's to change.  No fresh copy has one: the
+	 * link goes, and the path is written again as a missing one. */
+	if (!dir && st.st_nlink > 1) {
+		if (unlinkat(dfd, base, 0) == -1 && errno != ENOENT) {
+			warn("cannot remove %s from the reused copy",
+			    fs_vis(path));
+			return -1;
+		}
+		stp->st_mode = 0;
+		return 0;
+	}
 	/* Not a symlink, as just seen, and nothing runs in the copy now:
 	 * where the C library cannot chmod without following a link
 	 * (glibc before 2.32, or no /proc), chmod it as it is.  Gone
@@ -580,7 +597,6 @@ static void
 drop_special(int fd)
 {
 	struct dirent	*de;
-	struct stat	 st;
 	DIR		*d;
 	int		 dfd, type;
 
@@ -592,16 +608,7 @@ drop_special(int fd)
 		return;
 	}
 	while ((de = readdir(d)) != NULL) {
-		type = de->d_type;
-		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), de->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) == -1)
-				continue;
-			type = S_ISSOCK(st.st_mode) ? DT_SOCK :
-			    S_ISFIFO(st.st_mode) ? DT_FIFO :
-			    S_ISCHR(st.st_mode) ? DT_CHR :
-			    S_ISBLK(st.st_mode) ? DT_BLK : DT_REG;
-		}
+		type = fs_dirent_type(d, de);
 		if (type == DT_SOCK || type == DT_FIFO || type == DT_CHR ||
 		    type == DT_BLK)
 			(void)unlinkat(dirfd(d), de->d_name, 0);
@@ -741,8 +748,21 @@ sync_begin(const char *copy, const char *common, const char *run,
 	return 0;
 }
 
+/*
+ * What else dir_modes() sees to in each directory it gives a mode: if
+ * drop, that it holds nothing no fresh copy has (drop_special()); if had
+ * is not NULL, that it holds nothing had does not expect (prune_dir()).
+ */
+struct dir_care {
+	int			 drop;
+	const struct gitindex	*had;
+};
+
+static const struct dir_care	care_drop = { 1, NULL };
+static const struct dir_care	care_none = { 0, NULL };
+
 static int	dir_modes(int, const char *, const char *, mode_t, int *,
-		    int);
+		    const struct dir_care *);
 
 /*
  * checkout_modes(), from the working tree's index entries ("mode
@@ -805,7 +825,7 @@ entry_modes(const char *copy, const struct strv *entries,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs, 1) == -1)
+			    0777 & ~mask, dirs, &care_drop) == -1)
 				ret = -1;
 			if (dfd != -1 && dfd != root)
 				close(dfd);
@@ -1054,7 +1074,6 @@ static int
 prune_dir(int root, const char *dir, const struct gitindex *had)
 {
 	struct dirent	*de;
-	struct stat	 st;
 	struct buf	 prefix = BUF_INIT, b = BUF_INIT;
 	DIR		*d;
 	int		 fd, dfd, type, k, r, ret = 0;
@@ -1079,15 +1098,8 @@ prune_dir(int root, const char *dir, const struct gitindex *had)
 		    strcmp(de->d_name, "..") == 0 ||
 		    (*dir == '\0' && strcmp(de->d_name, ".git") == 0))
 			continue;
-		type = de->d_type;
-		if (type == DT_UNKNOWN) {
-			if (fstatat(dirfd(d), de->d_name, &st,
-			    AT_SYMLINK_NOFOLLOW) == -1)
-				continue;
-			type = S_ISDIR(st.st_mode) ? DT_DIR :
-			    S_ISREG(st.st_mode) ? DT_REG :
-			    S_ISLNK(st.st_mode) ? DT_LNK : DT_SOCK;
-		}
+		if ((type = fs_dirent_type(d, de)) == -1)
+			continue;	/* gone */
 		k = had_expects(had, &b, prefix.data, de->d_name);
 		if ((k == 1 && (type == DT_REG || type == DT_LNK)) ||
 		    (k == 2 && type == DT_DIR))
@@ -1107,67 +1119,22 @@ prune_dir(int root, const char *dir, const struct gitindex *had)
 }
 
 /*
- * Has the directory at fd/base ("" and fd the top) had an entry made,
- * removed or renamed since (or its mode changed)?  Its change time says:
- * nothing sets it back.  A directory that has not is as the last proof
- * left it, which the index it ended with holds whole.
- */
-static int
-dir_changed(int fd, const char *base, const struct timespec *since)
-{
-	struct stat	st;
-
-	if ((*base == '\0' ? fstat(fd, &st) : fstatat(fd, base, &st,
-	    AT_SYMLINK_NOFOLLOW)) == -1)
-		return 1;
-	return st.st_ctim.tv_sec > since->tv_sec ||
-	    (st.st_ctim.tv_sec == since->tv_sec &&
-	    st.st_ctim.tv_nsec >= since->tv_nsec);
-}
-
-/* prune_dir() of dir and each directory above it, but for prev and
- * those above it (dir_modes()'s order), where changed since. */
-static int
-prune_dirs_on_way(int root, const char *dir, const char *prev,
-    const struct gitindex *had, const struct timespec *since)
-{
-	struct buf	 b = BUF_INIT;
-	const char	*base;
-	size_t		 k, n = strlen(dir), pn = strlen(prev);
-	int		 fd, ret = 0;
-
-	for (k = 1; k <= n && ret == 0; k++) {
-		if (k < n && dir[k] != '/')
-			continue;
-		if (k <= pn && memcmp(prev, dir, k) == 0 &&
-		    (k == pn || prev[k] == '/'))
-			continue;
-		buf_reset(&b);
-		buf_add(&b, dir, k);
-		buf_str(&b);
-		if ((fd = parent_of(root, b.data, &base)) == -1)
-			continue;	/* gone, or a symlink on the way */
-		if (dir_changed(fd, base, since))
-			ret = prune_dir(root, b.data, had);
-		close(fd);
-	}
-	buf_free(&b);
-	return ret;
-}
-
-/*
  * Each path of had, against the copy's file: each directory on the way
- * given a checkout's mode (dir_modes()), and the path into stale if git
- * is to look at its file again (gitindex_stale()), into links if it is
- * a symlink.  No file's mode is changed: a file whose stat data is as
- * git kept it has not been touched since, and had the mode forge gave
- * it then; the others are for reuse_look_end().
+ * given a checkout's mode (dir_modes()), and if prune, rid of what had
+ * does not expect (prune_dir()); the path into stale if git is to look
+ * at its file again (gitindex_stale()), into links if it is a symlink.
+ * No file's mode is changed: a file whose stat data is as git kept it
+ * has not been touched since, and had the mode forge gave it then; the
+ * others are for reuse_look_end().  A file linked from elsewhere too
+ * (a command's hard link) is removed, and stale: nothing is done to it
+ * through the copy.
  */
 static int
 had_look(const char *copy, const struct gitindex *had,
     const struct spawn_idle *idle, const struct timespec *since,
     int prune, struct strv *stale, struct strv *links, int *dirs)
 {
+	struct dir_care	 care = { 0, had };
 	struct stat	 st;
 	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
 	const char	*path, *slash, *base;
@@ -1181,8 +1148,7 @@ had_look(const char *copy, const struct gitindex *had,
 	    O_CLOEXEC)) == -1)
 		return -1;
 	buf_str(&cur);
-	if (prune && dir_changed(root, "", since) &&
-	    prune_dir(root, "", had) == -1)
+	if (prune && prune_dir(root, "", had) == -1)
 		ret = -1;
 	for (i = 0; i < had->n && ret == 0; i++) {
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
@@ -1197,9 +1163,8 @@ had_look(const char *copy, const struct gitindex *had,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs, !prune) == -1 ||
-			    (prune && prune_dirs_on_way(root, prefix.data,
-			    cur.data, had, since) == -1))
+			    0777 & ~mask, dirs, prune ? &care : &care_drop) ==
+			    -1)
 				ret = -1;
 			if (dfd != -1 && dfd != root)
 				close(dfd);
@@ -1213,6 +1178,13 @@ had_look(const char *copy, const struct gitindex *had,
 		 * the way: for git to look at (and find it gone). */
 		r = dfd != -1 && fstatat(dfd, base, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0;
+		/* A file linked from elsewhere too: no fresh copy has one,
+		 * and nothing may be done to it through the copy. */
+		if (r && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			if (unlinkat(dfd, base, 0) == -1 && errno != ENOENT)
+				ret = -1;
+			r = 0;
+		}
 		if (gitindex_stale(&had->v[i], r ? &st : NULL, since))
 			strv_push(stale, path);
 		if (r && S_ISLNK(st.st_mode))
@@ -1437,11 +1409,11 @@ reuse_fix(const char *src, const char *copy, const struct strv *fix)
  * Give dir and each directory above it (below root) mode want, but for
  * prev (may be "") and those above it: paths sorted, the directories
  * of the last path are done.  Each is checked for a .git of its own,
- * and if drop, rid of what no fresh copy has (foreign_git()).
+ * and seen to as care says.
  */
 static int
 dir_modes(int root, const char *dir, const char *prev, mode_t want,
-    int *changed, int drop)
+    int *changed, const struct dir_care *care)
 {
 	struct stat	 st;
 	struct buf	 b = BUF_INIT;
@@ -1461,8 +1433,9 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want,
 		if ((fd = parent_of(root, b.data, &base)) == -1)
 			continue;
 		if (fix_mode_st(fd, base, b.data, 1, want, &st) == -1 ||
-		    (S_ISDIR(st.st_mode) && foreign_git(fd, base, b.data,
-		    drop)))
+		    (S_ISDIR(st.st_mode) && (foreign_git(fd, base, b.data,
+		    care->drop) || (care->had != NULL &&
+		    prune_dir(root, b.data, care->had) == -1))))
 			ret = -1;
 		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
 			(*changed)++;
@@ -1532,7 +1505,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 			buf_add(&prefix, path, dlen);
 			buf_str(&prefix);
 			if (dir_modes(droot, prefix.data, i == 0 ? "" :
-			    cur.data, 0777 & ~mask, &dirs, 0) == -1)
+			    cur.data, 0777 & ~mask, &dirs, &care_none) == -1)
 				ret = -1;
 			buf_reset(&cur);
 			buf_add(&cur, path, dlen);
@@ -1555,7 +1528,13 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 		else
 			want = sst.st_mode & 07777;
 		want = (want & ~(mode_t)S_IXUSR) | (dst.st_mode & S_IXUSR);
-		if ((dst.st_mode & 07777) != want &&
+		/* Proved as it is: a file linked from elsewhere too, which
+		 * its mode would change, is no fresh copy's file. */
+		if ((dst.st_mode & 07777) != want && dst.st_nlink > 1) {
+			warnx("%s in the reused copy is linked from elsewhere",
+			    fs_vis(path));
+			ret = -1;
+		} else if ((dst.st_mode & 07777) != want &&
 		    fix_mode(dfd, base, path, 0, want) == -1)
 			ret = -1;
 	}

@@ -373,6 +373,32 @@ is "junk a command left: the run passes" "$rc" 0
 ok "proved as it stood" asis
 unlike "without the junk" "$out" 'junk|new|dangling|deeper|^in$'
 like "with the file that was made a directory" "$out" '^look 3$'
+# A tracked file, and an untracked one, that a command replaced with a
+# hard link to a file of its own outside the copy, with the content the
+# working tree has: nothing is done to that file through the copy (its
+# mode, its time), and the copy's files are the working tree's again.
+mkdir "$T/outside"
+cat l1 >"$T/outside/tracked" && chmod 600 "$T/outside/tracked"
+cat untracked >"$T/outside/untracked" && chmod 640 "$T/outside/untracked"
+touch -d '2001-02-03' "$T/outside/tracked" "$T/outside/untracked"
+outside() {
+	stat -c '%a %Y %h' "$T/outside/tracked" "$T/outside/untracked"
+	cat "$T/outside/tracked" "$T/outside/untracked"
+}
+before=$(outside)
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c '
+    rm l1 untracked && ln "$1/outside/tracked" l1 &&
+    ln "$1/outside/untracked" untracked' sh "$T"
+run_forge verify --reuse -v -- sh -c \
+    'stat -c "%a %h" l1 untracked && cat l1 untracked'
+is "hard links to files outside: the run passes" "$rc" 0
+is "the files outside are as they were" "$(outside)" \
+    "$(printf '%s\n' "$before" | sed 's/ 2$/ 1/')"
+is "and the copy's are the working tree's, no links" "$out" \
+    "$(printf '%o 1\n%s 1\n' $((0666 & ~$(umask))) \
+    "$(stat -c %a untracked)")
+$(cat l1 untracked)"
 # A path git will not take as it is: a .gitmodules made a symlink out of
 # the copy.  git ignores it as it looks again, and the entry is gone, not
 # kept from the last run: the proof sees it.
