@@ -4,11 +4,11 @@
 #include <sys/stat.h>
 
 #include <err.h>
-#include <pthread.h>
-#include <signal.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -241,7 +241,7 @@ carry_keep(struct proof *p)
 	idx = carry_path(p, "src", "index");
 	key = carry_path(p, "src", "key");
 	/* Timed as the source's side began: a file changed since then may
-	 * have changed after git looked at it (proof_look_source()). */
+	 * have changed after git looked at it (proof_look_start()). */
 	t[0].tv_sec = 0;
 	t[0].tv_nsec = UTIME_OMIT;
 	t[1] = p->src_since;
@@ -404,13 +404,6 @@ flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
 	}
 }
 
-/*
- * The update-index --index-info lines that make git look at each path
- * afresh in the copy: the source's own entry for it, without stat data
- * (what git converts a file to can depend on the entry: line endings
- * already in the index are kept), or "0 <zeros>\tpath", removing it,
- * where the source's index has none.
- */
 /* "0 <zeros>\tpath": path's entry removed. */
 static void
 push_no_entry(const struct proof *p, struct strv *v, const char *path)
@@ -427,6 +420,13 @@ push_no_entry(const struct proof *p, struct strv *v, const char *path)
 	buf_free(&b);
 }
 
+/*
+ * The update-index --index-info lines that make git look at each path
+ * afresh in the copy: the source's own entry for it, without stat data
+ * (what git converts a file to can depend on the entry: line endings
+ * already in the index are kept), or "0 <zeros>\tpath", removing it,
+ * where the source's index has none.
+ */
 static void
 fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
@@ -473,10 +473,10 @@ is_dir(const char *top, const char *path)
 }
 
 /*
- * The entries the copy's changed paths start from: none (removal_entries()),
- * but where the working tree's is a symlink -- with core.symlinks false
- * git keeps a link's mode for the file it checked out, from that entry
- * -- and the path is no directory now.
+ * The entries the copy's changed paths start from: none
+ * (removal_entries()), but where the working tree's is a symlink --
+ * with core.symlinks false git keeps a link's mode for the file it
+ * checked out, from that entry -- and the path is no directory now.
  */
 static void
 copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
@@ -690,7 +690,7 @@ proof_look_free(struct proof_look *lk)
 
 /*
  * The source's side from the carried index and the look at the source
- * begun before (proof_look_source()): git looks at the paths whose files
+ * begun before (proof_look_start()): git looks at the paths whose files
  * changed since, the ones the working state has that the index has not,
  * and nothing else; what the index has that the working state has not
  * (an untracked file gone or now ignored) is removed.  0: so it is set
@@ -1420,8 +1420,10 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 		q.only = &p->fixed;
 	else {
 		/* Each path whose file is not as git saw it last is looked
-		 * at afresh: git would otherwise trust its stat data where
-		 * it cannot tell a change (core.trustCtime false, say). */
+		 * at afresh, its entry gone first: git would otherwise
+		 * trust its stat data where it cannot tell a change (a git
+		 * that keeps whole seconds), or keep the entry of a path it
+		 * will not take. */
 		if (p->recent.n > 0) {
 			if (p->recent_only)
 				copy_entries(p, &p->fast_edits, &p->recent);

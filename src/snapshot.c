@@ -1251,6 +1251,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	ret = 0;
 out:
 	stop_look(s);
+	if (s->source_looked)
+		proof_look_free(&s->source_look);
+	s->source_looked = 0;
 	lsfiles_free(&l);
 	return ret;
 }
