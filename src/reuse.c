@@ -765,6 +765,77 @@ static int	dir_modes(int, const char *, const char *, mode_t, int *,
 		    const struct dir_care *);
 
 /*
+ * The directory of each path in turn, the paths sorted as git sorts them
+ * (a directory's files come together, after its parent's own, so a
+ * directory is new when it is not the last one or above it): each new
+ * directory on the way from the top given mode want and seen to as care
+ * says (dir_modes()), then opened, no symlink on the way followed.
+ *
+ *	walk_init(&w, root, want, care, &dirs);
+ *	r = walk_to(&w, path, &base, &dfd);	-1: dir_modes() failed;
+ *					dfd -1: the directory cannot be
+ *					opened (gone, or a symlink)
+ *	walk_end(&w);
+ */
+struct dir_walk {
+	int			 root, dfd;
+	struct buf		 cur, prefix;
+	mode_t			 want;
+	const struct dir_care	*care;
+	int			*dirs;
+};
+
+static void
+walk_init(struct dir_walk *w, int root, mode_t want,
+    const struct dir_care *care, int *dirs)
+{
+	w->root = root;
+	w->dfd = -1;
+	w->cur = (struct buf)BUF_INIT;
+	w->prefix = (struct buf)BUF_INIT;
+	buf_str(&w->cur);
+	w->want = want;
+	w->care = care;
+	w->dirs = dirs;
+}
+
+static int
+walk_to(struct dir_walk *w, const char *path, const char **base, int *dfd)
+{
+	const char	*slash = strrchr(path, '/');
+	size_t		 dlen = slash != NULL ? (size_t)(slash - path) : 0;
+	int		 r = 0;
+
+	*base = slash != NULL ? slash + 1 : path;
+	if (w->dfd == -1 || w->cur.len != dlen ||
+	    memcmp(w->cur.data, path, dlen) != 0) {
+		buf_reset(&w->prefix);
+		buf_add(&w->prefix, path, dlen);
+		buf_str(&w->prefix);
+		r = dir_modes(w->root, w->prefix.data, w->cur.data, w->want,
+		    w->dirs, w->care);
+		if (w->dfd != -1 && w->dfd != w->root)
+			close(w->dfd);
+		buf_reset(&w->cur);
+		buf_add(&w->cur, path, dlen);
+		buf_str(&w->cur);
+		w->dfd = dlen == 0 ? w->root : fs_open_dir(w->root,
+		    w->cur.data, 0, 0);
+	}
+	*dfd = w->dfd;
+	return r;
+}
+
+static void
+walk_end(struct dir_walk *w)
+{
+	if (w->dfd != -1 && w->dfd != w->root)
+		close(w->dfd);
+	buf_free(&w->cur);
+	buf_free(&w->prefix);
+}
+
+/*
  * checkout_modes(), from the working tree's index entries ("mode
  * oid\tpath", sorted) instead of HEAD's tree: the modes a fresh copy
  * gives its tracked files, and every directory they are in.  The files
@@ -789,19 +860,19 @@ entry_modes(const char *copy, const struct strv *entries,
     const struct spawn_idle *idle, time_t since, struct strv *recent,
     struct strv *links, int *dirs)
 {
+	struct dir_walk	 w;
 	struct stat	 st;
-	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
-	const char	*path, *slash, *base;
+	const char	*path, *base;
 	mode_t		 mask, want;
-	size_t		 i, dlen;
-	int		 root, dfd = -1, ret = 0;
+	size_t		 i;
+	int		 root, dfd, ret = 0;
 
 	mask = umask(0);
 	(void)umask(mask);
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	buf_str(&cur);
+	walk_init(&w, root, 0777 & ~mask, &care_drop, dirs);
 	for (i = 0; i < entries->n && ret == 0; i++) {
 		/* The proof's next step starts as soon as its last ends. */
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
@@ -814,27 +885,8 @@ entry_modes(const char *copy, const struct strv *entries,
 		else
 			want = 0;	/* a symlink, a submodule: its
 					   directories only */
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		base = slash != NULL ? slash + 1 : path;
-		if (dfd == -1 || cur.len != dlen ||
-		    memcmp(cur.data, path, dlen) != 0) {
-			/* Each directory on the way, from the top, that is
-			 * not the last one or above it (done with it). */
-			buf_reset(&prefix);
-			buf_add(&prefix, path, dlen);
-			buf_str(&prefix);
-			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs, &care_drop) == -1)
-				ret = -1;
-			if (dfd != -1 && dfd != root)
-				close(dfd);
-			buf_reset(&cur);
-			buf_add(&cur, path, dlen);
-			buf_str(&cur);
-			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
-			    0, 0);
-		}
+		if (walk_to(&w, path, &base, &dfd) == -1)
+			ret = -1;
 		if (dfd == -1)
 			continue;
 		if (want != 0) {
@@ -847,11 +899,8 @@ entry_modes(const char *copy, const struct strv *entries,
 		if (S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
-	if (dfd != -1 && dfd != root)
-		close(dfd);
+	walk_end(&w);
 	close(root);
-	buf_free(&cur);
-	buf_free(&prefix);
 	return ret;
 }
 
@@ -1135,45 +1184,27 @@ had_look(const char *copy, const struct gitindex *had,
     int prune, struct strv *stale, struct strv *links, int *dirs)
 {
 	struct dir_care	 care = { 0, had };
+	struct dir_walk	 w;
 	struct stat	 st;
-	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
-	const char	*path, *slash, *base;
+	const char	*path, *base;
 	mode_t		 mask;
-	size_t		 i, dlen;
-	int		 root, dfd = -1, ret = 0, r;
+	size_t		 i;
+	int		 root, dfd, ret = 0, r;
 
 	mask = umask(0);
 	(void)umask(mask);
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	buf_str(&cur);
+	walk_init(&w, root, 0777 & ~mask, prune ? &care : &care_drop, dirs);
 	if (prune && prune_dir(root, "", had) == -1)
 		ret = -1;
 	for (i = 0; i < had->n && ret == 0; i++) {
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
 		path = had->v[i].path;
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		base = slash != NULL ? slash + 1 : path;
-		if (dfd == -1 || cur.len != dlen ||
-		    memcmp(cur.data, path, dlen) != 0) {
-			buf_reset(&prefix);
-			buf_add(&prefix, path, dlen);
-			buf_str(&prefix);
-			if (dir_modes(root, prefix.data, cur.data,
-			    0777 & ~mask, dirs, prune ? &care : &care_drop) ==
-			    -1)
-				ret = -1;
-			if (dfd != -1 && dfd != root)
-				close(dfd);
-			buf_reset(&cur);
-			buf_add(&cur, path, dlen);
-			buf_str(&cur);
-			dfd = dlen == 0 ? root : fs_open_dir(root, cur.data,
-			    0, 0);
-		}
+		if (walk_to(&w, path, &base, &dfd) == -1)
+			ret = -1;
 		/* Gone, or not to be looked at without following a link on
 		 * the way: for git to look at (and find it gone). */
 		r = dfd != -1 && fstatat(dfd, base, &st,
@@ -1190,11 +1221,8 @@ had_look(const char *copy, const struct gitindex *had,
 		if (r && S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
-	if (dfd != -1 && dfd != root)
-		close(dfd);
+	walk_end(&w);
 	close(root);
-	buf_free(&cur);
-	buf_free(&prefix);
 	return ret;
 }
 
