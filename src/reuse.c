@@ -1122,6 +1122,7 @@ had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
 static int
 prune_dir(int root, const char *dir, const struct gitindex *had)
 {
+	struct fs_where	 top, here;
 	struct dirent	*de;
 	struct buf	 prefix = BUF_INIT, b = BUF_INIT;
 	DIR		*d;
@@ -1131,6 +1132,15 @@ prune_dir(int root, const char *dir, const struct gitindex *had)
 	    fs_open_dir(root, dir, 0, 0);
 	if (fd == -1)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
+	/* Never in what is mounted there since the copy was claimed (it
+	 * had nothing mounted then): the copy is not used. */
+	if (fs_where(root, &top) == -1 || fs_where(fd, &here) == -1 ||
+	    !fs_same_mount(&top, &here)) {
+		warnx("a file system is mounted at %s in the reused copy",
+		    *dir != '\0' ? fs_vis(dir) : ".");
+		close(fd);
+		return -1;
+	}
 	dfd = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	close(fd);
 	if (dfd == -1 || (d = fdopendir(dfd)) == NULL) {
