@@ -194,7 +194,7 @@ forge gc --all >/dev/null 2>&1
 
 # The tree git makes of the working state, from a copy of the index.
 tree_now() {
-	cp "$(git rev-parse --git-path index)" "$T/tree.index"
+	cp -p "$(git rev-parse --git-path index)" "$T/tree.index"
 	GIT_INDEX_FILE="$T/tree.index" git add -A &&
 	    GIT_INDEX_FILE="$T/tree.index" git write-tree | cut -c1-12
 }

@@ -16,9 +16,11 @@ git add -A && git commit -q -m files
 printf 'untracked\n' >u
 printf 'intent\n' >ita && git add -N ita
 
-# The tree git makes of the working state, from a copy of the index.
+# The tree git makes of the working state, from a copy of the index
+# that keeps its time: git takes a file changed in the same second as
+# the index for possibly changed only by that time ("racily clean").
 git_tree() {
-	cp "$(git rev-parse --git-path index)" "$T/idx"
+	cp -p "$(git rev-parse --git-path index)" "$T/idx"
 	GIT_INDEX_FILE="$T/idx" git add -A >/dev/null 2>&1
 	GIT_INDEX_FILE="$T/idx" git write-tree
 }
