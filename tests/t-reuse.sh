@@ -137,6 +137,41 @@ else
 	skip "a mount in the parked copy: the run" "needs root and unshare -m"
 fi
 
+# A mount made in the copy once it is claimed, before forge looks at it
+# (by a git wrapper, as forge asks git whether the Makefile beside it is
+# ignored): forge removes nothing in it, and takes a fresh copy.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+    unshare -m true 2>/dev/null; then
+	run_forge verify --reuse -- true
+	copy=$(ls -d "$TMPDIR"/forge-*/r)
+	mkdir -p "$T/later" "$T/mgit"
+	echo precious >"$T/later/keep"
+	cat >"$T/mgit/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" check-ignore "*)
+	mount --bind "$T/later" "$copy/src" || exit 99 ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+	chmod +x "$T/mgit/git"
+	: >Makefile
+	PATH="$T/mgit:$PATH" unshare -m sh -c '"$1" verify --reuse -- true' \
+	    sh "$FORGE" >"$T/mnt2.out" 2>&1
+	rm Makefile
+	is "a mount made after the claim: the file in it survives" \
+	    "$(cat "$T/later/keep" 2>&1)" precious
+	like "forge says so" "$(cat "$T/mnt2.out")" \
+	    'a file system is mounted at src in the reused copy'
+	like "and the run passes in a fresh copy" "$(cat "$T/mnt2.out")" \
+	    'Verdict: PASS \(isolated, fresh'
+else
+	skip "a mount made after the claim" "needs root and unshare -m"
+	skip "a mount made after the claim: forge says so" \
+	    "needs root and unshare -m"
+	skip "a mount made after the claim: the run" "needs root and unshare -m"
+fi
+
 # The pool: at most forge.reuseCopies, per working tree and kind.
 forge gc --all >/dev/null 2>&1
 is "gc --all removes every parked copy" "$(parked)" 0
