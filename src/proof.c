@@ -499,16 +499,11 @@ copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
 static void
 not_dirs(const char *top, const struct strv *paths, struct strv *out)
 {
-	struct stat	 st;
-	char		*path;
-	size_t		 i;
+	size_t	i;
 
-	for (i = 0; i < paths->n; i++) {
-		path = xasprintf("%s/%s", top, paths->v[i]);
-		if (lstat(path, &st) == -1 || !S_ISDIR(st.st_mode))
+	for (i = 0; i < paths->n; i++)
+		if (!is_dir(top, paths->v[i]))
 			strv_push(out, paths->v[i]);
-		free(path);
-	}
 }
 
 /* Is a later than or as late as b? */
