@@ -1,7 +1,7 @@
 #!/bin/sh
 # The seed demonstration: a command that wrecks the copy leaves the
 # source as it was, and the copy is gone afterwards.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'uncommitted edit\n' >>hello.txt

@@ -3,7 +3,7 @@
 # whole into the copy, not sent through git diff | git apply; the rest
 # still is.  --verbose names each file copied so; the proof and the
 # manifest say that the copy is the working state all the same.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 # big_state DESCRIPTION [FORGE OPTIONS]: copy_is_working_state with

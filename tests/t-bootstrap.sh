@@ -2,7 +2,7 @@
 # scripts/bootstrap: quiet, with the whole transcript in bootstrap.log,
 # and idempotent: on an up-to-date tree it neither runs autoreconf nor
 # configure again.  The tools it runs are fakes that say they ran.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 src="$T/src"
 mkdir -p "$src/scripts" "$T/bin"

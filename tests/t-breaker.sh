@@ -1,7 +1,7 @@
 #!/bin/sh
 # The circuit breaker: consecutive FAILs of the real repository open it,
 # and forge verify then refuses until someone resets it.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt

@@ -2,7 +2,7 @@
 # The verdict cache: with forge.cache (or --cache), a PASS of the same
 # tree, steps, mode and forge version is not run again; anything else
 # is.  FAILs are never cached.  Concurrent runs share it.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 tl=.git/forge/timeline.jsonl

@@ -1,7 +1,7 @@
 #!/bin/sh
 # forge verify --change[=BASE]: what is being verified, counted and
 # listed before running, and kept in the timeline.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 tl=.git/forge/timeline.jsonl

@@ -2,7 +2,7 @@
 # --clone: the copy is a private clone.  git in it cannot reach the real
 # repository; the branches and tags it makes come back under
 # refs/forge/runs/<run>/, which forge gc removes when they expire.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

@@ -3,7 +3,7 @@
 # VERDICT column of forge log, on a terminal, decided as git decides it
 # (color.forge, then color.ui), with NO_COLOR meaning never.  The
 # terminal is a pseudo-terminal made by script(1) from util-linux.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 if ! script --version 2>/dev/null | grep -q util-linux ||
     ! SHELL=/bin/sh script -qec 'test -t 1' /dev/null </dev/null \

@@ -3,7 +3,7 @@
 # commands, every option each command's --help lists, and the values of
 # --timeout, --exit= and --change=; the zsh one likewise, where zsh is
 # installed (through tests/zcomp.zsh).
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 bashcomp="$top_srcdir/completion/bash/forge"
 zshdir="$top_srcdir/completion/zsh"

@@ -3,7 +3,7 @@
 # copy and its own verdict, the timeline gets exactly one well-formed
 # event per run, the streak counts every failure once, and nothing is
 # left behind.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 i=0

@@ -9,7 +9,7 @@
 # forgetest where the machine has one (user namespaces then, not root's
 # plain mount namespace), and reports those results too.
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 B=$(dirname "$FORGE")
 NOSHARE=$B/tests/noshare

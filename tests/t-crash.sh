@@ -1,7 +1,7 @@
 #!/bin/sh
 # A forge killed outright leaves its copy behind; the next run, or forge
 # gc, removes it -- and never touches the copy of a run that is alive.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt

@@ -2,7 +2,7 @@
 # A symlink in the copy that leads back into the real working tree or its
 # git directory is named before the command runs: writes through it
 # would change the real files.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 ln -s "$T/r/hello.txt" abs-tracked

@@ -2,7 +2,7 @@
 # forge verify's exit status is the command's, with the shell's
 # conventions (126, 127, 128+N), 64 for usage errors; the verdict line
 # ends stderr and the command's stdout stays on stdout, untouched.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 new_repo "$T/r"

@@ -4,7 +4,7 @@
 # external diff and textconv drivers, a lying fsmonitor hook, hooks,
 # end-of-line conversion, the stat cache; nor does running from inside a
 # git hook, with GIT_DIR and GIT_INDEX_FILE exported.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 # A working state whose patch every setting below would mangle: blank

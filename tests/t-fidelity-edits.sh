@@ -2,7 +2,7 @@
 # The copy holds the uncommitted edits of tracked files byte for byte,
 # staged or not: text and binary content, missing final newlines, CRLF,
 # whitespace that git apply would like to fix, deletions.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"

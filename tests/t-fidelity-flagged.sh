@@ -1,7 +1,7 @@
 #!/bin/sh
 # Tracked files flagged skip-worktree or assume-unchanged are invisible to
 # git diff; the copy must still hold what is on disk.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 flagged_repo() {

@@ -2,7 +2,7 @@
 # In the middle of a merge that stopped on conflicts, the copy holds each
 # unmerged path as it is on disk, conflict markers included, and the
 # paths that merged cleanly as they were merged.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"

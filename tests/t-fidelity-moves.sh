@@ -1,7 +1,7 @@
 #!/bin/sh
 # Renames, mode changes, symbolic links and changes of type reach the
 # copy as they are in the working tree.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 # Renames, with git mv and with plain mv, of files and a directory.

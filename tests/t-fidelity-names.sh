@@ -3,7 +3,7 @@
 # reach the copy unchanged: tracked and edited, untracked, as directory
 # names, as link targets, and at the limits of a name's length and a
 # path's depth.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 # odd_name N: the Nth awkward name (none ends in a newline: a command

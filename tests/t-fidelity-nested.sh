@@ -2,7 +2,7 @@
 # An untracked repository nested in the working tree arrives with its own
 # working state; one without a commit is left out with a warning, and the
 # verification goes on.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"

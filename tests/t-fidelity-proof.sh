@@ -2,7 +2,7 @@
 # forge proves the copy before running anything: the tree id of the copy
 # must be that of the working state, which is reported and recorded; a
 # copy that differs stops the run; --no-check skips the proof.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A sparse checkout stays sparse: the copy holds what the working tree
 # holds, and the paths outside the patterns stay absent.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"

@@ -3,7 +3,7 @@
 # would hang) and never copied.  git does not list them as untracked, so
 # forge does not see those; one it does see -- a flagged tracked path
 # that became a FIFO -- is skipped with a warning naming it.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 new_repo "$T/r"

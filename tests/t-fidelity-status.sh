@@ -6,7 +6,7 @@
 #
 #	FIDELITY_CASES	how many random cases (default 20)
 #	FIDELITY_SEED	the seed of the first (default 1)
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 . "$top_srcdir/tests/fidelity-gen.sh"
 

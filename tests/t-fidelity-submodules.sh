@@ -2,7 +2,7 @@
 # Initialized submodules arrive at the commit they have checked out, with
 # their own uncommitted and untracked changes, recursively, and from the
 # local repository only; uninitialized ones stay empty.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 # Upstreams: inner (two commits), and sub (three commits, the middle one

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Untracked files arrive, wherever they are; ignored ones do not, by
 # whichever rule ignores them, the uncommitted rules included.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 
 # Untracked files in new nested directories, with ignored files among

@@ -1,7 +1,7 @@
 #!/bin/sh
 # forge gc beside live runs disturbs none of them; a dead run is dead even
 # unreaped, and what it left running ends -- and nothing else does.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt

@@ -3,7 +3,7 @@
 # directory has a build input git ignores (a generated Makefile or
 # configure, node_modules beside a package.json) and no setup step
 # makes it, forge says so once, before running.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0

@@ -1,7 +1,7 @@
 #!/bin/sh
 # What forge records is what it exits with; --exit=verdict tells a gate a
 # failing test from forge; closed standard descriptors harm nothing.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

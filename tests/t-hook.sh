@@ -3,7 +3,7 @@
 # repository: the command in the copy must not see them, so that git in
 # the copy works on the copy.  And a real pre-commit hook running forge
 # verify --isolated sees what is being committed and leaves nothing.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 LOCAL_VARS=$(git rev-parse --local-env-vars | tr '\n' ' ')

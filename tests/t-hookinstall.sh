@@ -4,7 +4,7 @@
 # which hand the hook a temporary index -- without touching the working
 # tree, and without the circuit breaker; a pre-push hook that verifies
 # each commit pushed; and uninstall, which removes only forge's.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 # The project's check: test.js says ok, and every file it needs exists.

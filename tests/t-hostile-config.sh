@@ -2,7 +2,7 @@
 # Settings of the user's git that change what git diff prints or what git
 # apply accepts must not change the copy: for each, the copy holds exactly
 # the working state and the verification passes.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 mkdir -p "$T/bin"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # A hostile machine: each case gives one clear line naming the cause,
 # exit 125, nothing left behind and the source untouched.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt

@@ -1,7 +1,7 @@
 #!/bin/sh
 # --keep leaves the copy for debugging; forge gc removes kept copies only
 # when asked with --kept.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt

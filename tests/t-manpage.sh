@@ -1,6 +1,6 @@
 #!/bin/sh
 # The manual is clean mdoc, and says what --help says.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 if command -v mandoc >/dev/null 2>&1; then
 	lint=$(mandoc -T lint -W warning "$MANPAGE" 2>&1)

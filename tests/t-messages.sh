@@ -2,7 +2,7 @@
 # Messages name the real cause: a full disk, a TMPDIR inside the tree, a
 # wait for another forge's lock; stale links where copies were go; an
 # untracked sparse file stays sparse in the copy.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

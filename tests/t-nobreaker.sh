@@ -1,7 +1,7 @@
 #!/bin/sh
 # forge verify --no-breaker: the run is recorded in the timeline, but
 # neither feeds the circuit breaker nor obeys it.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 tl=.git/forge/timeline.jsonl

@@ -1,7 +1,7 @@
 #!/bin/sh
 # When the uncommitted changes cannot be carried into the copy, forge
 # stops before running anything (exit 125), says why, and leaves nothing.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 new_repo "$T/r"

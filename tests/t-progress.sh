@@ -5,7 +5,7 @@
 # stderr is not a terminal, nothing.  FORGE_TEST_PROGRESS_DELAY sets the
 # delay (ms), so that nothing here waits or depends on the machine's
 # speed.  The terminal is a pseudo-terminal made by script(1).
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 if ! script --version 2>/dev/null | grep -q util-linux; then
 	skip "a terminal" "script(1) from util-linux is not installed"

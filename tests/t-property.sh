@@ -14,7 +14,7 @@
 #
 # scripts/fuzz-fidelity runs more cases; `scripts/fuzz-fidelity 1 SEED`
 # replays one.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 . "$top_srcdir/tests/fidelity-gen.sh"
 

@@ -9,7 +9,7 @@
 # made to match the changed file (same size, inode and mtime; ctime not
 # trusted), and the index's mtime is set to the entry's, as a write in
 # the same tick would leave it.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 stamp='2020-01-01 00:00:00'

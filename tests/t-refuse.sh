@@ -2,7 +2,7 @@
 # Where forge verify refuses to work: outside a repository, in a bare
 # one, inside the git directory, before the first commit.  Each refusal
 # exits 125 with a message saying why, and runs nothing.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 # No repository above $T may count: the test must not depend on where

@@ -5,7 +5,7 @@
 # in between is still undone, the index kept for it beside the copy is
 # believed only as forge left it, and a copy that cannot be put right
 # path by path is synced whole.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0

@@ -4,7 +4,7 @@
 # dropped when the source's index entries change, and never believed
 # over the files -- a carried index that lies costs a second look, not a
 # wrong verdict.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0

@@ -6,7 +6,7 @@
 # file for file, nothing is left behind, and nothing outside the copy
 # (the working tree, another worktree, a file a symlink points to) is
 # touched.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

@@ -5,7 +5,7 @@
 # has that index has not.  After each change the tree forge proves is the
 # one git makes of the working state itself (git add -A into a copy of
 # the index), and the copy holds it.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0

@@ -10,7 +10,7 @@
 #
 #	REUSE_STEPS	how many states (default 12)
 #	REUSE_SEED	the generator's seed (default 1)
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/fidelity-lib.sh"
 . "$top_srcdir/tests/fidelity-gen.sh"
 

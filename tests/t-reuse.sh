@@ -2,7 +2,7 @@
 # --reuse and --incremental: a copy parked after a run and brought up to
 # date by the next one, never trusted without the proof; the pool's
 # limits, concurrency, expiry and removal.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

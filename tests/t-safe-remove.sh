@@ -1,7 +1,7 @@
 #!/bin/sh
 # Removing a copy never reaches outside it: not through a mount that the
 # command left in it, not into a user's own worktree registration.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

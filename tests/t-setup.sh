@@ -2,7 +2,7 @@
 # forge.setup: steps run by sh -c at the top of every fresh copy before
 # the verification -- what a copy lacks because git ignores it
 # (configure's output, node_modules) is made there.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 common="$T/r/.git"

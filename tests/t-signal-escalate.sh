@@ -3,7 +3,7 @@
 # SIGKILL after forge.killAfter; a second signal to forge kills it at
 # once; what the command leaves running in its process group is stopped
 # too.  forge cleans up every time.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 ulimit -c 0

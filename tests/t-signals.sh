@@ -6,7 +6,7 @@
 # its children are gone, and nothing is left: no worktree, no directory
 # in $TMPDIR, no .git/worktrees entry, no journal entry; the source is
 # untouched.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 # forge dies of SIGQUIT: no core file may land in the working tree.

@@ -3,7 +3,7 @@
 # commit would record -- no unstaged change, no untracked file, no
 # intent-to-add entry -- proved against git write-tree of that index.
 # And --rev: any commit's tree, whatever the working tree holds.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 tl=.git/forge/timeline.jsonl

@@ -1,7 +1,7 @@
 #!/bin/sh
 # forge status --json: the breaker, the last verdict and the copies forge
 # keeps, as one JSON object whose fields a gate can rely on.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 tl="$T/r/.git/forge/timeline.jsonl"

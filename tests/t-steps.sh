@@ -3,7 +3,7 @@
 # the top level (of the copy, or of the working tree in place), stop at
 # the first failure; .forgeconfig supplies steps that git config
 # overrides; an empty value clears; forge.isolated picks the default mode.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 STEPLOG="$T/steps.log"

@@ -2,7 +2,7 @@
 # A command runs in the copy's counterpart of the current directory, with
 # PWD saying so; a directory that holds only ignored files is created in
 # the copy, empty, and forge says so.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 new_repo "$T/r"

@@ -4,7 +4,7 @@
 # and the foreground goes back to the caller afterwards.  ^C stops the
 # command, and forge then dies of SIGINT, leaving nothing.  The terminal
 # is a pseudo-terminal made by script(1) from util-linux.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "${TESTLIB%/*}/core-lib.sh"
 
 ulimit -c 0

@@ -2,7 +2,7 @@
 # The timeline: one well-formed JSON event per verification, in the real
 # repository's common git dir, whatever the mode, the worktree or the
 # bytes involved; readers skip damage and go on.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt

@@ -2,7 +2,7 @@
 # --timeout and forge.timeout: the command's whole process group gets
 # SIGTERM, then SIGKILL after the grace period; forge cleans up and exits
 # 124 as timeout(1) does; nothing of the group survives.
-. "$TESTLIB"
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt
