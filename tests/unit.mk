@@ -81,6 +81,12 @@ tests_check_bigfile_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_bigfile_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_bigfile_LDADD = $(TEST_LIBS_COMMON)
 
+UNIT_TESTS_LIST += tests/check_hash
+tests_check_hash_SOURCES = tests/check_hash.c tests/unit.h
+tests_check_hash_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_hash_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_hash_LDADD = $(TEST_LIBS_COMMON)
+
 UNIT_TESTS_LIST += tests/check_gitindex
 tests_check_gitindex_SOURCES = tests/check_gitindex.c $(UNITFS)
 tests_check_gitindex_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
