@@ -10,6 +10,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "gitindex.h"
+#include "hash.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -97,6 +98,7 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 		e->uid = get32(p + 28);
 		e->gid = get32(p + 32);
 		e->size = get32(p + 36);
+		memcpy(e->oid, p + 40, rawsz);
 		flags = (uint32_t)p[40 + rawsz] << 8 | p[41 + rawsz];
 		if (flags & (CE_ASSUME_VALID | CE_STAGEMASK))
 			goto bad;
@@ -162,6 +164,7 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 		p += 8 + esz;
 	}
 	ix->n = count;
+	ix->rawsz = rawsz;
 	buf_str(&names);
 	ix->names = buf_detach(&names);
 	for (i = 0; i < count; i++)
@@ -342,6 +345,146 @@ gitindex_look(const char *top, const struct gitindex *ix,
 		close(dfd);
 	close(root);
 	return ret;
+}
+
+/* The mode of an entry in its tree, as git writes it: octal digits. */
+static const char *
+tree_mode(uint32_t mode)
+{
+	switch (mode) {
+	case 0100644:
+		return "100644";
+	case 0100755:
+		return "100755";
+	case 0120000:
+		return "120000";
+	default:
+		return "160000";	/* the four gitindex_parse() takes */
+	}
+}
+
+/*
+ * Into oid, the id of the tree of entries lo to hi, whose paths all go
+ * through the directory of their first plen bytes (0 for the top):
+ * for each name in it, the mode in octal, a space, the name, a NUL and
+ * the object id, in the order of the index -- which sorts the entries
+ * of a directory together, where a tree would sort its name with a
+ * slash after it.  The object is "tree", a space, its size in decimal,
+ * a NUL and that.
+ */
+static void
+tree_of(const struct gitindex *ix, size_t lo, size_t hi, size_t plen,
+    unsigned char *oid)
+{
+	struct buf	 b = BUF_INIT;
+	struct hash	 h;
+	unsigned char	 sub[HASH_MAX];
+	const char	*name, *slash, *mode;
+	char		 head[32];
+	size_t		 i, j, nlen;
+	int		 n;
+
+	for (i = lo; i < hi; i = j) {
+		name = ix->v[i].path + plen;
+		if ((slash = strchr(name, '/')) == NULL) {
+			mode = tree_mode(ix->v[i].mode);
+			buf_add(&b, mode, strlen(mode));
+			buf_add(&b, " ", 1);
+			buf_add(&b, name, strlen(name) + 1);
+			buf_add(&b, ix->v[i].oid, ix->rawsz);
+			j = i + 1;
+			continue;
+		}
+		nlen = (size_t)(slash - name) + 1;
+		for (j = i + 1; j < hi && strncmp(ix->v[j].path + plen, name,
+		    nlen) == 0; j++)
+			;
+		tree_of(ix, i, j, plen + nlen, sub);
+		buf_add(&b, "40000 ", 6);
+		buf_add(&b, name, nlen - 1);
+		buf_add(&b, "", 1);
+		buf_add(&b, sub, ix->rawsz);
+	}
+	n = snprintf(head, sizeof(head), "tree %zu", b.len);
+	(void)hash_init(&h, ix->rawsz);
+	hash_update(&h, head, (size_t)n + 1);
+	hash_update(&h, b.data != NULL ? b.data : "", b.len);
+	hash_final(&h, oid);
+	buf_free(&b);
+}
+
+int
+gitindex_treeable(const struct gitindex *ix)
+{
+	static const unsigned char	null_oid[HASH_MAX];
+	size_t				i, n;
+
+	if (ix->rawsz != 20 && ix->rawsz != 32)
+		goto refused;
+	for (i = 0; i < ix->n; i++) {
+		/* git write-tree refuses an entry without an object, and
+		 * a file next to a directory of the same name. */
+		if (memcmp(ix->v[i].oid, null_oid, ix->rawsz) == 0)
+			goto refused;
+		n = strlen(ix->v[i].path);
+		if (i + 1 < ix->n && strncmp(ix->v[i + 1].path,
+		    ix->v[i].path, n) == 0 && ix->v[i + 1].path[n] == '/')
+			goto refused;
+	}
+	return 0;
+refused:
+	errno = EINVAL;
+	return -1;
+}
+
+int
+gitindex_tree(const struct gitindex *ix, char *hex)
+{
+	unsigned char	oid[HASH_MAX];
+
+	if (gitindex_treeable(ix) == -1)
+		return -1;
+	tree_of(ix, 0, ix->n, 0, oid);
+	hash_hex(oid, ix->rawsz, hex);
+	return 0;
+}
+
+/* One line of gitindex_diff(): the modes ("000000" for none), a tab and
+ * the path. */
+static void
+diff_line(struct strv *out, const struct gitindex_entry *a,
+    const struct gitindex_entry *b)
+{
+	strv_pushf(out, "%06o %06o\t%s", a != NULL ? (unsigned)a->mode : 0u,
+	    b != NULL ? (unsigned)b->mode : 0u, a != NULL ? a->path : b->path);
+}
+
+void
+gitindex_diff(const struct gitindex *a, const struct gitindex *b,
+    struct strv *out)
+{
+	size_t	i = 0, j = 0;
+	int	c;
+
+	while (i < a->n || j < b->n) {
+		if (i == a->n)
+			c = 1;
+		else if (j == b->n)
+			c = -1;
+		else
+			c = strcmp(a->v[i].path, b->v[j].path);
+		if (c < 0)
+			diff_line(out, &a->v[i++], NULL);
+		else if (c > 0)
+			diff_line(out, NULL, &b->v[j++]);
+		else {
+			if (a->v[i].mode != b->v[j].mode ||
+			    memcmp(a->v[i].oid, b->v[j].oid, a->rawsz) != 0)
+				diff_line(out, &a->v[i], &b->v[j]);
+			i++;
+			j++;
+		}
+	}
 }
 
 void

@@ -27,6 +27,18 @@
  *			-1: top, or a file or directory on the way, could
  *			not be looked at (gone is stale, not an error)
  *
+ *	gitindex_tree(&ix, hex)	the id of the tree git write-tree would
+ *			write of ix, as hex digits into hex (2 * rawsz + 1
+ *			bytes); -1 (EINVAL) where git would refuse to write
+ *			one: an entry without an object, a file beside a
+ *			directory of the same name
+ *	gitindex_treeable(&ix)	0 if gitindex_tree() would compute it
+ *	gitindex_diff(&a, &b, &out)	each path whose entry differs
+ *			between a and b (mode or object; the same hash),
+ *			onto out as "old new\tpath": the modes in six
+ *			octal digits, 000000 where there is none, as git
+ *			diff --raw has them; in the order of the paths
+ *
  * Only an index git can take every entry of at its stat data is read:
  * one with an entry marked as unchanged, skipped or added with intent,
  * of a conflict, of a sparse directory, or split (its entries in another
@@ -46,6 +58,7 @@ struct gitindex_entry {
 	uint32_t	 ctime, ctime_ns;
 	uint32_t	 mtime, mtime_ns;
 	uint32_t	 dev, ino, mode, uid, gid, size;
+	unsigned char	 oid[32];	/* rawsz bytes of it */
 };
 
 struct strv;
@@ -54,6 +67,7 @@ struct gitindex {
 	struct gitindex_entry	*v;
 	size_t			 n;
 	char			*names;
+	size_t			 rawsz;
 };
 
 int	 gitindex_read(struct gitindex *, const char *, size_t);
@@ -66,6 +80,10 @@ int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,
 	    const struct timespec *);
 int	 gitindex_look(const char *, const struct gitindex *,
 	    const struct timespec *, struct strv *, struct strv *);
+int	 gitindex_treeable(const struct gitindex *);
+int	 gitindex_tree(const struct gitindex *, char *);
+void	 gitindex_diff(const struct gitindex *, const struct gitindex *,
+	    struct strv *);
 void	 gitindex_free(struct gitindex *);
 
 #endif /* GITINDEX_H */

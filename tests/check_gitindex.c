@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -425,6 +426,223 @@ START_TEST(t_look)
 }
 END_TEST
 
+/* A shell command's output in the repository, its last newline gone. */
+static char *
+sh_out(const char *fmt, ...)
+{
+	char	 cmd[16384], *out;
+	va_list	 ap;
+	FILE	*fp;
+	size_t	 n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
+	n = strlen(cmd);
+	va_start(ap, fmt);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	out = malloc(1 << 16);
+	ck_assert_ptr_nonnull(out);
+	n = fread(out, 1, (1 << 16) - 1, fp);
+	out[n] = '\0';
+	ck_assert_int_eq(pclose(fp), 0);
+	if (n > 0 && out[n - 1] == '\n')
+		out[n - 1] = '\0';
+	return out;
+}
+
+/* The tree forge computes from the index is the one git writes. */
+static void
+check_tree(size_t rawsz)
+{
+	struct gitindex	 ix;
+	char		 hex[2 * 32 + 1], *want;
+
+	ck_assert_int_eq(gitindex_read(&ix, index_path, rawsz), 0);
+	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
+	want = sh_out("git write-tree");
+	ck_assert_str_eq(hex, want);
+	free(want);
+	gitindex_free(&ix);
+}
+
+/* Names that sort either side of a directory's ("a/" after "a-b" and
+ * "a.b", before "a0"), a submodule, an empty tree. */
+static void
+add_edges(void)
+{
+	ck_assert_int_eq(sh("mkdir -p a-b 'sp ace' && printf 1 >a-b/y && "
+	    "printf 2 >a.b && printf 3 >a0 && printf 4 >b-c && "
+	    "printf 5 >'sp ace/\303\251' && printf 6 >b.c && "
+	    "git add -A && git update-index --add --cacheinfo "
+	    "160000,$(git hash-object -w a),sub"), 0);
+}
+
+START_TEST(t_tree)
+{
+	static const char *const	 fmts[] = { NULL, "sha256" };
+	size_t				 f, rawsz;
+	int				 v;
+	char				*probe, *cmd;
+
+	for (f = 0; f < 2; f++) {
+		if (fmts[f] != NULL) {
+			/* git 2.29 on. */
+			probe = unitfs_dir("probe");
+			ck_assert_int_ne(asprintf(&cmd, "git init -q "
+			    "--object-format=sha256 '%s' >/dev/null 2>&1",
+			    probe), -1);
+			v = system(cmd);
+			free(cmd);
+			free(probe);
+			if (v != 0)
+				continue;
+		}
+		rawsz = fmts[f] != NULL ? 32 : 20;
+		setup_repo(fmts[f]);
+		check_tree(rawsz);
+		add_edges();
+		for (v = 2; v <= 4; v++) {
+			ck_assert_int_eq(sh("git update-index "
+			    "--index-version %d", v), 0);
+			check_tree(rawsz);
+		}
+		/* Nothing in it: the empty tree. */
+		ck_assert_int_eq(sh("git rm -q -r --cached ."), 0);
+		check_tree(rawsz);
+	}
+}
+END_TEST
+
+/* Many paths from a few names, that sort every way against each other,
+ * at random: as git writes them. */
+START_TEST(t_tree_random)
+{
+	static const char *const	 names[] = { "a", "b", "a-b", "a.b",
+	    "a0", "a b", "-", "A", "\303\251" };
+	char				 path[256], *full;
+	size_t				 k, d, depth, nn;
+	int				 fd, round;
+
+	nn = sizeof(names) / sizeof(*names);
+	for (round = 0; round < 4; round++) {
+		setup_repo(NULL);
+		srand((unsigned)round + 1);
+		for (k = 0; k < 200; k++) {
+			depth = 1 + (size_t)rand() % 4;
+			path[0] = '\0';
+			for (d = 0; d < depth; d++) {
+				if (d > 0)
+					strcat(path, "/");
+				strcat(path, names[(size_t)rand() % nn]);
+			}
+			ck_assert_int_ne(asprintf(&full, "%s/r/%s", repo, path),
+			    -1);
+			*strrchr(full, '/') = '\0';
+			/* A file already where a directory would be, or
+			 * the other way: passed over. */
+			if (fs_mkdirs(full, 0755) == 0) {
+				*(full + strlen(full)) = '/';
+				fd = open(full, O_WRONLY | O_CREAT | O_TRUNC,
+				    rand() % 3 == 0 ? 0755 : 0644);
+				if (fd != -1) {
+					ck_assert_int_eq(write(fd, path,
+					    k % 5), (ssize_t)(k % 5));
+					close(fd);
+				}
+			}
+			free(full);
+		}
+		ck_assert_int_eq(sh("git add -A && git update-index "
+		    "--index-version %d", 2 + round % 3), 0);
+		check_tree(20);
+	}
+}
+END_TEST
+
+/* An entry without an object, a file beside a directory of its name
+ * (git write-tree refuses both when they are next to each other), and
+ * the empty index. */
+START_TEST(t_tree_refused)
+{
+	struct gitindex_entry	 e[3];
+	struct gitindex		 ix;
+	char			 hex[2 * 32 + 1];
+
+	memset(e, 0, sizeof(e));
+	memset(&ix, 0, sizeof(ix));
+	ix.v = e;
+	ix.rawsz = 20;
+	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
+	ck_assert_str_eq(hex, "4b825dc642cb6eb9a060e54bf8d69288fbee4904");
+	ix.rawsz = 32;
+	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
+	ck_assert_str_eq(hex, "6ef19b41225c5369f1c104d45d8d85efa9b057b53b14"
+	    "b4b9b939dd74decc5321");
+	ix.rawsz = 16;
+	ck_assert_int_eq(gitindex_tree(&ix, hex), -1);
+	ix.rawsz = 20;
+	e[0].path = "x";
+	e[0].mode = 0100644;
+	ix.n = 1;
+	ck_assert_int_eq(gitindex_tree(&ix, hex), -1);
+	memset(e[0].oid, 0x11, sizeof(e[0].oid));
+	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
+	e[1] = e[0];
+	e[1].path = "x/y";
+	ix.n = 2;
+	ck_assert_int_eq(gitindex_tree(&ix, hex), -1);
+	e[2] = e[1];
+	e[1].path = "x-";
+	ix.n = 3;
+	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
+}
+END_TEST
+
+/* Where two indexes' trees differ: as git diff-index --raw has it. */
+START_TEST(t_diff)
+{
+	struct gitindex	 a, b;
+	struct strv	 out = STRV_INIT;
+	struct buf	 got = BUF_INIT;
+	char		*want, *older;
+	size_t		 i;
+
+	setup_repo(NULL);
+	add_edges();
+	ck_assert_int_eq(sh("cp -p .git/index .git/index.a"), 0);
+	ck_assert_int_eq(sh("printf A >a && rm b/cd && chmod 755 b/c && "
+	    "rm l && printf l >l && printf n >b/n && rm a0 && mkdir a0 && "
+	    "printf in >a0/f && rm -r a-b && printf f >a-b && "
+	    "git rm -q --cached sub && mkdir sub && printf s >sub/s && "
+	    "git add -A"), 0);
+	want = sh_out("GIT_INDEX_FILE=.git/index.a git write-tree >.git/ta && "
+	    "git diff-index --cached --raw --no-abbrev --no-renames "
+	    "$(cat .git/ta) | sed 's/^:\\([0-7]*\\) \\([0-7]*\\) "
+	    "[^\t]*\t/\\1 \\2\t/'");
+	ck_assert_int_eq(gitindex_read(&b, index_path, 20), 0);
+	ck_assert_int_ne(asprintf(&older, "%s.a", index_path), -1);
+	ck_assert_int_eq(gitindex_read(&a, older, 20), 0);
+	free(older);
+	gitindex_diff(&a, &b, &out);
+	for (i = 0; i < out.n; i++)
+		buf_addf(&got, "%s%s", i > 0 ? "\n" : "", out.v[i]);
+	buf_str(&got);
+	ck_assert_str_eq(got.data, want);
+	ck_assert_uint_ge(out.n, 10);
+	/* Nothing differs from itself. */
+	strv_clear(&out);
+	gitindex_diff(&b, &b, &out);
+	ck_assert_uint_eq(out.n, 0);
+	free(want);
+	buf_free(&got);
+	strv_free(&out);
+	gitindex_free(&a);
+	gitindex_free(&b);
+}
+END_TEST
+
 static Suite *
 gitindex_suite(void)
 {
@@ -442,6 +660,10 @@ gitindex_suite(void)
 	tcase_add_test(tc, t_damaged);
 	tcase_add_test(tc, t_stale);
 	tcase_add_test(tc, t_look);
+	tcase_add_test(tc, t_tree);
+	tcase_add_test(tc, t_tree_random);
+	tcase_add_test(tc, t_tree_refused);
+	tcase_add_test(tc, t_diff);
 	suite_add_tcase(s, tc);
 	return s;
 }
