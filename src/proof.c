@@ -90,6 +90,16 @@ static void	fs_present(const char *, struct timespec *);
 static void	poll_source(void *);
 static void	poll_early(void *);
 
+/* The size of the repository's object ids, from HEAD's: 20 or 32 bytes
+ * (0: not known). */
+static size_t
+hash_size(const struct proof *p)
+{
+	size_t	n = p->r.head != NULL ? strlen(p->r.head) : 0;
+
+	return n == 40 || n == 64 ? n / 2 : 0;
+}
+
 /*
  * Changed files larger than forge.copyThreshold are hashed by git on
  * each side without their blob being written (treeid.h, q.big): writing
@@ -835,8 +845,10 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	if (source_from_look(p, l) == 0) {
 		p->src_req.only = &p->look_only;
 		/* Nothing reads what they hold (no conversion): their
-		 * ids will do. */
+		 * ids will do, and the tree's id, computed here, too. */
 		p->src_req.info_only = 1;
+		p->src_req.own = hash_size(p);
+		p->src_req.own_early = 1;
 	}
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */
@@ -1241,6 +1253,7 @@ source_afresh(struct proof *p)
 	if (p->src_req.only != NULL) {
 		p->src_req.only = NULL;
 		p->src_req.info_only = 0;
+		p->src_req.own = 0;
 		strv_clear(&p->edits);
 	}
 	snprintf(tag, sizeof(tag), "src%zu-afresh", p->id);
@@ -1303,12 +1316,13 @@ poll_early(void *arg)
 /*
  * "old new\tpath" for each path where tree b differs from tree a: the
  * modes, "000000" where a tree has none.  With index (b NULL), where the
- * tree that index would make differs from a.
+ * tree that index would make differs from a -- and with swap, each line
+ * the other way round: where a differs from that index's tree.
  */
 static int
 tree_changes(const struct git *dg, const struct rundir *rd,
     const char *objects, const char *a, const char *b, const char *index,
-    struct strv *fix)
+    int swap, struct strv *fix)
 {
 	const char *const	 trees[] = { "diff-tree", "-r", "-z",
 	    "--no-renames", "--raw", "--no-abbrev", a, b, NULL };
@@ -1337,7 +1351,10 @@ tree_changes(const struct git *dg, const struct rundir *rd,
 			st = -1;
 			break;
 		}
-		strv_pushf(fix, "%.6s %.6s\t%s", r + 1, r + 8, path);
+		if (swap)
+			strv_pushf(fix, "%.6s %.6s\t%s", r + 8, r + 1, path);
+		else
+			strv_pushf(fix, "%.6s %.6s\t%s", r + 1, r + 8, path);
 	}
 	buf_free(&out);
 	return st == 0 ? 0 : -1;
@@ -1433,8 +1450,10 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 		}
 	}
 	/* Proved as it stands only where git converts nothing
-	 * (snapshot.c): the ids of what git hashes will do. */
+	 * (snapshot.c): the ids of what git hashes will do, and the
+	 * tree's id, computed here. */
 	q.info_only = 1;
+	q.own = hash_size(p);
 	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
 	p->fast_started = 1;
 	if (treeid_start(&p->fast_job, &q, tag) == -1)
@@ -1443,23 +1462,73 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	return 0;
 }
 
+/*
+ * The source's side's entries, to compare the copy's with, as soon as
+ * git has staged its files: those its job computed its tree from, else
+ * those of the index git writes its tree from, while it still does
+ * (read into own, which the caller frees).  NULL if neither: the tree
+ * is to be waited for.
+ */
+static const struct gitindex *
+source_entries(struct proof *p, size_t rawsz, struct gitindex *own)
+{
+	const struct gitindex	*e;
+	const char		*idx;
+
+	if (p->src_failed)
+		return NULL;
+	if (p->src_req.own != 0 &&
+	    (e = treeid_wait_entries(&p->src_job)) != NULL)
+		return e;
+	if (p->src_tree != NULL ||
+	    (idx = treeid_wait_added(&p->src_job)) == NULL ||
+	    p->src_job.tree != NULL || gitindex_read(own, idx, rawsz) == -1)
+		return NULL;
+	return own;
+}
+
 int
 proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 {
-	const char	*a, *idx;
-	char		*b = NULL;
-	size_t		 i;
-	int		 ret = -1;
+	const struct gitindex	*ours, *theirs = NULL;
+	struct gitindex		 read;
+	const char		*a, *idx;
+	char			*b = NULL;
+	size_t			 i;
+	int			 ret = -1;
 
+	memset(&read, 0, sizeof(read));
 	if (!p->fast_started && proof_reused_start(p, dst_gitdir) == -1)
 		return -1;
 	p->fast_started = 0;
-	if (!p->fast_job.failed && (b = treeid_finish(&p->fast_job)) != NULL)
-		keep_copy_index(p, &p->fast_job);
-	treeid_free(&p->fast_job);
+	/* The copy's entries as git staged its files (no tree hashed:
+	 * the same entries as the source's are the same tree), else the
+	 * tree git wrote. */
+	ours = p->fast_job.failed ? NULL : treeid_wait_entries(&p->fast_job);
+	if (ours == NULL && !p->fast_job.failed)
+		b = treeid_finish(&p->fast_job);
 	p->dst_git.idle = NULL;
-	if (b == NULL)
+	if (ours == NULL && b == NULL)
 		goto out;
+	keep_copy_index(p, &p->fast_job);
+	if (ours != NULL) {
+		if ((theirs = source_entries(p, ours->rawsz, &read)) != NULL)
+			gitindex_diff(ours, theirs, fix);
+		else if ((a = source_tree(p)) == NULL || p->copy_index == NULL ||
+		    tree_changes(&p->dst_git, p->rd, p->r.objects, a, NULL,
+		    p->copy_index, 1, fix) == -1)
+			goto out;
+		if (fix->n > 0) {
+			ret = 0;
+			goto fixed;
+		}
+		/* The same entries: the source's tree. */
+		if ((a = source_tree(p)) == NULL)
+			goto out;
+		p->settled = xstrdup(a);
+		ret = 1;
+		goto out;
+	}
 	/*
 	 * The source's tree may still be being written (git writes each
 	 * tree that changed): what differs is then found from the index it
@@ -1468,9 +1537,9 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 	 */
 	if (p->src_tree == NULL && !p->src_failed &&
 	    (idx = treeid_wait_added(&p->src_job)) != NULL &&
-	    p->src_job.tree == NULL) {
+	    p->src_job.tree == NULL && treeid_entries(&p->src_job) == NULL) {
 		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
-		    idx, fix) == 0 && fix->n > 0) {
+		    idx, 0, fix) == 0 && fix->n > 0) {
 			ret = 0;
 			goto fixed;
 		}
@@ -1482,19 +1551,28 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		p->settled = b;
 		b = NULL;
 		ret = 1;
+	} else if (treeid_entries(&p->src_job) != NULL) {
+		/* No tree of the source's for git to read. */
+		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
+		    p->src_job.index, 0, fix) == 0)
+			ret = 0;
 	} else if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, a,
-	    NULL, fix) == 0)
+	    NULL, 0, fix) == 0)
 		ret = 0;
 fixed:
 	for (i = 0; ret == 0 && i < fix->n; i++)
 		strv_push(&p->fixed, strchr(fix->v[i], '\t') + 1);
 out:
+	if (theirs == &read)
+		gitindex_free(&read);
+	treeid_free(&p->fast_job);
 	if (ret == -1) {
 		/* The full way, from the copy's checkout index. */
 		if (p->copy_index != NULL)
 			(void)unlink(p->copy_index);
 		free(p->copy_index);
 		p->copy_index = NULL;
+		strv_clear(fix);
 	}
 	free(b);
 	return ret;

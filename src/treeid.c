@@ -17,6 +17,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "sig.h"
 #include "treeid.h"
 #include "xmalloc.h"
@@ -365,6 +366,41 @@ blob_alternates(const struct treeid_req *q)
 	return xasprintf("%s:%s", q->alternates, q->lastdir);
 }
 
+/*
+ * q.own: the tree id of the index git made, computed here rather than
+ * by git write-tree, which writes every tree that changed (and the
+ * index again) for an id alone.  -1 if the index is not one forge reads
+ * (gitindex_parse()), or one git would write no tree of.
+ */
+static int
+own_tree(struct treeid_job *j)
+{
+	if (gitindex_read(&j->ix, j->index, j->q.own) == -1)
+		return -1;
+	if (gitindex_treeable(&j->ix) == -1) {
+		gitindex_free(&j->ix);
+		return -1;
+	}
+	j->have_ix = 1;
+	return 0;
+}
+
+/* q.own's tree id, hashed once it is asked for: a caller comparing
+ * entries needs none. */
+static void
+own_hash(struct treeid_job *j)
+{
+	char	hex[2 * HASH_MAX + 1];
+
+	if (j->tree == NULL && j->have_ix && !j->hashed && !j->failed) {
+		j->hashed = 1;
+		if (gitindex_tree(&j->ix, hex) == 0)
+			j->tree = xstrdup(hex);
+		else
+			j->failed = 1;
+	}
+}
+
 /* Start the step j->step, or the next one that has work. */
 static void
 start_step(struct treeid_job *j)
@@ -374,6 +410,10 @@ start_step(struct treeid_job *j)
 	char		*inp, *outp, *errp, *alt = NULL;
 
 	next_step(j);
+	if (j->step == STEP_WRITE && j->q.own != 0 && own_tree(j) == 0) {
+		j->step++;
+		next_step(j);
+	}
 	if (j->step == STEP_DONE)
 		return;
 	if (j->q.trust && j->step != STEP_CHANGED && trust_index(j) == -1) {
@@ -511,6 +551,8 @@ treeid_poll(struct treeid_job *j)
 {
 	while (!j->failed && j->step != STEP_DONE && git_done(&j->job))
 		end_step(j, j->job.status);
+	if (j->q.own_early)
+		own_hash(j);
 }
 
 int
@@ -533,6 +575,7 @@ treeid_finish(struct treeid_job *j)
 	}
 	if (!j->job.done)
 		(void)git_finish(&j->job);	/* failed: still reaped */
+	own_hash(j);
 	if (j->failed)
 		return NULL;
 	if (j->q.edits_only)
@@ -575,14 +618,29 @@ treeid_wait_added(struct treeid_job *j)
 const char *
 treeid_wait_tree(struct treeid_job *j)
 {
-	while (j->tree == NULL && j->step != STEP_DONE && !j->failed) {
+	treeid_wait_entries(j);
+	own_hash(j);
+	return j->failed ? NULL : j->tree;
+}
+
+const struct gitindex *
+treeid_wait_entries(struct treeid_job *j)
+{
+	while (j->tree == NULL && !j->have_ix && j->step != STEP_DONE &&
+	    !j->failed) {
 		if (j->job.done && j->job.status == -1) {
 			j->failed = 1;
 			break;
 		}
 		end_step(j, git_finish(&j->job));
 	}
-	return j->failed ? NULL : j->tree;
+	return treeid_entries(j);
+}
+
+const struct gitindex *
+treeid_entries(const struct treeid_job *j)
+{
+	return j->have_ix && !j->failed ? &j->ix : NULL;
 }
 
 void
@@ -606,6 +664,8 @@ treeid_free(struct treeid_job *j)
 	free(j->tree);
 	strv_free(&j->changed);
 	strv_free(&j->big);
+	if (j->have_ix)
+		gitindex_free(&j->ix);
 	memset(j, 0, sizeof(*j));
 	j->job.done = 1;
 }

@@ -48,6 +48,17 @@
  *				git hashes (update-index --info-only), for
  *				a tree id that no later step reads through
  *				(no attribute has git convert them)
+ *	q.own = rawsz;		forge computes the tree id itself, from
+ *				the index git made (gitindex_tree()), for
+ *				a repository whose ids are rawsz bytes (20
+ *				or 32): no tree is written, so no later
+ *				git may read one through the id (no
+ *				treeid_diff()); the job keeps the index's
+ *				entries, for treeid_entries().  Where forge
+ *				cannot read that index, git write-tree
+ *				as without
+ *	q.own_early = 1;	with q.own: hashed by treeid_poll() as
+ *				soon as the entries are there
  *	q.edits_only = 1;	stop before the add: job.index is then an
  *				index for another request to start from
  *	q.big = n;		before the add, git hashes the regular
@@ -86,6 +97,15 @@
  *					that has ended runs again for that
  *					step alone (-1: it could not start,
  *					said why, and the job has failed)
+ *	ix = treeid_wait_entries(&j);	with q.own: waits for git to
+ *					have staged the files, and gives
+ *					the entries the tree id is computed
+ *					from (NULL if git writes it, or the
+ *					job failed), the job's until
+ *					treeid_free(); the id itself is
+ *					hashed only once asked for
+ *	ix = treeid_entries(&j);	the same, if there yet, never
+ *					waiting
  *	treeid_free(&j);
  *
  *	treeid_keep(&j, path);		after treeid_finish(): keep the
@@ -98,6 +118,7 @@
 #define TREEID_H
 
 #include "gitcmd.h"
+#include "gitindex.h"
 #include "strv.h"
 
 struct treeid_req {
@@ -120,10 +141,12 @@ struct treeid_req {
 	int			 info_only;
 	long long		 big;
 	const struct strv	*big_from;
+	size_t			 own;
+	int			 own_early;
 };
 
 #define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL }
+			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;
@@ -137,6 +160,9 @@ struct treeid_job {
 	struct strv		 changed;
 	struct strv		 big;		/* the files q.big names, once
 						   git hashed them */
+	struct gitindex		 ix;		/* q.own's, once read */
+	int			 have_ix;
+	int			 hashed;	/* its tree id, once */
 };
 
 int	 treeid_start(struct treeid_job *, const struct treeid_req *,
@@ -147,6 +173,8 @@ const char *treeid_wait_added(struct treeid_job *);
 const char *treeid_wait_tree(struct treeid_job *);
 int	 treeid_changed(struct treeid_job *, const char *);
 char	*treeid_finish(struct treeid_job *);
+const struct gitindex *treeid_wait_entries(struct treeid_job *);
+const struct gitindex *treeid_entries(const struct treeid_job *);
 void	 treeid_free(struct treeid_job *);
 int	 treeid_keep(struct treeid_job *, const char *);
 char	*treeid_compute(const struct treeid_req *, const char *);

@@ -223,10 +223,43 @@ run_forge verify --reuse -- stat -c %a ud
 is "an untracked file's directory: the run passes" "$rc" 0
 is "with a fresh copy's mode" "$out" "$(printf '%o' $((0777 & ~$(umask))))"
 
-# The copy is put right while git still writes the working tree's tree:
-# what differs is found from the index that tree is written from.  A
-# wrapper holds the working tree's git write-tree until the copy's
-# paths are put right (3 seconds at most), and says which came first.
+# A reused run computes the trees' ids from the indexes git made, and
+# what differs between them: no git writes a tree or lists a difference.
+mkdir "$T/gitl"
+cat >"$T/gitl/git" <<EOF
+#!/bin/sh
+skip=
+for a; do
+	if [ -n "\$skip" ]; then
+		skip=
+		continue
+	fi
+	case \$a in
+	-c|-C) skip=1 ;;
+	-*) ;;
+	*) echo "\$a" >>"$T/gits"
+	   break ;;
+	esac
+done
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/gitl/git"
+run_forge verify --reuse -- true
+printf 'once more\n' >>a
+rm -f "$T/gits"
+PATH="$T/gitl:$PATH" run_forge verify --reuse -v -- cat a
+is "the trees computed by forge: the run passes" "$rc" 0
+like "one path put right" "$err" 'proved as it stood once 1 path'
+is "with the file as it is now" "$out" "$(cat a)"
+like "git looked at the changed file" "$(cat "$T/gits")" 'update-index'
+unlike "no git wrote a tree" "$(cat "$T/gits")" 'write-tree'
+unlike "no git listed what differs" "$(cat "$T/gits")" 'diff-'
+
+# The copy is put right while git still writes the working tree's tree
+# (where git adds every file: a new untracked file): what differs is
+# found from the index that tree is written from.  A wrapper holds the
+# working tree's git write-tree until the copy's paths are put right (3
+# seconds at most), and says which came first.
 mkdir "$T/gitw"
 cat >"$T/gitw/git" <<EOF
 #!/bin/sh
