@@ -196,10 +196,13 @@ copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr,
 }
 
 /* A stream (pipe, terminal): read and write until the end. */
+/* Files smaller than this are copied by copy_stream() in one read. */
+#define COPY_SMALL	65536
+
 static int
 copy_stream(int in, int out)
 {
-	char	 buf[65536];
+	char	 buf[COPY_SMALL];
 	ssize_t	 r, w, off;
 
 	for (;;) {
@@ -375,7 +378,11 @@ fs_copy_entry(int sfd, const char *sname, int dfd, const char *dname,
 	    O_CLOEXEC, 0600);
 	if (out == -1)
 		goto fail;
-	if (fs_copy_fd(in, out) == -1)
+	/* A small file read and written whole: fewer calls than finding
+	 * where its data is (a hole in it is written as the zeros it
+	 * reads as). */
+	if ((fst.st_size < COPY_SMALL ? copy_stream(in, out) :
+	    fs_copy_fd(in, out)) == -1)
 		goto fail;
 	if (fchmod(out, fst.st_mode & 0777) == -1)
 		goto fail;

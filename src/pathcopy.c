@@ -113,9 +113,16 @@ pathcopy_replace(struct pathcopy *pc, const char *path, struct stat *st)
 		return r;
 	/* Made beside it, then renamed over it: while both exist, the new
 	 * file cannot have the old one's inode. */
-	snprintf(tmp, sizeof(tmp), ".forge-new.%ld", (long)getpid());
-	if (fs_copy_entry(pc->sfd, base, pc->dfd, tmp, st) == -1)
+	if (pc->pid == 0)
+		pc->pid = (long)getpid();
+	snprintf(tmp, sizeof(tmp), ".forge-new.%ld", pc->pid);
+	if (fs_copy_entry(pc->sfd, base, pc->dfd, tmp, st) == -1) {
+		/* Nothing of it left behind. */
+		r = errno;
+		(void)unlinkat(pc->dfd, tmp, 0);
+		errno = r;
 		return errno == ENOENT ? 1 : -1;
+	}
 	if (renameat(pc->dfd, tmp, pc->dfd, base) == -1 &&
 	    ((errno != EISDIR && errno != ENOTEMPTY && errno != EEXIST) ||
 	    fs_rmtree_at(pc->dfd, base) == -1 ||

@@ -32,6 +32,7 @@ struct pathcopy {
 	int		 sfd, dfd;
 	struct buf	 cur, dir;
 	int		 have;
+	long		 pid;		/* of the temporary files' names */
 };
 
 int	pathcopy_open(struct pathcopy *, const char *, const char *);
