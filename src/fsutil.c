@@ -278,6 +278,23 @@ fs_copy_fd(int in, int out)
 	return 0;
 }
 
+mode_t
+fs_umask(void)
+{
+	static mode_t	mask;
+	static int	known;
+
+	/* Read once: reading it sets it, for a moment, to something else
+	 * that a file made meanwhile in another thread would be made
+	 * with. */
+	if (!known) {
+		mask = umask(0);
+		(void)umask(mask);
+		known = 1;
+	}
+	return mask;
+}
+
 int
 fs_copy_file(const char *from, const char *to)
 {

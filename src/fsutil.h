@@ -26,6 +26,9 @@ int	fs_open_dir(int, const char *, int, mode_t);
  * errno EINVAL, and *st tells what it was.  An existing destination entry
  * (file, link or tree) is replaced. */
 int	fs_copy_entry(int, const char *, int, const char *, struct stat *);
+/* The process's umask, read once (the first call comes before any other
+ * thread makes files): forge never sets it. */
+mode_t	fs_umask(void);
 /* Copy the file from to a new file to (mode 0600), keeping its access
  * and modification times; a missing from is -1 with ENOENT. */
 int	fs_copy_file(const char *, const char *);

@@ -35,6 +35,7 @@ struct proof {
 	struct strv		 edits;		/* flagged entries, as on disk */
 	struct strv		 look_only;	/* the source's paths git is to
 						   look at (proof_look) */
+	struct strv		 look_gone;	/* and those it has no longer */
 	struct timespec		 src_since;	/* taken before the source's
 						   side looked at its files */
 	struct git		 src_git;
@@ -84,6 +85,7 @@ struct proof {
 	struct strv		 recent_files;	/* those not directories */
 	struct strv		 recent;	/* the copy's paths to look at
 						   again, for its carried index */
+	struct strv		 written;	/* and those forge wrote */
 };
 
 static void	fs_present(const char *, struct timespec *);
@@ -282,8 +284,7 @@ copy_key_of(const char *dst, int own_ignored, const struct strv *exclude)
 
 	/* A file git's stat data says is untouched keeps the mode it was
 	 * given under this umask (reuse.h's reuse_look_end()). */
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	snprintf(m, sizeof(m), "%o", (unsigned)mask);
 	sum_init(&s);
 	sum_str(&s, dst);
@@ -675,6 +676,12 @@ proof_source_paths(const struct proof *p)
 	return p->src_req.only != NULL ? &p->look_only : NULL;
 }
 
+const struct strv *
+proof_source_gone(const struct proof *p)
+{
+	return p->src_req.only != NULL ? &p->look_gone : NULL;
+}
+
 long
 proof_source_looked(const struct proof *p)
 {
@@ -755,6 +762,7 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 			strv_push(&add, want[i++]);
 		else if (c > 0) {
 			strv_push(&gone, h);
+			strv_push(&p->look_gone, h);
 			k++;
 		} else {
 			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)
@@ -1388,6 +1396,15 @@ proof_reused_look(struct proof *p, const struct strv *paths, int only)
 	p->recent_only = only;
 }
 
+void
+proof_reused_written(struct proof *p, const struct strv *paths)
+{
+	size_t	i;
+
+	for (i = 0; i < paths->n; i++)
+		strv_push(&p->written, paths->v[i]);
+}
+
 const char *
 proof_copy_index(const struct proof *p)
 {
@@ -1446,6 +1463,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 		if (p->recent_only) {
 			strv_clear(&p->recent_files);
 			not_dirs(p->r.dst, &p->recent, &p->recent_files);
+			not_dirs(p->r.dst, &p->written, &p->recent_files);
 			q.only = &p->recent_files;
 		}
 	}
@@ -1653,6 +1671,7 @@ proof_free(struct proof *p)
 	strv_free(&p->rest);
 	strv_free(&p->edits);
 	strv_free(&p->look_only);
+	strv_free(&p->look_gone);
 	strv_free(&p->recent_files);
 	strv_free(&p->prep_edits);
 	free(p->dst_index);
@@ -1667,6 +1686,7 @@ proof_free(struct proof *p)
 	free(p->copy_start);
 	strv_free(&p->fixed);
 	strv_free(&p->recent);
+	strv_free(&p->written);
 	if (p->fast_started)
 		treeid_free(&p->fast_job);
 	strv_free(&p->fast_edits);

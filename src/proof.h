@@ -47,6 +47,11 @@
  *					only: and at nothing else, as no
  *					other file can have changed since
  *					the index proof_reused_index() gave
+ *	proof_reused_written(p, &paths);	with only: paths forge
+ *					wrote or removed in the copy since,
+ *					each file written a new inode, which
+ *					git's stat data cannot take for the
+ *					old: git looks at them too
  *	proof_reused_start(p, dst_gitdir);	may come first, so that
  *					the look runs while forge does other
  *					work (-1: it cannot, nor can
@@ -112,6 +117,9 @@
  *	n = proof_source_looked(p);	how many of the source's paths git
  *				looked at so (-1: it looked at every file)
  *	v = proof_source_paths(p);	and which (NULL: every file)
+ *	v = proof_source_gone(p);	the paths the index it began from
+ *				had that the working state has not (NULL:
+ *				it looked at every file)
  */
 struct proof_look {
 	int		 ok;		/* the look was made */
@@ -179,10 +187,12 @@ void		 proof_look_start(struct proof_look *, struct rundir *,
 void		 proof_look_wait(struct proof_look *);
 long		 proof_source_looked(const struct proof *);
 const struct strv *proof_source_paths(const struct proof *);
+const struct strv *proof_source_gone(const struct proof *);
 void		 proof_look_free(struct proof_look *);
 char		*proof_copy_carried(struct rundir *, size_t, const char *,
 		    int, struct timespec *);
 void		 proof_reused_look(struct proof *, const struct strv *, int);
+void		 proof_reused_written(struct proof *, const struct strv *);
 int		 proof_reused_start(struct proof *, const char *);
 int		 proof_reused(struct proof *, const char *, struct strv *);
 const char	*proof_copy_index(const struct proof *);

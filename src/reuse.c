@@ -673,8 +673,7 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 	size_t			 dlen;
 	int			 root, dfd = -1, dir, ret = 0;
 
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
 		return -1;
 	drop_special_top(copy);
@@ -867,8 +866,7 @@ entry_modes(const char *copy, const struct strv *entries,
 	size_t		 i;
 	int		 root, dfd, ret = 0;
 
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
@@ -1051,8 +1049,7 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	*dst_gitdir = NULL;
 	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
 		return -1;
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	if (fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
 		goto fail;
 	drop_special_top(copy);
@@ -1201,8 +1198,7 @@ had_look(const char *copy, const struct gitindex *had,
 	size_t		 i;
 	int		 root, dfd, ret = 0, r;
 
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
@@ -1268,8 +1264,7 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 	lk->head = xstrdup(head);
 	lk->index = xstrdup(index);
 	lk->keep_ignored = keep_ignored;
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	if (sync_begin(copy, common, run, idle, &lk->g, &lk->adm) == 0 &&
 	    fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
 		lk->g.index = lk->index;
@@ -1323,8 +1318,7 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 	int		 root, fd, st, r, ret = -1;
 
 	*dst_gitdir = NULL;
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	if ((root = open(lk->copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		r = -1;
@@ -1443,6 +1437,103 @@ reuse_fix(const char *src, const char *copy, const struct strv *fix)
 	return ret;
 }
 
+void
+reuse_prefix(const char *src, const char *copy, const struct strv *gone,
+    const struct strv *paths, const struct strv *skip, struct strv *done)
+{
+	struct pathcopy	 pc;
+	struct stat	 st, dst;
+	const char	*path;
+	size_t		 i;
+	int		 clear, have, r;
+
+	if (pathcopy_open(&pc, src, copy) == -1)
+		return;
+	/* What is gone first: it may be in the way. */
+	for (i = 0; i < gone->n + paths->n && !sig_pending(); i++) {
+		path = i < gone->n ? gone->v[i] : paths->v[i - gone->n];
+		if (i >= gone->n && skip != NULL && strv_sorted_has(skip, path))
+			continue;
+		/* A directory on either side: for the full comparison. */
+		if ((have = fstatat(pc.droot, path, &dst,
+		    AT_SYMLINK_NOFOLLOW) == 0) && S_ISDIR(dst.st_mode))
+			continue;
+		clear = i < gone->n;
+		if (!clear) {
+			/* The same already (an empty file is always looked
+			 * at): left alone. */
+			if (have && S_ISREG(dst.st_mode) && dst.st_size == 0 &&
+			    fstatat(pc.sroot, path, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_size == 0 && (st.st_mode & S_IXUSR) ==
+			    (dst.st_mode & S_IXUSR))
+				continue;
+			if ((r = pathcopy_replace(&pc, path, &st)) == 0) {
+				strv_push(done, path);
+				continue;
+			}
+			/* Not in the working tree: not in the copy. */
+			clear = r == 1 || errno == ENOENT || errno == ENOTDIR;
+		}
+		if (clear && have) {
+			strv_push(done, path);
+			if (pathcopy_clear(&pc, path) == 0)
+				prune_dirs(pc.droot, path);
+		}
+	}
+	pathcopy_close(&pc);
+}
+
+static void *
+prefix_run(void *arg)
+{
+	struct reuse_prefix_job	*job = arg;
+	struct strv		 none = STRV_INIT;
+
+	reuse_prefix(job->src, job->copy, &none, &job->paths, NULL,
+	    &job->done);
+	return NULL;
+}
+
+void
+reuse_prefix_start(struct reuse_prefix_job *job, const char *src,
+    const char *copy, const struct strv *paths)
+{
+	sigset_t	old;
+
+	memset(job, 0, sizeof(*job));
+	job->src = xstrdup(src);
+	job->copy = xstrdup(copy);
+	strv_pushv(&job->paths, paths->v);
+	(void)fs_umask();
+	/* Signals are for forge's own thread, which waits on its gits. */
+	sig_block_all(&old);
+	job->running = pthread_create(&job->thread, NULL, prefix_run,
+	    job) == 0;
+	sig_restore(&old);
+	if (!job->running)
+		(void)prefix_run(job);
+}
+
+void
+reuse_prefix_wait(struct reuse_prefix_job *job)
+{
+	if (job->running)
+		(void)pthread_join(job->thread, NULL);
+	job->running = 0;
+}
+
+void
+reuse_prefix_free(struct reuse_prefix_job *job)
+{
+	reuse_prefix_wait(job);
+	free(job->src);
+	free(job->copy);
+	strv_free(&job->paths);
+	strv_free(&job->done);
+	memset(job, 0, sizeof(*job));
+}
+
 /*
  * Give dir and each directory above it (below root) mode want, but for
  * prev (may be "") and those above it: paths sorted, the directories
@@ -1508,8 +1599,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 	size_t		 i, dlen;
 	int		 sroot, droot, sfd = -1, dfd = -1, ret = 0, dirs = 0;
 
-	mask = umask(0);
-	(void)umask(mask);
+	mask = fs_umask();
 	sroot = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	droot = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (sroot == -1 || droot == -1) {

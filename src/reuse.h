@@ -34,6 +34,8 @@
 #ifndef REUSE_H
 #define REUSE_H
 
+#include <pthread.h>
+
 #include <time.h>
 
 #include "gitcmd.h"
@@ -94,6 +96,23 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			left empty removed.  -1: one could not be (a
  *			submodule, a path gone from src): the copy is then
  *			to be synced whole
+ *	reuse_prefix(src, copy, gone, paths, skip, &done)	as git is
+ *			still to look at the working tree's changed files:
+ *			each path of gone removed from the copy, and each
+ *			of paths (but those of skip, sorted, if not NULL)
+ *			copied from src, or removed where src has none --
+ *			but where either has a directory, or something
+ *			other than a file or symlink, left as it is, as is
+ *			an empty file where the copy has one; each path
+ *			written or removed, or tried, onto done, for git
+ *			to look at in the copy
+ *	reuse_prefix_start(&job, src, copy, paths)	the same of paths,
+ *			in a thread of its own (signals blocked there): the
+ *			caller touches neither the copy nor the umask
+ *			(fsutil.h's fs_umask() is read first) until
+ *	reuse_prefix_wait(&job)		job.paths were looked at, and
+ *			job.done holds what reuse_prefix() gives
+ *	reuse_prefix_free(&job)		waited for too
  *	reuse_modes(src, copy, paths, entries, flagged, filemode)
  *			the modes git does not record of those paths, as a
  *			fresh copy has them (entries, flagged: lsfiles.h)
@@ -158,6 +177,18 @@ int	reuse_look_end(struct reuse_look *, const struct strv *,
 	    struct strv *, struct strv *, char **);
 void	reuse_look_free(struct reuse_look *);
 int	reuse_fix(const char *, const char *, const struct strv *);
+void	reuse_prefix(const char *, const char *, const struct strv *,
+	    const struct strv *, const struct strv *, struct strv *);
+struct reuse_prefix_job {
+	pthread_t	 thread;
+	int		 running;
+	char		*src, *copy;
+	struct strv	 paths, done;
+};
+void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
+	    const char *, const struct strv *);
+void	reuse_prefix_wait(struct reuse_prefix_job *);
+void	reuse_prefix_free(struct reuse_prefix_job *);
 int	reuse_modes(const char *, const char *, const struct strv *,
 	    const struct strv *, const struct strv *, int);
 int	reuse_index(const char *, const char *, const char *, const char *);

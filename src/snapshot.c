@@ -982,6 +982,9 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 static void
 stop_look(struct snapshot *s)
 {
+	if (s->prefixing)
+		reuse_prefix_free(&s->prefix);
+	s->prefixing = 0;
 	if (s->looking)
 		reuse_look_free(&s->look);
 	s->looking = 0;
@@ -1018,8 +1021,8 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 {
 	struct strv		 fix = STRV_INIT, again = STRV_INIT;
 	struct strv		 paths = STRV_INIT, links = STRV_INIT;
-	struct strv		 changed = STRV_INIT;
-	const struct strv	*src_changed;
+	struct strv		 changed = STRV_INIT, prefixed = STRV_INIT;
+	const struct strv	*src_changed, *src_gone;
 	char			*plan;
 	struct mirror_plan	 mp;
 	struct git		 sg;
@@ -1028,9 +1031,15 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	size_t			 i;
 	int			 r, planned = 0, looked = s->looking;
 
+	/* Nothing else touches the copy while that goes on. */
+	if (s->prefixing) {
+		reuse_prefix_wait(&s->prefix);
+		strv_pushv(&prefixed, s->prefix.done.v);
+	}
 	if (may_convert(sr, l) || (idx = proof_reused_index(sr->proof)) ==
 	    NULL) {
 		stop_look(s);
+		strv_free(&prefixed);
 		return 0;
 	}
 	/* Begun from that index as git listed the working tree, the look
@@ -1048,8 +1057,26 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	if (r == -1) {
 		strv_free(&again);
 		strv_free(&links);
+		strv_free(&prefixed);
 		return -1;
 	}
+	/*
+	 * What changed in the working tree since the last run is put in
+	 * the copy before git has looked at it there (proof_begin()) --
+	 * most of it as forge listed the working tree (copy_repo()) --
+	 * and git looks at it in the copy too: for most runs, the last
+	 * thing put right before the two sides agree.  (Not where the
+	 * copy keeps ignored files, which a change to ignore rules
+	 * concerns.)
+	 */
+	if (looked && !s->incremental &&
+	    (src_changed = proof_source_paths(sr->proof)) != NULL &&
+	    (src_gone = proof_source_gone(sr->proof)) != NULL) {
+		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
+		    s->prefixing ? &s->prefix.paths : NULL, &prefixed);
+	}
+	/* Whatever it was begun by (copy_repo()). */
+	proof_reused_written(sr->proof, &prefixed);
 	proof_reused_look(sr->proof, &again, looked);
 	/* Kept: an untracked file's mode is seen to only if it changed. */
 	if (looked)
@@ -1086,6 +1113,7 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 		strv_free(&fix);
 		strv_free(&again);
 		strv_free(&changed);
+		strv_free(&prefixed);
 		strv_free(&links);
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
@@ -1096,6 +1124,10 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	 * but those forge copied; the others, the source's. */
 	for (i = 0; i < fix.n; i++)
 		strv_push(&paths, strchr(fix.v[i], '\t') + 1);
+	strv_pushv(&paths, prefixed.v);
+	strv_sort_uniq(&paths);
+	s->fixed = (long)paths.n;
+	strv_free(&prefixed);
 	/* An untracked file whose stat data is as git kept it on both
 	 * sides has the mode it was given when it last changed. */
 	src_changed = proof_source_paths(sr->proof);
@@ -1112,7 +1144,6 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 		strv_push(&paths, lsfiles_entry_path(l->flagged.v[i]));
 	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,
 	    sr->filemode);
-	s->fixed = (long)fix.n;
 	/*
 	 * The copy is the working state, which has a file only where the
 	 * index has an entry or git lists an untracked one: what may be a
@@ -1194,6 +1225,13 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 			return -1;
 		}
 		proof_look_wait(&s->source_look);
+		/* The working tree's changed files put in the copy while
+		 * forge goes on (reused_as_is()). */
+		if (s->looking && !s->incremental && s->source_look.ok) {
+			reuse_prefix_start(&s->prefix, sr->src, sr->dst,
+			    &s->source_look.stale);
+			s->prefixing = 1;
+		}
 		r = lsfiles_finish(&lj, &l);
 	} else
 		r = lsfiles_read(&l, &g);

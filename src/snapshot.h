@@ -102,6 +102,10 @@ struct snapshot {
 						   the source's files looked
 						   at (proof.h) */
 	int			  source_looked;
+	struct reuse_prefix_job	  prefix;	/* private: if prefixing, the
+						   working tree's changes put
+						   in the copy meanwhile */
+	int			  prefixing;
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs

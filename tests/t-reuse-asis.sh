@@ -255,6 +255,27 @@ like "git looked at the changed file" "$(cat "$T/gits")" 'update-index'
 unlike "no git wrote a tree" "$(cat "$T/gits")" 'write-tree'
 unlike "no git listed what differs" "$(cat "$T/gits")" 'diff-'
 
+# The working tree's changed files are put in the copy before git looks
+# at either side; where the command left a directory in the way, or a
+# symlink out of the copy on the way, they are not -- that is for the
+# comparison to find, and put right path by path -- and nothing outside
+# the copy is written.
+mkdir -p sub/deep && printf 'one\n' >sub/deep/s && printf 'two\n' >t2 &&
+    git add sub t2 && git commit -q -m sub
+mkdir "$T/out2" && mkdir -p "$T/out2/deep" && printf 'theirs\n' >"$T/out2/deep/s"
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c 'rm t2 && mkdir t2 && echo x >t2/in &&
+    rm -r sub && ln -s "$1" sub' sh "$T/out2"
+printf 'TWO\n' >t2 && printf 'ONE\n' >sub/deep/s
+run_forge verify --reuse -v -- sh -c 'cat t2 sub/deep/s; if test -L sub; then echo link; fi'
+is "a directory and a symlink in the way of changed files: the run passes" \
+    "$rc" 0
+like "put right path by path" "$err" 'proved as it stood once'
+is "the copy holds the working tree's files" "$out" "$(printf 'TWO\nONE')"
+is "and nothing outside was written" "$(cat "$T/out2/deep/s")" "theirs"
+is "nor added" "$(ls -A "$T/out2" "$T/out2/deep" | tr '\n' ' ')" \
+    "$T/out2: deep  $T/out2/deep: s "
+
 # The copy is put right while git still writes the working tree's tree
 # (where git adds every file: a new untracked file): what differs is
 # found from the index that tree is written from.  A wrapper holds the
