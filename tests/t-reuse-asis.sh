@@ -104,6 +104,17 @@ is "a run after the kept index was changed passes" "$rc" 0
 like "with the file as it is in the working tree" "$out" '^more$'
 ok "the changed index was not used" sh -c '! printf "%s\n" "$1" |
     grep -q "proved as it stood"' sh "$err"
+# Written over with what it held, its time put back: its change time
+# tells, whatever it holds.
+run_forge verify --reuse -- true
+carry=$(ls "$TMPDIR"/forge-*/.forge/carry/dst*.index)
+cp -p "$carry" "$T/kept" && cat "$T/kept" >"$carry" && touch -r "$T/kept" "$carry"
+run_forge verify --reuse -v -- cat f2
+is "a run after the kept index was written again passes" "$rc" 0
+ok "that index was not used" sh -c '! printf "%s\n" "$1" |
+    grep -q "proved as it stood"' sh "$err"
+run_forge verify --reuse -v -- cat f2
+like "and the next run's is" "$err" 'proved as it stood'
 
 # The command's own index and HEAD: made a fresh copy's again.
 run_forge verify --reuse -- sh -c 'git add -A >/dev/null 2>&1;
