@@ -180,9 +180,9 @@ escape_warn_paths(const char *copy, const struct strv *paths,
 {
 	struct stat	 st;
 	const char	*path, *slash, *base;
-	char		*rel;
-	size_t		 i;
-	int		 root, dfd, count = 0;
+	char		*rel = NULL;
+	size_t		 i, dlen;
+	int		 root, dfd = -1, count = 0;
 
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
 		warn("cannot read %s", fs_vis(copy));
@@ -192,17 +192,25 @@ escape_warn_paths(const char *copy, const struct strv *paths,
 		path = paths->v[i];
 		slash = strrchr(path, '/');
 		base = slash != NULL ? slash + 1 : path;
-		rel = xstrndup(path, (size_t)(base - path));
+		dlen = (size_t)(base - path);
 		/* No symlink on the way followed: a directory that is one
-		 * is itself among the paths. */
-		dfd = fs_open_dir(root, rel, 0, 0);
+		 * is itself among the paths.  Opened once for a run of
+		 * paths in it. */
+		if (rel == NULL || strlen(rel) != dlen ||
+		    strncmp(rel, path, dlen) != 0) {
+			if (dfd != -1)
+				close(dfd);
+			free(rel);
+			rel = xstrndup(path, dlen);
+			dfd = fs_open_dir(root, rel, 0, 0);
+		}
 		if (dfd != -1 && fstatat(dfd, base, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode))
 			count += check_link(dfd, base, copy, rel, places);
-		if (dfd != -1)
-			close(dfd);
-		free(rel);
 	}
+	if (dfd != -1)
+		close(dfd);
+	free(rel);
 	close(root);
 	return count;
 }
