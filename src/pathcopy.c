@@ -45,6 +45,17 @@ pathcopy_open(struct pathcopy *pc, const char *src, const char *dst)
 }
 
 void
+pathcopy_forget(struct pathcopy *pc)
+{
+	if (pc->sfd != -1)
+		close(pc->sfd);
+	if (pc->dfd != -1)
+		close(pc->dfd);
+	pc->sfd = pc->dfd = -1;
+	pc->have = 0;
+}
+
+void
 pathcopy_close(struct pathcopy *pc)
 {
 	if (pc->sfd != -1)

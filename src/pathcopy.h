@@ -13,6 +13,8 @@
  *		renamed over it (a directory there is removed first):
  *		never with the inode of what it replaces
  *	pathcopy_clear(&pc, "a/b/file");	remove a non-directory there
+ *	pathcopy_forget(&pc);	directories are opened afresh from now
+ *				on (one may have been removed)
  *	pathcopy_close(&pc);
  *
  * Directories are walked from the two roots one component at a time,
@@ -39,6 +41,7 @@ int	pathcopy_open(struct pathcopy *, const char *, const char *);
 int	pathcopy_copy(struct pathcopy *, const char *, struct stat *);
 int	pathcopy_replace(struct pathcopy *, const char *, struct stat *);
 int	pathcopy_clear(struct pathcopy *, const char *);
+void	pathcopy_forget(struct pathcopy *);
 void	pathcopy_close(struct pathcopy *);
 
 #endif /* PATHCOPY_H */

@@ -1477,9 +1477,12 @@ reuse_prefix(const char *src, const char *copy, const struct strv *gone,
 		}
 		if (clear && have) {
 			strv_push(done, path);
-			if (pathcopy_clear(&pc, path) == 0)
-				prune_dirs(pc.droot, path);
+			(void)pathcopy_clear(&pc, path);
 		}
+		/* No directory made for it, or emptied, is left: a fresh
+		 * copy has none. */
+		pathcopy_forget(&pc);
+		prune_dirs(pc.droot, path);
 	}
 	pathcopy_close(&pc);
 }

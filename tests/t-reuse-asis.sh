@@ -287,6 +287,18 @@ is "and nothing outside was written" "$(cat "$T/out2/deep/s")" "theirs"
 is "nor added" "$(ls -A "$T/out2" "$T/out2/deep" | tr '\n' ' ')" \
     "$T/out2: deep  $T/out2/deep: s "
 
+# A changed untracked file the command removed, and the working tree too,
+# leaving its directory empty: no empty directory in the copy either,
+# as in a fresh one.
+mkdir newd && printf 'f\n' >newd/f
+run_forge verify --reuse -- true
+run_forge verify --reuse -- rm -r newd
+rm newd/f
+run_forge verify --reuse -- ls -A
+is "a directory the working tree emptied: the run passes" "$rc" 0
+unlike "the copy has no such directory" "$out" '^newd$'
+rmdir newd
+
 # The copy is put right while git still writes the working tree's tree
 # (where git adds every file: a new untracked file): what differs is
 # found from the index that tree is written from.  A wrapper holds the
