@@ -115,18 +115,29 @@ pathcopy_copy(struct pathcopy *pc, const char *path, struct stat *st)
 int
 pathcopy_replace(struct pathcopy *pc, const char *path, struct stat *st)
 {
+	struct stat	 tst;
 	const char	*base;
 	char		 tmp[64];
-	int		 r;
+	int		 r, n;
 
 	memset(st, 0, sizeof(*st));
 	if ((r = cd(pc, path, &base)) != 0)
 		return r;
 	/* Made beside it, then renamed over it: while both exist, the new
-	 * file cannot have the old one's inode. */
+	 * file cannot have the old one's inode.  Under a name nothing has
+	 * there: one the working state has too is not forge's to remove. */
 	if (pc->pid == 0)
 		pc->pid = (long)getpid();
-	snprintf(tmp, sizeof(tmp), ".forge-new.%ld", pc->pid);
+	for (n = 0;; n++) {
+		snprintf(tmp, sizeof(tmp), ".forge-new.%ld.%d", pc->pid, n);
+		if (fstatat(pc->dfd, tmp, &tst, AT_SYMLINK_NOFOLLOW) == -1 &&
+		    errno == ENOENT)
+			break;
+		if (n == 99) {
+			errno = EEXIST;
+			return -1;
+		}
+	}
 	if (fs_copy_entry(pc->sfd, base, pc->dfd, tmp, st) == -1) {
 		/* Nothing of it left behind. */
 		r = errno;

@@ -287,6 +287,27 @@ is "and nothing outside was written" "$(cat "$T/out2/deep/s")" "theirs"
 is "nor added" "$(ls -A "$T/out2" "$T/out2/deep" | tr '\n' ' ')" \
     "$T/out2: deep  $T/out2/deep: s "
 
+# A file put right is written beside the old under a name of forge's:
+# never one the working state has.  In a PID namespace forge is process
+# 1, whose names these would be.
+if unshare -pf --mount-proc true 2>/dev/null; then
+	mkdir -p nm/.forge-new.1 && printf 'mine\n' >nm/.forge-new.1/keep &&
+	    printf 'also mine\n' >nm/.forge-new.1.0 && printf 'v1\n' >nm/v &&
+	    git add nm && git commit -q -m nm
+	run_forge verify --reuse -- true
+	printf 'v2\n' >nm/v
+	unshare -pf --mount-proc "$FORGE" verify --reuse -v -- sh -c \
+	    'cat nm/v nm/.forge-new.1/keep nm/.forge-new.1.0' \
+	    >"$T/.stdout" 2>"$T/.stderr"
+	rc=$? out=$(cat "$T/.stdout") err=$(cat "$T/.stderr")
+	is "a file named as forge's would be, beside one put right: passes" \
+	    "$rc" 0
+	like "put right" "$err" 'proved as it stood once 1 path'
+	is "with both kept" "$out" "$(printf 'v2\nmine\nalso mine')"
+else
+	skip "a file named as forge's would be" "no PID namespace here"
+fi
+
 # A changed untracked file the command removed, and the working tree too,
 # leaving its directory empty: no empty directory in the copy either,
 # as in a fresh one.
