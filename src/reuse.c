@@ -1188,7 +1188,8 @@ prune_dir(int root, const char *dir, const struct gitindex *had)
 static int
 had_look(const char *copy, const struct gitindex *had,
     const struct spawn_idle *idle, const struct timespec *since,
-    int prune, struct strv *stale, struct strv *links, int *dirs)
+    int prune, struct strv *stale, struct strv *links, struct strv *odd,
+    int *dirs)
 {
 	struct dir_care	 care = { 0, had };
 	struct dir_walk	 w;
@@ -1224,6 +1225,9 @@ had_look(const char *copy, const struct gitindex *had,
 		}
 		if (gitindex_stale(&had->v[i], r ? &st : NULL, since))
 			strv_push(stale, path);
+		else if (r && S_ISREG(st.st_mode) && (st.st_mode & 07777) !=
+		    (((st.st_mode & S_IXUSR) ? 0777 : 0666) & ~mask))
+			strv_push(odd, path);
 		if (r && S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
@@ -1283,7 +1287,7 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 			    clean_keep, NULL, lk->out, lk->err) == 0;
 		}
 		r = had_look(copy, &had, idle, since, lk->pruned, &lk->stale,
-		    &lk->links, &lk->dirs);
+		    &lk->links, &lk->odd, &lk->dirs);
 	}
 	gitindex_free(&had);
 	if (r == -1) {
@@ -1312,7 +1316,7 @@ int
 reuse_look_end(struct reuse_look *lk, const struct strv *entries,
     struct strv *recent, struct strv *links, char **dst_gitdir)
 {
-	const char	*e, *base;
+	const char	*e, *base, *path;
 	mode_t		 mask, want;
 	size_t		 i;
 	int		 root, fd, st, r, ret = -1;
@@ -1324,9 +1328,16 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 		r = -1;
 	else
 		r = 0;
-	/* Each changed file the working tree tracks: a checkout's mode. */
-	for (i = 0; i < lk->stale.n && r == 0; i++) {
-		if ((e = lsfiles_find(entries, lk->stale.v[i])) == NULL)
+	/*
+	 * Each changed file the working tree tracks: a checkout's mode.  So
+	 * too one unchanged whose mode is not a checkout's, which the
+	 * working tree tracks since (an untracked file of mode 600 that
+	 * was committed as it was).
+	 */
+	for (i = 0; i < lk->stale.n + lk->odd.n && r == 0; i++) {
+		path = i < lk->stale.n ? lk->stale.v[i] :
+		    lk->odd.v[i - lk->stale.n];
+		if ((e = lsfiles_find(entries, path)) == NULL)
 			continue;
 		if (strncmp(e, "100755 ", 7) == 0)
 			want = 0777 & ~mask;
@@ -1334,9 +1345,9 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 			want = 0666 & ~mask;
 		else
 			continue;
-		if ((fd = parent_of(root, lk->stale.v[i], &base)) == -1)
+		if ((fd = parent_of(root, path, &base)) == -1)
 			continue;
-		r = fix_mode(fd, base, lk->stale.v[i], 0, want);
+		r = fix_mode(fd, base, path, 0, want);
 		close(fd);
 	}
 	if (root != -1)
@@ -1369,6 +1380,7 @@ reuse_look_free(struct reuse_look *lk)
 	free(lk->err);
 	strv_free(&lk->stale);
 	strv_free(&lk->links);
+	strv_free(&lk->odd);
 	memset(lk, 0, sizeof(*lk));
 }
 

@@ -169,6 +169,8 @@ struct reuse_look {
 	int		 keep_ignored;
 	int		 dirs;		/* directories whose mode was reset */
 	struct strv	 stale, links;
+	struct strv	 odd;		/* unchanged files of modes no
+					   checkout gives */
 };
 int	reuse_look_begin(struct reuse_look *, const char *, const char *,
 	    const char *, const char *, const char *, const char *,

@@ -308,6 +308,15 @@ else
 	skip "a file named as forge's would be" "no PID namespace here"
 fi
 
+# An untracked file of a mode no checkout gives, committed as it is: the
+# reused copy gives it a checkout's mode, as a fresh copy would.
+printf 'mine\n' >private && chmod 640 private
+run_forge verify --reuse -- true
+git add private && git commit -q -m private
+run_forge verify --reuse -- stat -c %a private
+is "an untracked file of mode 640 committed: the run passes" "$rc" 0
+is "with a checkout's mode" "$out" "$(printf '%o' $((0666 & ~$(umask))))"
+
 # A changed untracked file the command removed, and the working tree too,
 # leaving its directory empty: no empty directory in the copy either,
 # as in a fresh one.
