@@ -68,6 +68,7 @@ struct proof {
 						   before left, if it fits */
 	char			*src_tree;	/* the source's side's tree */
 	int			 src_failed;
+	int			 src_afresh;	/* times computed again */
 	char			*copy_index;	/* the index the copy's side
 						   ended with, kept */
 	int			 copy_runs;
@@ -1274,6 +1275,7 @@ source_afresh(struct proof *p)
 {
 	char	tag[32];
 
+	p->src_afresh++;
 	treeid_free(&p->src_job);
 	p->src_req.start = NULL;
 	/* Every file looked at: the look's lists (of no flagged entry's
@@ -1533,7 +1535,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 	const char		*a, *idx;
 	char			*b = NULL;
 	size_t			 i;
-	int			 ret = -1;
+	int			 ret = -1, afresh;
 
 	memset(&read, 0, sizeof(read));
 	if (!p->fast_started && proof_reused_start(p, dst_gitdir) == -1)
@@ -1550,6 +1552,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		goto out;
 	keep_copy_index(p, &p->fast_job);
 	if (ours != NULL) {
+		afresh = p->src_afresh;
 		if ((theirs = source_entries(p, ours->rawsz, &read)) != NULL)
 			gitindex_diff(ours, theirs, fix);
 		else if ((a = source_tree(p)) == NULL || p->copy_index == NULL ||
@@ -1560,8 +1563,10 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 			ret = 0;
 			goto fixed;
 		}
-		/* The same entries: the source's tree. */
-		if ((a = source_tree(p)) == NULL)
+		/* The same entries: the source's tree -- of those entries,
+		 * not one computed again since (its git failed). */
+		if ((a = source_tree(p)) == NULL ||
+		    (theirs != NULL && p->src_afresh != afresh))
 			goto out;
 		p->settled = xstrdup(a);
 		ret = 1;

@@ -366,6 +366,38 @@ is "with the file as it is now" "$out" "$(cat f3)"
 is "the copy was put right before the working tree's tree was written" \
     "$(cat "$T/order" 2>/dev/null)" "fixed first"
 
+# The working tree's side, where git writes its tree (an entry marked
+# unchanged there), found to have the copy's entries; then git fails to
+# write that tree, and the working tree changes before it is computed
+# again (found in review).  The tree computed again is not one the copy
+# was compared with: the copy is brought up to date the full way, and
+# holds what the run reports.
+git update-index --assume-unchanged a
+run_forge verify --reuse -- true
+mkdir "$T/gitf"
+cat >"$T/gitf/git" <<EOF
+#!/bin/sh
+case " \$* :\${GIT_INDEX_FILE:-}" in
+*" write-tree "*tree-src[0-9].index)
+	if [ -f "$T/failwt" ]; then
+		rm -f "$T/failwt"
+		printf 'late\n' >>"$PWD/late"
+		exit 128
+	fi ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/gitf/git"
+printf 'early\n' >late && git add late && git commit -q -m late
+run_forge verify --reuse -- true
+printf 'edit\n' >>f3
+: >"$T/failwt"
+PATH="$T/gitf:$PATH" run_forge verify --reuse -v -- cat late
+is "the working tree's tree failed, then changed: the run passes" "$rc" 0
+is "the copy holds what the working tree has now" "$out" "$(cat late)"
+git update-index --no-assume-unchanged a
+like "the tree reported is git's of it" "$err" "tree $(tree_now)"
+
 # Files a command left with modes of their own, that the working tree
 # then tracks: git clean removes them from the copy as forge sees to
 # their modes, which is no error (a race: the test cannot make it
