@@ -196,47 +196,26 @@ copy_range(int in, int out, off_t off, off_t len, off_t shift, int *use_cfr,
 }
 
 /* A stream (pipe, terminal): read and write until the end. */
-/* Files smaller than this are copied by copy_small() in one read. */
+/* Files smaller than this are copied by copy_stream() in one read. */
 #define COPY_SMALL	65536
 
+/*
+ * in to out, by read and write: to its end, or (limit not negative) no
+ * further than limit bytes -- as fs_copy_fd() copies a file as long as
+ * it was, whatever is appended to it meanwhile.
+ */
 static int
-copy_stream(int in, int out)
+copy_stream(int in, int out, off_t limit)
 {
 	char	 buf[COPY_SMALL];
 	ssize_t	 r, w, off;
-
-	for (;;) {
-		r = read(in, buf, sizeof(buf));
-		if (r == 0)
-			return 0;
-		if (r == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		for (off = 0; off < r; off += w) {
-			w = write(out, buf + off, (size_t)(r - off));
-			if (w == -1) {
-				if (errno != EINTR)
-					return -1;
-				w = 0;
-			}
-		}
-	}
-}
-
-/* At most size bytes of in, to out: as fs_copy_fd() copies a file as
- * long as it was, whatever is appended to it meanwhile. */
-static int
-copy_small(int in, int out, off_t size)
-{
-	char	 buf[COPY_SMALL];
-	ssize_t	 r, w, off;
+	size_t	 want;
 	off_t	 got = 0;
 
-	while (got < size) {
-		r = read(in, buf, (size_t)(size - got) < sizeof(buf) ?
-		    (size_t)(size - got) : sizeof(buf));
+	while (limit < 0 || got < limit) {
+		want = limit >= 0 && (size_t)(limit - got) < sizeof(buf) ?
+		    (size_t)(limit - got) : sizeof(buf);
+		r = read(in, buf, want);
 		if (r == 0)
 			return 0;
 		if (r == -1) {
@@ -269,7 +248,7 @@ fs_copy_fd(int in, int out)
 	if (!S_ISREG(ist.st_mode) || !S_ISREG(ost.st_mode) ||
 	    (start = lseek(in, 0, SEEK_CUR)) == -1 ||
 	    (shift = lseek(out, 0, SEEK_CUR)) == -1)
-		return copy_stream(in, out);
+		return copy_stream(in, out, -1);
 	shift -= start;
 #ifdef FICLONE
 	/* Shared extents, where the file system has them: no data moves. */
@@ -430,7 +409,7 @@ fs_copy_entry(int sfd, const char *sname, int dfd, const char *dname,
 	/* A small file read and written whole: fewer calls than finding
 	 * where its data is (a hole in it is written as the zeros it
 	 * reads as). */
-	if ((fst.st_size < COPY_SMALL ? copy_small(in, out, fst.st_size) :
+	if ((fst.st_size < COPY_SMALL ? copy_stream(in, out, fst.st_size) :
 	    fs_copy_fd(in, out)) == -1)
 		goto fail;
 	if (fchmod(out, fst.st_mode & 0777) == -1)

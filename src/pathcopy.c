@@ -58,18 +58,14 @@ pathcopy_forget(struct pathcopy *pc)
 void
 pathcopy_close(struct pathcopy *pc)
 {
-	if (pc->sfd != -1)
-		close(pc->sfd);
-	if (pc->dfd != -1)
-		close(pc->dfd);
+	pathcopy_forget(pc);
 	if (pc->sroot != -1)
 		close(pc->sroot);
 	if (pc->droot != -1)
 		close(pc->droot);
 	buf_free(&pc->cur);
 	buf_free(&pc->dir);
-	pc->sfd = pc->dfd = pc->sroot = pc->droot = -1;
-	pc->have = 0;
+	pc->sroot = pc->droot = -1;
 }
 
 /* Point at path's directory; 1 if the source has none. */

@@ -661,7 +661,6 @@ proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
     const char *src, const char *common, const char *head)
 {
 	struct proof	 p;
-	sigset_t	 old;
 
 	memset(lk, 0, sizeof(*lk));
 	/* Taken before the look: what changes from now on is stamped no
@@ -675,12 +674,7 @@ proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
 	lk->idx = carry_path(&p, "src", "index");
 	lk->src = xstrdup(src);
 	lk->rawsz = strlen(head) / 2;
-	/* Signals are for forge's own thread, which waits on its gits. */
-	sig_block_all(&old);
-	lk->running = pthread_create(&lk->thread, NULL, look_run, lk) == 0;
-	sig_restore(&old);
-	if (!lk->running)
-		(void)look_run(lk);
+	lk->running = sig_thread(&lk->thread, look_run, lk);
 }
 
 void

@@ -1514,20 +1514,12 @@ void
 reuse_prefix_start(struct reuse_prefix_job *job, const char *src,
     const char *copy, const struct strv *paths)
 {
-	sigset_t	old;
-
 	memset(job, 0, sizeof(*job));
 	job->src = xstrdup(src);
 	job->copy = xstrdup(copy);
 	strv_pushv(&job->paths, paths->v);
 	(void)fs_umask();
-	/* Signals are for forge's own thread, which waits on its gits. */
-	sig_block_all(&old);
-	job->running = pthread_create(&job->thread, NULL, prefix_run,
-	    job) == 0;
-	sig_restore(&old);
-	if (!job->running)
-		(void)prefix_run(job);
+	job->running = sig_thread(&job->thread, prefix_run, job);
 }
 
 void

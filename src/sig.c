@@ -150,6 +150,21 @@ sig_restore(const sigset_t *old)
 	sigprocmask(SIG_SETMASK, old, NULL);
 }
 
+int
+sig_thread(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	sigset_t	old;
+	int		running;
+
+	/* A thread starts with its creator's mask. */
+	sig_block_all(&old);
+	running = pthread_create(t, NULL, fn, arg) == 0;
+	sig_restore(&old);
+	if (!running)
+		(void)fn(arg);
+	return running;
+}
+
 void
 sig_child_reset(void)
 {

@@ -19,6 +19,11 @@
  * one into SIGKILL; sig_forward(0) stops that.  The handler does nothing
  * else: it never allocates, never touches files.
  *
+ * sig_thread(&t, fn, arg) runs fn(arg) in a thread of its own, with
+ * every signal blocked there: they are for forge's own thread.  1: it
+ * runs, for pthread_join(); 0: no thread could be made, and fn has run
+ * to its end here.
+ *
  * Between fork and exec a child calls sig_child_reset(), which is
  * async-signal-safe: the dispositions forge started with come back (an
  * ignored SIGINT stays ignored, as it would without forge) and the signal
@@ -27,6 +32,7 @@
 #ifndef SIG_H
 #define SIG_H
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/types.h>
 
@@ -38,6 +44,7 @@ int	sig_count(void);
 void	sig_forward(pid_t);
 void	sig_block_all(sigset_t *);
 void	sig_restore(const sigset_t *);
+int	sig_thread(pthread_t *, void *(*)(void *), void *);
 void	sig_child_reset(void);
 /*
  * For the test suite: FORGE_TEST_STALL=<phase> makes forge announce the

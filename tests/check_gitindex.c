@@ -29,18 +29,26 @@ static char	*repo, *index_path;
 /* A time of whole seconds, for gitindex_stale(). */
 #define SINCE(sec)	(&(struct timespec){ (sec), 0 })
 
+/* The shell command of fmt, run in the repository, into cmd. */
+static void
+in_repo(char *cmd, size_t size, const char *fmt, va_list ap)
+{
+	size_t	n;
+
+	snprintf(cmd, size, "cd '%s' && ", repo);
+	n = strlen(cmd);
+	vsnprintf(cmd + n, size - n, fmt, ap);
+}
+
 /* Run a shell command in the repository; its status. */
 static int
 sh(const char *fmt, ...)
 {
 	char	 cmd[16384];
 	va_list	 ap;
-	size_t	 n;
 
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
-	n = strlen(cmd);
 	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	in_repo(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	return system(cmd);
 }
@@ -435,10 +443,8 @@ sh_out(const char *fmt, ...)
 	FILE	*fp;
 	size_t	 n;
 
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
-	n = strlen(cmd);
 	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	in_repo(cmd, sizeof(cmd), fmt, ap);
 	va_end(ap);
 	fp = popen(cmd, "r");
 	ck_assert_ptr_nonnull(fp);
