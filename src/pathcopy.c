@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "fsutil.h"
 #include "pathcopy.h"
+#include "xmalloc.h"
 
 /* The directory part of a path ("" for none), and the last component. */
 static void
@@ -68,6 +70,58 @@ pathcopy_close(struct pathcopy *pc)
 	pc->sroot = pc->droot = -1;
 }
 
+/*
+ * Is each directory on the way to dir below root, as far as they exist,
+ * on root's mount?  One mounted there since forge looked is not the
+ * copy's: nothing in it is written or removed.  -1 (EXDEV) if not.
+ */
+static int
+on_root_mount(int root, const char *dir)
+{
+	struct fs_where	 top, here;
+	char		*d, *p, *slash;
+	int		 fd, nfd, ret = 0;
+
+	if (*dir == '\0')
+		return 0;
+	if (fs_where(root, &top) == -1)
+		return -1;
+	d = xstrdup(dir);
+	fd = root;
+	for (p = d; p != NULL; p = slash) {
+		if ((slash = strchr(p, '/')) != NULL)
+			*slash++ = '\0';
+		nfd = openat(fd, p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		if (fd != root)
+			close(fd);
+		fd = -1;
+		if (nfd == -1) {
+			/* What is not there yet is made on the last. */
+			if (errno != ENOENT)
+				ret = -1;
+			break;
+		}
+		fd = nfd;
+		if (fs_where(fd, &here) == -1 || !fs_same_mount(&top, &here)) {
+			errno = EXDEV;
+			ret = -1;
+			break;
+		}
+	}
+	if (fd != -1 && fd != root) {
+		if (ret == -1) {
+			int	saved = errno;
+
+			close(fd);
+			errno = saved;
+		} else
+			close(fd);
+	}
+	free(d);
+	return ret;
+}
+
 /* Point at path's directory; 1 if the source has none. */
 static int
 cd(struct pathcopy *pc, const char *path, const char **base)
@@ -85,7 +139,8 @@ cd(struct pathcopy *pc, const char *path, const char **base)
 	pc->have = 1;
 	if ((pc->sfd = fs_open_dir(pc->sroot, pc->dir.data, 0, 0)) == -1)
 		return errno == ENOENT || errno == ENOTDIR ? 1 : -1;
-	if ((pc->dfd = fs_open_dir(pc->droot, pc->dir.data, 1, 0777)) == -1) {
+	if (on_root_mount(pc->droot, pc->dir.data) == -1 ||
+	    (pc->dfd = fs_open_dir(pc->droot, pc->dir.data, 1, 0777)) == -1) {
 		close(pc->sfd);
 		pc->sfd = -1;
 		pc->have = 0;
@@ -161,7 +216,9 @@ pathcopy_clear(struct pathcopy *pc, const char *path)
 	int		 fd, ret = 0;
 
 	split_path(path, &dir, &base);
-	if ((fd = fs_open_dir(pc->droot, dir.data, 0, 0)) != -1) {
+	if (on_root_mount(pc->droot, dir.data) == -1)
+		ret = -1;
+	else if ((fd = fs_open_dir(pc->droot, dir.data, 0, 0)) != -1) {
 		if (unlinkat(fd, base, 0) == -1 && errno != ENOENT &&
 		    errno != EISDIR)
 			ret = -1;

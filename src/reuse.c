@@ -733,6 +733,17 @@ static int
 sync_begin(const char *copy, const char *common, const char *run,
     struct spawn_idle *idle, struct git *g, char **adm)
 {
+	struct strv	 mounted = STRV_INIT;
+
+	/* Claimed with nothing mounted in it (reuse_claim()): anything
+	 * mounted since is not the copy, and git would write through it. */
+	if (fs_mounts_below(copy, &mounted) != 0) {
+		warnx("%s in the reused copy", mounted.n > 0 ? mounted.v[0] :
+		    "what is mounted cannot be told");
+		strv_free(&mounted);
+		*adm = NULL;
+		return -1;
+	}
 	if ((*adm = registration(copy, common, run)) == NULL) {
 		warnx("the reused copy %s is no longer registered as forge "
 		    "made it", fs_vis(copy));
@@ -1385,20 +1396,25 @@ reuse_look_free(struct reuse_look *lk)
 }
 
 /* Remove the directories path was in, from the deepest, while empty
- * (rmdir: never one that holds anything, nor a mount point). */
+ * (rmdir: never one that holds anything, nor a mount point), and while
+ * on the copy's mount: not in a file system mounted there since. */
 static void
 prune_dirs(int root, const char *path)
 {
+	struct fs_where	 top, here;
 	const char	*base;
 	char		*dir, *slash;
 	int		 fd, r;
 
+	if (fs_where(root, &top) == -1)
+		return;
 	dir = xstrdup(path);
 	while ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
 		if ((fd = parent_of(root, dir, &base)) == -1)
 			break;
-		r = unlinkat(fd, base, AT_REMOVEDIR);
+		r = fs_where(fd, &here) == -1 || !fs_same_mount(&top, &here) ?
+		    -1 : unlinkat(fd, base, AT_REMOVEDIR);
 		close(fd);
 		if (r == -1)
 			break;

@@ -1228,6 +1228,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		/* The working tree's changed files put in the copy while
 		 * forge goes on (reused_as_is()). */
 		if (s->looking && !s->incremental && s->source_look.ok) {
+			sig_test_stall("prefix");
 			reuse_prefix_start(&s->prefix, sr->src, sr->dst,
 			    &s->source_look.stale);
 			s->prefixing = 1;

@@ -162,7 +162,7 @@ EOF
 	is "a mount made after the claim: the file in it survives" \
 	    "$(cat "$T/later/keep" 2>&1)" precious
 	like "forge says so" "$(cat "$T/mnt2.out")" \
-	    'a file system is mounted at src in the reused copy'
+	    'a file system is mounted at .*src in the reused copy'
 	like "and the run passes in a fresh copy" "$(cat "$T/mnt2.out")" \
 	    'Verdict: PASS \(isolated, fresh'
 else
@@ -170,6 +170,55 @@ else
 	skip "a mount made after the claim: forge says so" \
 	    "needs root and unshare -m"
 	skip "a mount made after the claim: the run" "needs root and unshare -m"
+fi
+
+# A mount made in the copy after forge looked at it, as it is about to
+# copy the working tree's changes into it (a test stall holds it there):
+# nothing is written, removed or made in what is mounted, and the run
+# does not pass on a copy that is not the working state.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+    unshare -m true 2>/dev/null; then
+	run_forge verify --reuse -- true
+	run_forge verify --reuse -- true
+	copy=$(ls -d "$TMPDIR"/forge-*/r)
+	rm -rf "$T/late2" && mkdir -p "$T/late2"
+	printf 'theirs\n' >"$T/late2/keep"
+	ls -A src >"$T/late2.list"
+	for f in $(cat "$T/late2.list"); do
+		[ -f "src/$f" ] && printf 'outside\n' >"$T/late2/$f"
+	done
+	ls -A "$T/late2" >"$T/late2.before"
+	for f in $(cat "$T/late2.list"); do
+		[ -f "src/$f" ] && printf 'changed\n' >>"src/$f"
+	done
+	rm -f "$T/go2"
+	FORGE_TEST_STALL=prefix FORGE_TEST_STALL_RELEASE="$T/go2" \
+	    unshare -m sh -c '
+	    "$1" verify --reuse -- true >"$2/late2.out" 2>&1 &
+	    pid=$!
+	    i=0
+	    while ! grep -q "test stall: prefix" "$2/late2.out" &&
+	        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	    mount --bind "$2/late2" "$3/src"
+	    : >"$2/go2"
+	    wait $pid' sh "$FORGE" "$T" "$copy"
+	ok "a mount made as the changes are copied: forge stalled there" \
+	    grep -q "test stall: prefix" "$T/late2.out"
+	is "nothing in it was written" "$(cat "$T/late2/keep")" theirs
+	is "nor added or removed" "$(ls -A "$T/late2")" "$(cat "$T/late2.before")"
+	ok "nor any file changed" sh -c '! grep -rl changed "$1"' sh "$T/late2"
+	unlike "and the run did not pass in that copy" "$(cat "$T/late2.out")" \
+	    'Verdict: PASS \(isolated, reused'
+	run_forge verify --reuse -- sh -c 'cat src/*'
+	is "the next run passes" "$rc" 0
+	like "with the working tree's files" "$out" 'changed'
+	git checkout -q -- src
+else
+	skip "a mount made as the changes are copied" "needs root and unshare -m"
+	for n in 1 2 3 4 5 6; do
+		skip "a mount made as the changes are copied ($n)" \
+		    "needs root and unshare -m"
+	done
 fi
 
 # The pool: at most forge.reuseCopies, per working tree and kind.
