@@ -87,8 +87,8 @@ is "a first run parks its copy" "$(parked)" 1
 # and the next run reuses it.  Killed once the run owns it (adopt), half
 # brought up to date (sync), or before the park is written (park): the
 # copy is a dead run's, and goes (fix: proved as it stood, half put
-# right).
-for phase in claim adopt sync fix park parked; do
+# right; prefix: as the working tree's changes are to be copied in).
+for phase in claim adopt sync fix prefix park parked; do
 	# Something to put right, for the copy proved as it stood.
 	[ "$phase" = fix ] && run_forge verify --reuse -- sh -c \
 	    'echo tampered >>f2'
