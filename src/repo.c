@@ -255,7 +255,7 @@ out:
 
 int
 repo_tree_size(const char *top, const char *gitdir, const char *commit,
-    unsigned long long *bytes, unsigned long long *files)
+    unsigned long block, unsigned long long *bytes, unsigned long long *files)
 {
 	const char *const	 a[] = { "ls-tree", "-r", "-l", "-z",
 	    "--full-tree", commit, NULL };
@@ -263,6 +263,7 @@ repo_tree_size(const char *top, const char *gitdir, const char *commit,
 	struct git		 g;
 	const char		*p, *end;
 	char			*f;
+	unsigned long long	 n;
 	int			 ret = -1;
 
 	memset(&g, 0, sizeof(g));
@@ -279,7 +280,10 @@ repo_tree_size(const char *top, const char *gitdir, const char *commit,
 		f = f != NULL ? strchr(f + 1, ' ') : NULL;
 		if (f == NULL)
 			break;
-		*bytes += strtoull(f + 1, NULL, 10);
+		n = strtoull(f + 1, NULL, 10);
+		if (block > 0 && n % block != 0)
+			n += block - n % block;
+		*bytes += n;
 		(*files)++;
 	}
 	ret = 0;

@@ -197,7 +197,9 @@ repo_settings(struct snap_repo *sr, int sparse)
 /*
  * git worktree add says only "unable to write file" when the disk is
  * full, and cleans up after itself so the space is free again by the
- * time we look: compare what HEAD holds with what the file system has.
+ * time we look: compare what the copy takes, in whole blocks, with what
+ * the file system has.  (What else filled it may still be there: the
+ * patch made while git checks out.)
  */
 static int
 no_space(struct snap_repo *sr, const char *dir, struct buf *why)
@@ -206,13 +208,15 @@ no_space(struct snap_repo *sr, const char *dir, struct buf *why)
 	unsigned long long	need, files, avail;
 
 	if (statvfs(dir, &vfs) == -1 ||
-	    repo_tree_size(sr->src, sr->gitdir, sr->head, &need, &files) == -1)
+	    repo_tree_size(sr->src, sr->gitdir, sr->head, vfs.f_frsize,
+	    &need, &files) == -1)
 		return 0;
+	need += vfs.f_frsize;		/* the copy's .git file */
 	avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
 	if (need > avail) {
 		buf_addf(why, "No space left on device: %s has %llu KiB free, "
-		    "HEAD holds %llu KiB", fs_vis(dir), avail / 1024,
-		    need / 1024);
+		    "HEAD takes %llu KiB", fs_vis(dir), avail / 1024,
+		    (need + 1023) / 1024);
 		return 1;
 	}
 	if (vfs.f_files > 0 && files > vfs.f_favail) {

@@ -98,34 +98,58 @@ then
 	skip "a full disk while applying is named as such" \
 	    "needs root and a mount namespace for a small tmpfs"
 else
+	# small SIZE: forge verify with TMPDIR a tmpfs of SIZE of its own.
+	small() {
+		mkdir -p "$T/small"
+		printf '%s\n' "mount -t tmpfs -o size=$1 tmpfs \"\$T/small\" &&
+TMPDIR=\$T/small \${FORGE_WRAPPER:-} \"\$FORGE\" verify --isolated --no-check -- true" \
+		    >"$T/ns.sh"
+		(cd "$T/r" && T=$T FORGE=$FORGE unshare -m --propagation private \
+		    sh "$T/ns.sh" >"$T/.stdout" 2>"$T/.stderr" </dev/null)
+		rc=$?
+		err=$(cat "$T/.stderr")
+	}
 	head -c 3000000 /dev/zero | tr '\0' 'x' | fold -w 100 >"$T/r/hello.txt"
-	mkdir -p "$T/small"
-	printf '%s\n' 'mount -t tmpfs -o size=1m tmpfs "$T/small" &&
-TMPDIR=$T/small ${FORGE_WRAPPER:-} "$FORGE" verify --isolated --no-check -- true' \
-	    >"$T/ns.sh"
-	(cd "$T/r" && T=$T FORGE=$FORGE unshare -m --propagation private \
-	    sh "$T/ns.sh" >"$T/.stdout" 2>"$T/.stderr" </dev/null)
-	rc=$?
-	err=$(cat "$T/.stderr")
+	small 1m
 	is "a full disk while applying: 125" "$rc" 125
 	like "is named as such" "$err" \
 	    'cannot write the uncommitted changes into the copy: No space left on device'
 	unlike "not as a patch git refused" "$err" 'git apply refused'
 	# The same, with the file copied whole (past forge.copyThreshold)
-	# and then through the patch.
+	# and then through the patch.  The patch, made while git checks
+	# out, has room; the file it makes has not.
 	like "copied whole, named as such" "$err" \
 	    'cannot write the uncommitted changes into the copy: No space left on device \(in .*, copying hello.txt\)'
 	git -C "$T/r" config forge.copyThreshold 10m
-	(cd "$T/r" && T=$T FORGE=$FORGE unshare -m --propagation private \
-	    sh "$T/ns.sh" >"$T/.stdout" 2>"$T/.stderr" </dev/null)
-	rc=$?
-	err=$(cat "$T/.stderr")
+	small 5m
 	is "a full disk while applying the patch: 125" "$rc" 125
 	like "is named as such too" "$err" \
 	    'cannot write the uncommitted changes into the copy: No space left on device'
 	unlike "not as a patch git refused either" "$err" 'git apply refused'
+	# Whichever fills the disk first, the patch or the checkout, the
+	# disk is named.  With a 1 MiB file system the patch may: it has
+	# no room even for itself.
+	small 1m
+	is "a patch with no room: 125" "$rc" 125
+	like "the full disk is named" "$err" 'No space left on device'
+	unlike "not as a patch git refused" "$err" 'git apply refused'
 	git -C "$T/r" config --unset forge.copyThreshold
-	git checkout -q -- hello.txt
+	git -C "$T/r" checkout -q -- hello.txt
+
+	# A checkout that fills the disk with many small files: git says
+	# only "unable to write file"; each file takes a whole block.
+	mkdir "$T/r/many"
+	i=0
+	while [ $i -lt 400 ]; do
+		printf 'file %d\n' $i >"$T/r/many/f$i"
+		i=$((i + 1))
+	done
+	git -C "$T/r" add many && git -C "$T/r" commit -q -m many
+	small 1m
+	is "a checkout of small files that cannot fit: 125" "$rc" 125
+	like "the full disk is named, with what HEAD takes" "$err" \
+	    'cannot check out HEAD into the copy: No space left on device: .* has [0-9]+ KiB free, HEAD takes [0-9]+ KiB'
+	git -C "$T/r" rm -rq many && git -C "$T/r" commit -q -m "no more"
 fi
 
 done_testing
