@@ -40,9 +40,9 @@ char	*path_absolute(const char *);
  * git dir, common dir and HEAD commit, which the caller frees; -1 if dir
  * is no repository's top, or has no commit checked out. */
 int	repo_nested(const char *, char **, char **, char **);
-/* What a commit's tree holds: its files and their bytes, each file's
- * rounded up to a multiple of the block size given unless it is 0 (a
- * submodule's entry counts as a file of no size). */
+/* What a commit's tree holds: its files and their bytes, each regular
+ * file's rounded up to a multiple of the block size given unless it is
+ * 0 (a submodule's entry counts as a file of no size). */
 int	repo_tree_size(const char *, const char *, const char *,
 	    unsigned long, unsigned long long *, unsigned long long *);
 /* Resolve a commit-ish to a full commit id; NULL if it names no commit. */

@@ -194,29 +194,44 @@ repo_settings(struct snap_repo *sr, int sparse)
 	return 0;
 }
 
+/* The bytes free on dir's file system for an unprivileged writer; -1
+ * if it does not say. */
+static long long
+free_bytes(const char *dir, struct statvfs *vfs)
+{
+	if (statvfs(dir, vfs) == -1 || vfs->f_blocks == 0 ||
+	    vfs->f_frsize == 0)
+		return -1;
+	return (long long)((unsigned long long)vfs->f_bavail * vfs->f_frsize);
+}
+
 /*
- * git worktree add says only "unable to write file" when the disk is
- * full, and cleans up after itself so the space is free again by the
- * time we look: compare what the copy takes, in whole blocks, with what
- * the file system has.  (What else filled it may still be there: the
- * patch made while git checks out.)
+ * git says only "unable to write file" when the disk is full: compare
+ * what the checkout needs, in whole blocks, with what the file system
+ * had before it (before, else -1: git worktree add cleans up after
+ * itself, so the space is free again by the time we look, but for the
+ * copy's .git file, which it made first).  What else filled it may
+ * still be there: the patch made while git checks out.
  */
 static int
-no_space(struct snap_repo *sr, const char *dir, struct buf *why)
+no_space(struct snap_repo *sr, const char *dir, long long before,
+    struct buf *why)
 {
 	struct statvfs		vfs;
 	unsigned long long	need, files, avail;
+	long long		now;
 
-	if (statvfs(dir, &vfs) == -1 ||
+	if ((now = free_bytes(dir, &vfs)) == -1 ||
 	    repo_tree_size(sr->src, sr->gitdir, sr->head, vfs.f_frsize,
 	    &need, &files) == -1)
 		return 0;
-	need += vfs.f_frsize;		/* the copy's .git file */
-	avail = (unsigned long long)vfs.f_bavail * vfs.f_frsize;
+	if (before == -1)
+		need += vfs.f_frsize;
+	avail = (unsigned long long)(before != -1 ? before : now);
 	if (need > avail) {
 		buf_addf(why, "No space left on device: %s has %llu KiB free, "
-		    "HEAD takes %llu KiB", fs_vis(dir), avail / 1024,
-		    (need + 1023) / 1024);
+		    "the checkout of HEAD needs about %llu KiB", fs_vis(dir),
+		    avail / 1024, (need + 1023) / 1024);
 		return 1;
 	}
 	if (vfs.f_files > 0 && files > vfs.f_favail) {
@@ -255,18 +270,22 @@ checkout_shown(struct snapshot *s, struct snap_repo *sr)
 	const char *const	 a[] = { "reset", "--hard",
 	    "--no-recurse-submodules", NULL };
 	struct git		 g;
+	struct statvfs		 vfs;
 	struct buf		 why = BUF_INIT;
+	long long		 before;
 	int			 st, set;
 
 	dst_git(sr, &g);
 	g.idle = &s->idle;
+	/* What git reset wrote stays when it fails. */
+	before = free_bytes(s->rd->top, &vfs);
 	/* The user's own setting stands. */
 	if ((set = getenv("GIT_PROGRESS_DELAY") == NULL))
 		(void)setenv("GIT_PROGRESS_DELAY", progress_git_delay(), 1);
 	st = git_run(&g, a, GIT_TERMINAL, NULL, NULL, NULL);
 	if (set)
 		(void)unsetenv("GIT_PROGRESS_DELAY");
-	if (st > 0 && no_space(sr, s->rd->top, &why))
+	if (st > 0 && before != -1 && no_space(sr, s->rd->top, before, &why))
 		warnx("cannot check out HEAD into the copy: %s", why.data);
 	else if (st > 0)
 		warnx("cannot check out HEAD into the copy: git reset --hard: "
@@ -311,8 +330,11 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	    &err);
 	strv_free(&a);
 	if (st != 0) {
-		/* A full disk git only calls "unable to write file". */
-		if (st > 0 && no_space(sr, s->rd->top, &why))
+		/* A full disk git only calls "unable to write file" (a
+		 * file it cannot make has a reason). */
+		if (st > 0 && err.data != NULL &&
+		    strstr(err.data, "unable to write file") != NULL &&
+		    no_space(sr, s->rd->top, -1, &why))
 			warnx("cannot check out HEAD into the copy: %s",
 			    why.data);
 		else if (st > 0)
