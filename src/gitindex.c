@@ -22,8 +22,8 @@
 #define CE_STAGEMASK	0x3000
 #define CE_NAMEMASK	0x0fff
 /* Of the second flags word: skip-worktree, intent-to-add, and what no
- * git has given a meaning yet. */
-#define CE_EXT_ANY	0x7fff
+ * git has given a meaning yet, the reserved bit among them. */
+#define CE_EXT_ANY	0xffff
 
 static uint32_t
 get32(const unsigned char *p)

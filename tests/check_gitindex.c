@@ -223,6 +223,36 @@ START_TEST(t_refused)
 }
 END_TEST
 
+/* The reserved bit of an entry's second flags word, which no git
+ * writes (git refuses such an index), refused too; the word clear, the
+ * entry is read. */
+START_TEST(t_reserved_flag)
+{
+	struct gitindex	 ix;
+	struct buf	 b = BUF_INIT;
+	unsigned char	*p, *name;
+	size_t		 n;
+
+	setup_repo(NULL);
+	/* An intent-to-add entry has the second word: version 3. */
+	ck_assert_int_eq(sh("git rm -q --cached b/c && git add -N b/c"), 0);
+	ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
+	n = b.len;
+	p = (unsigned char *)b.data;
+	ck_assert_uint_eq(p[7], 3);
+	name = memmem(p + 12, n - 12, "b/c", 4);
+	ck_assert_ptr_nonnull(name);
+	/* The word just before the name. */
+	ck_assert_uint_eq((unsigned)(name[-2] << 8 | name[-1]), 0x2000);
+	name[-2] = 0x80;
+	ck_assert_int_eq(gitindex_parse(&ix, p, n, 20), -1);
+	name[-2] = 0;
+	ck_assert_int_eq(gitindex_parse(&ix, p, n, 20), 0);
+	gitindex_free(&ix);
+	buf_free(&b);
+}
+END_TEST
+
 /* Every prefix of a good index, and every byte of it changed, is read
  * safely (ASan and valgrind see every access): a prefix that cuts its
  * entries is never an index (git writes these with no extension after
@@ -663,6 +693,7 @@ gitindex_suite(void)
 	tcase_add_test(tc, t_v4);
 	tcase_add_test(tc, t_sha256);
 	tcase_add_test(tc, t_refused);
+	tcase_add_test(tc, t_reserved_flag);
 	tcase_add_test(tc, t_damaged);
 	tcase_add_test(tc, t_stale);
 	tcase_add_test(tc, t_look);
