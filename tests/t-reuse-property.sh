@@ -30,7 +30,9 @@ gen_case "$T/r" "$seed" >/dev/null 2>&1 || { echo "Bail out! gen_case"; exit 1; 
 wt=$(pwd -P)
 git config forge.breakerThreshold 0
 # The copy's own junk goes where every state ignores it.
-printf 'zz-own/\n' >>"$(git rev-parse --git-path info/exclude)"
+exclude=$(git rev-parse --git-path info/exclude)
+case $exclude in /*) ;; *) exclude=$wt/$exclude ;; esac
+printf 'zz-own/\n' >>"$exclude"
 
 # history: something other than an edit that moves HEAD or the state.
 history() {
@@ -104,6 +106,9 @@ while [ "$i" -le "$steps" ]; do
 	gen_rand 2
 	[ "$R" -eq 0 ] && history "$i"
 	GEN_COMMITS=
+	# The generator may have emptied info/exclude: the copy's own junk
+	# is to be ignored in every state still.
+	grep -qx 'zz-own/' "$exclude" || printf 'zz-own/\n' >>"$exclude"
 	echo "--- step $i" >>"$GEN_LOG"
 	verify_as reuse "$i"
 	verify_as incremental "$i"
