@@ -1772,3 +1772,48 @@ reuse_index_note(const char *dst_gitdir, const char *record, const char *key)
 		(void)unlink(record);
 	free(r);
 }
+
+/* Where an incremental copy's last working state is noted. */
+static char *
+state_path(const char *carry)
+{
+	return xasprintf("%s/state.paths", carry);
+}
+
+int
+reuse_state_read(const char *carry, struct strv *paths)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path;
+	int		 ret = 0;
+
+	path = state_path(carry);
+	if (fs_read_file(path, &b, (size_t)1 << 30) == 0) {
+		strv_split_z(paths, b.data != NULL ? b.data : "", b.len);
+		strv_sort_uniq(paths);
+	} else if (errno != ENOENT)
+		ret = -1;
+	free(path);
+	buf_free(&b);
+	return ret;
+}
+
+int
+reuse_state_write(const char *carry, const struct strv *paths)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path;
+	size_t		 i;
+	int		 ret = -1;
+
+	for (i = 0; i < paths->n; i++)
+		buf_add(&b, paths->v[i], strlen(paths->v[i]) + 1);
+	path = state_path(carry);
+	if ((mkdir(carry, 0700) == 0 || errno == EEXIST) &&
+	    fs_write_atomic(path, b.data != NULL ? b.data : "", b.len,
+	    0600) == 0)
+		ret = 0;
+	free(path);
+	buf_free(&b);
+	return ret;
+}

@@ -106,6 +106,12 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			an empty file where the copy has one; each path
  *			written or removed, or tried, onto done, for git
  *			to look at in the copy
+ *	reuse_state_write(carry, paths)	an incremental copy's working
+ *			state, each path of it (sorted), noted in the run
+ *			directory's carry: what forge put in the copy, which
+ *			the copy's own ignored files are not
+ *	reuse_state_read(carry, &paths)	what was noted, sorted (none if
+ *			nothing was)
  *	reuse_prefix_start(&job, src, copy, paths)	the same of paths,
  *			in a thread of its own (signals blocked there): the
  *			caller touches neither the copy nor the umask
@@ -187,6 +193,8 @@ struct reuse_prefix_job {
 	char		*src, *copy;
 	struct strv	 paths, done;
 };
+int	reuse_state_write(const char *, const struct strv *);
+int	reuse_state_read(const char *, struct strv *);
 void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
 	    const char *, const struct strv *);
 void	reuse_prefix_wait(struct reuse_prefix_job *);

@@ -726,6 +726,57 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return sr->proof != NULL ? 0 : -1;
 }
 
+/*
+ * An incremental copy keeps the ignored files it made, and only those:
+ * not one forge put there as the working state's that the working state
+ * now ignores, or has not.  Which those are is noted in the run
+ * directory, first with what this run will put there too, should it
+ * end before it notes this state alone (state_end()).
+ */
+static void
+state_begin(struct snapshot *s, const struct lsfiles *l)
+{
+	const struct strv *const	 of[] = { &l->entries, &l->flagged,
+	    &l->gitlinks, NULL };
+	struct strv			 old = STRV_INIT;
+	size_t				 i, k;
+
+	for (k = 0; of[k] != NULL; k++)
+		for (i = 0; i < of[k]->n; i++)
+			strv_push(&s->state_now,
+			    lsfiles_entry_path(of[k]->v[i]));
+	strv_pushv(&s->state_now, l->unmerged.v);
+	strv_pushv(&s->state_now, l->untracked.v);
+	strv_sort_uniq(&s->state_now);
+	if (s->reused)
+		(void)reuse_state_read(s->rd->carry, &old);
+	for (i = 0; i < old.n; i++)
+		if (!strv_sorted_has(&s->state_now, old.v[i]))
+			strv_push(&s->state_gone, old.v[i]);
+	strv_pushv(&old, s->state_now.v);
+	strv_sort_uniq(&old);
+	(void)reuse_state_write(s->rd->carry, &old);
+	strv_free(&old);
+}
+
+/* The copy holds this working state: noted alone. */
+static void
+state_end(struct snapshot *s)
+{
+	(void)reuse_state_write(s->rd->carry, &s->state_now);
+}
+
+/* What the last run put in the copy that this working state has not,
+ * removed before git keeps every ignored file there. */
+static void
+state_drop(struct snapshot *s, struct snap_repo *sr)
+{
+	struct strv	none = STRV_INIT, done = STRV_INIT;
+
+	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, &done);
+	strv_free(&done);
+}
+
 /* git worktree add, and what else makes the copy's index. */
 static int
 checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
@@ -742,6 +793,8 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	if (sig_pending())
 		return -1;
 	if (s->reused && sr == s->repos[0]) {
+		if (s->incremental && s->state_gone.n > 0)
+			state_drop(s, sr);
 		if (reuse_sync(sr->dst, sr->common, s->rd->run, sr->head,
 		    s->incremental, &s->idle, s->incremental ? &s->marks :
 		    NULL, &sr->dst_gitdir) == -1)
@@ -1288,6 +1341,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	}
 	find_nested(sr, &l);
+	if (s->incremental && sr == s->repos[0])
+		state_begin(s, &l);
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
@@ -1319,6 +1374,8 @@ out:
 	if (s->source_looked)
 		proof_look_free(&s->source_look);
 	s->source_looked = 0;
+	if (ret == 0 && s->incremental && sr == s->repos[0])
+		state_end(s);
 	lsfiles_free(&l);
 	return ret;
 }
@@ -1458,6 +1515,8 @@ snapshot_free(struct snapshot *s)
 	free(s->copy);
 	reuse_marks_free(&s->marks);
 	strv_free(&s->links);
+	strv_free(&s->state_now);
+	strv_free(&s->state_gone);
 	free(s->tree);
 	free(s->gitdir);
 	free(s->start_refs);

@@ -106,6 +106,11 @@ struct snapshot {
 						   working tree's changes put
 						   in the copy meanwhile */
 	int			  prefixing;
+	struct strv		  state_now;	/* private: an incremental
+						   copy's working state's
+						   paths */
+	struct strv		  state_gone;	/* and those the last run's had
+						   that it has not */
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs

@@ -329,6 +329,23 @@ is "setup ran once, when the copy was made" "$(cat "$HOME/setups" |
     wc -l | tr -d ' ')" 1
 run_forge verify --incremental -- sh -c 'ls junk 2>&1 || true'
 like "untracked files it made are gone" "$out" 'No such file'
+# A file of the working state's, which forge put in the copy, that the
+# working state then ignores: not the copy's own, so gone from it -- also
+# when the copy is brought up to date the whole way (a .gitignore
+# changed).
+printf 'secret\n' >later-ignored
+run_forge verify --incremental -- true
+exclude=$(git rev-parse --git-path info/exclude)
+cp "$exclude" "$T/exclude.saved"
+printf 'later-ignored\n' >>"$exclude"
+printf '*.tmp\n' >>.gitignore
+run_forge verify --incremental -- sh -c 'ls later-ignored 2>&1; cat obj.o'
+is "a file the working state now ignores: the run passes" "$rc" 0
+like "and the copy has it no more" "$out" 'later-ignored.*No such file'
+like "while its own build output stays" "$out" 'built'
+cp "$T/exclude.saved" "$exclude"
+git checkout -q -- .gitignore
+rm later-ignored
 printf 'dirty\n' >>f7
 printf 'dirty\n' >>f8
 run_forge verify --incremental -- stat -c %y f7 f8
