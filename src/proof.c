@@ -823,6 +823,36 @@ source_from_look(struct proof *p, const struct lsfiles *l)
 	return 0;
 }
 
+/*
+ * An entry of the index's that the carried index has not -- a tracked
+ * file that was gone from disk when that index was made, there again
+ * now -- is put in it first (update-index --index-info) for git add -A
+ * to look at as the tracked file it is: as an untracked one, it would
+ * leave it out where the working state ignores it.  0: so it is; -1:
+ * the carried index is not to be started from (it cannot be read).
+ */
+static int
+carry_entries(struct proof *p, struct strv *edits)
+{
+	struct gitindex	 had;
+	const char	*path;
+	size_t		 i, k;
+	int		 c;
+
+	if (gitindex_read(&had, p->carry, hash_size(p)) == -1)
+		return -1;
+	for (i = k = 0; i < p->r.entries->n; i++) {
+		path = lsfiles_entry_path(p->r.entries->v[i]);
+		for (c = 1; k < had.n && (c = strcmp(had.v[k].path, path)) < 0;
+		    k++)
+			;
+		if (c != 0)
+			strv_push(edits, p->r.entries->v[i]);
+	}
+	gitindex_free(&had);
+	return 0;
+}
+
 struct proof *
 proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
     struct rundir *rd, size_t id)
@@ -872,6 +902,10 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		p->src_req.info_only = 1;
 		p->src_req.own = hash_size(p);
 		p->src_req.own_early = 1;
+	} else if (p->carry != NULL && carry_entries(p, &p->edits) == -1) {
+		free(p->carry);
+		p->carry = NULL;
+		p->src_req.start = NULL;
 	}
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */

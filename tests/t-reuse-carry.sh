@@ -217,6 +217,27 @@ run_forge verify --reuse -- git rev-parse HEAD
 is "the next run's copy is at the working tree's HEAD again" "$out" \
     "$(git rev-parse HEAD)"
 
+# A tracked file the working state ignores, gone from disk when the last
+# run's index was made and there again now, is the tracked file it is:
+# in the copy, and in the tree proved.  (With a flagged entry, git looks
+# at every file: git add -A, which takes no ignored file it does not
+# track.)
+printf 'kept ignored\n' >tracked.log
+git add tracked.log && git commit -q -m tracked-log
+printf '*.log\n' >>"$(git rev-parse --git-path info/exclude)"
+git update-index --skip-worktree f6
+run_forge verify --reuse -- true
+rm tracked.log
+run_forge verify --reuse -- true
+is "a tracked ignored file gone from disk: the run passes" "$rc" 0
+printf 'back again\n' >tracked.log
+run_forge verify --reuse -- cat tracked.log
+is "and there again: the run passes" "$rc" 0
+is "the copy has it" "$out" "back again"
+like "and the tree proved is the working state's" "$err" "tree $(tree_now)"
+git update-index --no-skip-worktree f6
+git rm -q tracked.log && git commit -q -m no-log
+
 run_forge gc --all
 is "gc removes the copy and what it carries" "$(ls -A "$TMPDIR")" ""
 done_testing
