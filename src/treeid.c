@@ -466,6 +466,16 @@ end_step(struct treeid_job *j, int st)
 		start_step(j);
 		return;
 	}
+	if (st == 1 && j->step == STEP_ADD && j->q.only == NULL &&
+	    j->big.n > 0 && j->big.n <= BIG_LEFT_OUT && !sig_pending()) {
+		/* git add takes a path left out that the working state
+		 * ignores (a tracked file) for one it was asked to add,
+		 * refuses it, and says 1 (it added the rest): all again,
+		 * none left out. */
+		strv_free(&j->big);
+		start_step(j);
+		return;
+	}
 	if (st != 0) {
 		if (st > 0) {
 			(void)read_file(j, "err", &b);

@@ -583,4 +583,19 @@ seq 10 >t
 run_forge verify --isolated -- test -f t
 is "a submodule git cannot read: forge passes" "$rc" 0
 
+# A tracked file the working state ignores, changed and copied whole:
+# hashed before git add -A, which leaves it out -- and which refuses
+# to be told to leave out a path it ignores (it says 1, having added
+# the rest).
+new_repo "$T/ignored-tracked"
+mkdir build
+printf 'tracked output\n' >build/x.o
+git add -f build/x.o
+printf 'build/\n' >.gitignore
+git add .gitignore && git commit -q -m ignored-tracked
+git config forge.copyThreshold 0
+printf 'changed\n' >>build/x.o
+big_state "a changed tracked file the working state ignores"
+like "it was copied whole" "$err" 'copied whole, not patched: build/x.o'
+
 done_testing
