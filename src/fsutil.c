@@ -1000,8 +1000,9 @@ fs_mkdirs(const char *path, mode_t mode)
 	return ret;
 }
 
-int
-fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
+static int
+write_replace(const char *path, const void *data, size_t len, mode_t mode,
+    int sync)
 {
 	char		*tmp, *dir;
 	const char	*p = data;
@@ -1024,7 +1025,7 @@ fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
 			goto fail;
 		}
 	}
-	if (fsync(fd) == -1 || close(fd) == -1) {
+	if ((sync && fsync(fd) == -1) || close(fd) == -1) {
 		fd = -1;
 		goto fail;
 	}
@@ -1032,6 +1033,8 @@ fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
 	if (rename(tmp, path) == -1)
 		goto fail;
 	free(tmp);
+	if (!sync)
+		return 0;
 	dir = xstrdup(path);
 	if (strrchr(dir, '/') != NULL)
 		*strrchr(dir, '/') = '\0';
@@ -1055,6 +1058,18 @@ fail_nofd:
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+int
+fs_write_atomic(const char *path, const void *data, size_t len, mode_t mode)
+{
+	return write_replace(path, data, len, mode, 1);
+}
+
+int
+fs_write_replace(const char *path, const void *data, size_t len, mode_t mode)
+{
+	return write_replace(path, data, len, mode, 0);
 }
 
 int

@@ -86,6 +86,9 @@ int	fs_rmtree(const char *);
 int	fs_mkdirs(const char *, mode_t);
 /* Replace path with data: a temporary file, fsync, rename, fsync dir. */
 int	fs_write_atomic(const char *, const void *, size_t, mode_t);
+/* The same without the fsyncs: whole or not at all, but a crash may
+ * leave what was written lost, or short. */
+int	fs_write_replace(const char *, const void *, size_t, mode_t);
 /* Read a whole file, at most max bytes (more: -1, EFBIG). */
 int	fs_read_file(const char *, struct buf *, size_t);
 /* Is path dir itself or below it ("/" holds everything; a readlink's

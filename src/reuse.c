@@ -1780,19 +1780,54 @@ state_path(const char *carry)
 	return xasprintf("%s/state.paths", carry);
 }
 
+/* Ends the list: no path of a working state's. */
+#define STATE_END	"//"
+
+/* A path git could have in a working state: relative, no empty, ".",
+ * ".." or ".git" component. */
+static int
+state_path_ok(const char *p)
+{
+	const char	*c, *e;
+	size_t		 n;
+
+	if (*p == '\0' || *p == '/')
+		return 0;
+	for (c = p; ; c = e + 1) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.') ||
+		    (n == 4 && strncmp(c, ".git", 4) == 0))
+			return 0;
+		if (e == NULL)
+			return 1;
+	}
+}
+
 int
 reuse_state_read(const char *carry, struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
 	char		*path;
-	int		 ret = 0;
+	size_t		 i;
+	int		 ret = -1;
 
 	path = state_path(carry);
 	if (fs_read_file(path, &b, (size_t)1 << 30) == 0) {
 		strv_split_z(paths, b.data != NULL ? b.data : "", b.len);
-		strv_sort_uniq(paths);
-	} else if (errno != ENOENT)
-		ret = -1;
+		/* Whole, as written, and nothing but paths. */
+		if (paths->n > 0 && strcmp(paths->v[paths->n - 1],
+		    STATE_END) == 0) {
+			strv_pop(paths);
+			for (ret = 0, i = 0; i < paths->n && ret == 0; i++)
+				if (!state_path_ok(paths->v[i]))
+					ret = -1;
+		}
+	}
+	if (ret == -1)
+		strv_clear(paths);
+	strv_sort_uniq(paths);
 	free(path);
 	buf_free(&b);
 	return ret;
@@ -1808,11 +1843,16 @@ reuse_state_write(const char *carry, const struct strv *paths)
 
 	for (i = 0; i < paths->n; i++)
 		buf_add(&b, paths->v[i], strlen(paths->v[i]) + 1);
+	buf_add(&b, STATE_END, sizeof(STATE_END));
 	path = state_path(carry);
+	/* Not synced: what a crash leaves reads as no list at all (its
+	 * end is missing), never a short one. */
 	if ((mkdir(carry, 0700) == 0 || errno == EEXIST) &&
-	    fs_write_atomic(path, b.data != NULL ? b.data : "", b.len,
-	    0600) == 0)
+	    fs_write_replace(path, b.data, b.len, 0600) == 0)
 		ret = 0;
+	/* No list is read as none known: never an old one. */
+	if (ret == -1)
+		(void)unlink(path);
 	free(path);
 	buf_free(&b);
 	return ret;

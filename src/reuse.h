@@ -109,9 +109,11 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *	reuse_state_write(carry, paths)	an incremental copy's working
  *			state, each path of it (sorted), noted in the run
  *			directory's carry: what forge put in the copy, which
- *			the copy's own ignored files are not
- *	reuse_state_read(carry, &paths)	what was noted, sorted (none if
- *			nothing was)
+ *			the copy's own ignored files are not.  -1: it could
+ *			not be, and nothing is noted
+ *	reuse_state_read(carry, &paths)	what was noted, sorted; -1 (and
+ *			none) if nothing was, or not whole, or a path of it
+ *			is none git could have (absolute, "..", ".git")
  *	reuse_prefix_start(&job, src, copy, paths)	the same of paths,
  *			in a thread of its own (signals blocked there): the
  *			caller touches neither the copy nor the umask

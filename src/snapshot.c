@@ -748,8 +748,9 @@ state_begin(struct snapshot *s, const struct lsfiles *l)
 	strv_pushv(&s->state_now, l->unmerged.v);
 	strv_pushv(&s->state_now, l->untracked.v);
 	strv_sort_uniq(&s->state_now);
-	if (s->reused)
-		(void)reuse_state_read(s->rd->carry, &old);
+	/* Not known, every ignored file goes (reuse_sync()). */
+	if (s->reused && reuse_state_read(s->rd->carry, &old) == -1)
+		s->state_unknown = 1;
 	for (i = 0; i < old.n; i++)
 		if (!strv_sorted_has(&s->state_now, old.v[i]))
 			strv_push(&s->state_gone, old.v[i]);
@@ -759,22 +760,38 @@ state_begin(struct snapshot *s, const struct lsfiles *l)
 	strv_free(&old);
 }
 
-/* The copy holds this working state: noted alone. */
+/* The copy holds this working state: noted alone, but for what the
+ * last run put there that is there still (state_drop() left it: a
+ * directory there now, say). */
 static void
-state_end(struct snapshot *s)
+state_end(struct snapshot *s, const struct snap_repo *sr)
 {
-	(void)reuse_state_write(s->rd->carry, &s->state_now);
+	struct strv	 v = STRV_INIT;
+	struct stat	 st;
+	char		*p;
+	size_t		 i;
+
+	strv_pushv(&v, s->state_now.v);
+	for (i = 0; i < s->state_gone.n; i++) {
+		p = xasprintf("%s/%s", sr->dst, s->state_gone.v[i]);
+		if (lstat(p, &st) == 0)
+			strv_push(&v, s->state_gone.v[i]);
+		free(p);
+	}
+	strv_sort_uniq(&v);
+	(void)reuse_state_write(s->rd->carry, &v);
+	strv_free(&v);
 }
 
 /* What the last run put in the copy that this working state has not,
- * removed before git keeps every ignored file there. */
+ * removed before git keeps every ignored file there; each path tried
+ * onto done. */
 static void
-state_drop(struct snapshot *s, struct snap_repo *sr)
+state_drop(struct snapshot *s, struct snap_repo *sr, struct strv *done)
 {
-	struct strv	none = STRV_INIT, done = STRV_INIT;
+	struct strv	none = STRV_INIT;
 
-	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, &done);
-	strv_free(&done);
+	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, done);
 }
 
 /* git worktree add, and what else makes the copy's index. */
@@ -793,11 +810,15 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	if (sig_pending())
 		return -1;
 	if (s->reused && sr == s->repos[0]) {
-		if (s->incremental && s->state_gone.n > 0)
-			state_drop(s, sr);
+		if (s->incremental && s->state_gone.n > 0) {
+			struct strv	done = STRV_INIT;
+
+			state_drop(s, sr, &done);
+			strv_free(&done);
+		}
 		if (reuse_sync(sr->dst, sr->common, s->rd->run, sr->head,
-		    s->incremental, &s->idle, s->incremental ? &s->marks :
-		    NULL, &sr->dst_gitdir) == -1)
+		    s->incremental && !s->state_unknown, &s->idle,
+		    s->incremental ? &s->marks : NULL, &sr->dst_gitdir) == -1)
 			return -1;
 	} else if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) ==
 	    -1)
@@ -1115,8 +1136,10 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 		reuse_prefix_wait(&s->prefix);
 		strv_pushv(&prefixed, s->prefix.done.v);
 	}
-	if (may_convert(sr, l) || (idx = proof_reused_index(sr->proof)) ==
-	    NULL) {
+	/* An incremental copy whose own ignored files are not known from
+	 * the rest goes the whole way: without them. */
+	if (may_convert(sr, l) || (s->incremental && s->state_unknown) ||
+	    (idx = proof_reused_index(sr->proof)) == NULL) {
 		stop_look(s);
 		strv_free(&prefixed);
 		return 0;
@@ -1153,7 +1176,8 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	    (src_gone = proof_source_gone(sr->proof)) != NULL) {
 		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
 		    s->prefixing ? &s->prefix.paths : NULL, &prefixed);
-	}
+	} else if (s->incremental)
+		state_drop(s, sr, &prefixed);
 	/* Whatever it was begun by (copy_repo()). */
 	proof_reused_written(sr->proof, &prefixed);
 	proof_reused_look(sr->proof, &again, looked);
@@ -1375,7 +1399,7 @@ out:
 		proof_look_free(&s->source_look);
 	s->source_looked = 0;
 	if (ret == 0 && s->incremental && sr == s->repos[0])
-		state_end(s);
+		state_end(s, sr);
 	lsfiles_free(&l);
 	return ret;
 }

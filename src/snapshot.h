@@ -111,6 +111,8 @@ struct snapshot {
 						   paths */
 	struct strv		  state_gone;	/* and those the last run's had
 						   that it has not */
+	int			  state_unknown; /* what the last run's had
+						   is not known */
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs

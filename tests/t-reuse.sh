@@ -343,9 +343,36 @@ run_forge verify --incremental -- sh -c 'ls later-ignored 2>&1; cat obj.o'
 is "a file the working state now ignores: the run passes" "$rc" 0
 like "and the copy has it no more" "$out" 'later-ignored.*No such file'
 like "while its own build output stays" "$out" 'built'
+# Put there by a run that proved nothing (--no-check), then ignored: the
+# same, whichever way the copy is brought up to date.
+printf 'secret\n' >nocheck-secret
+run_forge verify --incremental --no-check -- true
+printf 'nocheck-secret\n' >>"$exclude"
+run_forge verify --incremental -- sh -c 'ls nocheck-secret 2>&1; cat obj.o'
+is "put there by a run with no proof, then ignored: the run passes" "$rc" 0
+like "and the copy has it no more" "$out" 'nocheck-secret.*No such file'
+like "while its own build output stays" "$out" 'built'
+# What forge put there not known (a copy an older forge parked, a list
+# tampered with): every ignored file of the copy's goes, once.
+state=$(ls "$TMPDIR"/forge-*/.forge/carry/state.paths)
+copydir=$(dirname "$(dirname "$(dirname "$state")")")
+printf 'keep\n' >"$copydir/outside"
+printf '../outside\0.git\0//\0' >"$state"
+run_forge verify --incremental -- sh -c 'ls obj.o 2>&1; echo built >obj.o'
+is "a list tampered with: the run passes" "$rc" 0
+like "the copy's ignored files are gone" "$out" 'obj.o.*No such file'
+is "nothing it names outside the copy was touched" \
+    "$(cat "$copydir/outside")" keep
+rm -f "$copydir/outside"
+rm -f "$state"
+run_forge verify --incremental -- sh -c 'ls obj.o 2>&1; echo built >obj.o'
+is "no list: the run passes" "$rc" 0
+like "the copy's ignored files are gone" "$out" 'obj.o.*No such file'
+run_forge verify --incremental -- cat obj.o
+like "the next run has its build output again" "$out" built
 cp "$T/exclude.saved" "$exclude"
 git checkout -q -- .gitignore
-rm later-ignored
+rm later-ignored nocheck-secret
 printf 'dirty\n' >>f7
 printf 'dirty\n' >>f8
 run_forge verify --incremental -- stat -c %y f7 f8
