@@ -253,7 +253,8 @@ add_args(const struct treeid_job *j, struct strv *args)
 	/* What git just hashed is left out: as recent as the index, it
 	 * would be "racily clean", which git add takes for changed, and
 	 * hash and write again (git's stat data is to the second). */
-	for (i = 0; j->big.n <= BIG_LEFT_OUT && i < j->big.n; i++)
+	for (i = 0; !j->add_all && j->big.n <= BIG_LEFT_OUT && i < j->big.n;
+	    i++)
 		strv_pushf(args, ":(exclude,literal)%s", j->big.v[i]);
 }
 
@@ -261,6 +262,12 @@ add_args(const struct treeid_job *j, struct strv *args)
 static void
 step_args(const struct treeid_job *j, struct strv *args)
 {
+	/* The steps that write the index write one file, never a shared
+	 * one: git would put that in the repository's git directory. */
+	if (j->step == STEP_EDITS || j->step == STEP_WRITE) {
+		strv_push(args, "-c");
+		strv_push(args, "core.splitIndex=false");
+	}
 	switch (j->step) {
 	case STEP_EDITS:
 		strv_push(args, "update-index");
@@ -467,12 +474,14 @@ end_step(struct treeid_job *j, int st)
 		return;
 	}
 	if (st == 1 && j->step == STEP_ADD && j->q.only == NULL &&
-	    j->big.n > 0 && j->big.n <= BIG_LEFT_OUT && !sig_pending()) {
+	    !j->add_all && j->big.n > 0 && j->big.n <= BIG_LEFT_OUT &&
+	    !sig_pending()) {
 		/* git add takes a path left out that the working state
 		 * ignores (a tracked file) for one it was asked to add,
 		 * refuses it, and says 1 (it added the rest): all again,
-		 * none left out. */
-		strv_free(&j->big);
+		 * none left out -- still the files hashed before, which
+		 * the caller may look at again (treeid.h). */
+		j->add_all = 1;
 		start_step(j);
 		return;
 	}

@@ -160,6 +160,8 @@ struct treeid_job {
 	struct strv		 changed;
 	struct strv		 big;		/* the files q.big names, once
 						   git hashed them */
+	int			 add_all;	/* git add leaves none of them
+						   out */
 	struct gitindex		 ix;		/* q.own's, once read */
 	int			 have_ix;
 	int			 hashed;	/* its tree id, once */

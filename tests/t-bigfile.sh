@@ -597,5 +597,29 @@ git config forge.copyThreshold 0
 printf 'changed\n' >>build/x.o
 big_state "a changed tracked file the working state ignores"
 like "it was copied whole" "$err" 'copied whole, not patched: build/x.o'
+# And asked again, the file hashed before is still looked at again: here
+# something rewrites it in the copy, at the same size, as git adds.
+mkdir "$T/addw"
+cat >"$T/addw/git" <<EOF
+#!/bin/sh
+case " \$* " in
+*" add "*":(exclude,literal)build/x.o"*)
+	[ "\$(pwd -P)" = "$(pwd -P)" ] ||
+	    printf EVIL | dd of=build/x.o conv=notrunc 2>/dev/null ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/addw/git"
+for mode in --isolated --incremental; do
+	PATH="$T/addw:$PATH" run_forge verify $mode -- cat build/x.o
+	unlike "rewritten in the copy as git adds ($mode): never verified so" \
+	    "$out" EVIL
+	if [ "$rc" -eq 0 ]; then
+		is "or verified with the working tree's ($mode)" "$out" \
+		    "$(cat build/x.o)"
+	else
+		is "or refused ($mode)" "$rc" 125
+	fi
+done
 
 done_testing

@@ -238,6 +238,24 @@ like "and the tree proved is the working state's" "$err" "tree $(tree_now)"
 git update-index --no-skip-worktree f6
 git rm -q tracked.log && git commit -q -m no-log
 
+# A split index: each index forge's gits write is one file, and none of
+# them a shared index in the repository's git directory.
+git config core.splitIndex true
+git update-index --split-index
+shared=$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')
+git update-index --skip-worktree f6
+for i in 1 2 3; do
+	printf 'split %s\n' "$i" >>f2
+	run_forge verify --reuse -- true
+done
+is "a split index: the runs pass" "$rc" 0
+is "and leave no shared index in the repository" \
+    "$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')" "$shared"
+git update-index --no-skip-worktree f6
+git config --unset core.splitIndex
+git update-index --no-split-index
+
+
 run_forge gc --all
 is "gc removes the copy and what it carries" "$(ls -A "$TMPDIR")" ""
 done_testing
