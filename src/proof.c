@@ -33,6 +33,7 @@ struct proof {
 	struct rundir		*rd;
 	size_t			 id;		/* names its temporary files */
 	struct strv		 edits;		/* flagged entries, as on disk */
+	struct strv		 conflicts;	/* the source's conflicts' paths */
 	struct strv		 look_only;	/* the source's paths git is to
 						   look at (proof_look) */
 	struct strv		 look_gone;	/* and those it has no longer */
@@ -475,6 +476,27 @@ fresh_entries(const struct proof *p, struct strv *v,
 }
 
 /*
+ * In a copy that keeps ignored files of its own, where git add -A leaves
+ * out what the working state ignores as it does in the source, a
+ * conflict's path is tracked as it is there (the source's index has its
+ * stages): an entry git looks at afresh, the empty blob's id with no
+ * stat data, put in first.
+ */
+static void
+conflict_entries(const struct proof *p, struct strv *v)
+{
+	const char	*empty = hash_size(p) == 32 ?
+	    "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813" :
+	    "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	size_t		 i;
+
+	if (!p->r.own_ignored)
+		return;
+	for (i = 0; i < p->conflicts.n; i++)
+		strv_pushf(v, "100644 %s\t%s", empty, p->conflicts.v[i]);
+}
+
+/*
  * The update-index --index-info lines that remove each path's entry:
  * git then adds the file as it finds it, with nothing of the entry it
  * had -- and none at all where it will not take the path (a .gitmodules
@@ -829,10 +851,11 @@ source_from_look(struct proof *p, const struct lsfiles *l)
  * now -- is put in it first (update-index --index-info) for git add -A
  * to look at as the tracked file it is: as an untracked one, it would
  * leave it out where the working state ignores it.  0: so it is; -1:
- * the carried index is not to be started from (it cannot be read).
+ * the carried index is not to be started from (it cannot be read, or
+ * lacks a conflict's path, which has no entry to put there).
  */
 static int
-carry_entries(struct proof *p, struct strv *edits)
+carry_entries(struct proof *p, const struct lsfiles *l, struct strv *edits)
 {
 	struct gitindex	 had;
 	const char	*path;
@@ -841,6 +864,11 @@ carry_entries(struct proof *p, struct strv *edits)
 
 	if (gitindex_read(&had, p->carry, hash_size(p)) == -1)
 		return -1;
+	for (i = 0; i < l->unmerged.n; i++)
+		if (gitindex_find(&had, l->unmerged.v[i]) == NULL) {
+			gitindex_free(&had);
+			return -1;
+		}
 	for (i = k = 0; i < p->r.entries->n; i++) {
 		path = lsfiles_entry_path(p->r.entries->v[i]);
 		for (c = 1; k < had.n && (c = strcmp(had.v[k].path, path)) < 0;
@@ -869,6 +897,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	else
 		source_clock(pr->src, pr->common, &p->src_since);
 	flagged_edits(pr->src, l, &p->edits);
+	strv_pushv(&p->conflicts, l->unmerged.v);
 	if (!pr->sparse) {
 		p->key = carry_key(pr, l);
 		p->carry = carry_find(p, "src", p->key);
@@ -902,7 +931,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		p->src_req.info_only = 1;
 		p->src_req.own = hash_size(p);
 		p->src_req.own_early = 1;
-	} else if (p->carry != NULL && carry_entries(p, &p->edits) == -1) {
+	} else if (p->carry != NULL && carry_entries(p, l, &p->edits) == -1) {
 		free(p->carry);
 		p->carry = NULL;
 		p->src_req.start = NULL;
@@ -1258,6 +1287,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->edits = edits;
 	q->exclude = p->r.exclude;
 	q->force = !p->r.own_ignored;
+	conflict_entries(p, edits);
 	q->trust = 1;
 	q->sparse = p->r.sparse;
 	if (!p->r.convert) {
@@ -1515,6 +1545,9 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 			not_dirs(p->r.dst, &p->recent, &p->recent_files);
 			not_dirs(p->r.dst, &p->written, &p->recent_files);
 			q.only = &p->recent_files;
+		} else if (p->r.own_ignored && p->conflicts.n > 0) {
+			conflict_entries(p, &p->fast_edits);
+			q.edits = &p->fast_edits;
 		}
 	}
 	/* Proved as it stands only where git converts nothing
@@ -1723,6 +1756,7 @@ proof_free(struct proof *p)
 	strv_free(&p->early_done);
 	strv_free(&p->rest);
 	strv_free(&p->edits);
+	strv_free(&p->conflicts);
 	strv_free(&p->look_only);
 	strv_free(&p->look_gone);
 	strv_free(&p->recent_files);

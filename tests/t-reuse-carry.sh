@@ -238,6 +238,28 @@ like "and the tree proved is the working state's" "$err" "tree $(tree_now)"
 git update-index --no-skip-worktree f6
 git rm -q tracked.log && git commit -q -m no-log
 
+# The same for a conflict's path: no entry to put back, so the carried
+# index is not started from.
+git checkout -q -b side
+printf 'theirs\n' >conflict.log
+git add -f conflict.log && git commit -q -m side
+git checkout -q main
+printf 'ours\n' >conflict.log
+git add -f conflict.log && git commit -q -m ours
+git merge -q side >/dev/null 2>&1
+git update-index --skip-worktree f6
+run_forge verify --reuse -- true
+rm conflict.log
+run_forge verify --reuse -- true
+printf 'resolved\n' >conflict.log
+run_forge verify --reuse -- cat conflict.log
+is "a conflict's ignored path gone, then there again: the run passes" "$rc" 0
+is "the copy has it" "$out" resolved
+like "and the tree proved is the working state's" "$err" "tree $(tree_now)"
+git update-index --no-skip-worktree f6
+git add -f conflict.log && git commit -q -m merged
+git branch -q -D side
+
 # A split index: each index forge's gits write is one file, and none of
 # them a shared index in the repository's git directory.
 git config core.splitIndex true

@@ -373,6 +373,25 @@ like "the next run has its build output again" "$out" built
 cp "$T/exclude.saved" "$exclude"
 git checkout -q -- .gitignore
 rm later-ignored nocheck-secret
+# A conflict's path that the working state ignores is tracked as in the
+# working tree (its index has the stages), in an incremental copy too.
+branch=$(git symbolic-ref --short HEAD)
+git checkout -q -b side
+printf 'theirs\n' >merge.tmp
+git add -f merge.tmp && git commit -q -m side
+git checkout -q "$branch"
+printf 'ours\n' >merge.tmp
+git add -f merge.tmp && git commit -q -m ours
+git merge -q side >/dev/null 2>&1
+cp "$exclude" "$T/exclude.saved"
+printf 'merge.tmp\n' >>"$exclude"
+run_forge verify --incremental -- cat merge.tmp
+is "a conflict's ignored path, --incremental: the run passes" "$rc" 0
+like "the copy has the working tree's file" "$out" '^<<<<<<<'
+cp "$T/exclude.saved" "$exclude"
+git add -f merge.tmp && git commit -q -m merged
+git rm -q merge.tmp && git commit -q -m no-merge
+git branch -q -D side
 printf 'dirty\n' >>f7
 printf 'dirty\n' >>f8
 run_forge verify --incremental -- stat -c %y f7 f8
