@@ -1833,6 +1833,16 @@ reuse_state_read(const char *carry, struct strv *paths)
 	return ret;
 }
 
+void
+reuse_state_forget(const char *carry)
+{
+	char	*path;
+
+	path = state_path(carry);
+	(void)unlink(path);
+	free(path);
+}
+
 int
 reuse_state_write(const char *carry, const struct strv *paths)
 {
@@ -1850,10 +1860,10 @@ reuse_state_write(const char *carry, const struct strv *paths)
 	if ((mkdir(carry, 0700) == 0 || errno == EEXIST) &&
 	    fs_write_replace(path, b.data, b.len, 0600) == 0)
 		ret = 0;
+	free(path);
 	/* No list is read as none known: never an old one. */
 	if (ret == -1)
-		(void)unlink(path);
-	free(path);
+		reuse_state_forget(carry);
 	buf_free(&b);
 	return ret;
 }

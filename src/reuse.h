@@ -111,6 +111,7 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			directory's carry: what forge put in the copy, which
  *			the copy's own ignored files are not.  -1: it could
  *			not be, and nothing is noted
+ *	reuse_state_forget(carry)	nothing noted any more
  *	reuse_state_read(carry, &paths)	what was noted, sorted; -1 (and
  *			none) if nothing was, or not whole, or a path of it
  *			is none git could have (absolute, "..", ".git")
@@ -197,6 +198,7 @@ struct reuse_prefix_job {
 };
 int	reuse_state_write(const char *, const struct strv *);
 int	reuse_state_read(const char *, struct strv *);
+void	reuse_state_forget(const char *);
 void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
 	    const char *, const struct strv *);
 void	reuse_prefix_wait(struct reuse_prefix_job *);

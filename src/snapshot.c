@@ -754,9 +754,15 @@ state_begin(struct snapshot *s, const struct lsfiles *l)
 	for (i = 0; i < old.n; i++)
 		if (!strv_sorted_has(&s->state_now, old.v[i]))
 			strv_push(&s->state_gone, old.v[i]);
-	strv_pushv(&old, s->state_now.v);
-	strv_sort_uniq(&old);
-	(void)reuse_state_write(s->rd->carry, &old);
+	/* Not known, nothing is noted before every ignored file is gone:
+	 * a run that ends first leaves it not known still. */
+	if (s->state_unknown)
+		reuse_state_forget(s->rd->carry);
+	else {
+		strv_pushv(&old, s->state_now.v);
+		strv_sort_uniq(&old);
+		(void)reuse_state_write(s->rd->carry, &old);
+	}
 	strv_free(&old);
 }
 
