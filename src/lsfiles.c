@@ -28,6 +28,7 @@ lsfiles_free(struct lsfiles *l)
 	strv_free(&l->skips);
 	strv_free(&l->assumes);
 	strv_free(&l->unmerged);
+	strv_free(&l->conflicts);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -103,12 +104,6 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	plen = rlen - (size_t)(path - rec);
 	if (tab < rec + 4 || tab[-2] != ' ')
 		goto len;
-	/* Only stage 0: a conflict is what is on disk. */
-	if (tab[-1] != '0') {
-		if (!same_path(&l->unmerged, path, plen))
-			strv_pushn(&l->unmerged, path, plen);
-		goto len;
-	}
 	/* "mode oid\tpath", as update-index takes it: the record less its
 	 * tag and stage. */
 	mlen = (size_t)(tab - 2 - (rec + 2));
@@ -118,6 +113,23 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	e[mlen] = '\t';
 	memcpy(e + mlen + 1, path, plen);
 	e[elen] = '\0';
+	/* Only stage 0: a conflict is what is on disk.  Its stages come
+	 * together: the one kept is stage 2's, else 1's, else 3's. */
+	if (tab[-1] != '0') {
+		if (strncmp(rec + 2, "160000 ", 7) == 0)
+			l->conflict_gitlink = 1;
+		if (!same_path(&l->unmerged, path, plen)) {
+			strv_pushn(&l->unmerged, path, plen);
+			strv_pushn(&l->conflicts, e, elen);
+			l->conflict_stage = tab[-1];
+		} else if (tab[-1] == '2' || (tab[-1] == '1' &&
+		    l->conflict_stage == '3')) {
+			strv_pop(&l->conflicts);
+			strv_pushn(&l->conflicts, e, elen);
+			l->conflict_stage = tab[-1];
+		}
+		goto done;
+	}
 	/* A gitlink's flags are the index's too, for the copy's to mirror. */
 	if (tag == 'S' || tag == 's')
 		strv_pushn(&l->skips, path, plen);

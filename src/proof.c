@@ -33,7 +33,8 @@ struct proof {
 	struct rundir		*rd;
 	size_t			 id;		/* names its temporary files */
 	struct strv		 edits;		/* flagged entries, as on disk */
-	struct strv		 conflicts;	/* the source's conflicts' paths */
+	struct strv		 conflicts;	/* the source's conflicts' entries
+						   (lsfiles.h) */
 	struct strv		 look_only;	/* the source's paths git is to
 						   look at (proof_look) */
 	struct strv		 look_gone;	/* and those it has no longer */
@@ -219,8 +220,11 @@ carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 	sum_strv(&s, "untracked", &l->untracked);
 	sum_strv(&s, "flagged", &l->flagged);
 	sum_strv(&s, "nested", &l->nested);
+	/* A conflict's path resolved with git rm --cached leaves the
+	 * entries as they were. */
+	sum_strv(&s, "conflicts", &l->conflicts);
 	sum_strv(&s, "exclude", pr->exclude);
-	return sum_line(&s, "forge carry 4 ");
+	return sum_line(&s, "forge carry 5 ");
 }
 
 /* A file of what is carried: side "src" (the source's) or "dst" (the
@@ -479,21 +483,14 @@ fresh_entries(const struct proof *p, struct strv *v,
  * In a copy that keeps ignored files of its own, where git add -A leaves
  * out what the working state ignores as it does in the source, a
  * conflict's path is tracked as it is there (the source's index has its
- * stages): an entry git looks at afresh, the empty blob's id with no
- * stat data, put in first.
+ * stages): the entry of the stage git add takes the mode of, without
+ * stat data, put in first for git to look at afresh.
  */
 static void
 conflict_entries(const struct proof *p, struct strv *v)
 {
-	const char	*empty = hash_size(p) == 32 ?
-	    "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813" :
-	    "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
-	size_t		 i;
-
-	if (!p->r.own_ignored)
-		return;
-	for (i = 0; i < p->conflicts.n; i++)
-		strv_pushf(v, "100644 %s\t%s", empty, p->conflicts.v[i]);
+	if (p->r.own_ignored)
+		strv_pushv(v, p->conflicts.v);
 }
 
 /*
@@ -850,9 +847,9 @@ source_from_look(struct proof *p, const struct lsfiles *l)
  * file that was gone from disk when that index was made, there again
  * now -- is put in it first (update-index --index-info) for git add -A
  * to look at as the tracked file it is: as an untracked one, it would
- * leave it out where the working state ignores it.  0: so it is; -1:
- * the carried index is not to be started from (it cannot be read, or
- * lacks a conflict's path, which has no entry to put there).
+ * leave it out where the working state ignores it.  A conflict's path,
+ * the same (with the entry of conflict_entries()).  0: so it is; -1:
+ * the carried index is not to be started from (it cannot be read).
  */
 static int
 carry_entries(struct proof *p, const struct lsfiles *l, struct strv *edits)
@@ -864,11 +861,10 @@ carry_entries(struct proof *p, const struct lsfiles *l, struct strv *edits)
 
 	if (gitindex_read(&had, p->carry, hash_size(p)) == -1)
 		return -1;
-	for (i = 0; i < l->unmerged.n; i++)
-		if (gitindex_find(&had, l->unmerged.v[i]) == NULL) {
-			gitindex_free(&had);
-			return -1;
-		}
+	for (i = 0; i < l->conflicts.n; i++)
+		if (gitindex_find(&had,
+		    lsfiles_entry_path(l->conflicts.v[i])) == NULL)
+			strv_push(edits, l->conflicts.v[i]);
 	for (i = k = 0; i < p->r.entries->n; i++) {
 		path = lsfiles_entry_path(p->r.entries->v[i]);
 		for (c = 1; k < had.n && (c = strcmp(had.v[k].path, path)) < 0;
@@ -897,7 +893,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	else
 		source_clock(pr->src, pr->common, &p->src_since);
 	flagged_edits(pr->src, l, &p->edits);
-	strv_pushv(&p->conflicts, l->unmerged.v);
+	strv_pushv(&p->conflicts, l->conflicts.v);
 	if (!pr->sparse) {
 		p->key = carry_key(pr, l);
 		p->carry = carry_find(p, "src", p->key);

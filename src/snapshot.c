@@ -1362,12 +1362,15 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (repo_settings(sr, l.sparse) == -1)
 		goto out;
 	/* Nested repositories have worktrees of their own, and sparse
-	 * patterns a copy of their own: such copies are not reused. */
+	 * patterns a copy of their own: such copies are not reused, nor
+	 * one of a conflict over a submodule. */
 	if (sr == s->repos[0])
-		s->reusable = !sr->sparse && l.nested.n == 0;
+		s->reusable = !sr->sparse && l.nested.n == 0 &&
+		    !l.conflict_gitlink;
 	if (s->reused && !s->reusable) {
 		warnx("a copy of a repository with %s is not reused",
-		    sr->sparse ? "a sparse checkout" : "nested repositories");
+		    sr->sparse ? "a sparse checkout" : l.nested.n > 0 ?
+		    "nested repositories" : "a conflict over a submodule");
 		goto out;
 	}
 	find_nested(sr, &l);

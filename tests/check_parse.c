@@ -665,6 +665,27 @@ START_TEST(t_lsfiles_unmerged)
 	ck_assert_str_eq(l.unmerged.v[0], "c");
 	ck_assert_str_eq(l.unmerged.v[1], "cd");
 	ck_assert_uint_eq(l.skips.n + l.assumes.n + l.flagged.n, 0);
+	/* Each one's entry git add takes the mode of: stage 2's. */
+	ck_assert_uint_eq(l.conflicts.n, 2);
+	ck_assert_str_eq(l.conflicts.v[0], "100644 " OID "\tc");
+	ck_assert_str_eq(l.conflicts.v[1], "100644 " OID "\tcd");
+	ck_assert_int_eq(l.conflict_gitlink, 0);
+	lsfiles_free(&l);
+
+	/* Else stage 1's, else 3's; a gitlink in any stage is noted. */
+	ck_assert_int_eq(ls(&l, V("M 100755 " OID " 1\tb",
+	    "M 120000 " OID " 3\tb",
+	    "M 160000 " OID " 3\ts",
+	    "M 100644 " OID " 3\tt")), 0);
+	ck_assert_uint_eq(l.conflicts.n, 3);
+	ck_assert_str_eq(l.conflicts.v[0], "100755 " OID "\tb");
+	ck_assert_str_eq(l.conflicts.v[1], "160000 " OID "\ts");
+	ck_assert_str_eq(l.conflicts.v[2], "100644 " OID "\tt");
+	ck_assert_int_eq(l.conflict_gitlink, 1);
+	lsfiles_free(&l);
+	ck_assert_int_eq(ls(&l, V("M 120000 " OID " 3\tb",
+	    "M 100755 " OID " 2\tb")), 0);
+	ck_assert_str_eq(l.conflicts.v[0], "100755 " OID "\tb");
 	lsfiles_free(&l);
 }
 END_TEST

@@ -260,6 +260,30 @@ git update-index --no-skip-worktree f6
 git add -f conflict.log && git commit -q -m merged
 git branch -q -D side
 
+# A conflict's ignored path resolved with git rm --cached leaves the
+# index's entries as they were: the carried index, which has an entry
+# for it, is not the one to start from.
+printf 'base\n' >rm.log
+git add -f rm.log && git commit -q -m rm-base
+git checkout -q -b side
+printf 'theirs\n' >rm.log
+git add -f rm.log && git commit -q -m theirs
+git checkout -q main
+git rm -q rm.log && git commit -q -m ours-deletes
+git merge -q side >/dev/null 2>&1
+git update-index --skip-worktree f6
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+git rm -q --cached rm.log
+run_forge verify --reuse -- sh -c 'ls rm.log 2>&1 || true'
+is "a conflict's ignored path resolved by git rm --cached: passes" "$rc" 0
+like "the copy has it no more" "$out" 'No such file'
+like "and the tree proved is the working state's" "$err" "tree $(tree_now)"
+git update-index --no-skip-worktree f6
+git commit -q -m resolved
+rm -f rm.log
+git branch -q -D side
+
 # A split index: each index forge's gits write is one file, and none of
 # them a shared index in the repository's git directory.
 git config core.splitIndex true

@@ -373,25 +373,6 @@ like "the next run has its build output again" "$out" built
 cp "$T/exclude.saved" "$exclude"
 git checkout -q -- .gitignore
 rm later-ignored nocheck-secret
-# A conflict's path that the working state ignores is tracked as in the
-# working tree (its index has the stages), in an incremental copy too.
-branch=$(git symbolic-ref --short HEAD)
-git checkout -q -b side
-printf 'theirs\n' >merge.tmp
-git add -f merge.tmp && git commit -q -m side
-git checkout -q "$branch"
-printf 'ours\n' >merge.tmp
-git add -f merge.tmp && git commit -q -m ours
-git merge -q side >/dev/null 2>&1
-cp "$exclude" "$T/exclude.saved"
-printf 'merge.tmp\n' >>"$exclude"
-run_forge verify --incremental -- cat merge.tmp
-is "a conflict's ignored path, --incremental: the run passes" "$rc" 0
-like "the copy has the working tree's file" "$out" '^<<<<<<<'
-cp "$T/exclude.saved" "$exclude"
-git add -f merge.tmp && git commit -q -m merged
-git rm -q merge.tmp && git commit -q -m no-merge
-git branch -q -D side
 printf 'dirty\n' >>f7
 printf 'dirty\n' >>f8
 run_forge verify --incremental -- stat -c %y f7 f8
@@ -458,6 +439,85 @@ is "forge.reuse does not stop a --staged run" "$rc" 0
 like "which gets a fresh copy, not parked" "$err" 'staged'
 git config --unset forge.reuse
 rm cache-probe
+
+# A conflict's path that the working state ignores is tracked as in the
+# working tree (its index has the stages), in an incremental copy too.
+branch=$(git symbolic-ref --short HEAD)
+git checkout -q -b side
+printf 'theirs\n' >merge.tmp
+git add -f merge.tmp && git commit -q -m side
+git checkout -q "$branch"
+printf 'ours\n' >merge.tmp
+git add -f merge.tmp && git commit -q -m ours
+git merge -q side >/dev/null 2>&1
+cp "$exclude" "$T/exclude.saved"
+printf 'merge.tmp\n' >>"$exclude"
+run_forge verify --incremental -- cat merge.tmp
+is "a conflict's ignored path, --incremental: the run passes" "$rc" 0
+like "the copy has the working tree's file" "$out" '^<<<<<<<'
+cp "$T/exclude.saved" "$exclude"
+git add -f merge.tmp && git commit -q -m merged
+git rm -q merge.tmp && git commit -q -m no-merge
+git branch -q -D side
+# The stage git takes the mode of: a conflict over a symlink, where
+# core.symlinks is false (the file on disk holds the target).
+git config core.symlinks false
+git checkout -q -b side
+printf 'theirs-target' >lnk
+git update-index --add --cacheinfo "120000,$(git hash-object -w lnk),lnk"
+git commit -q -m side
+git checkout -q "$branch"
+printf 'ours-target' >lnk
+git update-index --add --cacheinfo "120000,$(git hash-object -w lnk),lnk"
+git commit -q -m ours
+git merge -q side >/dev/null 2>&1
+forge gc --all >/dev/null 2>&1
+for n in fresh reused; do
+	run_forge verify --incremental -- cat lnk
+	is "a conflict over a symlink, core.symlinks false ($n): passes" \
+	    "$rc" 0
+	is "with the file as it is ($n)" "$out" ours-target
+done
+git rm -q --cached lnk && git commit -q -m no-lnk
+rm -f lnk
+git config --unset core.symlinks
+git branch -q -D side
+
+# A conflict over a submodule: not reused (a fresh copy each run), and
+# proved so.
+new_repo "$T/subsrc"
+cd "$T/r"
+git -c protocol.file.allow=always submodule -q add "$T/subsrc" sub
+git commit -q -m sub
+git -C sub checkout -q -b one
+printf 'one\n' >sub/s && git -C sub add s && git -C sub commit -q -m one
+git checkout -q -b side
+git -C sub checkout -q -b two HEAD~1
+printf 'two\n' >sub/s && git -C sub add s && git -C sub commit -q -m two
+git add sub && git commit -q -m side
+git checkout -q "$branch"
+git -C sub checkout -q one
+git add sub && git commit -q -m ours
+git merge -q side >/dev/null 2>&1
+tree_of_now() {
+	cp -p "$(git rev-parse --git-path index)" "$T/now.index"
+	GIT_INDEX_FILE="$T/now.index" git add -A &&
+	    GIT_INDEX_FILE="$T/now.index" git write-tree | cut -c1-12
+}
+for n in 1 2; do
+	run_forge verify --reuse -- true
+	is "a conflict over a submodule, run $n: passes" "$rc" 0
+	like "run $n: proved the working state's tree" "$err" \
+	    "tree $(tree_of_now)"
+done
+like "and the copy is not reused" "$err" \
+    'with a conflict over a submodule is not reused|isolated, fresh'
+git merge --abort 2>/dev/null || git reset -q --merge
+git checkout -q "$branch"
+git reset -q --hard HEAD~2
+git submodule -q deinit -f sub 2>/dev/null
+rm -rf sub .git/modules/sub
+git branch -q -D side
 
 forge gc --all >/dev/null 2>&1
 is "gc --all leaves nothing behind" "$(leftovers "$T/r")" ""
