@@ -160,6 +160,10 @@ git_argv(struct strv *argv, const char *const *args)
 	strv_push(argv, "core.trustctime=true");
 	strv_push(argv, "-c");
 	strv_push(argv, "core.checkStat=default");
+	/* An index git writes is one file: a shared one would go in the
+	 * git directory, the repository's for a private index. */
+	strv_push(argv, "-c");
+	strv_push(argv, "core.splitIndex=false");
 	for (; args != NULL && *args != NULL; args++)
 		strv_push(argv, *args);
 }

@@ -262,12 +262,6 @@ add_args(const struct treeid_job *j, struct strv *args)
 static void
 step_args(const struct treeid_job *j, struct strv *args)
 {
-	/* The steps that write the index write one file, never a shared
-	 * one: git would put that in the repository's git directory. */
-	if (j->step == STEP_EDITS || j->step == STEP_WRITE) {
-		strv_push(args, "-c");
-		strv_push(args, "core.splitIndex=false");
-	}
 	switch (j->step) {
 	case STEP_EDITS:
 		strv_push(args, "update-index");

@@ -152,7 +152,8 @@ START_TEST(t_run_io)
 	text = fake_file("args");
 	ck_assert_str_eq(text, "--no-optional-locks\n-c\ncore.fsmonitor=\n"
 	    "-c\ncore.hooksPath=/dev/null\n-c\ncore.trustctime=true\n"
-	    "-c\ncore.checkStat=default\nhash-object\n--stdin\n");
+	    "-c\ncore.checkStat=default\n-c\ncore.splitIndex=false\n"
+	    "hash-object\n--stdin\n");
 	free(text);
 	text = fake_file("pwd");
 	ck_assert_int_eq(strncmp(text, real, strlen(real)), 0);

@@ -1071,7 +1071,8 @@ START_TEST(t_git_env_argv)
 			    "core.hooksPath=/dev/null") == 0 ||
 			    strcmp(argv.v[i + 1], "core.trustctime=true") == 0 ||
 			    strcmp(argv.v[i + 1], "core.checkStat=default") ==
-			    0);
+			    0 || strcmp(argv.v[i + 1],
+			    "core.splitIndex=false") == 0);
 	strv_free(&argv);
 }
 END_TEST

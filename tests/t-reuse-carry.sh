@@ -297,6 +297,20 @@ done
 is "a split index: the runs pass" "$rc" 0
 is "and leave no shared index in the repository" \
     "$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')" "$shared"
+# Nor where the index is one file while core.splitIndex says otherwise
+# (set after git last wrote it): --staged writes its tree from a copy.
+printf 'staged\n' >>f3
+git add f3
+git update-index --no-split-index
+shared=$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')
+for i in 1 2; do
+	printf 'unstaged %s\n' "$i" >>f3
+	run_forge verify --staged -- true
+done
+is "a --staged run passes" "$rc" 0
+is "and leaves no shared index either" \
+    "$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')" "$shared"
+git commit -q -m staged
 git update-index --no-skip-worktree f6
 git config --unset core.splitIndex
 git update-index --no-split-index
