@@ -78,6 +78,25 @@ same_path(const struct strv *v, const char *path, size_t plen)
  * for skip-worktree and lower case for assume-unchanged.  -1 if it is
  * neither.
  */
+/* In "mode oid", the oid made the empty blob's, of its length. */
+static void
+empty_blob(char *e, size_t mlen)
+{
+	static const char	sha1[] = "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	static const char	sha256[] = "473a0f4c3be8a93681a267e3b1e9a7dcda1185436"
+	    "fe141f7749120a303721813";
+	char			*oid = memchr(e, ' ', mlen);
+	size_t			 n;
+
+	if (oid == NULL)
+		return;
+	n = mlen - (size_t)(++oid - e);
+	if (n == sizeof(sha1) - 1)
+		memcpy(oid, sha1, n);
+	else if (n == sizeof(sha256) - 1)
+		memcpy(oid, sha256, n);
+}
+
 static int
 record(struct lsfiles *l, const char *rec, size_t rlen)
 {
@@ -114,7 +133,12 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	memcpy(e + mlen + 1, path, plen);
 	e[elen] = '\0';
 	/* Only stage 0: a conflict is what is on disk.  Its stages come
-	 * together: the one kept is stage 2's, else 1's, else 3's. */
+	 * together: the one kept is stage 2's, else 1's, else 3's, with
+	 * the empty blob for these two: git keeps the line endings of
+	 * stage 2's blob only. */
+	if (tab[-1] != '0' && tab[-1] != '2' &&
+	    strncmp(rec + 2, "160000 ", 7) != 0)
+		empty_blob(e, mlen);
 	if (tab[-1] != '0') {
 		if (strncmp(rec + 2, "160000 ", 7) == 0)
 			l->conflict_gitlink = 1;

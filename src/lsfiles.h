@@ -39,9 +39,11 @@ struct lsfiles {
 	struct strv	 assumes;	/* paths of assume-unchanged entries */
 	struct strv	 unmerged;	/* paths with a conflict, each once,
 					   in index order */
-	struct strv	 conflicts;	/* "mode oid\tpath" of each: its
-					   stage 2 entry, else 1, else 3 (the
-					   one git add takes the mode of) */
+	struct strv	 conflicts;	/* "mode oid\tpath" of each, as git
+					   add starts from: its stage 2 entry,
+					   else the mode of 1, else of 3, with
+					   the empty blob (no line endings for
+					   git to keep) */
 	int		 conflict_stage; /* private: of the last one */
 	int		 conflict_gitlink; /* some stage is a gitlink */
 	size_t		 maxlen;	/* longest path */

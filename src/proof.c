@@ -848,8 +848,10 @@ source_from_look(struct proof *p, const struct lsfiles *l)
  * now -- is put in it first (update-index --index-info) for git add -A
  * to look at as the tracked file it is: as an untracked one, it would
  * leave it out where the working state ignores it.  A conflict's path,
- * the same (with the entry of conflict_entries()).  0: so it is; -1:
- * the carried index is not to be started from (it cannot be read).
+ * the same (with the entry of conflict_entries()) -- always, where git
+ * may convert files: the line endings git keeps are those of the blob
+ * of that entry, not of the one the carried index has.  0: so it is;
+ * -1: the carried index is not to be started from (it cannot be read).
  */
 static int
 carry_entries(struct proof *p, const struct lsfiles *l, struct strv *edits)
@@ -862,7 +864,7 @@ carry_entries(struct proof *p, const struct lsfiles *l, struct strv *edits)
 	if (gitindex_read(&had, p->carry, hash_size(p)) == -1)
 		return -1;
 	for (i = 0; i < l->conflicts.n; i++)
-		if (gitindex_find(&had,
+		if (p->r.convert || gitindex_find(&had,
 		    lsfiles_entry_path(l->conflicts.v[i])) == NULL)
 			strv_push(edits, l->conflicts.v[i]);
 	for (i = k = 0; i < p->r.entries->n; i++) {

@@ -519,6 +519,63 @@ git submodule -q deinit -f sub 2>/dev/null
 rm -rf sub .git/modules/sub
 git branch -q -D side
 
+# Line endings: where git converts, it keeps those of stage 2's blob of a
+# conflict, and of no other (here there is none: modify/delete).
+printf 'base\r\n' >crlf.txt
+git add crlf.txt && git commit -q -m crlf
+git checkout -q -b side
+printf 'theirs\r\n' >crlf.txt
+git commit -q -a -m theirs
+git checkout -q "$branch"
+git rm -q crlf.txt && git commit -q -m ours-deletes
+git config core.autocrlf true
+git merge -q side >/dev/null 2>&1
+mv crlf.txt "$T/crlf.saved"
+for mode in --incremental --reuse; do
+	run_forge verify $mode -- true
+	is "a conflict's file gone, core.autocrlf ($mode): passes" "$rc" 0
+done
+mv "$T/crlf.saved" crlf.txt
+for mode in --incremental --reuse; do
+	run_forge verify $mode -- true
+	is "and there again ($mode): passes" "$rc" 0
+	like "proving the tree git makes of it ($mode)" "$err" \
+	    "tree $(tree_of_now)"
+done
+git config --unset core.autocrlf
+git rm -q --cached crlf.txt && git commit -q -m no-crlf
+rm -f crlf.txt
+git branch -q -D side
+
+# Stage 2's blob has CRLF: git keeps the line endings of a file as the
+# working tree has it then, which the carried index's entry of the file
+# as it was must not change.
+printf 'base\r\n' >crlf2.txt
+git add crlf2.txt && git commit -q -m crlf2
+git checkout -q -b side
+printf 'theirs\r\n' >crlf2.txt
+git commit -q -a -m theirs
+git checkout -q "$branch"
+printf 'ours\r\n' >crlf2.txt
+git commit -q -a -m ours
+git config core.autocrlf true
+git merge -q side >/dev/null 2>&1
+printf 'x\n' >crlf2.txt
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+printf 'y\r\n' >crlf2.txt
+run_forge verify --reuse -- true
+if [ "$rc" -eq 0 ]; then
+	like "CRLF after LF in a conflict: a PASS proves git's tree" "$err" \
+	    "tree $(tree_of_now)"
+else
+	is "CRLF after LF in a conflict: or the run refuses" "$rc" 125
+fi
+git config --unset core.autocrlf
+git rm -q --cached crlf2.txt && git commit -q -m no-crlf2
+rm -f crlf2.txt
+git branch -q -D side
+
 forge gc --all >/dev/null 2>&1
 is "gc --all leaves nothing behind" "$(leftovers "$T/r")" ""
 done_testing
