@@ -443,22 +443,42 @@ rm cache-probe
 # A conflict's path that the working state ignores is tracked as in the
 # working tree (its index has the stages), in an incremental copy too.
 branch=$(git symbolic-ref --short HEAD)
-git checkout -q -b side
-printf 'theirs\n' >merge.tmp
-git add -f merge.tmp && git commit -q -m side
-git checkout -q "$branch"
-printf 'ours\n' >merge.tmp
-git add -f merge.tmp && git commit -q -m ours
-git merge -q side >/dev/null 2>&1
+# conflict PATH BASE THEIRS OURS [KEY VALUE]: PATH in conflict, merging a
+# branch side whose PATH holds THEIRS, where the current one's holds OURS
+# (none: deleted); both from BASE (none: added on both).  The setting KEY
+# is VALUE for the merge (after the commits, which it could change).
+conflict() {
+	if [ -n "$2" ]; then
+		printf '%b' "$2" >"$1"
+		git add -f "$1" && git commit -q -m "base of $1"
+	fi
+	git checkout -q -b side
+	printf '%b' "$3" >"$1"
+	git add -f "$1" && git commit -q -m "theirs of $1"
+	git checkout -q "$branch"
+	if [ -n "$4" ]; then
+		printf '%b' "$4" >"$1"
+		git add -f "$1" && git commit -q -m "ours of $1"
+	else
+		git rm -q "$1" && git commit -q -m "ours deletes $1"
+	fi
+	[ -z "${5:-}" ] || git config "$5" "$6"
+	git merge -q side >/dev/null 2>&1
+}
+# resolved PATH: out of the index, the working tree and the history.
+resolved() {
+	git rm -q --cached "$1" && git commit -q -m "no $1"
+	rm -f "$1"
+	git branch -q -D side
+}
+conflict merge.tmp "" 'theirs\n' 'ours\n'
 cp "$exclude" "$T/exclude.saved"
 printf 'merge.tmp\n' >>"$exclude"
 run_forge verify --incremental -- cat merge.tmp
 is "a conflict's ignored path, --incremental: the run passes" "$rc" 0
 like "the copy has the working tree's file" "$out" '^<<<<<<<'
 cp "$T/exclude.saved" "$exclude"
-git add -f merge.tmp && git commit -q -m merged
-git rm -q merge.tmp && git commit -q -m no-merge
-git branch -q -D side
+resolved merge.tmp
 # The stage git takes the mode of: a conflict over a symlink, where
 # core.symlinks is false (the file on disk holds the target).
 git config core.symlinks false
@@ -521,15 +541,7 @@ git branch -q -D side
 
 # Line endings: where git converts, it keeps those of stage 2's blob of a
 # conflict, and of no other (here there is none: modify/delete).
-printf 'base\r\n' >crlf.txt
-git add crlf.txt && git commit -q -m crlf
-git checkout -q -b side
-printf 'theirs\r\n' >crlf.txt
-git commit -q -a -m theirs
-git checkout -q "$branch"
-git rm -q crlf.txt && git commit -q -m ours-deletes
-git config core.autocrlf true
-git merge -q side >/dev/null 2>&1
+conflict crlf.txt 'base\r\n' 'theirs\r\n' "" core.autocrlf true
 mv crlf.txt "$T/crlf.saved"
 for mode in --incremental --reuse; do
 	run_forge verify $mode -- true
@@ -543,23 +555,12 @@ for mode in --incremental --reuse; do
 	    "tree $(tree_of_now)"
 done
 git config --unset core.autocrlf
-git rm -q --cached crlf.txt && git commit -q -m no-crlf
-rm -f crlf.txt
-git branch -q -D side
+resolved crlf.txt
 
 # Stage 2's blob has CRLF: git keeps the line endings of a file as the
 # working tree has it then, which the carried index's entry of the file
 # as it was must not change.
-printf 'base\r\n' >crlf2.txt
-git add crlf2.txt && git commit -q -m crlf2
-git checkout -q -b side
-printf 'theirs\r\n' >crlf2.txt
-git commit -q -a -m theirs
-git checkout -q "$branch"
-printf 'ours\r\n' >crlf2.txt
-git commit -q -a -m ours
-git config core.autocrlf true
-git merge -q side >/dev/null 2>&1
+conflict crlf2.txt 'base\r\n' 'theirs\r\n' 'ours\r\n' core.autocrlf true
 printf 'x\n' >crlf2.txt
 run_forge verify --reuse -- true
 run_forge verify --reuse -- true
@@ -572,9 +573,7 @@ else
 	is "CRLF after LF in a conflict: or the run refuses" "$rc" 125
 fi
 git config --unset core.autocrlf
-git rm -q --cached crlf2.txt && git commit -q -m no-crlf2
-rm -f crlf2.txt
-git branch -q -D side
+resolved crlf2.txt
 
 forge gc --all >/dev/null 2>&1
 is "gc --all leaves nothing behind" "$(leftovers "$T/r")" ""
