@@ -758,6 +758,9 @@ state_begin(struct snapshot *s, const struct lsfiles *l)
 	 * a run that ends first leaves it not known still. */
 	if (s->state_unknown)
 		reuse_state_forget(s->rd->carry);
+	else if (s->state_gone.n == 0 && old.n == s->state_now.n)
+		/* The same paths: noted already, before and after. */
+		s->state_noted = s->reused;
 	else {
 		strv_pushv(&old, s->state_now.v);
 		strv_sort_uniq(&old);
@@ -777,6 +780,8 @@ state_end(struct snapshot *s, const struct snap_repo *sr)
 	char		*p;
 	size_t		 i;
 
+	if (s->state_noted)
+		return;
 	strv_pushv(&v, s->state_now.v);
 	for (i = 0; i < s->state_gone.n; i++) {
 		p = xasprintf("%s/%s", sr->dst, s->state_gone.v[i]);

@@ -113,6 +113,8 @@ struct snapshot {
 						   that it has not */
 	int			  state_unknown; /* what the last run's had
 						   is not known */
+	int			  state_noted;	/* this state is noted as it
+						   is already */
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	struct spawn_idle	  idle;		/* private: moves the proofs
