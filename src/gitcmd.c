@@ -234,6 +234,41 @@ run_io(struct spawn_stream *st, size_t n, size_t k, struct buf *out,
 	return r;
 }
 
+/* Start git on args in g, its output a pipe; -1 (said why) if not. */
+static int
+start_git(struct spawn *sp, const struct git *g, const char *const *args,
+    int flags, int in)
+{
+	struct strv	argv = STRV_INIT, env = STRV_INIT;
+	int		ret;
+
+	git_argv(&argv, args);
+	if (flags & GIT_USER_ENV)
+		strv_push(&env, "LC_ALL=C");
+	else
+		git_env(g, &env);
+	sp->argv = argv.v;
+	sp->env = env.v;
+	sp->dir = g != NULL ? g->dir : NULL;
+	sp->in = in ? SPAWN_PIPE : SPAWN_NULL;
+	sp->out = SPAWN_PIPE;
+	/* GIT_TERMINAL: git's progress is for the user to see. */
+	sp->err = flags & GIT_TERMINAL ? SPAWN_INHERIT : SPAWN_PIPE;
+	sp->flags = SPAWN_TIED;
+	if ((ret = spawn_start(sp)) == -1) {
+		if (errno == ENOENT && sp->dir == NULL)
+			warnx("git not found on PATH");
+		else
+			warn("cannot run git %s", args[0]);
+	}
+	/* The spawn keeps no pointer into them once the child runs. */
+	strv_free(&argv);
+	strv_free(&env);
+	sp->argv = NULL;
+	sp->env = NULL;
+	return ret;
+}
+
 static int
 run_once(const struct git *g, const char *const *args, int flags,
     const struct buf *in, struct buf *out, struct buf *err,
@@ -243,31 +278,12 @@ run_once(const struct git *g, const char *const *args, int flags,
 	struct spawn_stream	 st[3];
 	struct spawn_exit	 ex;
 	struct spawn_limit	 lim;
-	struct strv		 argv = STRV_INIT, env = STRV_INIT;
 	struct buf		 junk = BUF_INIT, inb = BUF_INIT;
 	size_t			 n = 0, k;
 	int			 ret = -1, ioerr;
 
-	git_argv(&argv, args);
-	if (flags & GIT_USER_ENV)
-		strv_push(&env, "LC_ALL=C");
-	else
-		git_env(g, &env);
-	sp.argv = argv.v;
-	sp.env = env.v;
-	sp.dir = g != NULL ? g->dir : NULL;
-	sp.in = in != NULL ? SPAWN_PIPE : SPAWN_NULL;
-	sp.out = SPAWN_PIPE;
-	/* GIT_TERMINAL: git's progress is for the user to see. */
-	sp.err = flags & GIT_TERMINAL ? SPAWN_INHERIT : SPAWN_PIPE;
-	sp.flags = SPAWN_TIED;
-	if (spawn_start(&sp) == -1) {
-		if (errno == ENOENT && sp.dir == NULL)
-			warnx("git not found on PATH");
-		else
-			warn("cannot run git %s", args[0]);
+	if (start_git(&sp, g, args, flags, in != NULL) == -1)
 		goto out;
-	}
 	if (in != NULL) {
 		buf_add(&inb, in->data, in->len);
 		spawn_stream_init(&st[n++], sp.in, 1, &inb, -1);
@@ -292,8 +308,6 @@ run_once(const struct git *g, const char *const *args, int flags,
 	/* Stopped by e: git's end is of no interest, nor its status. */
 	ret = ioerr == 1 ? -1 : ex.status;
 out:
-	strv_free(&argv);
-	strv_free(&env);
 	buf_free(&junk);
 	buf_free(&inb);
 	return ret;
@@ -337,6 +351,53 @@ git_run(const struct git *g, const char *const *args, int flags,
 	}
 	buf_free(&myerr);
 	return st;
+}
+
+void
+git_run_all(struct git_call *c, size_t n)
+{
+	struct spawn		*sp;
+	struct spawn_stream	*st;
+	struct spawn_exit	 ex;
+	struct spawn_limit	 lim;
+	struct buf		*junk;
+	size_t			 i, ns = 0;
+	int			 ioerr;
+
+	sp = xreallocarray(NULL, n, sizeof(*sp));
+	st = xreallocarray(NULL, 2 * n, sizeof(*st));
+	junk = xcalloc(2 * n, sizeof(*junk));
+	for (i = 0; i < n; i++) {
+		c[i].status = -1;
+		sp[i] = (struct spawn)SPAWN_INIT;
+		if (start_git(&sp[i], c[i].g, c[i].args,
+		    c[i].flags & GIT_USER_ENV, 0) == -1) {
+			sp[i].pid = -1;
+			continue;
+		}
+		spawn_stream_init(&st[ns++], sp[i].out, 0, c[i].out != NULL ?
+		    c[i].out : &junk[2 * i], c[i].out != NULL ? -1 : -2);
+		spawn_stream_init(&st[ns++], sp[i].err, 0, c[i].err != NULL ?
+		    c[i].err : &junk[2 * i + 1], c[i].err != NULL ? -1 : -2);
+	}
+	ioerr = spawn_io(st, ns, NULL);
+	for (i = 0; i < ns; i++)
+		if (st[i].fd != -1)
+			close(st[i].fd);
+	memset(&lim, 0, sizeof(lim));
+	for (i = 0; i < n; i++) {
+		if (sp[i].pid == -1)
+			continue;
+		if (spawn_wait(&sp[i], &lim, &ex) == -1)
+			warn("waiting for git");
+		else if (ioerr != -1 && !ex.interrupted)
+			c[i].status = ex.status;
+	}
+	for (i = 0; i < 2 * n; i++)
+		buf_free(&junk[i]);
+	free(junk);
+	free(st);
+	free(sp);
 }
 
 int
@@ -474,45 +535,50 @@ git_init(void)
 	const char *const	 ver[] = { "version", NULL };
 	const char *const	 lv[] = { "rev-parse", "--local-env-vars", NULL };
 	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct buf		 lout = BUF_INIT, lerr = BUF_INIT;
+	struct git_call		 c[2] = {
+		{ NULL, ver, 0, &out, &err, 0 },
+		{ NULL, lv, 0, &lout, &lerr, 0 },
+	};
 	char			*line, *p;
-	int			 st;
+	int			 st, ret = -1;
 
 	if ((git_bin = spawn_which("git", getenv("PATH"))) == NULL) {
 		warnx("git not found on PATH");
 		return -1;
 	}
-	st = git_run(NULL, ver, 0, NULL, &out, &err);
-	if (st != 0) {
+	/* Neither needs the other: git's start is most of what they cost. */
+	git_run_all(c, 2);
+	if ((st = c[0].status) != 0) {
 		if (st > 0)
 			warnx("git version failed: %s", git_why(&err, st));
-		goto fail;
+		goto out;
 	}
 	buf_rtrim(&out);
 	version = xstrdup(out.data);
 	if (git_parse_version(out.data, &git_major, &git_minor) == -1) {
 		warnx("cannot parse the output of git version: %s", out.data);
-		goto fail;
+		goto out;
 	}
 	if (!git_version_at_least(GIT_MIN_MAJOR, GIT_MIN_MINOR)) {
 		warnx("%s is too old: forge needs git %d.%d or later",
 		    out.data, GIT_MIN_MAJOR, GIT_MIN_MINOR);
-		goto fail;
+		goto out;
 	}
-	buf_reset(&out);
-	if ((st = git_run(NULL, lv, 0, NULL, &out, &err)) != 0) {
+	if ((st = c[1].status) != 0) {
 		if (st > 0)
 			warnx("git rev-parse --local-env-vars failed: %s",
-			    git_why(&err, st));
-		goto fail;
+			    git_why(&lerr, st));
+		goto out;
 	}
-	for (p = out.data; (line = strsep(&p, "\n")) != NULL;)
+	for (p = lout.data; (line = strsep(&p, "\n")) != NULL;)
 		if (*line != '\0')
 			strv_push(&local_vars, line);
+	ret = 0;
+out:
 	buf_free(&out);
 	buf_free(&err);
-	return 0;
-fail:
-	buf_free(&out);
-	buf_free(&err);
-	return -1;
+	buf_free(&lout);
+	buf_free(&lerr);
+	return ret;
 }

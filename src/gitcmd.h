@@ -109,6 +109,26 @@ void		 git_unset_local(struct strv *);
 int		 git_run(const struct git *, const char *const *, int,
 		    const struct buf *, struct buf *, struct buf *);
 /*
+ * Several short gits at once, each run as git_run() would (flags: only
+ * GIT_USER_ENV; no standard input), for the start of a run, where
+ * starting git takes longer than what it does.  Each call's status is
+ * what git_run() would return.
+ *
+ *	struct git_call c[2] = { { &g, a1, 0, &out1, &err1, 0 },
+ *	    { &g, a2, 0, &out2, NULL, 0 } };
+ *	git_run_all(c, 2);
+ */
+struct git_call {
+	const struct git	*g;
+	const char *const	*args;
+	int			 flags;
+	struct buf		*out;	/* NULL: discarded */
+	struct buf		*err;	/* NULL: discarded */
+	int			 status;	/* set by git_run_all() */
+};
+
+void		 git_run_all(struct git_call *, size_t);
+/*
  * git's -z output record by record, as it comes, never held whole:
  *
  *	struct git_each e = { fn, arg };

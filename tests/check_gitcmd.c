@@ -1,7 +1,8 @@
 /*
  * gitcmd.c, against a stand-in for git: the command line and environment
  * every run gets, stdin and stdout, the one-line cause of a failure, the
- * retry when another git holds a lock, and git_init()'s checks.
+ * retry when another git holds a lock, several gits at once, and
+ * git_init()'s checks.
  */
 #include "config.h"
 
@@ -43,6 +44,12 @@ static const char fake_git[] =
     "busy)\tif [ $n -le 2 ]; then printf 'partial'; printf \"fatal: "
     "Unable to create '/r/.git/index.lock': File exists.\\n\" >&2; "
     "exit 128; fi; printf done; exit 0 ;;\n"
+    "meet)\t: >\"$FAKE_DIR/$last.here\"; o=a; [ $last = a ] && o=b\n"
+    "\ti=0; while [ ! -e \"$FAKE_DIR/$o.here\" ] && [ $i -lt 100 ]; do\n"
+    "\t\tsleep 0.05; i=$((i + 1)); done\n"
+    "\tif [ -e \"$FAKE_DIR/$o.here\" ]; then printf '%s met %s, GIT_DIR=%s' "
+    "$last $o \"$GIT_DIR\"; else printf '%s alone' $last; fi\n"
+    "\techo \"err $last\" >&2; [ $last = a ]; exit $(($? * 3)) ;;\n"
     "old|new)\tcase $last in\n"
     "\tversion) if [ $FAKE_GIT = old ]; then echo 'git version 2.20.1'; "
     "else echo 'git version 2.39.5'; fi ;;\n"
@@ -287,6 +294,41 @@ START_TEST(t_run_failures)
 }
 END_TEST
 
+/*
+ * Several at once, each with its own output, error, status and
+ * environment, and one that cannot start without the others minding:
+ * and they do run at once, each waiting to meet the other.
+ */
+START_TEST(t_run_all)
+{
+	const char *const	 a[] = { "rev-parse", "a", NULL };
+	const char *const	 b[] = { "rev-parse", "b", NULL };
+	const char *const	 c[] = { "rev-parse", "c", NULL };
+	struct buf		 oa = BUF_INIT, ea = BUF_INIT, ob = BUF_INIT;
+	struct git		 nowhere;
+	struct git_call		 calls[3];
+
+	memset(&nowhere, 0, sizeof(nowhere));
+	nowhere.dir = "/nonexistent/forge-test";
+	use_fake_git("meet");
+	ck_assert_int_eq(setenv("GIT_DIR", "/caller/.git", 1), 0);
+	calls[0] = (struct git_call){ NULL, a, 0, &oa, &ea, 0 };
+	calls[1] = (struct git_call){ &nowhere, c, 0, NULL, NULL, 0 };
+	calls[2] = (struct git_call){ NULL, b, GIT_USER_ENV, &ob, NULL, 0 };
+	git_run_all(calls, 3);
+	ck_assert_int_eq(calls[0].status, 0);
+	ck_assert_int_eq(calls[1].status, -1);
+	ck_assert_int_eq(calls[2].status, 3);
+	ck_assert_str_eq(buf_str(&oa), "a met b, GIT_DIR=");
+	ck_assert_str_eq(buf_str(&ea), "err a\n");
+	ck_assert_str_eq(buf_str(&ob), "b met a, GIT_DIR=/caller/.git");
+	ck_assert_int_eq(unsetenv("GIT_DIR"), 0);
+	buf_free(&oa);
+	buf_free(&ea);
+	buf_free(&ob);
+}
+END_TEST
+
 static int	idle_calls;
 
 static void
@@ -423,6 +465,7 @@ gitcmd_suite(void)
 	tcase_add_test(tc, t_each);
 	tcase_add_test(tc, t_run_scrubbed);
 	tcase_add_test(tc, t_run_failures);
+	tcase_add_test(tc, t_run_all);
 	tcase_add_test(tc, t_run_not_found);
 	tcase_add_test(tc, t_finish_idle);
 	tcase_add_test(tc, t_run_retry);
