@@ -76,4 +76,42 @@ is "unborn: the repository is unchanged" "$(state_at "$T/unborn")" "$before"
 is "unborn: nothing is left behind" "$(leftovers "$T/unborn")" ""
 not_ok "unborn: no harness state was written" test -e .git/forge
 
+# A path with a newline: git's answer, a line each, cannot be read, and
+# one of its lines could pass for HEAD's commit id.  Refused, with HEAD
+# a commit or unborn, in a subdirectory or at a working tree's top.
+oid=$(git -C "$T/r" rev-parse HEAD)
+nl='
+'
+for h in born unborn; do
+	git init -q "$T/nl-$h" || exit 99
+	[ $h = unborn ] || git -C "$T/nl-$h" commit -q --allow-empty -m c ||
+	    exit 99
+	d="$T/nl-$h/a$nl$oid"
+	mkdir "$d" || exit 99
+	cd "$d" || exit 99
+	refused "newline in the subdirectory, $h" --isolated 'holds a newline'
+	w="$T/wt-$h$nl$oid"
+	mkdir "$w" || exit 99
+	cd "$w" || exit 99
+	GIT_DIR="$T/nl-$h/.git" GIT_WORK_TREE="$w"
+	export GIT_DIR GIT_WORK_TREE
+	refused "newline in the working tree's path, $h" --isolated \
+	    'holds a newline'
+	unset GIT_DIR GIT_WORK_TREE
+done
+cd "$T/r" || exit 99
+is "newlines: nothing is left behind" \
+    "$(leftovers "$T/nl-born")$(leftovers "$T/nl-unborn")" ""
+
+# HEAD is found in the repository itself, whatever the caller's object
+# directory holds.
+mkdir "$T/no-objects"
+GIT_OBJECT_DIRECTORY="$T/no-objects"
+export GIT_OBJECT_DIRECTORY
+run_forge verify --isolated -- git rev-parse HEAD
+unset GIT_OBJECT_DIRECTORY
+is "a caller's empty object directory: the run passes" "$rc" 0
+is "a caller's empty object directory: HEAD is the repository's" "$out" \
+    "$oid"
+
 done_testing
