@@ -221,6 +221,54 @@ else
 	done
 fi
 
+# A file forge put in an incremental copy, gone from the working state
+# since: removed from the copy as it is brought up to date -- but not
+# through a mount made in its place after forge looked at the copy (a
+# test stall holds it there).
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
+    unshare -m true 2>/dev/null; then
+	new_repo "$T/im"
+	git config forge.breakerThreshold 0
+	mkdir new
+	printf 'mine\n' >new/gone.txt
+	run_forge verify --incremental -- true
+	run_forge verify --incremental -- true
+	copy=$(ls -d "$TMPDIR"/forge-*/im)
+	rm new/gone.txt
+	rm -rf "$T/late3" && mkdir -p "$T/late3"
+	printf 'theirs\n' >"$T/late3/gone.txt"
+	rm -f "$T/go3"
+	FORGE_TEST_STALL=sync FORGE_TEST_STALL_RELEASE="$T/go3" \
+	    unshare -m sh -c '
+	    "$1" verify --incremental -- ls new >"$2/late3.out" 2>&1 &
+	    pid=$!
+	    i=0
+	    while ! grep -q "test stall: sync" "$2/late3.out" &&
+	        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	    mount --bind "$2/late3" "$3/new"
+	    : >"$2/go3"
+	    wait $pid' sh "$FORGE" "$T" "$copy"
+	ok "a mount where a file forge put is to go: forge stalled there" \
+	    grep -q "test stall: sync" "$T/late3.out"
+	is "the file in the mount survives" "$(cat "$T/late3/gone.txt")" theirs
+	is "and nothing else is in it" "$(ls -A "$T/late3")" gone.txt
+	like "forge says so" "$(cat "$T/late3.out")" \
+	    'mounted at .*/new in the reused copy'
+	like "and does not use that copy" "$(cat "$T/late3.out")" \
+	    'could not be brought up to date: building a fresh one'
+	forge gc --all >/dev/null 2>&1
+	is "forge gc then removes every copy" \
+	    "$(ls -d "$TMPDIR"/forge-*/im 2>/dev/null)" ""
+	cd "$T/r" || exit 99
+else
+	skip "a mount where a file forge put is to go" \
+	    "needs root and unshare -m"
+	for n in 1 2 3 4 5; do
+		skip "a mount where a file forge put is to go ($n)" \
+		    "needs root and unshare -m"
+	done
+fi
+
 # The pool: at most forge.reuseCopies, per working tree and kind.
 forge gc --all >/dev/null 2>&1
 is "gc --all removes every parked copy" "$(parked)" 0
