@@ -103,9 +103,10 @@ else
 	skip ".git read-only" "root without mount namespaces"
 fi
 
-# A path too long for the copy's location.
+# A path too long for the copy's location: long enough whatever $T is,
+# with the copy's own prefix and the 151 bytes of the path below.
 long="$T/long"
-while [ ${#long} -lt 3900 ]; do
+while [ ${#long} -lt 3950 ]; do
 	long="$long/dddddddddddddddddddddddddddddddddddddddddddddddd"
 done
 mkdir -p "$long"
