@@ -685,6 +685,16 @@ START_TEST(t_lsfiles_unmerged)
 	ck_assert_str_eq(l.conflicts.v[1], "160000 " OID "\ts");
 	ck_assert_str_eq(l.conflicts.v[2], "100644 " EMPTY "\tt");
 	ck_assert_int_eq(l.conflict_gitlink, 1);
+	/* What is on disk there may be a submodule to copy. */
+	ck_assert_uint_eq(l.nested.n, 1);
+	ck_assert_str_eq(l.nested.v[0], "s");
+	lsfiles_free(&l);
+	/* Once, whichever stages are gitlinks. */
+	ck_assert_int_eq(ls(&l, V("M 160000 " OID " 1\ts",
+	    "M 100644 " OID " 2\ts",
+	    "M 160000 " OID " 3\ts")), 0);
+	ck_assert_uint_eq(l.nested.n, 1);
+	ck_assert_str_eq(l.nested.v[0], "s");
 	lsfiles_free(&l);
 	ck_assert_int_eq(ls(&l, V("M 120000 " OID " 3\tb",
 	    "M 100755 " OID " 2\tb")), 0);
@@ -724,7 +734,9 @@ START_TEST(t_lsfiles_stages)
 	    "m 100644 " OID " 2\tx",
 	    "S 160000 " OID " 1\tgitlink-in-conflict")), 0);
 	ck_assert_uint_eq(l.flagged.n, 0);
-	ck_assert_uint_eq(l.nested.n, 0);
+	/* No flag counts; but a submodule may be checked out there. */
+	ck_assert_uint_eq(l.nested.n, 1);
+	ck_assert_str_eq(l.nested.v[0], "gitlink-in-conflict");
 	ck_assert_uint_eq(l.untracked.n, 0);
 	ck_assert_uint_eq(l.maxlen, strlen("gitlink-in-conflict"));
 	lsfiles_free(&l);

@@ -579,7 +579,16 @@ for n in 1 2; do
 	    "tree $(tree_of_now)"
 done
 like "and the copy is not reused" "$err" \
-    'with a conflict over a submodule is not reused|isolated, fresh'
+    'with (nested repositories|a conflict over a submodule) is not reused|isolated, fresh'
+# The copy holds the submodule's checkout, as the working tree does, on
+# our side's commit or another.
+run_forge verify --reuse -- cat sub/s
+is "the copy has the submodule's files" "$out" one
+git -C sub checkout -q two
+run_forge verify --reuse -- cat sub/s
+is "the submodule on their side's commit: passes" "$rc" 0
+is "with that commit's files" "$out" two
+like "proved the working state's tree" "$err" "tree $(tree_of_now)"
 git merge --abort 2>/dev/null || git reset -q --merge
 git checkout -q "$branch"
 git reset -q --hard HEAD~2
