@@ -234,13 +234,14 @@ run_io(struct spawn_stream *st, size_t n, size_t k, struct buf *out,
 	return r;
 }
 
-/* Start git on args in g, its output a pipe; -1 (said why) if not. */
+/* Start git on args in g, its output a pipe; -1 (said why, errno
+ * spawn_start()'s) if not. */
 static int
 start_git(struct spawn *sp, const struct git *g, const char *const *args,
     int flags, int in)
 {
 	struct strv	argv = STRV_INIT, env = STRV_INIT;
-	int		ret;
+	int		ret, saved = 0;
 
 	git_argv(&argv, args);
 	if (flags & GIT_USER_ENV)
@@ -256,6 +257,7 @@ start_git(struct spawn *sp, const struct git *g, const char *const *args,
 	sp->err = flags & GIT_TERMINAL ? SPAWN_INHERIT : SPAWN_PIPE;
 	sp->flags = SPAWN_TIED;
 	if ((ret = spawn_start(sp)) == -1) {
+		saved = errno;
 		if (errno == ENOENT && sp->dir == NULL)
 			warnx("git not found on PATH");
 		else
@@ -266,6 +268,8 @@ start_git(struct spawn *sp, const struct git *g, const char *const *args,
 	strv_free(&env);
 	sp->argv = NULL;
 	sp->env = NULL;
+	if (ret == -1)
+		errno = saved;
 	return ret;
 }
 
@@ -362,7 +366,7 @@ git_run_all(struct git_call *c, size_t n)
 	struct spawn_limit	 lim;
 	struct buf		*junk;
 	size_t			 i, ns = 0;
-	int			 ioerr;
+	int			 ioerr, nogit = 0;
 
 	sp = xreallocarray(NULL, n, sizeof(*sp));
 	st = xreallocarray(NULL, 2 * n, sizeof(*st));
@@ -370,8 +374,11 @@ git_run_all(struct git_call *c, size_t n)
 	for (i = 0; i < n; i++) {
 		c[i].status = -1;
 		sp[i] = (struct spawn)SPAWN_INIT;
-		if (start_git(&sp[i], c[i].g, c[i].args,
+		/* git itself could not be run: said once, not tried again. */
+		if (nogit || start_git(&sp[i], c[i].g, c[i].args,
 		    c[i].flags & GIT_USER_ENV, 0) == -1) {
+			nogit |= errno == ENOENT || errno == EACCES ||
+			    errno == ENOEXEC;
 			sp[i].pid = -1;
 			continue;
 		}

@@ -39,6 +39,15 @@ PATH=/nonexistent "$FORGE" verify --isolated -- touch "$T/ran" \
 rc=$? err=$(cat "$T/.stderr")
 expect_125 "git not on PATH" 'git not found on PATH'
 
+# A git on PATH that cannot be run (its interpreter missing): said once,
+# though forge starts two gits at once.
+mkdir "$T/badgit"
+printf '#!/nonexistent/sh\n' >"$T/badgit/git"
+chmod +x "$T/badgit/git"
+PATH="$T/badgit:$PATH" run_forge verify --isolated -- touch "$T/ran"
+expect_125 "git cannot be run" 'git not found on PATH'
+is "git cannot be run: said once" "$(printf '%s\n' "$err" | grep -c git)" 1
+
 fake_git "$T/oldgit" '[ "$SUB" = version ] && { echo "git version 2.20.1"; exit 0; }
 exec "$REAL_GIT" "$@"'
 PATH="$T/oldgit:$PATH" run_forge verify --isolated -- touch "$T/ran"
