@@ -105,18 +105,6 @@ absolute_in(const char *dir, const char *p)
 	return real;
 }
 
-/* A full object id, SHA-1 or SHA-256, as git prints it. */
-static int
-is_oid(const char *s)
-{
-	size_t	n;
-
-	if (s == NULL)
-		return 0;
-	n = strspn(s, "0123456789abcdef");
-	return s[n] == '\0' && (n == 40 || n == 64);
-}
-
 /* Take the next line of a rev-parse answer. */
 static char *
 next_line(char **p)
@@ -135,7 +123,7 @@ repo_open(struct repo *r)
 	struct strv		 a = STRV_INIT;
 	struct buf		 out = BUF_INIT, errb = BUF_INIT;
 	char			*p, *gitdir, *common, *bare, *inside;
-	char			*prefix, *top, *head, *idx;
+	char			*prefix, *top, *idx;
 	int			 ret = -1, st;
 
 	memset(r, 0, sizeof(*r));
@@ -144,10 +132,6 @@ repo_open(struct repo *r)
 	strv_push(&a, "--is-inside-work-tree");
 	strv_push(&a, "--show-prefix");
 	strv_push(&a, "--show-toplevel");
-	/* HEAD's commit, where there is one: else no line, and exit 1. */
-	strv_push(&a, "--verify");
-	strv_push(&a, "-q");
-	strv_push(&a, "HEAD^{commit}");
 	/* The caller's GIT_DIR and GIT_WORK_TREE count here, and only here. */
 	st = git_run(NULL, (const char *const *)a.v, GIT_USER_ENV, NULL, &out,
 	    &errb);
@@ -162,7 +146,6 @@ repo_open(struct repo *r)
 	inside = next_line(&p);
 	prefix = next_line(&p);
 	top = next_line(&p);
-	head = next_line(&p);
 	if (gitdir == NULL || *gitdir == '\0' || common == NULL ||
 	    bare == NULL || inside == NULL) {
 		buf_rtrim(&errb);
@@ -188,10 +171,7 @@ repo_open(struct repo *r)
 		    "from the working tree", gitdir);
 		goto out;
 	}
-	/* A commit's id, and then nothing; or, where HEAD is no commit
-	 * (st 1), no line at all: any other line is a path's. */
-	if ((p != NULL && *p != '\0') || (st == 0 ? !is_oid(head) :
-	    head != NULL && *head != '\0')) {
+	if (p != NULL && *p != '\0') {
 		warnx("the repository's path holds a newline; forge cannot "
 		    "work on it");
 		goto out;
@@ -205,11 +185,7 @@ repo_open(struct repo *r)
 	if ((idx = getenv("GIT_INDEX_FILE")) != NULL && *idx != '\0')
 		r->index = *idx == '/' ? xstrdup(idx) :
 		    xasprintf("%s/%s", r->top, idx);
-	/* Found as the caller's environment has it: with the
-	 * repository's alone, HEAD may yet be a commit. */
-	if (st == 0)
-		r->head = xstrdup(head);
-	else if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
+	if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
 		warnx("%s has no commit yet: forge verifies from HEAD, so "
 		    "commit something first", r->top);
 		goto out;

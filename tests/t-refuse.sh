@@ -97,7 +97,22 @@ for h in born unborn; do
 	export GIT_DIR GIT_WORK_TREE
 	refused "newline in the working tree's path, $h" --isolated \
 	    'holds a newline'
-	unset GIT_DIR GIT_WORK_TREE
+	# At its end: the line of the path is followed by an empty one,
+	# beside a directory of the path without it -- which the caller's
+	# object directory, without HEAD's commit, must not let through.
+	w="$T/end-$h$nl"
+	mkdir "$w" "$T/end-$h" || exit 99
+	printf 'other\n' >"$T/end-$h/other"
+	cd "$w" || exit 99
+	GIT_WORK_TREE="$w"
+	refused "a newline ending the working tree's path, $h" --isolated \
+	    'holds a newline'
+	mkdir -p "$T/no-objects"
+	GIT_OBJECT_DIRECTORY="$T/no-objects"
+	export GIT_OBJECT_DIRECTORY
+	refused "the same, with the caller's empty object directory, $h" \
+	    --isolated 'holds a newline'
+	unset GIT_DIR GIT_WORK_TREE GIT_OBJECT_DIRECTORY
 done
 cd "$T/r" || exit 99
 is "newlines: nothing is left behind" \
@@ -105,7 +120,6 @@ is "newlines: nothing is left behind" \
 
 # HEAD is found in the repository itself, whatever the caller's object
 # directory holds.
-mkdir "$T/no-objects"
 GIT_OBJECT_DIRECTORY="$T/no-objects"
 export GIT_OBJECT_DIRECTORY
 run_forge verify --isolated -- git rev-parse HEAD
