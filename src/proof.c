@@ -957,19 +957,20 @@ proof_scratch(struct treeid_req *q, const struct rundir *rd)
 }
 
 /*
- * The present as the copy's file system stamps it, into *now if that is
- * earlier: it may keep coarser times than the clock (whole seconds, two
- * on FAT) or take them from another clock (an NFS server's), and a file
- * changed from now on is stamped no earlier than a file made now.  The
- * file has no name where the file system allows (O_TMPFILE), or loses it
- * at once.  If none can be made, the clock's time rounded down to two
- * seconds.
+ * The present as dir's file system stamps it: the change time of a file
+ * made now.  It may be coarser than the clock (whole seconds, two on
+ * FAT), come from another clock (an NFS server's), or be finer and ahead
+ * of the coarse clock (Linux's multigrain times: a file whose times were
+ * read since its last change gets the precise time when it changes
+ * next, and files made after it no earlier).  The file has no name where
+ * the file system allows (O_TMPFILE), or loses it at once.  -1 if none
+ * can be made.
  */
-static void
-fs_present(const char *dir, struct timespec *now)
+static int
+fs_stamp(const char *dir, struct timespec *ts)
 {
 	struct stat	 st;
-	char		*name = NULL;
+	char		*name;
 	int		 fd, ok;
 
 #ifdef O_TMPFILE
@@ -988,11 +989,26 @@ fs_present(const char *dir, struct timespec *now)
 	ok = fd != -1 && fstat(fd, &st) == 0;
 	if (fd != -1)
 		close(fd);
-	if (!ok) {
+	if (ok)
+		*ts = st.st_ctim;
+	return ok ? 0 : -1;
+}
+
+/*
+ * Into *now, if earlier, the present as the copy's file system stamps it
+ * (fs_stamp()): a file changed from now on is stamped no earlier.  If
+ * that cannot be known, the clock's time rounded down to two seconds.
+ */
+static void
+fs_present(const char *dir, struct timespec *now)
+{
+	struct timespec	ts;
+
+	if (fs_stamp(dir, &ts) == -1) {
 		now->tv_sec &= ~(time_t)1;
 		now->tv_nsec = 0;
-	} else if (!not_before(&st.st_ctim, now))
-		*now = st.st_ctim;
+	} else if (!not_before(&ts, now))
+		*now = ts;
 }
 
 /*
@@ -1002,22 +1018,23 @@ fs_present(const char *dir, struct timespec *now)
 static void
 written_since(const struct proof *p, struct timespec *t)
 {
-	struct timespec	end, step = { 0, 500000 };
+	struct timespec	last, step = { 0, 500000 };
 	int		i;
 
 	/*
 	 * The coarse clock: file times are taken from it, so anything
 	 * written from now on is at least this recent.  Taken once it has
-	 * moved on from the end of the last write (a step is a few ms), so
-	 * that no file written in its last step is as recent: those are
-	 * not taken for touched since, and looked at again, every run.
+	 * moved past the latest time the file system has stamped anything
+	 * with (a step is a few ms; the file system may stamp finer times,
+	 * ahead of it), so that no file written so far is as recent: those
+	 * are not taken for touched since, and looked at again, every run.
 	 * Nothing writes into the copy in between.  A clock that does not
 	 * move is taken as it is.
 	 */
-	clock_gettime(CLOCK_REALTIME_COARSE, &end);
-	*t = end;
-	for (i = 0; i < 100 && t->tv_sec == end.tv_sec &&
-	    t->tv_nsec == end.tv_nsec; i++) {
+	clock_gettime(CLOCK_REALTIME_COARSE, t);
+	if (fs_stamp(p->r.dst, &last) == -1 || !not_before(&last, t))
+		last = *t;
+	for (i = 0; i < 100 && not_before(&last, t); i++) {
 		(void)nanosleep(&step, NULL);
 		clock_gettime(CLOCK_REALTIME_COARSE, t);
 	}
