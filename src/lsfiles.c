@@ -142,11 +142,9 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	if (tab[-1] != '0') {
 		/* What is on disk there may be a submodule's checkout: one
 		 * to copy as any other (if it is one). */
-		if (strncmp(rec + 2, "160000 ", 7) == 0) {
-			l->conflict_gitlink = 1;
-			if (!same_path(&l->nested, path, plen))
-				strv_pushn(&l->nested, path, plen);
-		}
+		if (strncmp(rec + 2, "160000 ", 7) == 0 &&
+		    !same_path(&l->nested, path, plen))
+			strv_pushn(&l->nested, path, plen);
 		if (!same_path(&l->unmerged, path, plen)) {
 			strv_pushn(&l->unmerged, path, plen);
 			strv_pushn(&l->conflicts, e, elen);

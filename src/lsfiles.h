@@ -28,7 +28,8 @@
 
 struct lsfiles {
 	struct strv	 untracked;	/* files and links, not dirs */
-	struct strv	 nested;	/* gitlinks and nested repositories */
+	struct strv	 nested;	/* gitlinks (of stage 0, or of a
+					   conflict) and nested repositories */
 	struct strv	 flagged;	/* "mode oid\tpath": skip-worktree or
 					   assume-unchanged */
 	struct strv	 entries;	/* "mode oid\tpath" of each stage-0 file
@@ -45,7 +46,6 @@ struct lsfiles {
 					   the empty blob (no line endings for
 					   git to keep) */
 	int		 conflict_stage; /* private: of the last one */
-	int		 conflict_gitlink; /* some stage is a gitlink */
 	size_t		 maxlen;	/* longest path */
 	int		 sparse;	/* some entry is skip-worktree */
 };

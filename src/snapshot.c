@@ -582,6 +582,28 @@ copy_modes(struct snap_repo *sr)
 	return ret;
 }
 
+/* Are the directories path is in below top all directories, none a
+ * symlink? */
+static int
+real_dirs(const char *top, const char *path)
+{
+	const char	*slash;
+	char		*dir;
+	int		 root, fd;
+
+	if ((slash = strrchr(path, '/')) == NULL)
+		return 1;
+	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 0;
+	dir = xstrndup(path, (size_t)(slash - path));
+	fd = fs_open_dir(root, dir, 0, 0);
+	free(dir);
+	close(root);
+	if (fd != -1)
+		close(fd);
+	return fd != -1;
+}
+
 /*
  * Find the gitlinks and nested repositories a repository holds, before
  * its proof starts: one without a commit is left out of both.
@@ -596,6 +618,11 @@ find_nested(struct snap_repo *sr, const struct lsfiles *l)
 
 	sr->nested = xcalloc(l->nested.n, sizeof(*sr->nested));
 	for (i = 0; i < l->nested.n; i++) {
+		/* Below a symlink (or a file) in the working tree, it is no
+		 * repository of the working state's, and no path of it:
+		 * what is there is the symlink's to copy. */
+		if (!real_dirs(sr->src, l->nested.v[i]))
+			continue;
 		n = &sr->nested[sr->nnested++];
 		n->path = xstrdup(l->nested.v[i]);
 		sp = xasprintf("%s/%s", sr->src, n->path);
@@ -617,6 +644,28 @@ find_nested(struct snap_repo *sr, const struct lsfiles *l)
 	}
 }
 
+/* Remove path below top if it is an empty directory, no symlink on the
+ * way to it followed. */
+static void
+drop_empty(const char *top, const char *path)
+{
+	const char	*slash = strrchr(path, '/');
+	char		*dir;
+	int		 root, fd;
+
+	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return;
+	dir = slash != NULL ? xstrndup(path, (size_t)(slash - path)) :
+	    xstrdup("");
+	if ((fd = fs_open_dir(root, dir, 0, 0)) != -1) {
+		(void)unlinkat(fd, slash != NULL ? slash + 1 : path,
+		    AT_REMOVEDIR);
+		close(fd);
+	}
+	free(dir);
+	close(root);
+}
+
 static int
 copy_nested(struct snapshot *s, struct snap_repo *sr)
 {
@@ -633,8 +682,9 @@ copy_nested(struct snapshot *s, struct snap_repo *sr)
 		dp = xasprintf("%s/%s", sr->dst, n->path);
 		if (lstat(sp, &st) == -1 || !S_ISDIR(st.st_mode)) {
 			/* Removed in the source: an empty directory left
-			 * by the checkout goes too. */
-			(void)rmdir(dp);
+			 * by the checkout goes too -- in the copy, no
+			 * symlink on the way followed. */
+			drop_empty(sr->dst, n->path);
 			goto next;
 		}
 		/* Walked from the copy's root: no symlink in it is followed. */
@@ -1366,16 +1416,14 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (repo_settings(sr, l.sparse) == -1)
 		goto out;
-	/* Nested repositories have worktrees of their own, and sparse
-	 * patterns a copy of their own: such copies are not reused, nor
-	 * one of a conflict over a submodule. */
+	/* Nested repositories (a conflict over a submodule too) have
+	 * worktrees of their own, and sparse patterns a copy of their own:
+	 * such copies are not reused. */
 	if (sr == s->repos[0])
-		s->reusable = !sr->sparse && l.nested.n == 0 &&
-		    !l.conflict_gitlink;
+		s->reusable = !sr->sparse && l.nested.n == 0;
 	if (s->reused && !s->reusable) {
 		warnx("a copy of a repository with %s is not reused",
-		    sr->sparse ? "a sparse checkout" : l.nested.n > 0 ?
-		    "nested repositories" : "a conflict over a submodule");
+		    sr->sparse ? "a sparse checkout" : "nested repositories");
 		goto out;
 	}
 	find_nested(sr, &l);

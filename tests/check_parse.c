@@ -670,10 +670,10 @@ START_TEST(t_lsfiles_unmerged)
 	ck_assert_uint_eq(l.conflicts.n, 2);
 	ck_assert_str_eq(l.conflicts.v[0], "100644 " OID "\tc");
 	ck_assert_str_eq(l.conflicts.v[1], "100644 " OID "\tcd");
-	ck_assert_int_eq(l.conflict_gitlink, 0);
+	ck_assert_uint_eq(l.nested.n, 0);
 	lsfiles_free(&l);
 
-	/* Else stage 1's, else 3's; a gitlink in any stage is noted. */
+	/* Else stage 1's, else 3's. */
 	ck_assert_int_eq(ls(&l, V("M 100755 " OID " 1\tb",
 	    "M 120000 " OID " 3\tb",
 	    "M 160000 " OID " 3\ts",
@@ -684,7 +684,6 @@ START_TEST(t_lsfiles_unmerged)
 	ck_assert_str_eq(l.conflicts.v[0], "100755 " EMPTY "\tb");
 	ck_assert_str_eq(l.conflicts.v[1], "160000 " OID "\ts");
 	ck_assert_str_eq(l.conflicts.v[2], "100644 " EMPTY "\tt");
-	ck_assert_int_eq(l.conflict_gitlink, 1);
 	/* What is on disk there may be a submodule to copy. */
 	ck_assert_uint_eq(l.nested.n, 1);
 	ck_assert_str_eq(l.nested.v[0], "s");

@@ -84,4 +84,52 @@ copy_is_working_state "an uninitialized submodule"
 ok "the copy has the submodule's directory" copy_has sub d
 is "and nothing in it" "$(grep -c '^sub/' "$T/copy-all.m")" 0
 
+# A submodule below a directory that the working tree has replaced with
+# a symlink: no repository of the working state's.  The symlink leads, in
+# the copy, to a directory outside it (../../victim beside the copies),
+# where an empty directory stands in for whatever is there: forge must
+# not remove it (the copy's path is followed from its top, no symlink on
+# the way) -- a gitlink or a conflict over one alike.
+mkdir -p "$T/deep/er"
+git -c protocol.file.allow=always clone -q "$T/sub-up" "$T/deep/er/s" ||
+    exit 99
+new_repo "$T/deep/er/w"
+git -c protocol.file.allow=always submodule add -q "$T/deep/er/s" a/x ||
+    exit 99
+git commit -q -m 'add a/x' || exit 99
+for kind in gitlink conflict; do
+	if [ $kind = conflict ]; then
+		git -C a/x checkout -q -b one HEAD~1 &&
+		    git add a/x && git commit -q -m ours &&
+		    git checkout -q -b side HEAD~1 &&
+		    git -C a/x checkout -q -b two HEAD~1 &&
+		    printf 'two\n' >a/x/two && git -C a/x add two &&
+		    git -C a/x commit -q -m two &&
+		    git add a/x && git commit -q -m side &&
+		    git checkout -q - && git -C a/x checkout -q one || exit 99
+		git merge -q side >/dev/null 2>&1
+		is "$kind: the merge left a conflict over a/x" \
+		    "$(git ls-files -u a/x | wc -l | tr -d ' ')" 3
+	fi
+	mv a "$T/a.saved"
+	ln -s ../../victim a
+	mkdir -p "$TMPDIR/victim/x"
+	run_forge verify --isolated -- true
+	is "$kind below a symlink: forge passes" "$rc" 0
+	ok "$kind below a symlink: nothing outside the copy was removed" \
+	    test -d "$TMPDIR/victim/x"
+	rm -rf "$TMPDIR/victim" a
+	# The symlink to a directory of the working tree's, that holds
+	# the repository: copied as the symlink and that directory.
+	mv "$T/a.saved" b
+	ln -s b a
+	run_forge verify --isolated -- sh -c 'readlink a; ls b/x/s.txt'
+	is "$kind below a symlink within the tree: forge passes" "$rc" 0
+	is "and the copy has the symlink, and the repository beside" "$out" \
+	    "$(printf 'b\nb/x/s.txt')"
+	rm a
+	mv b a
+done
+git merge --abort 2>/dev/null || git reset -q --merge
+
 done_testing
