@@ -183,6 +183,24 @@ git config core.fileMode false
 chmod +x hello.txt
 chmod -x run.sh
 copy_is_working_state "core.fileMode false"
+# With a symlink where the index has a directory: the source's exec bits
+# go to the copy's files, and to none outside it through the copy's
+# symlink, which leads elsewhere than the working tree's.
+new_repo "$T/fm/deep/filemode"
+git config core.fileMode false
+mkdir -p "$T/fm/victim" "$TMPDIR/victim"
+printf 'src\n' >"$T/fm/victim/main.c"
+chmod 755 "$T/fm/victim/main.c"
+printf 'outside\n' >"$TMPDIR/victim/main.c"
+chmod 644 "$TMPDIR/victim/main.c"
+rm -rf src
+ln -s ../../victim src
+run_forge verify --isolated -- readlink src
+is "core.fileMode false, a symlink for a directory: forge passes" "$rc" 0
+is "the copy has the symlink" "$out" ../../victim
+is "the file it leads to from the copy keeps its mode" \
+    "$(stat -c %a "$TMPDIR/victim/main.c")" 644
+rm -rf "$TMPDIR/victim"
 
 # From inside a git hook: GIT_DIR, GIT_WORK_TREE and GIT_INDEX_FILE
 # exported and relative, as git may leave them for hooks; the index a
