@@ -1117,3 +1117,76 @@ fs_path_in(const char *path, const char *dir)
 	return path[n] == '\0' || path[n] == '/' ||
 	    strcmp(path + n, " (deleted)") == 0;
 }
+
+int
+fs_pair_open(struct fs_pair *p, const char *src, const char *dst)
+{
+	int	saved;
+
+	memset(p, 0, sizeof(*p));
+	p->sfd = p->dfd = -1;
+	p->droot = -1;
+	if ((p->sroot = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
+	    (p->droot = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		saved = errno;
+		if (p->sroot != -1)
+			close(p->sroot);
+		errno = saved;
+		return -1;
+	}
+	buf_str(&p->cur);
+	return 0;
+}
+
+static void
+pair_drop(struct fs_pair *p)
+{
+	if (p->sfd != -1 && p->sfd != p->sroot)
+		close(p->sfd);
+	if (p->dfd != -1 && p->dfd != p->droot)
+		close(p->dfd);
+	p->sfd = p->dfd = -1;
+}
+
+int
+fs_pair_to(struct fs_pair *p, const char *path, const char **base,
+    fs_pair_fresh fresh, void *arg)
+{
+	const char	*slash = strrchr(path, '/');
+	size_t		 dlen = slash != NULL ? (size_t)(slash - path) : 0;
+	int		 r = 0;
+
+	*base = slash != NULL ? slash + 1 : path;
+	if (p->started && p->cur.len == dlen && memcmp(p->cur.data, path,
+	    dlen) == 0)
+		return 0;
+	p->started = 1;
+	pair_drop(p);
+	buf_reset(&p->next);
+	buf_add(&p->next, path, dlen);
+	buf_str(&p->next);
+	if (fresh != NULL && fresh(p->next.data, buf_str(&p->cur), arg) == -1)
+		r = -1;
+	buf_reset(&p->cur);
+	buf_add(&p->cur, path, dlen);
+	buf_str(&p->cur);
+	p->sfd = dlen == 0 ? p->sroot : fs_open_dir(p->sroot, p->cur.data, 0,
+	    0);
+	p->dfd = dlen == 0 ? p->droot : fs_open_dir(p->droot, p->cur.data, 0,
+	    0);
+	return r;
+}
+
+void
+fs_pair_close(struct fs_pair *p)
+{
+	pair_drop(p);
+	if (p->sroot != -1)
+		close(p->sroot);
+	if (p->droot != -1)
+		close(p->droot);
+	p->sroot = p->droot = -1;
+	buf_free(&p->cur);
+	buf_free(&p->next);
+}

@@ -21,6 +21,35 @@
 /* Open the directory relpath below dirfd ("" is dirfd itself, dup'd);
  * with create, missing components are made with mode. */
 int	fs_open_dir(int, const char *, int, mode_t);
+/*
+ * The directory of each path in turn, in two trees at once (a source and
+ * its copy), each opened from its top with no symlink followed; paths
+ * that hold a directory's files together (sorted, or in git's order)
+ * open each directory once.
+ *
+ *	struct fs_pair p;
+ *	if (fs_pair_open(&p, src, dst) == -1) ...	a top did not open
+ *	r = fs_pair_to(&p, path, &base, fresh, arg);
+ *		p.sfd, p.dfd: path's directory in each, or -1 (gone, not
+ *		a directory, a symlink on the way); base: path's last
+ *		name.  Before a new directory is opened, fresh(dir,
+ *		prev, arg) if fresh is not NULL (prev: the last one,
+ *		"" at first); r is -1 if that returned -1.
+ *	fs_pair_close(&p);
+ */
+struct fs_pair {
+	int		 sroot, droot;
+	int		 sfd, dfd;
+	struct buf	 cur, next;
+	int		 started;
+};
+
+typedef int	(*fs_pair_fresh)(const char *, const char *, void *);
+
+int	fs_pair_open(struct fs_pair *, const char *, const char *);
+int	fs_pair_to(struct fs_pair *, const char *, const char **,
+	    fs_pair_fresh, void *);
+void	fs_pair_close(struct fs_pair *);
 /* Copy one entry: a regular file (content and permission bits) or a
  * symlink (target, never followed).  Anything else is not opened: -1 with
  * errno EINVAL, and *st tells what it was.  An existing destination entry

@@ -774,6 +774,14 @@ static const struct dir_care	care_none = { 0, NULL };
 static int	dir_modes(int, const char *, const char *, mode_t, int *,
 		    const struct dir_care *);
 
+/* reuse_modes()'s: the copy's top, the directories' mode, and how many
+ * it changed. */
+struct modes_walk {
+	int	droot;
+	mode_t	want;
+	int	dirs;
+};
+
 /*
  * The directory of each path in turn, the paths sorted as git sorts them
  * (a directory's files come together, after its parent's own, so a
@@ -1611,64 +1619,47 @@ cmp_path(const void *a, const void *b)
  * are sorted first, so that each directory is opened once for its
  * files, in the source and in the copy.
  */
+/* fs_pair_to()'s fresh: a new directory's, and those above it, as a
+ * checkout or a copy makes them, those of untracked files too. */
+static int
+pair_dir_modes(const char *dir, const char *prev, void *arg)
+{
+	struct modes_walk	*m = arg;
+
+	return dir_modes(m->droot, dir, prev, m->want, &m->dirs, &care_none);
+}
+
 int
 reuse_modes(const char *src, const char *copy, const struct strv *paths,
     const struct strv *entries, const struct strv *flagged, int filemode)
 {
-	struct stat	 sst, dst;
-	struct buf	 cur = BUF_INIT, prefix = BUF_INIT;
-	const char	**v, *path, *slash, *base;
-	mode_t		 mask, want;
-	size_t		 i, dlen;
-	int		 sroot, droot, sfd = -1, dfd = -1, ret = 0, dirs = 0;
+	struct stat		 sst, dst;
+	struct fs_pair		 pw;
+	struct modes_walk	 m;
+	const char		**v, *path, *base;
+	mode_t			 mask, want;
+	size_t			 i;
+	int			 ret = 0;
 
 	mask = fs_umask();
-	sroot = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	droot = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (sroot == -1 || droot == -1) {
-		if (sroot != -1)
-			close(sroot);
-		if (droot != -1)
-			close(droot);
+	if (fs_pair_open(&pw, src, copy) == -1)
 		return -1;
-	}
+	memset(&m, 0, sizeof(m));
+	m.droot = pw.droot;
+	m.want = 0777 & ~mask;
 	v = xreallocarray(NULL, paths->n + 1, sizeof(*v));
 	for (i = 0; i < paths->n; i++)
 		v[i] = paths->v[i];
 	qsort(v, paths->n, sizeof(*v), cmp_path);
-	buf_str(&cur);
 	for (i = 0; i < paths->n && ret == 0; i++) {
 		path = v[i];
 		if (i > 0 && strcmp(path, v[i - 1]) == 0)
 			continue;
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		base = slash != NULL ? slash + 1 : path;
-		if (i == 0 || cur.len != dlen || memcmp(cur.data, path,
-		    dlen) != 0) {
-			if (sfd != -1 && sfd != sroot)
-				close(sfd);
-			if (dfd != -1 && dfd != droot)
-				close(dfd);
-			/* Its directories as a checkout or a copy makes
-			 * them, those of untracked files too. */
-			buf_reset(&prefix);
-			buf_add(&prefix, path, dlen);
-			buf_str(&prefix);
-			if (dir_modes(droot, prefix.data, i == 0 ? "" :
-			    cur.data, 0777 & ~mask, &dirs, &care_none) == -1)
-				ret = -1;
-			buf_reset(&cur);
-			buf_add(&cur, path, dlen);
-			buf_str(&cur);
-			sfd = dlen == 0 ? sroot : fs_open_dir(sroot, cur.data,
-			    0, 0);
-			dfd = dlen == 0 ? droot : fs_open_dir(droot, cur.data,
-			    0, 0);
-		}
-		if (sfd == -1 || dfd == -1 ||
-		    fstatat(sfd, base, &sst, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    fstatat(dfd, base, &dst, AT_SYMLINK_NOFOLLOW) == -1 ||
+		if (fs_pair_to(&pw, path, &base, pair_dir_modes, &m) == -1)
+			ret = -1;
+		if (pw.sfd == -1 || pw.dfd == -1 ||
+		    fstatat(pw.sfd, base, &sst, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    fstatat(pw.dfd, base, &dst, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISREG(sst.st_mode) || !S_ISREG(dst.st_mode))
 			continue;
 		if (lsfiles_find(entries, path) != NULL &&
@@ -1686,17 +1677,10 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 			    fs_vis(path));
 			ret = -1;
 		} else if ((dst.st_mode & 07777) != want &&
-		    fix_mode(dfd, base, path, 0, want) == -1)
+		    fix_mode(pw.dfd, base, path, 0, want) == -1)
 			ret = -1;
 	}
-	if (sfd != -1 && sfd != sroot)
-		close(sfd);
-	if (dfd != -1 && dfd != droot)
-		close(dfd);
-	close(sroot);
-	close(droot);
-	buf_free(&cur);
-	buf_free(&prefix);
+	fs_pair_close(&pw);
 	free(v);
 	return ret;
 }

@@ -559,46 +559,24 @@ static int
 copy_modes(struct snap_repo *sr)
 {
 	struct stat	 sst, dst;
-	struct buf	 cur = BUF_INIT;
-	const char	*path, *slash, *base;
-	size_t		 i, dlen;
-	int		 sroot, droot, sfd = -1, dfd = -1, ret = 0;
+	struct fs_pair	 pw;
+	const char	*path, *base;
+	size_t		 i;
+	int		 ret = 0;
 	mode_t		 want;
 
-	sroot = open(sr->src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	droot = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (sroot == -1 || droot == -1) {
-		warn("cannot open %s", fs_vis(sroot == -1 ? sr->src :
-		    sr->dst));
-		ret = -1;
-		goto out;
+	if (fs_pair_open(&pw, sr->src, sr->dst) == -1) {
+		warn("cannot open %s or %s", fs_vis(sr->src), fs_vis(sr->dst));
+		return -1;
 	}
-	buf_str(&cur);
 	/* Each path's directories opened from the top, none through a
-	 * symlink (one may stand where the index has a directory): the
-	 * files of a directory come together. */
+	 * symlink (one may stand where the index has a directory). */
 	for (i = 0; i < sr->entries.n && ret == 0; i++) {
 		path = lsfiles_entry_path(sr->entries.v[i]);
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		base = slash != NULL ? slash + 1 : path;
-		if (i == 0 || cur.len != dlen || memcmp(cur.data, path,
-		    dlen) != 0) {
-			if (sfd != -1 && sfd != sroot)
-				close(sfd);
-			if (dfd != -1 && dfd != droot)
-				close(dfd);
-			buf_reset(&cur);
-			buf_add(&cur, path, dlen);
-			buf_str(&cur);
-			sfd = dlen == 0 ? sroot : fs_open_dir(sroot, cur.data,
-			    0, 0);
-			dfd = dlen == 0 ? droot : fs_open_dir(droot, cur.data,
-			    0, 0);
-		}
-		if (sfd == -1 || dfd == -1 ||
-		    fstatat(sfd, base, &sst, AT_SYMLINK_NOFOLLOW) == -1 ||
-		    fstatat(dfd, base, &dst, AT_SYMLINK_NOFOLLOW) == -1 ||
+		(void)fs_pair_to(&pw, path, &base, NULL, NULL);
+		if (pw.sfd == -1 || pw.dfd == -1 ||
+		    fstatat(pw.sfd, base, &sst, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    fstatat(pw.dfd, base, &dst, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISREG(sst.st_mode) || !S_ISREG(dst.st_mode) ||
 		    (sst.st_mode & 0111) == (dst.st_mode & 0111))
 			continue;
@@ -606,24 +584,15 @@ copy_modes(struct snap_repo *sr)
 		 * copy yet: where the C library cannot chmod without
 		 * following a link, chmod it as it is. */
 		want = (dst.st_mode & 0666) | (sst.st_mode & 0111);
-		if (fchmodat(dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1 &&
+		if (fchmodat(pw.dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1 &&
 		    ((errno != ENOTSUP && errno != EOPNOTSUPP) ||
-		    fchmodat(dfd, base, want, 0) == -1)) {
+		    fchmodat(pw.dfd, base, want, 0) == -1)) {
 			warn("cannot set the mode of %s/%s", fs_vis(sr->dst),
 			    fs_vis(path));
 			ret = -1;
 		}
 	}
-out:
-	if (sfd != -1 && sfd != sroot)
-		close(sfd);
-	if (dfd != -1 && dfd != droot)
-		close(dfd);
-	if (sroot != -1)
-		close(sroot);
-	if (droot != -1)
-		close(droot);
-	buf_free(&cur);
+	fs_pair_close(&pw);
 	return ret;
 }
 

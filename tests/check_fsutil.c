@@ -858,6 +858,84 @@ START_TEST(t_open_dir_refuses)
 }
 END_TEST
 
+/* fs_pair: each directory once, in both trees, never through a symlink;
+ * fresh called before each new one, with the last. */
+struct fresh_log {
+	char	log[512];
+	int	fail;
+};
+
+static int
+log_fresh(const char *dir, const char *prev, void *arg)
+{
+	struct fresh_log	*f = arg;
+	size_t			 n = strlen(f->log);
+
+	snprintf(f->log + n, sizeof(f->log) - n, "[%s<%s]", dir, prev);
+	return f->fail ? -1 : 0;
+}
+
+START_TEST(t_pair)
+{
+	struct fs_pair		 p;
+	struct fresh_log	 f;
+	struct stat		 st;
+	const char		*base;
+	char			*s, *d, *o;
+
+	s = unitfs_dir("src");
+	d = unitfs_dir("dst");
+	o = outside();
+	mkdir_in(s, "a", 0755);
+	mkdir_in(d, "a", 0755);
+	mkdir_in(s, "b", 0755);
+	link_in(d, "b", o);		/* a symlink where the source has a
+					   directory */
+	file_in(s, "a/x", "s", 0644);
+	file_in(d, "a/x", "d", 0644);
+	memset(&f, 0, sizeof(f));
+	ck_assert_int_eq(fs_pair_open(&p, s, d), 0);
+	ck_assert_int_eq(fs_pair_to(&p, "top", &base, log_fresh, &f), 0);
+	ck_assert_str_eq(base, "top");
+	ck_assert_int_eq(p.sfd, p.sroot);
+	ck_assert_int_eq(p.dfd, p.droot);
+	ck_assert_int_eq(fs_pair_to(&p, "a/x", &base, log_fresh, &f), 0);
+	ck_assert_str_eq(base, "x");
+	ck_assert_int_ne(p.sfd, -1);
+	ck_assert_int_eq(fstatat(p.dfd, base, &st, 0), 0);
+	ck_assert_int_eq(st.st_size, 1);
+	/* The same directory: not opened again, fresh not called. */
+	ck_assert_int_eq(fs_pair_to(&p, "a/y", &base, log_fresh, &f), 0);
+	ck_assert_str_eq(base, "y");
+	ck_assert_int_eq(fs_pair_to(&p, "b/precious", &base, log_fresh, &f),
+	    0);
+	ck_assert_int_ne(p.sfd, -1);
+	ck_assert_int_eq(p.dfd, -1);
+	ck_assert_str_eq(f.log, "[<][a<][b<a]");
+	/* fresh's failure is said, and the directories opened all the
+	 * same. */
+	f.fail = 1;
+	ck_assert_int_eq(fs_pair_to(&p, "a/z", &base, log_fresh, &f), -1);
+	ck_assert_int_ne(p.dfd, -1);
+	fs_pair_close(&p);
+	ck_assert_int_eq(p.sroot, -1);
+	outside_intact(o);
+	/* A top that does not open, or the copy's a symlink. */
+	ck_assert_int_eq(fs_pair_open(&p, s, o), 0);
+	fs_pair_close(&p);
+	link_in(d, "top-link", o);
+	free(o);
+	o = path(d, "top-link");
+	errno = 0;
+	ck_assert_int_eq(fs_pair_open(&p, s, o), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	ck_assert_int_eq(fs_pair_open(&p, "/nonexistent/forge", d), -1);
+	free(o);
+	free(s);
+	free(d);
+}
+END_TEST
+
 /* fs_write_atomic, fs_read_file, fs_mkdirs */
 
 START_TEST(t_write_atomic)
@@ -1433,6 +1511,7 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_open_dir_self);
 	tcase_add_test(tc, t_open_dir_create);
 	tcase_add_test(tc, t_open_dir_refuses);
+	tcase_add_test(tc, t_pair);
 	tcase_add_test(tc, t_write_atomic);
 	tcase_add_test(tc, t_write_atomic_fails);
 	tcase_add_test(tc, t_read_file);

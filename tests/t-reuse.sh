@@ -172,6 +172,28 @@ else
 	skip "a mount made after the claim: the run" "needs root and unshare -m"
 fi
 
+# mount_at_stall PHASE OUT DIR TARGET ARGS...: forge verify ARGS in a
+# mount namespace of its own, held at the test stall PHASE, where DIR is
+# bind-mounted on TARGET before it goes on; what it says into OUT.
+mount_at_stall() {
+	_phase=$1 _out=$2 _dir=$3 _target=$4
+	shift 4
+	rm -f "$T/go"
+	FORGE_TEST_STALL=$_phase FORGE_TEST_STALL_RELEASE="$T/go" \
+	    unshare -m sh -c '
+	    phase=$1 out=$2 dir=$3 target=$4 go=$5
+	    shift 5
+	    "$@" >"$out" 2>&1 &
+	    pid=$!
+	    i=0
+	    while ! grep -q "test stall: $phase" "$out" &&
+	        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
+	    mount --bind "$dir" "$target"
+	    : >"$go"
+	    wait $pid' sh "$_phase" "$_out" "$_dir" "$_target" "$T/go" \
+	    "$FORGE" verify "$@"
+}
+
 # A mount made in the copy after forge looked at it, as it is about to
 # copy the working tree's changes into it (a test stall holds it there):
 # nothing is written, removed or made in what is mounted, and the run
@@ -191,17 +213,8 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	for f in $(cat "$T/late2.list"); do
 		[ -f "src/$f" ] && printf 'changed\n' >>"src/$f"
 	done
-	rm -f "$T/go2"
-	FORGE_TEST_STALL=prefix FORGE_TEST_STALL_RELEASE="$T/go2" \
-	    unshare -m sh -c '
-	    "$1" verify --reuse -- true >"$2/late2.out" 2>&1 &
-	    pid=$!
-	    i=0
-	    while ! grep -q "test stall: prefix" "$2/late2.out" &&
-	        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	    mount --bind "$2/late2" "$3/src"
-	    : >"$2/go2"
-	    wait $pid' sh "$FORGE" "$T" "$copy"
+	mount_at_stall prefix "$T/late2.out" "$T/late2" "$copy/src" \
+	    --reuse -- true
 	ok "a mount made as the changes are copied: forge stalled there" \
 	    grep -q "test stall: prefix" "$T/late2.out"
 	is "nothing in it was written" "$(cat "$T/late2/keep")" theirs
@@ -237,17 +250,8 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null &&
 	rm new/gone.txt
 	rm -rf "$T/late3" && mkdir -p "$T/late3"
 	printf 'theirs\n' >"$T/late3/gone.txt"
-	rm -f "$T/go3"
-	FORGE_TEST_STALL=sync FORGE_TEST_STALL_RELEASE="$T/go3" \
-	    unshare -m sh -c '
-	    "$1" verify --incremental -- ls new >"$2/late3.out" 2>&1 &
-	    pid=$!
-	    i=0
-	    while ! grep -q "test stall: sync" "$2/late3.out" &&
-	        [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
-	    mount --bind "$2/late3" "$3/new"
-	    : >"$2/go3"
-	    wait $pid' sh "$FORGE" "$T" "$copy"
+	mount_at_stall sync "$T/late3.out" "$T/late3" "$copy/new" \
+	    --incremental -- ls new
 	ok "a mount where a file forge put is to go: forge stalled there" \
 	    grep -q "test stall: sync" "$T/late3.out"
 	is "the file in the mount survives" "$(cat "$T/late3/gone.txt")" theirs
