@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 
 #include <err.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -498,31 +499,55 @@ refused(struct run *r)
 	return open;
 }
 
-/* Where a command runs: the copy's counterpart of the caller's dir. */
-static char *
-command_dir(struct run *r, const struct step *s)
+/*
+ * Where a command runs: the copy's counterpart of the caller's dir, into
+ * *dir (NULL: where forge runs).  -1 (said why) if the copy has no
+ * directory there to run it in.
+ */
+static int
+command_dir(struct run *r, const struct step *s, char **dir)
 {
 	const char	*prefix = r->ctx->repo.prefix;
-	struct stat	 sb;
-	char		*dir;
+	char		*rel;
+	int		 root, fd = -1;
 
-	if (!r->isolated)
-		return s->shell ? xstrdup(r->ctx->repo.top) : NULL;
+	*dir = NULL;
+	if (!r->isolated) {
+		*dir = s->shell ? xstrdup(r->ctx->repo.top) : NULL;
+		return 0;
+	}
+	*dir = xstrdup(r->snap.copy);
 	if (s->shell || *prefix == '\0')
-		return xstrdup(r->snap.copy);
+		return 0;
 	/* The prefix ends in a slash; a shell's PWD would not. */
-	dir = xasprintf("%s/%.*s", r->snap.copy, (int)strlen(prefix) - 1,
-	    prefix);
-	/* It may hold only ignored files, so the copy lacks it: a build
-	 * there would fail for no visible reason, unless this says why. */
-	if (lstat(dir, &sb) == -1 && errno == ENOENT) {
+	rel = xstrndup(prefix, strlen(prefix) - 1);
+	/*
+	 * Reached from the copy's top through no symlink: one the copy has
+	 * on the way (a commit's, or one a command left among a reused
+	 * copy's ignored files) would lead out of the copy.  It may hold
+	 * only ignored files, so the copy lacks it: a build there would
+	 * fail for no visible reason, unless this says why.
+	 */
+	if ((root = open(*dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1 &&
+	    (fd = fs_open_dir(root, rel, 0, 0)) == -1 && errno == ENOENT) {
 		fprintf(stderr, "forge: %s holds only files git ignores (or "
 		    "none): the command runs in an empty %s in the copy\n",
 		    fs_vis(prefix), fs_vis(prefix));
-		if (fs_mkdirs(dir, 0777) == -1)
-			warn("cannot create %s", fs_vis(dir));
+		fd = fs_open_dir(root, rel, 1, 0777);
 	}
-	return dir;
+	if (fd == -1 && errno == ENOTDIR)
+		warnx("cannot run the command in %s in the copy: it is no "
+		    "directory there, or lies beyond a symlink", fs_vis(rel));
+	else if (fd == -1)
+		warn("cannot run the command in %s in the copy", fs_vis(rel));
+	else
+		close(fd);
+	if (root != -1)
+		close(root);
+	free(*dir);
+	*dir = fd != -1 ? xasprintf("%s/%s", r->snap.copy, rel) : NULL;
+	free(rel);
+	return fd != -1 ? 0 : -1;
 }
 
 /*
@@ -613,7 +638,12 @@ run_step(struct run *r, struct step *s)
 	long long		 t, left;
 	int			 ret = -1;
 
-	dir = command_dir(r, s);
+	if (command_dir(r, s, &dir) == -1) {
+		s->status = EXIT_FORGE;
+		doing(r, "forge could not run the command where it was "
+		    "started");
+		return -1;
+	}
 	if (r->isolated) {
 		/* From a git hook, these would point the command at the
 		 * real repository. */

@@ -100,6 +100,43 @@ unlike "and nothing is said about ignored files" "$err" 'ignores'
 git config --unset forge.verify
 cd "$T/r" || exit 99
 
+# Where the copy has a symlink on the way to that directory -- a commit's
+# (--rev, --staged), or one a command left among a reused copy's ignored
+# files -- the command does not run beyond it, nor is a directory made
+# there: an ERROR.
+new_repo "$T/sl"
+git config forge.breakerThreshold 0
+mkdir -p "$T/outside"
+ln -s "$T/outside" out
+git add out && git commit -q -m 'out, a symlink'
+rm out
+mkdir -p out/b
+cd out/b || exit 99
+for mode in --rev=HEAD --staged; do
+	run_forge verify $mode -- sh -c 'pwd -P; : >written'
+	is "$mode, a symlink on the way: exit 125" "$rc" 125
+	like "$mode: forge says why" "$err" \
+	    'cannot run the command in out/b in the copy: it is no directory there, or lies beyond a symlink'
+	like "$mode: an ERROR" "$err" 'Verdict: ERROR'
+	is "$mode: nothing was made or written outside the copy" \
+	    "$(ls -A "$T/outside")" ""
+done
+cd "$T/sl" || exit 99
+git rm -q --cached out
+printf 'out\n' >.gitignore
+git add .gitignore && git commit -q -m 'out, ignored'
+run_forge verify --incremental -- sh -c 'rm -rf out && ln -s "$1" out' sh \
+    "$T/outside"
+is "a command leaves a symlink among the copy's ignored files" "$rc" 0
+cd out/b || exit 99
+run_forge verify --incremental -- sh -c 'pwd -P; : >written'
+is "--incremental, the command's symlink on the way: exit 125" "$rc" 125
+is "--incremental: nothing was made or written outside the copy" \
+    "$(ls -A "$T/outside")" ""
+cd "$T/sl" || exit 99
+forge gc --all >/dev/null 2>&1
+cd "$T/r" || exit 99
+
 is "the source is untouched" "$(state_of "$T/r")" "$before"
 is "nothing is left behind" "$(leftovers "$T/r")" ""
 
