@@ -528,14 +528,16 @@ command_dir(struct run *r, const struct step *s, char **dir)
 	 * only ignored files, so the copy lacks it: a build there would
 	 * fail for no visible reason, unless this says why.
 	 */
-	if ((root = open(*dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) != -1 &&
-	    (fd = fs_open_dir(root, rel, 0, 0)) == -1 && errno == ENOENT) {
+	if ((root = open(*dir, O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1 &&
+	    (fd = fs_walk_dir(root, rel, 0, 0)) == -1 && errno == ENOENT) {
 		fprintf(stderr, "forge: %s holds only files git ignores (or "
 		    "none): the command runs in an empty %s in the copy\n",
 		    fs_vis(prefix), fs_vis(prefix));
-		fd = fs_open_dir(root, rel, 1, 0777);
+		fd = fs_walk_dir(root, rel, 1, 0777);
 	}
-	if (fd == -1 && errno == ENOTDIR)
+	if (root == -1)
+		warn("cannot open the copy %s", fs_vis(*dir));
+	else if (fd == -1 && errno == ENOTDIR)
 		warnx("cannot run the command in %s in the copy: it is no "
 		    "directory there, or lies beyond a symlink", fs_vis(rel));
 	else if (fd == -1)

@@ -85,8 +85,23 @@ fs_dirent_type(DIR *d, const struct dirent *de)
 	    S_ISBLK(st.st_mode) ? DT_BLK : DT_UNKNOWN;
 }
 
+static int	walk_dir(int, const char *, int, mode_t, int);
+
 int
 fs_open_dir(int dirfd, const char *rel, int create, mode_t mode)
+{
+	return walk_dir(dirfd, rel, create, mode, O_RDONLY);
+}
+
+int
+fs_walk_dir(int dirfd, const char *rel, int create, mode_t mode)
+{
+	return walk_dir(dirfd, rel, create, mode, O_PATH);
+}
+
+/* fs_open_dir(), each directory opened with how (O_RDONLY, O_PATH). */
+static int
+walk_dir(int dirfd, const char *rel, int create, mode_t mode, int how)
 {
 	char	*copy, *p, *comp;
 	int	 fd, next, saved;
@@ -103,12 +118,12 @@ fs_open_dir(int dirfd, const char *rel, int create, mode_t mode)
 			errno = EINVAL;
 			return -1;
 		}
-		next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+		next = openat(fd, comp, how | O_DIRECTORY | O_NOFOLLOW |
 		    O_CLOEXEC);
 		if (next == -1 && errno == ENOENT && create) {
 			if (mkdirat(fd, comp, mode) == -1 && errno != EEXIST)
 				goto fail;
-			next = openat(fd, comp, O_RDONLY | O_DIRECTORY |
+			next = openat(fd, comp, how | O_DIRECTORY |
 			    O_NOFOLLOW | O_CLOEXEC);
 		}
 		if (next == -1)
@@ -1171,9 +1186,9 @@ fs_pair_to(struct fs_pair *p, const char *path, const char **base,
 	buf_reset(&p->cur);
 	buf_add(&p->cur, path, dlen);
 	buf_str(&p->cur);
-	p->sfd = dlen == 0 ? p->sroot : fs_open_dir(p->sroot, p->cur.data, 0,
+	p->sfd = dlen == 0 ? p->sroot : fs_walk_dir(p->sroot, p->cur.data, 0,
 	    0);
-	p->dfd = dlen == 0 ? p->droot : fs_open_dir(p->droot, p->cur.data, 0,
+	p->dfd = dlen == 0 ? p->droot : fs_walk_dir(p->droot, p->cur.data, 0,
 	    0);
 	return r;
 }

@@ -21,6 +21,10 @@
 /* Open the directory relpath below dirfd ("" is dirfd itself, dup'd);
  * with create, missing components are made with mode. */
 int	fs_open_dir(int, const char *, int, mode_t);
+/* The same, opened O_PATH: for the *at() calls only (not to read),
+ * which needs no more than search permission on the way, as a path
+ * does. */
+int	fs_walk_dir(int, const char *, int, mode_t);
 /*
  * The directory of each path in turn, in two trees at once (a source and
  * its copy), each opened from its top with no symlink followed; paths
@@ -30,8 +34,9 @@ int	fs_open_dir(int, const char *, int, mode_t);
  *	struct fs_pair p;
  *	if (fs_pair_open(&p, src, dst) == -1) ...	a top did not open
  *	r = fs_pair_to(&p, path, &base, fresh, arg);
- *		p.sfd, p.dfd: path's directory in each, or -1 (gone, not
- *		a directory, a symlink on the way); base: path's last
+ *		p.sfd, p.dfd: path's directory in each (fs_walk_dir()),
+ *		or -1 (gone, not a directory, a symlink on the way, no
+ *		search permission); base: path's last
  *		name.  Before a new directory is opened, fresh(dir,
  *		prev, arg) if fresh is not NULL (prev: the last one,
  *		"" at first); r is -1 if that returned -1.

@@ -596,26 +596,27 @@ copy_modes(struct snap_repo *sr)
 	return ret;
 }
 
-/* Are the directories path is in below top all directories, none a
- * symlink? */
+/* Is there no symlink, nor anything else but a directory, on the way
+ * to path below top?  (Nothing at all on the way is fine.) */
 static int
 real_dirs(const char *top, const char *path)
 {
 	const char	*slash;
 	char		*dir;
-	int		 root, fd;
+	int		 root, fd, r;
 
 	if ((slash = strrchr(path, '/')) == NULL)
 		return 1;
-	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return 0;
+	if ((root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
+		return 1;
 	dir = xstrndup(path, (size_t)(slash - path));
-	fd = fs_open_dir(root, dir, 0, 0);
+	fd = fs_walk_dir(root, dir, 0, 0);
+	r = fd != -1 || errno != ENOTDIR;
 	free(dir);
 	close(root);
 	if (fd != -1)
 		close(fd);
-	return fd != -1;
+	return r;
 }
 
 /*
@@ -658,24 +659,28 @@ find_nested(struct snap_repo *sr, const struct lsfiles *l)
 	}
 }
 
-/* Remove path below top if it is an empty directory, no symlink on the
- * way to it followed. */
+/* Remove path below top if it is an empty directory, and then each
+ * directory above it that this leaves empty (a fresh copy has none),
+ * no symlink on the way followed. */
 static void
 drop_empty(const char *top, const char *path)
 {
-	const char	*slash = strrchr(path, '/');
-	char		*dir;
-	int		 root, fd;
+	char	*dir, *slash;
+	int	 root, fd, r;
 
-	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
+	if ((root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return;
-	dir = slash != NULL ? xstrndup(path, (size_t)(slash - path)) :
-	    xstrdup("");
-	if ((fd = fs_open_dir(root, dir, 0, 0)) != -1) {
-		(void)unlinkat(fd, slash != NULL ? slash + 1 : path,
+	dir = xstrdup(path);
+	do {
+		if ((slash = strrchr(dir, '/')) != NULL)
+			*slash = '\0';
+		if ((fd = slash != NULL ? fs_walk_dir(root, dir, 0, 0) :
+		    fcntl(root, F_DUPFD_CLOEXEC, 3)) == -1)
+			break;
+		r = unlinkat(fd, slash != NULL ? slash + 1 : dir,
 		    AT_REMOVEDIR);
 		close(fd);
-	}
+	} while (r == 0 && slash != NULL);
 	free(dir);
 	close(root);
 }

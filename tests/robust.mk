@@ -14,3 +14,4 @@ SHELL_TESTS += tests/t-reuse-crash.sh
 SHELL_TESTS += tests/t-clone.sh
 SHELL_TESTS += tests/t-clone-property.sh
 SHELL_TESTS += tests/t-messages.sh
+SHELL_TESTS += tests/t-search-only.sh
