@@ -25,6 +25,7 @@ context_open(struct context *ctx, int flags)
 	ctx->opened = 1;
 	if (settings_load(&ctx->cfg, &ctx->repo) == -1)
 		return EXIT_USAGE;
+	ctx->repo.core = &ctx->cfg.core;
 	if (state_open(&ctx->state, ctx->repo.common, &ctx->cfg) == -1)
 		return EXIT_FORGE;
 	if (!(flags & CTX_NORECLAIM))

@@ -26,6 +26,9 @@ struct repo {
 	char	*head;		/* full id of the HEAD commit */
 	char	*index;		/* the caller's GIT_INDEX_FILE, absolute, or
 				   NULL for the repository's own index */
+	const struct buf *core;	/* its core.* settings for a copy, as
+				   settings_load() read them, or NULL:
+				   not read (borrowed) */
 };
 
 int	repo_open(struct repo *);

@@ -43,6 +43,7 @@ settings_free(struct settings *c)
 	strv_free(&c->verify);
 	strv_free(&c->setup);
 	strv_free(&c->contain_writable);
+	buf_free(&c->core);
 }
 
 int
@@ -300,6 +301,14 @@ settings_apply(struct settings *c, const char *text, size_t len,
 		} else if (strcmp(key, "color.forge") == 0 ||
 		    strcmp(key, "color.ui") == 0) {
 			apply_color(c, key, val, origin);
+		} else if (strcmp(key, "core.filemode") == 0 ||
+		    strcmp(key, "core.sparsecheckout") == 0 ||
+		    strcmp(key, "core.autocrlf") == 0 ||
+		    strcmp(key, "core.attributesfile") == 0) {
+			/* Read with forge's own, for the copy to take as
+			 * git lists them. */
+			buf_add(&c->core, rec, rlen);
+			buf_addc(&c->core, '\0');
 		} else {
 			warnx("%s: unknown setting %s (ignored)", origin,
 			    fs_vis(key));
@@ -328,7 +337,8 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 	}
 	strv_push(&a, "--get-regexp");
 	strv_push(&a, file != NULL ? "^forge\\." :
-	    "^(forge\\.|color\\.(forge|ui)$)");
+	    "^(forge\\.|color\\.(forge|ui)$|"
+	    "core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$)");
 	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, &err);
 	strv_free(&a);
 	/* 1: no such key, which is fine. */

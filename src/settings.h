@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 
+#include "buf.h"
 #include "strv.h"
 
 struct repo;
@@ -73,6 +74,10 @@ struct settings {
 	int		 contain;	/* forge.contain: 0 or 1 */
 	struct strv	 contain_writable; /* forge.containWritable: git
 					   config alone, never .forgeconfig */
+	struct buf	 core;		/* core.fileMode, sparseCheckout,
+					   autocrlf and attributesFile, as
+					   git config -z lists them: how a
+					   copy is made (snapshot.c) */
 };
 
 void	settings_init(struct settings *);

@@ -153,10 +153,11 @@ read_gitfile(const char *wt)
 /*
  * The settings of the source repository that change how its copy must
  * be made: core.fileMode, and (before git 2.36, which cannot copy one)
- * whether it is a sparse checkout.
+ * whether it is a sparse checkout -- from git config -z's records in
+ * text, or (text NULL) from git.
  */
 static int
-repo_settings(struct snap_repo *sr, int sparse)
+repo_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 {
 	const char *const	 a[] = { "config", "-z", "--get-regexp",
 	    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$",
@@ -168,7 +169,10 @@ repo_settings(struct snap_repo *sr, int sparse)
 
 	src_git(sr, &g);
 	sr->filemode = 1;
-	(void)git_run(&g, a, 0, NULL, &out, NULL);
+	if (text == NULL)
+		(void)git_run(&g, a, 0, NULL, &out, NULL);
+	else
+		buf_add(&out, text->data, text->len);
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
 	    p += strlen(p) + 1) {
 		if ((nl = strchr(p, '\n')) == NULL)
@@ -1433,7 +1437,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		    strlen(sr->dst) + 1 + l.maxlen, PATH_MAX - 1);
 		goto out;
 	}
-	if (repo_settings(sr, l.sparse) == -1)
+	/* The top one's, as forge read its own settings. */
+	if (repo_settings(sr, l.sparse, sr == s->repos[0] ? s->core : NULL) ==
+	    -1)
 		goto out;
 	/* Nested repositories (a conflict over a submodule too) have
 	 * worktrees of their own, and sparse patterns a copy of their own:
@@ -1564,6 +1570,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	memset(s, 0, sizeof(*s));
 	s->rd = rd;
 	s->source = src;
+	s->core = r->core;
 	s->check = !(flags & SNAP_NOCHECK);
 	s->reused = (flags & SNAP_REUSED) != 0;
 	s->incremental = (flags & SNAP_INCREMENTAL) != 0;

@@ -117,6 +117,8 @@ struct snapshot {
 						   is already */
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
+	const struct buf	 *core;		/* private: the repository's
+						   core.* (repo.h) */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
 };

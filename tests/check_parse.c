@@ -517,6 +517,28 @@ START_TEST(t_settings_unknown)
 }
 END_TEST
 
+/* The core.* settings a copy is made by: kept as git listed them, in
+ * order, for snapshot.c; no other core.* key. */
+START_TEST(t_settings_core)
+{
+	struct settings	c;
+	int		set;
+
+	settings_init(&c);
+	ck_assert_int_eq(apply(&c, V("core.filemode\nfalse", "core.autocrlf",
+	    "forge.timeout\n1m", "core.bare\ntrue",
+	    "core.attributesfile\n/a"), &set), 0);
+	ck_assert_uint_eq(c.core.len, strlen("core.filemode\nfalse") + 1 +
+	    strlen("core.autocrlf") + 1 + strlen("core.attributesfile\n/a") +
+	    1);
+	ck_assert_str_eq(c.core.data, "core.filemode\nfalse");
+	ck_assert_str_eq(c.core.data + strlen("core.filemode\nfalse") + 1,
+	    "core.autocrlf");
+	ck_assert_int_eq(c.timeout_ms, 60000);
+	settings_free(&c);
+}
+END_TEST
+
 /* Colour: color.forge over color.ui, whatever their order; git's values
  * and booleans; a bad value ignored, never an error. */
 START_TEST(t_settings_color)
@@ -1119,6 +1141,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_settings_numbers);
 	tcase_add_test(tc, t_settings_bad);
 	tcase_add_test(tc, t_settings_unknown);
+	tcase_add_test(tc, t_settings_core);
 	tcase_add_test(tc, t_settings_color);
 	tcase_add_test(tc, t_color_decide);
 	suite_add_tcase(s, tc);
