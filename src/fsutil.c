@@ -1140,10 +1140,10 @@ fs_pair_open(struct fs_pair *p, const char *src, const char *dst)
 
 	memset(p, 0, sizeof(*p));
 	p->sfd = p->dfd = -1;
-	p->droot = -1;
-	if ((p->sroot = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1 ||
-	    (p->droot = open(dst, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1) {
+	p->sroot = p->droot = -1;
+	if ((src != NULL && (p->sroot = open(src, O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) == -1) || (p->droot = open(dst, O_RDONLY |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1) {
 		saved = errno;
 		if (p->sroot != -1)
 			close(p->sroot);
@@ -1186,8 +1186,8 @@ fs_pair_to(struct fs_pair *p, const char *path, const char **base,
 	buf_reset(&p->cur);
 	buf_add(&p->cur, path, dlen);
 	buf_str(&p->cur);
-	p->sfd = dlen == 0 ? p->sroot : fs_walk_dir(p->sroot, p->cur.data, 0,
-	    0);
+	p->sfd = dlen == 0 || p->sroot == -1 ? p->sroot :
+	    fs_walk_dir(p->sroot, p->cur.data, 0, 0);
 	p->dfd = dlen == 0 ? p->droot : fs_walk_dir(p->droot, p->cur.data, 0,
 	    0);
 	return r;

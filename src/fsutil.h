@@ -33,6 +33,8 @@ int	fs_walk_dir(int, const char *, int, mode_t);
  *
  *	struct fs_pair p;
  *	if (fs_pair_open(&p, src, dst) == -1) ...	a top did not open
+ *					(src NULL: the copy alone; p.sfd
+ *					is then always -1)
  *	r = fs_pair_to(&p, path, &base, fresh, arg);
  *		p.sfd, p.dfd: path's directory in each (fs_walk_dir()),
  *		or -1 (gone, not a directory, a symlink on the way, no

@@ -1335,18 +1335,17 @@ int
 reuse_look_end(struct reuse_look *lk, const struct strv *entries,
     struct strv *recent, struct strv *links, char **dst_gitdir)
 {
+	struct fs_pair	 pw;
 	const char	*e, *base, *path;
 	mode_t		 mask, want;
 	size_t		 i;
-	int		 root, fd, st, r, ret = -1;
+	int		 st, r, ret = -1;
 
 	*dst_gitdir = NULL;
 	mask = fs_umask();
-	if ((root = open(lk->copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
-		r = -1;
-	else
-		r = 0;
+	/* The copy alone; its paths in index order, a directory's
+	 * together. */
+	r = fs_pair_open(&pw, NULL, lk->copy);
 	/*
 	 * Each changed file the working tree tracks: a checkout's mode.  So
 	 * too one unchanged whose mode is not a checkout's, which the
@@ -1364,13 +1363,11 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 			want = 0666 & ~mask;
 		else
 			continue;
-		if ((fd = parent_of(root, path, &base)) == -1)
-			continue;
-		r = fix_mode(fd, base, path, 0, want);
-		close(fd);
+		(void)fs_pair_to(&pw, path, &base, NULL, NULL);
+		if (pw.dfd != -1)
+			r = fix_mode(pw.dfd, base, path, 0, want);
 	}
-	if (root != -1)
-		close(root);
+	fs_pair_close(&pw);
 	st = look_cleaned(lk);
 	if (r == -1 || clean_detach(&lk->g, lk->head, lk->keep_ignored,
 	    lk->pruned || (st == 0 && lk->dirs == 0)) == -1)

@@ -920,6 +920,15 @@ START_TEST(t_pair)
 	fs_pair_close(&p);
 	ck_assert_int_eq(p.sroot, -1);
 	outside_intact(o);
+	/* The copy alone. */
+	ck_assert_int_eq(fs_pair_open(&p, NULL, d), 0);
+	ck_assert_int_eq(fs_pair_to(&p, "a/x", &base, NULL, NULL), 0);
+	ck_assert_int_eq(p.sfd, -1);
+	ck_assert_int_ne(p.dfd, -1);
+	ck_assert_int_eq(fs_pair_to(&p, "x", &base, NULL, NULL), 0);
+	ck_assert_int_eq(p.sfd, -1);
+	ck_assert_int_eq(p.dfd, p.droot);
+	fs_pair_close(&p);
 	/* A top that does not open, or the copy's a symlink. */
 	ck_assert_int_eq(fs_pair_open(&p, s, o), 0);
 	fs_pair_close(&p);
