@@ -9,8 +9,8 @@
 #include <sys/wait.h>
 
 #include <err.h>
-#include <fcntl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdarg.h>
