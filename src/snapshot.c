@@ -150,6 +150,13 @@ read_gitfile(const char *wt)
 	return r;
 }
 
+/* Are the len bytes at p the key k? */
+static int
+is_key(const char *p, size_t len, const char *k)
+{
+	return len == strlen(k) && memcmp(p, k, len) == 0;
+}
+
 /*
  * The settings of the source repository that change how its copy must
  * be made: core.fileMode, and (before git 2.36, which cannot copy one)
@@ -165,6 +172,7 @@ repo_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
 	const char		*p, *end, *nl;
+	size_t			 len;
 	int			 b;
 
 	src_git(sr, &g);
@@ -175,16 +183,17 @@ repo_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 		buf_add(&out, text->data, text->len);
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
 	    p += strlen(p) + 1) {
-		if ((nl = strchr(p, '\n')) == NULL)
-			continue;
-		b = settings_bool(nl + 1);
-		if (strncmp(p, "core.filemode\n", 14) == 0)
+		/* "key\nvalue", or "key" alone: a boolean set bare, true. */
+		nl = strchr(p, '\n');
+		len = nl != NULL ? (size_t)(nl - p) : strlen(p);
+		b = settings_bool(nl != NULL ? nl + 1 : NULL);
+		if (is_key(p, len, "core.filemode"))
 			sr->filemode = b != 0;
-		else if (strncmp(p, "core.sparsecheckout\n", 20) == 0)
+		else if (is_key(p, len, "core.sparsecheckout"))
 			sr->sparse = b == 1;
-		else if (strncmp(p, "core.autocrlf\n", 14) == 0)
+		else if (is_key(p, len, "core.autocrlf"))
 			sr->convert |= b != 0;	/* true, or input */
-		else if (strncmp(p, "core.attributesfile\n", 20) == 0)
+		else if (is_key(p, len, "core.attributesfile"))
 			sr->convert = 1;
 		if (sr->sparse && sparse && !git_has(GIT_SPARSE_WORKTREE)) {
 			warnx("%s is a sparse checkout: forge needs git 2.36 "

@@ -16,6 +16,15 @@ if ! git_at_least 2 36; then
 	    'is a sparse checkout: forge needs git 2\.36 or later to copy one'
 	run_forge verify --in-place -- true
 	is "in place, it runs" "$rc" 0
+	# The setting bare, without "= true" (git takes it for true).
+	f=$(git config --show-origin --get core.sparseCheckout |
+	    sed 's/^file:\([^	]*\)	.*/\1/')
+	git config --file "$f" --unset core.sparseCheckout || exit 99
+	printf '[core]\n\tsparseCheckout\n' >>"$f"
+	is "git takes the bare setting for true" \
+	    "$(git config --bool core.sparseCheckout)" true
+	run_forge verify --isolated -- true
+	is "set bare, it is refused all the same" "$rc" 125
 	skip "a sparse checkout is copied and proved" \
 	    "git $GIT_VERSION: worktrees carry sparse patterns from 2.36 on"
 	done_testing
