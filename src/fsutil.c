@@ -1205,3 +1205,13 @@ fs_pair_close(struct fs_pair *p)
 	buf_free(&p->cur);
 	buf_free(&p->next);
 }
+
+int
+fs_chmod_at(int dirfd, const char *base, mode_t mode)
+{
+	if (fchmodat(dirfd, base, mode, AT_SYMLINK_NOFOLLOW) == 0)
+		return 0;
+	if (errno != ENOTSUP && errno != EOPNOTSUPP)
+		return -1;
+	return fchmodat(dirfd, base, mode, 0);
+}

@@ -57,6 +57,10 @@ int	fs_pair_open(struct fs_pair *, const char *, const char *);
 int	fs_pair_to(struct fs_pair *, const char *, const char **,
 	    fs_pair_fresh, void *);
 void	fs_pair_close(struct fs_pair *);
+/* chmod base in dirfd without following it, as the C library can;
+ * where it cannot (glibc before 2.32, or no /proc), as it is: the
+ * caller has just seen it is no symlink, and nothing else runs in it. */
+int	fs_chmod_at(int, const char *, mode_t);
 /* Copy one entry: a regular file (content and permission bits) or a
  * symlink (target, never followed).  Anything else is not opened: -1 with
  * errno EINVAL, and *st tells what it was.  An existing destination entry

@@ -572,14 +572,10 @@ fix_mode_st(int dfd, const char *base, const char *path, int dir,
 		stp->st_mode = 0;
 		return 0;
 	}
-	/* Not a symlink, as just seen, and nothing runs in the copy now:
-	 * where the C library cannot chmod without following a link
-	 * (glibc before 2.32, or no /proc), chmod it as it is.  Gone
-	 * since: git clean, which runs meanwhile (reuse_prepare()),
+	/* Not a symlink, as just seen, and nothing runs in the copy now.
+	 * Gone since: git clean, which runs meanwhile (reuse_prepare()),
 	 * removed it. */
-	if (fchmodat(dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1 &&
-	    ((errno != ENOTSUP && errno != EOPNOTSUPP) ||
-	    fchmodat(dfd, base, want, 0) == -1) && errno != ENOENT) {
+	if (fs_chmod_at(dfd, base, want) == -1 && errno != ENOENT) {
 		warn("cannot reset the mode of %s in the reused copy",
 		    fs_vis(path));
 		return -1;

@@ -594,12 +594,9 @@ copy_modes(struct snap_repo *sr)
 		    (sst.st_mode & 0111) == (dst.st_mode & 0111))
 			continue;
 		/* Not a symlink, as just seen, and nothing runs in the
-		 * copy yet: where the C library cannot chmod without
-		 * following a link, chmod it as it is. */
+		 * copy yet. */
 		want = (dst.st_mode & 0666) | (sst.st_mode & 0111);
-		if (fchmodat(pw.dfd, base, want, AT_SYMLINK_NOFOLLOW) == -1 &&
-		    ((errno != ENOTSUP && errno != EOPNOTSUPP) ||
-		    fchmodat(pw.dfd, base, want, 0) == -1)) {
+		if (fs_chmod_at(pw.dfd, base, want) == -1) {
 			warn("cannot set the mode of %s/%s", fs_vis(sr->dst),
 			    fs_vis(path));
 			ret = -1;
