@@ -286,9 +286,12 @@ git branch -q -D side
 
 # A split index: each index forge's gits write is one file, and none of
 # them a shared index in the repository's git directory.
+shared_indexes() {
+	ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex'
+}
 git config core.splitIndex true
 git update-index --split-index
-shared=$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')
+shared=$(shared_indexes)
 git update-index --skip-worktree f6
 for i in 1 2 3; do
 	printf 'split %s\n' "$i" >>f2
@@ -296,20 +299,20 @@ for i in 1 2 3; do
 done
 is "a split index: the runs pass" "$rc" 0
 is "and leave no shared index in the repository" \
-    "$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')" "$shared"
+    "$(shared_indexes)" "$shared"
 # Nor where the index is one file while core.splitIndex says otherwise
 # (set after git last wrote it): --staged writes its tree from a copy.
 printf 'staged\n' >>f3
 git add f3
 git update-index --no-split-index
-shared=$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')
+shared=$(shared_indexes)
 for i in 1 2; do
 	printf 'unstaged %s\n' "$i" >>f3
 	run_forge verify --staged -- true
 done
 is "a --staged run passes" "$rc" 0
 is "and leaves no shared index either" \
-    "$(ls "$(git rev-parse --git-dir)" | grep -c '^sharedindex')" "$shared"
+    "$(shared_indexes)" "$shared"
 git commit -q -m staged
 git update-index --no-skip-worktree f6
 git config --unset core.splitIndex
