@@ -1514,15 +1514,6 @@ start(struct run *r, const struct verify_opts *o)
 	}
 	r->no_breaker = o->no_breaker;
 	r->cache = o->cache != -1 ? o->cache : ctx->cfg.cache;
-	if (o->rev != NULL) {
-		char	*c;
-
-		if ((c = repo_resolve_commit(&ctx->repo, o->rev)) == NULL) {
-			warnx("--rev=%s: no such commit", fs_vis(o->rev));
-			return EXIT_USAGE;
-		}
-		free(c);
-	}
 	/* --clone asks for a copy; forge.isolation only says which. */
 	if (o->clone == 1 && o->isolated == -1)
 		r->isolated = 1;
@@ -1588,7 +1579,9 @@ cmd_verify(int argc, char **argv)
 	r.start = time(NULL);
 	r.start_ms = time_now_ms();
 	r.ctx = &ctx;
-	if ((st = context_open(&ctx, 0)) != 0) {
+	/* A commit's steps are those its tree configures, not the working
+	 * tree's. */
+	if ((st = context_open_at(&ctx, 0, o.staged ? ":" : o.rev)) != 0) {
 		context_close(&ctx);
 		return st;
 	}

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -17,14 +18,31 @@ static void	reclaim(struct context *);
 int
 context_open(struct context *ctx, int flags)
 {
+	return context_open_at(ctx, flags, NULL);
+}
+
+int
+context_open_at(struct context *ctx, int flags, const char *from)
+{
+	char	*commit = NULL;
+	int	 r;
+
 	memset(ctx, 0, sizeof(*ctx));
 	settings_init(&ctx->cfg);
 	ctx->state.lockfd = -1;
 	if (git_init() == -1 || repo_open(&ctx->repo) == -1)
 		return EXIT_FORGE;
 	ctx->opened = 1;
-	if (settings_load(&ctx->cfg, &ctx->repo) == -1)
+	if (from != NULL && strcmp(from, ":") != 0 &&
+	    (commit = repo_resolve_commit(&ctx->repo, from)) == NULL) {
+		warnx("--rev=%s: no such commit", fs_vis(from));
 		return EXIT_USAGE;
+	}
+	r = settings_load(&ctx->cfg, &ctx->repo, commit != NULL ? commit :
+	    from);
+	free(commit);
+	if (r != 0)
+		return r == -1 ? EXIT_USAGE : EXIT_FORGE;
 	ctx->repo.core = &ctx->cfg.core;
 	if (state_open(&ctx->state, ctx->repo.common, &ctx->cfg) == -1)
 		return EXIT_FORGE;

@@ -27,6 +27,10 @@ struct context {
 };
 
 int	context_open(struct context *, int);
+/* The same, the settings read with the .forgeconfig of the tree to be
+ * verified (settings.h): from ":" (the index's) or a revision's,
+ * resolved to its commit first (64, said why, if it names none). */
+int	context_open_at(struct context *, int, const char *);
 void	context_close(struct context *);
 /* Append one event (a JSON object) under the state lock; -1 on failure. */
 int	context_event(struct context *, struct buf *);

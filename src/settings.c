@@ -199,7 +199,7 @@ settings_apply(struct settings *c, const char *text, size_t len,
 				c->contain = b;
 		} else if (strcmp(key, "forge.containwritable") == 0) {
 			/* A tracked file may not open the copy's walls. */
-			if (strcmp(origin, ".forgeconfig") == 0)
+			if (strcmp(origin, "git config") != 0)
 				warnx("%s: %s is taken from git config alone "
 				    "(ignored)", origin, key);
 			else if (val != NULL && *val != '\0' && *val != '/' &&
@@ -318,10 +318,11 @@ settings_apply(struct settings *c, const char *text, size_t len,
 	return ret;
 }
 
-/* One layer's settings: forge.* of a file, or those and colour of
- * git's configuration. */
+/* One layer's settings: forge.* of a file (file, or blob: a blob's id),
+ * or those and colour of git's configuration. */
 static int
-read_layer(const struct repo *r, const char *file, struct buf *out)
+read_layer(const struct repo *r, const char *file, const char *blob,
+    const char *origin, struct buf *out)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT;
@@ -334,9 +335,12 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 	if (file != NULL) {
 		strv_push(&a, "--file");
 		strv_push(&a, file);
+	} else if (blob != NULL) {
+		strv_push(&a, "--blob");
+		strv_push(&a, blob);
 	}
 	strv_push(&a, "--get-regexp");
-	strv_push(&a, file != NULL ? "^forge\\." :
+	strv_push(&a, file != NULL || blob != NULL ? "^forge\\." :
 	    "^(forge\\.|color\\.(forge|ui)$|"
 	    "core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$)");
 	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, &err);
@@ -346,8 +350,7 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 		buf_reset(out);
 	else if (st != 0) {
 		if (st > 0)
-			warnx("cannot read %s: git config: %s",
-			    file != NULL ? fs_vis(file) : "forge.* settings",
+			warnx("cannot read %s: git config: %s", origin,
 			    git_why(&err, st));
 		ret = -1;
 	}
@@ -355,31 +358,122 @@ read_layer(const struct repo *r, const char *file, struct buf *out)
 	return ret;
 }
 
+/*
+ * The blob of the .forgeconfig that the index (commit NULL) or a commit
+ * holds, into *blob (NULL: none, or no regular file there).  -1: git
+ * could not say (said why).
+ */
+static int
+tree_blob(const struct repo *r, const char *commit, char **blob)
+{
+	struct git	 g;
+	struct buf	 out = BUF_INIT, err = BUF_INIT;
+	const char	*p, *end, *tab, *sp;
+	int		 st;
+
+	*blob = NULL;
+	repo_git(r, &g);
+	if (commit == NULL) {
+		const char *const	a[] = { "ls-files", "-z", "-s", "--",
+		    ".forgeconfig", NULL };
+
+		st = git_run(&g, a, 0, NULL, &out, &err);
+	} else {
+		const char *const	a[] = { "ls-tree", "-z", commit, "--",
+		    ".forgeconfig", NULL };
+
+		st = git_run(&g, a, 0, NULL, &out, &err);
+	}
+	if (st != 0) {
+		if (st > 0)
+			warnx("cannot read the .forgeconfig of %s: git %s: %s",
+			    commit != NULL ? commit : "the index",
+			    commit != NULL ? "ls-tree" : "ls-files",
+			    git_why(&err, st));
+		buf_free(&out);
+		buf_free(&err);
+		return -1;
+	}
+	/*
+	 * "100644 oid 0\t.forgeconfig" (ls-files), "100644 blob
+	 * oid\t.forgeconfig" (ls-tree): a regular file at the top, of stage
+	 * 0, and nothing else -- not a symlink, not what a directory
+	 * of that name holds.
+	 */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if ((tab = strchr(p, '\t')) == NULL ||
+		    strcmp(tab + 1, ".forgeconfig") != 0 ||
+		    (strncmp(p, "100644 ", 7) != 0 &&
+		    strncmp(p, "100755 ", 7) != 0))
+			continue;
+		sp = p + 7;
+		if (commit != NULL && strncmp(sp, "blob ", 5) == 0)
+			sp += 5;
+		else if (commit == NULL && (tab - sp < 2 ||
+		    strncmp(tab - 2, " 0", 2) != 0))
+			continue;
+		*blob = xstrndup(sp, strcspn(sp, " \t"));
+		break;
+	}
+	buf_free(&out);
+	buf_free(&err);
+	return 0;
+}
+
 int
-settings_load(struct settings *c, const struct repo *r)
+settings_load(struct settings *c, const struct repo *r, const char *from)
 {
 	struct stat	 st;
 	struct buf	 out = BUF_INIT;
-	char		*path;
+	char		*path = NULL, *blob = NULL, *origin = NULL;
 	int		 set, ret = -1;
 
 	settings_init(c);
-	/* .forgeconfig first: any git config layer overrides it, and a
-	 * forge.verify there replaces its list (settings_apply clears). */
-	path = xasprintf("%s/.forgeconfig", r->top);
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (read_layer(r, path, &out) == -1 ||
-	    settings_apply(c, out.data ? out.data : "", out.len,
-	    ".forgeconfig", &set) == -1))
+	/*
+	 * .forgeconfig first: any git config layer overrides it, and a
+	 * forge.verify there replaces its list (settings_apply clears).
+	 * The working tree's, or the one of the tree to be verified: the
+	 * index's (":"), a commit's.
+	 */
+	if (from == NULL) {
+		path = xasprintf("%s/.forgeconfig", r->top);
+		if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+			origin = xstrdup(".forgeconfig");
+	} else {
+		if (tree_blob(r, strcmp(from, ":") == 0 ? NULL : from,
+		    &blob) == -1) {
+			ret = -2;
+			goto out;
+		}
+		if (blob != NULL)
+			origin = strcmp(from, ":") == 0 ?
+			    xstrdup(":.forgeconfig") :
+			    xasprintf("%.12s:.forgeconfig", from);
+	}
+	/* A git that fails is forge's failure (-2), a bad value the
+	 * user's (-1). */
+	ret = -2;
+	if (origin != NULL && read_layer(r, blob != NULL ? NULL : path, blob,
+	    origin, &out) == -1)
+		goto out;
+	ret = -1;
+	if (origin != NULL && settings_apply(c, out.data ? out.data : "",
+	    out.len, origin, &set) == -1)
 		goto out;
 	buf_reset(&out);
-	if (read_layer(r, NULL, &out) == -1 ||
-	    settings_apply(c, out.data ? out.data : "", out.len, "git config",
+	ret = -2;
+	if (read_layer(r, NULL, NULL, "forge.* settings", &out) == -1)
+		goto out;
+	ret = -1;
+	if (settings_apply(c, out.data ? out.data : "", out.len, "git config",
 	    &set) == -1)
 		goto out;
 	ret = 0;
 out:
 	free(path);
+	free(blob);
+	free(origin);
 	buf_free(&out);
 	return ret;
 }

@@ -2,18 +2,24 @@
  * forge's settings, all read through git config.
  *
  *	struct settings c;
- *	if (settings_load(&c, &repo) == -1)	a message names the bad value
- *		exit(EXIT_USAGE);
+ *	switch (settings_load(&c, &repo, from)) {
+ *	case -1:	a bad value, named: exit(EXIT_USAGE)
+ *	case -2:	git could not read them (said why): exit(EXIT_FORGE)
+ *	}
  *	... c.verify, c.timeout_ms ...
  *	settings_free(&c);
  *
  * Every forge.* key of the repository's configuration (system, global,
  * local and worktree, as git merges them) is read with one git config
- * call; a tracked .forgeconfig file at the top of the working tree, in
- * git-config syntax, supplies defaults that any of those override.  For
- * the multi-valued forge.verify and forge.setup, the list from git config
- * replaces the one from .forgeconfig as a whole, and an empty value
- * clears what came before it.
+ * call; a .forgeconfig file at the top of the tree to be verified, in
+ * git-config syntax, supplies defaults that any of those override.  That
+ * tree is the working tree's (from NULL: the file on disk, tracked or
+ * not), the index's (from ":", what git commit would record) or a
+ * commit's (from its id): a .forgeconfig the working tree has but that
+ * tree has not never applies to it.  For the multi-valued forge.verify
+ * and forge.setup, the list from git config replaces the one from
+ * .forgeconfig as a whole, and an empty value clears what came before
+ * it.
  *
  * forge.containWritable, which weakens containment, is read from git
  * config alone: a .forgeconfig that sets it is warned about and ignored.
@@ -81,7 +87,7 @@ struct settings {
 };
 
 void	settings_init(struct settings *);
-int	settings_load(struct settings *, const struct repo *);
+int	settings_load(struct settings *, const struct repo *, const char *);
 /* Apply `git config -z --get-regexp` output; origin names it in errors.
  * verify_set tells whether this layer set forge.verify. */
 int	settings_apply(struct settings *, const char *, size_t, const char *,
