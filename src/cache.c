@@ -9,9 +9,13 @@
 #include "buf.h"
 #include "cache.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "json.h"
 #include "state.h"
+#include "strv.h"
 #include "xmalloc.h"
+
+extern char	**environ;
 
 /* Each line of the file, with its key, oldest first. */
 struct entry {
@@ -20,6 +24,119 @@ struct entry {
 	char		*key;
 	char		*at;
 };
+
+/* A string, or null where the run has none. */
+static void
+str_or_null(struct json *j, const char *k, const char *v)
+{
+	json_key(j, k);
+	if (v != NULL)
+		json_str(j, v);
+	else
+		json_null(j);
+}
+
+/* The environment variables names lists, each as [name, value], null
+ * where it is not set; a name ending in '*' stands for every variable
+ * that begins so, in the order of their names. */
+static void
+env_json(struct json *j, const struct strv *names, char *const *env)
+{
+	struct strv	 found = STRV_INIT;
+	const char	*n, *eq;
+	size_t		 i, k, len;
+	int		 prefix;
+
+	json_open(j, '[');
+	for (i = 0; names != NULL && i < names->n; i++) {
+		n = names->v[i];
+		len = strlen(n);
+		if ((prefix = len > 0 && n[len - 1] == '*'))
+			len--;
+		strv_clear(&found);
+		for (k = 0; env[k] != NULL; k++)
+			if ((eq = strchr(env[k], '=')) != NULL &&
+			    strncmp(env[k], n, len) == 0 &&
+			    (prefix || (size_t)(eq - env[k]) == len))
+				strv_push(&found, env[k]);
+		strv_sort(&found);
+		json_open(j, '[');
+		json_str(j, n);
+		if (found.n == 0 && !prefix)
+			json_null(j);
+		for (k = 0; k < found.n; k++)
+			json_str(j, found.v[k]);
+		json_close(j, ']');
+	}
+	json_close(j, ']');
+	strv_free(&found);
+}
+
+char *
+cache_key(const struct cache_in *in)
+{
+	struct buf	 b = BUF_INIT;
+	struct json	 j;
+	struct hash	 h;
+	unsigned char	 raw[32];
+	char		 hex[2 * 32 + 1];
+	size_t		 i, k;
+
+	json_init(&j, &b);
+	json_open(&j, '{');
+	str_or_null(&j, "version", in->version);
+	str_or_null(&j, "git", in->git);
+	str_or_null(&j, "mode", in->mode);
+	str_or_null(&j, "tree", in->tree);
+	str_or_null(&j, "head", in->head);
+	str_or_null(&j, "index", in->index);
+	json_key(&j, "clone");
+	json_bool(&j, in->clone);
+	json_key(&j, "incremental");
+	json_bool(&j, in->incremental);
+	json_key(&j, "contain");
+	json_bool(&j, in->contain);
+	json_key(&j, "no_network");
+	json_bool(&j, in->no_network);
+	str_or_null(&j, "contain_how", in->contain_how);
+	json_key(&j, "writable");
+	json_open(&j, '[');
+	for (i = 0; in->contain && in->writable != NULL &&
+	    i < in->writable->n; i++)
+		json_str(&j, in->writable->v[i]);
+	json_close(&j, ']');
+	json_key(&j, "timeout_ms");
+	json_int(&j, in->timeout_ms);
+	json_key(&j, "uid");
+	json_int(&j, in->uid);
+	str_or_null(&j, "steps_from", in->steps_from);
+	str_or_null(&j, "setup_from", in->setup_from);
+	json_key(&j, "steps");
+	json_open(&j, '[');
+	for (i = 0; i < in->nsteps; i++) {
+		json_open(&j, '{');
+		json_key(&j, "setup");
+		json_bool(&j, in->steps[i].setup);
+		str_or_null(&j, "dir", in->steps[i].dir);
+		json_key(&j, "argv");
+		json_open(&j, '[');
+		for (k = 0; k < in->steps[i].argv->n; k++)
+			json_str(&j, in->steps[i].argv->v[k]);
+		json_close(&j, ']');
+		json_close(&j, '}');
+	}
+	json_close(&j, ']');
+	json_key(&j, "env");
+	env_json(&j, in->env, in->environ != NULL ? in->environ : environ);
+	json_close(&j, '}');
+	/* Hashed: the values (a token in the environment) stay unwritten. */
+	(void)hash_init(&h, 32);
+	hash_update(&h, b.data, b.len);
+	hash_final(&h, raw);
+	hash_hex(raw, 32, hex);
+	buf_free(&b);
+	return xstrdup(hex);
+}
 
 static char *
 cache_path(const struct state *st)

@@ -99,6 +99,10 @@ struct run {
 	int		 no_breaker;	/* neither feeds nor obeys it */
 	int		 cache;		/* look up and store PASS verdicts */
 	int		 cache_decided;	/* cache_usable() has looked */
+	struct source_state ss;		/* if have_ss: the working state's
+					   index, for the key */
+	int		 have_ss;
+	const char	*steps_from;	/* where the steps were set */
 	char		*cache_tree;	/* the tree looked up */
 	char		*cached_at;	/* a hit: when it was verified */
 };
@@ -170,7 +174,8 @@ const struct cmd_entry cmd_verify_entry = {
 	"      --change[=B]    report what changed since B (HEAD)\n"
 	"  -v, --verbose       say where the time went\n"
 	"      --no-breaker    neither feed nor obey the circuit breaker\n"
-	"      --cache         reuse a PASS of the same tree (forge.cache)\n"
+	"      --cache         reuse a PASS of the same inputs: tree, steps,\n"
+	"                      mode, environment (forge.cache)\n"
 	"      --no-cache      run even if a PASS is cached\n"
 	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n"
 	"      --contain       all but the copy read-only, /tmp private "
@@ -451,8 +456,10 @@ make_steps(struct run *r, const struct verify_opts *o)
 	if (o->argv != NULL) {
 		strv_pushv(&r->steps[n].argv, o->argv);
 		r->steps[n].display = strv_join_shell(o->argv);
+		r->steps_from = "command line";
 		return 0;
 	}
+	r->steps_from = r->ctx->cfg.verify_from;
 	for (i = 0; i < verify->n; i++)
 		shell_step(&r->steps[n + i], verify->v[i], 0);
 	return 0;
@@ -1131,59 +1138,97 @@ plan_contain(struct run *r)
 	return 0;
 }
 
+/* Where a step runs, relative to the top: a configured one at the top,
+ * a command where forge was started. */
+static char *
+step_dir(const struct run *r, const struct step *s)
+{
+	const char	*prefix = r->ctx->repo.prefix;
+
+	if (s->shell || *prefix == '\0')
+		return xstrdup("");
+	return xstrndup(prefix, strlen(prefix) - 1);
+}
+
 /*
- * What the cache knows a verification by: forge's version, the mode, the
- * tree id, and each step as it runs (setup ones too, their argv).
+ * What the cache knows a verification by: every input of the run that
+ * cache.h has a field for, set here and nowhere else.
  */
 static char *
-cache_key(const struct run *r, const char *tree)
+cache_key_of(const struct run *r, const char *tree)
 {
-	struct buf	 b = BUF_INIT;
-	struct json	 j;
-	size_t		 i, k;
+	struct cache_in		 in = CACHE_IN_INIT;
+	struct cache_step	*cs;
+	const struct settings	*cfg = &r->ctx->cfg;
+	char			*key;
+	size_t			 i;
 
-	json_init(&j, &b);
-	json_open(&j, '{');
-	json_key(&j, "version");
-	json_str(&j, PACKAGE_VERSION);
-	json_key(&j, "mode");
-	json_str(&j, run_mode(r));
-	/* A build on what an earlier one left is not a clean one. */
-	if (r->incremental) {
-		json_key(&j, "incremental");
-		json_bool(&j, 1);
-	}
-	json_key(&j, "tree");
-	json_str(&j, tree);
-	json_key(&j, "steps");
-	json_open(&j, '[');
+	in.version = PACKAGE_VERSION;
+	in.git = git_version_string();
+	in.mode = run_mode(r);
+	in.tree = tree;
+	/* What the copy (or the working tree) has checked out: its history
+	 * is the command's to read too. */
+	in.head = r->source.kind == SOURCE_WORKTREE ? r->ctx->repo.head :
+	    r->source.commit;
+	in.index = r->have_ss ? r->ss.staging : NULL;
+	in.clone = r->clone;
+	in.incremental = r->isolated && r->incremental;
+	in.contain = r->contain;
+	in.no_network = r->no_network;
+	in.writable = &cfg->contain_writable;
+	in.timeout_ms = r->timeout_ms;
+	in.uid = (long)getuid();
+	in.steps_from = r->steps_from;
+	in.setup_from = r->isolated && cfg->setup.n > 0 ? cfg->setup_from :
+	    NULL;
+	in.env = &cfg->cache_env;
+	cs = xcalloc(r->nsteps > 0 ? r->nsteps : 1, sizeof(*cs));
 	for (i = 0; i < r->nsteps; i++) {
-		json_open(&j, '[');
-		json_bool(&j, r->steps[i].setup);
-		for (k = 0; k < r->steps[i].argv.n; k++)
-			json_str(&j, r->steps[i].argv.v[k]);
-		json_close(&j, ']');
+		cs[i].argv = &r->steps[i].argv;
+		cs[i].dir = step_dir(r, &r->steps[i]);
+		cs[i].setup = r->steps[i].setup;
 	}
-	json_close(&j, ']');
-	json_close(&j, '}');
-	return buf_detach(&b);
+	in.steps = cs;
+	in.nsteps = r->nsteps;
+	key = cache_key(&in);
+	for (i = 0; i < r->nsteps; i++)
+		free((char *)cs[i].dir);
+	free(cs);
+	return key;
 }
 
 /*
  * A working state's tree id shows a nested repository's commit, not its
- * changes: there, it does not say what was verified.  Decided once.
+ * changes, and a sparse checkout's every entry, where its copy leaves
+ * out those outside its patterns: there, it does not say what was
+ * verified.  And what its index stages, which the key holds.  Decided
+ * once.
  */
 static int
 cache_usable(struct run *r)
 {
+	const char	*why = NULL;
+
 	if (!r->cache || r->cache_decided)
 		return r->cache;
 	r->cache_decided = 1;
-	if (r->source.kind == SOURCE_WORKTREE &&
-	    source_has_nested(&r->ctx->repo, &r->rd) != 0) {
-		fprintf(stderr, "forge: not using the verdict cache: the "
-		    "working state holds nested repositories, whose changes "
-		    "its tree id does not show\n");
+	if (r->source.kind != SOURCE_WORKTREE)
+		return r->cache;
+	if (source_state_read(&r->ss, &r->ctx->repo, &r->rd) == -1)
+		why = "the index could not be read";
+	else {
+		r->have_ss = 1;
+		if (r->ss.nested)
+			why = "the working state holds nested repositories, "
+			    "whose changes its tree id does not show";
+		else if (r->isolated && r->ss.sparse)
+			why = "the copy of a sparse checkout leaves out files "
+			    "that its tree id holds";
+	}
+	if (why != NULL) {
+		fprintf(stderr, "forge: not using the verdict cache: %s\n",
+		    why);
 		r->cache = 0;
 	}
 	return r->cache;
@@ -1201,7 +1246,7 @@ cache_check(struct run *r, const char *tree)
 		return 0;
 	free(r->cache_tree);
 	r->cache_tree = xstrdup(tree);
-	key = cache_key(r, tree);
+	key = cache_key_of(r, tree);
 	hit = cache_lookup(&r->ctx->state, key, &r->cached_at) == 1;
 	free(key);
 	return hit;
@@ -1219,7 +1264,7 @@ cache_remember(struct run *r)
 	    strcmp(r->cache_tree, r->tree) != 0)
 		return;
 	time_rfc3339(at, r->start);
-	key = cache_key(r, r->tree);
+	key = cache_key_of(r, r->tree);
 	(void)cache_store(&r->ctx->state, key, at, r->tree, CACHE_MAX);
 	free(key);
 }
@@ -1493,6 +1538,8 @@ free_run(struct run *r)
 	source_free(&r->source);
 	free(r->cache_tree);
 	free(r->cached_at);
+	if (r->have_ss)
+		source_state_free(&r->ss);
 	free_steps(r);
 	if (r->have_plan)
 		contain_free(&r->plan);

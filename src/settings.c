@@ -35,6 +35,67 @@ settings_init(struct settings *c)
 	c->color_forge = -1;
 	c->color_ui = -1;
 	c->refs_expiry_ms = 30LL * 24 * 3600 * 1000;
+	settings_cache_env_default(&c->cache_env);
+}
+
+/*
+ * What a build or its tests commonly read of the environment: the
+ * programs found (PATH), the compilers and their flags, where libraries
+ * and modules are looked for, the locale and the time zone.
+ */
+static const char *const cache_env_default[] = {
+	"PATH", "LD_LIBRARY_PATH", "LD_PRELOAD", "CC", "CXX", "CPP",
+	"CFLAGS", "CXXFLAGS", "CPPFLAGS", "LDFLAGS", "LDLIBS", "LIBS",
+	"PKG_CONFIG_PATH", "PYTHONPATH", "VIRTUAL_ENV", "NODE_OPTIONS",
+	"NODE_PATH", "GOFLAGS", "RUSTFLAGS", "JAVA_HOME", "CLASSPATH",
+	"LANG", "LC_*", "TZ", NULL
+};
+
+void
+settings_cache_env_default(struct strv *v)
+{
+	size_t	i;
+
+	strv_clear(v);
+	for (i = 0; cache_env_default[i] != NULL; i++)
+		strv_push(v, cache_env_default[i]);
+}
+
+/* A forge.cacheEnv value: names of variables, or PREFIX* for those that
+ * begin so, apart by blanks, each added; empty, the list emptied.  -1 if
+ * a word is no name. */
+static int
+cache_env_value(struct strv *v, const char *val)
+{
+	const char	*p, *e;
+	size_t		 len, i;
+
+	if (val == NULL || *val == '\0') {
+		strv_clear(v);
+		return 0;
+	}
+	for (p = val; *p != '\0'; p = e) {
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			break;
+		len = strcspn(p, " \t");
+		e = p + len;
+		for (i = 0; i < len; i++)
+			if (!(p[i] == '_' || (p[i] >= 'A' && p[i] <= 'Z') ||
+			    (p[i] >= 'a' && p[i] <= 'z') ||
+			    (i > 0 && p[i] >= '0' && p[i] <= '9') ||
+			    (i > 0 && i == len - 1 && p[i] == '*')))
+				return -1;
+	}
+	for (p = val; *p != '\0'; p = e) {
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			break;
+		len = strcspn(p, " \t");
+		e = p + len;
+		strv_pushf(v, "%.*s", (int)len, p);
+	}
+	return 0;
 }
 
 void
@@ -43,6 +104,9 @@ settings_free(struct settings *c)
 	strv_free(&c->verify);
 	strv_free(&c->setup);
 	strv_free(&c->contain_writable);
+	strv_free(&c->cache_env);
+	free(c->verify_from);
+	free(c->setup_from);
 	buf_free(&c->core);
 }
 
@@ -189,9 +253,22 @@ settings_apply(struct settings *c, const char *text, size_t len,
 			val = NULL;
 		}
 		if (strcmp(key, "forge.verify") == 0) {
+			if (!*verify_set) {
+				free(c->verify_from);
+				c->verify_from = xstrdup(origin);
+			}
 			list_value(&c->verify, verify_set, val);
 		} else if (strcmp(key, "forge.setup") == 0) {
+			if (!setup_set) {
+				free(c->setup_from);
+				c->setup_from = xstrdup(origin);
+			}
 			list_value(&c->setup, &setup_set, val);
+		} else if (strcmp(key, "forge.cacheenv") == 0) {
+			if (cache_env_value(&c->cache_env, val) == -1)
+				ret = bad(key, val, origin, "not names of "
+				    "environment variables (PATH CC, or a "
+				    "prefix such as LC_*)");
 		} else if (strcmp(key, "forge.contain") == 0) {
 			if ((b = settings_bool(val)) == -1)
 				ret = bad(key, val, origin, "not a boolean");

@@ -19,7 +19,12 @@
  * tree has not never applies to it.  For the multi-valued forge.verify
  * and forge.setup, the list from git config replaces the one from
  * .forgeconfig as a whole, and an empty value clears what came before
- * it.
+ * it; verify_from and setup_from say where the list was set.
+ *
+ * forge.cacheEnv names the environment variables the verdict cache keys
+ * on (cache.h): each value adds names (PATH CC, or LC_* for every
+ * variable that begins so) to settings_cache_env_default()'s, and an
+ * empty value clears what came before it.
  *
  * forge.containWritable, which weakens containment, is read from git
  * config alone: a .forgeconfig that sets it is warned about and ignored.
@@ -80,6 +85,13 @@ struct settings {
 	int		 contain;	/* forge.contain: 0 or 1 */
 	struct strv	 contain_writable; /* forge.containWritable: git
 					   config alone, never .forgeconfig */
+	struct strv	 cache_env;	/* forge.cacheEnv */
+	char		*verify_from;	/* where forge.verify was set: "git
+					   config", ".forgeconfig" (the
+					   working tree's), ":.forgeconfig"
+					   (the index's), "<commit>:
+					   .forgeconfig"; NULL: nowhere */
+	char		*setup_from;	/* the same, of forge.setup */
 	struct buf	 core;		/* core.fileMode, sparseCheckout,
 					   autocrlf and attributesFile, as
 					   git config -z lists them: how a
@@ -88,6 +100,8 @@ struct settings {
 
 void	settings_init(struct settings *);
 int	settings_load(struct settings *, const struct repo *, const char *);
+/* forge.cacheEnv's names when nothing sets it. */
+void	settings_cache_env_default(struct strv *);
 /* Apply `git config -z --get-regexp` output; origin names it in errors.
  * verify_set tells whether this layer set forge.verify. */
 int	settings_apply(struct settings *, const char *, size_t, const char *,

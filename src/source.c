@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "fsutil.h"
+#include "hash.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
 #include "proof.h"
@@ -144,14 +145,29 @@ out:
 	return tree;
 }
 
+/* Each string of v into h, with its NUL, after a tag. */
+static void
+hash_strv(struct hash *h, const char *tag, const struct strv *v)
+{
+	size_t	i;
+
+	hash_update(h, tag, strlen(tag) + 1);
+	for (i = 0; i < v->n; i++)
+		hash_update(h, v->v[i], strlen(v->v[i]) + 1);
+}
+
 int
-source_has_nested(const struct repo *r, struct rundir *rd)
+source_state_read(struct source_state *ss, const struct repo *r,
+    struct rundir *rd)
 {
 	struct lsfiles	 l;
 	struct git	 g;
-	char		*path, *idx;
+	struct hash	 h;
+	unsigned char	 raw[32];
+	char		*path, *idx, hex[2 * 32 + 1];
 	int		 ret;
 
+	memset(ss, 0, sizeof(*ss));
 	path = repo_index_path(r);
 	idx = rundir_index(rd, path);
 	free(path);
@@ -159,11 +175,32 @@ source_has_nested(const struct repo *r, struct rundir *rd)
 		return -1;
 	repo_git(r, &g);
 	g.index = idx;
-	ret = lsfiles_read(&l, &g) == -1 ? -1 : l.nested.n > 0;
-	if (ret != -1)
-		lsfiles_free(&l);
+	ret = lsfiles_read(&l, &g);
 	free(idx);
-	return ret;
+	if (ret == -1)
+		return -1;
+	ss->nested = l.nested.n > 0;
+	ss->sparse = l.sparse;
+	/* What the copy's index is to stage, as git lists it. */
+	(void)hash_init(&h, 32);
+	hash_strv(&h, "entries", &l.entries);
+	hash_strv(&h, "gitlinks", &l.gitlinks);
+	hash_strv(&h, "skips", &l.skips);
+	hash_strv(&h, "assumes", &l.assumes);
+	hash_strv(&h, "unmerged", &l.unmerged);
+	hash_strv(&h, "conflicts", &l.conflicts);
+	hash_final(&h, raw);
+	hash_hex(raw, 32, hex);
+	ss->staging = xstrdup(hex);
+	lsfiles_free(&l);
+	return 0;
+}
+
+void
+source_state_free(struct source_state *ss)
+{
+	free(ss->staging);
+	ss->staging = NULL;
 }
 
 int

@@ -74,9 +74,22 @@ char		*source_commit_tree(const struct git *, const char *);
 char		*source_prove_tree(const char *, const char *,
 		    const struct git *, struct rundir *, const char *,
 		    const char *, size_t);
-/* Does the working state hold submodules or nested repositories, whose
- * own changes its tree id does not show?  1, 0, or -1 (said why). */
-int		 source_has_nested(const struct repo *, struct rundir *);
+/*
+ * What the working state's index says beyond its tree id, for the
+ * verdict cache (cache.h): does it hold submodules or nested
+ * repositories, whose own changes the id does not show; is it a sparse
+ * checkout, whose copy leaves out what its id holds; and what it stages
+ * (each entry, conflict and flag, as SHA-256 hex digits), which a copy
+ * stages as it does.  -1: git could not say (said why).
+ */
+struct source_state {
+	int	 nested;
+	int	 sparse;
+	char	*staging;
+};
+int		 source_state_read(struct source_state *, const struct repo *,
+		    struct rundir *);
+void		 source_state_free(struct source_state *);
 /* The timeline's name for the mode: "staged", "rev", or NULL for the
  * working state. */
 const char	*source_mode(const struct source *);

@@ -1,5 +1,6 @@
 /*
- * The verdict cache: a hit only for the exact key, the newest entry of a
+ * The verdict cache: a key that changes with every input it holds and
+ * with nothing else; a hit only for the exact key, the newest entry of a
  * key kept, a bound on the entries (the oldest go), lines that do not
  * parse skipped, and concurrent writers that lose nothing.
  */
@@ -16,6 +17,7 @@
 
 #include "cache.h"
 #include "state.h"
+#include "strv.h"
 #include "unitfs.h"
 #include "xmalloc.h"
 
@@ -42,6 +44,166 @@ hit(struct state *st, const char *key, const char *want_at)
 	free(at);
 	return r;
 }
+
+/* A run's inputs, each set to something, as the base to change. */
+struct key_fixture {
+	struct strv		 argv, argv2, writable, env;
+	struct cache_step	 steps[2];
+	char			*environ[8];
+	struct cache_in		 in;
+};
+
+static void
+key_base(struct key_fixture *f)
+{
+	struct cache_in	base = CACHE_IN_INIT;
+
+	memset(f, 0, sizeof(*f));
+	strv_push(&f->argv, "make");
+	strv_push(&f->argv, "check");
+	strv_push(&f->argv2, "./configure");
+	strv_push(&f->writable, "/w");
+	strv_push(&f->env, "PATH");
+	strv_push(&f->env, "LC_*");
+	f->environ[0] = "PATH=/bin";
+	f->environ[1] = "LC_ALL=C";
+	f->environ[2] = "HOME=/h";
+	f->environ[3] = NULL;
+	f->steps[0].argv = &f->argv2;
+	f->steps[0].dir = "";
+	f->steps[0].setup = 1;
+	f->steps[1].argv = &f->argv;
+	f->steps[1].dir = "sub";
+	f->in = base;
+	f->in.version = "1.0";
+	f->in.git = "2.39.5";
+	f->in.mode = "isolated";
+	f->in.tree = "t1";
+	f->in.head = "h1";
+	f->in.index = "i1";
+	f->in.writable = &f->writable;
+	f->in.timeout_ms = 0;
+	f->in.uid = 1000;
+	f->in.steps_from = "command line";
+	f->in.setup_from = "git config";
+	f->in.steps = f->steps;
+	f->in.nsteps = 2;
+	f->in.env = &f->env;
+	f->in.environ = f->environ;
+}
+
+static void
+key_free(struct key_fixture *f)
+{
+	strv_free(&f->argv);
+	strv_free(&f->argv2);
+	strv_free(&f->writable);
+	strv_free(&f->env);
+}
+
+/* Each way to change one input of the base. */
+static void
+change(struct key_fixture *f, int i)
+{
+	switch (i) {
+	case 0: f->in.version = "1.1"; break;
+	case 1: f->in.git = "2.25.5"; break;
+	case 2: f->in.mode = "in-place"; break;
+	case 3: f->in.tree = "t2"; break;
+	case 4: f->in.head = "h2"; break;
+	case 5: f->in.index = "i2"; break;
+	case 6: f->in.index = NULL; break;
+	case 7: f->in.clone = 1; break;
+	case 8: f->in.incremental = 1; break;
+	case 9: f->in.contain = 1; break;
+	case 10: f->in.no_network = 1; break;
+	case 11: f->in.contain_how = "landlock"; break;
+	case 12: f->in.timeout_ms = 60000; break;
+	case 13: f->in.uid = 0; break;
+	case 14: f->in.steps_from = ".forgeconfig"; break;
+	case 15: f->in.setup_from = ":.forgeconfig"; break;
+	case 16: f->steps[1].dir = ""; break;
+	case 17: f->steps[1].dir = "sub/"; break;
+	case 18: f->steps[1].setup = 1; break;
+	case 19: strv_push(&f->argv, "-j2"); break;
+	case 20: f->in.nsteps = 1; break;
+	case 21: f->environ[0] = "PATH=/usr/bin:/bin"; break;
+	case 22: f->environ[0] = "PATH="; break;
+	case 23: f->environ[0] = "PATHX=/bin"; break;	/* PATH unset */
+	case 24: f->environ[3] = "LC_MESSAGES=C"; f->environ[4] = NULL;
+		break;
+	case 25: strv_push(&f->env, "CC"); f->environ[3] = "CC=cc";
+		f->environ[4] = NULL; break;
+	/* A step's words, not their concatenation. */
+	case 26: strv_clear(&f->argv); strv_push(&f->argv, "make check");
+		break;
+	default: ck_abort();
+	}
+}
+#define NCHANGES	27
+
+START_TEST(t_key_inputs)
+{
+	struct key_fixture	 f;
+	struct strv		 keys = STRV_INIT;
+	char			*base, *k;
+	int			 i;
+
+	key_base(&f);
+	base = cache_key(&f.in);
+	ck_assert_uint_eq(strlen(base), 64);
+	k = cache_key(&f.in);
+	ck_assert_str_eq(k, base);
+	free(k);
+	strv_push(&keys, base);
+	for (i = 0; i < NCHANGES; i++) {
+		key_free(&f);
+		key_base(&f);
+		change(&f, i);
+		k = cache_key(&f.in);
+		if (strcmp(k, base) == 0)
+			ck_abort_msg("change %d leaves the key as it was", i);
+		strv_push(&keys, k);
+		free(k);
+	}
+	/* And no two changes give the same key. */
+	strv_sort_uniq(&keys);
+	ck_assert_uint_eq(keys.n, NCHANGES + 1);
+	free(base);
+	strv_free(&keys);
+	key_free(&f);
+}
+END_TEST
+
+START_TEST(t_key_ignores)
+{
+	struct key_fixture	 f;
+	char			*base, *k;
+
+	key_base(&f);
+	base = cache_key(&f.in);
+	/* A variable not named, and the writable places uncontained. */
+	f.environ[2] = "HOME=/elsewhere";
+	f.environ[3] = "CCX=1";
+	f.environ[4] = NULL;
+	strv_push(&f.writable, "/w2");
+	k = cache_key(&f.in);
+	ck_assert_str_eq(k, base);
+	free(k);
+	/* Contained, they count. */
+	f.in.contain = 1;
+	k = cache_key(&f.in);
+	free(base);
+	base = cache_key(&f.in);
+	strv_pop(&f.writable);
+	free(k);
+	k = cache_key(&f.in);
+	ck_assert_str_ne(k, base);
+	free(k);
+	free(base);
+	key_free(&f);
+}
+END_TEST
 
 START_TEST(t_exact_key)
 {
@@ -177,6 +339,8 @@ cache_suite(void)
 
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_key_inputs);
+	tcase_add_test(tc, t_key_ignores);
 	tcase_add_test(tc, t_exact_key);
 	tcase_add_test(tc, t_bounded);
 	tcase_add_test(tc, t_bad_lines);

@@ -1,0 +1,212 @@
+#!/bin/sh
+# The verdict cache's key holds every input forge knows the verdict to
+# depend on: a PASS is replayed only for the very same inputs.  One check
+# per input: changed, the verification runs again (and here, fails where
+# a replayed PASS would have lied); unchanged, it is cached.  The key's
+# fields themselves are check_cache's.
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+
+new_repo "$T/r"
+tl=.git/forge/timeline.jsonl
+git config forge.breakerThreshold 0
+git config forge.cache true
+: >"$T/count"
+counter() {
+	wc -l <"$T/count" | tr -d ' '
+}
+# runs DESCRIPTION N forge-args...: forge verify, which must have run the
+# command N times in all by now.
+runs() {
+	_d=$1
+	_want=$2
+	shift 2
+	run_forge verify "$@"
+	is "$_d" "$(counter)" "$_want"
+}
+
+# The command's directory: ./t.sh in a passes, in b fails.
+mkdir a b
+printf '#!/bin/sh\necho a >>"%s"\nexit 0\n' "$T/count" >a/t.sh
+printf '#!/bin/sh\necho b >>"%s"\nexit 1\n' "$T/count" >b/t.sh
+chmod +x a/t.sh b/t.sh
+git add a b
+git commit -q -m scripts
+cd a
+run_forge verify --isolated -- ./t.sh
+is "in a: PASS" "$rc" 0
+run_forge verify --isolated -- ./t.sh
+is "in a again: cached" "$rc $(counter)" "0 1"
+cd ../b
+run_forge verify --isolated -- ./t.sh
+is "in b, the same command line is another command: it runs, and fails" \
+    "$rc $(counter)" "1 2"
+cd ../a
+run_forge verify --in-place -- ./t.sh
+cd ../b
+run_forge verify --in-place -- ./t.sh
+is "so it is in place" "$rc $(counter)" "1 4"
+# A configured step runs at the top, wherever forge is started.
+git config forge.verify "echo v >>$T/count"
+cd ../a
+run_forge verify --isolated
+cd ../b
+run_forge verify --isolated
+is "a configured step is one command from anywhere: cached" \
+    "$rc $(counter)" "0 5"
+cd ..
+git config --unset forge.verify
+
+COUNT="echo run >>$T/count"
+: >"$T/count"
+runs "the first run runs" 1 --isolated -- sh -c "$COUNT"
+runs "and is cached" 1 --isolated -- sh -c "$COUNT"
+
+# --timeout.
+runs "another time limit: runs" 2 --isolated --timeout 1h -- sh -c "$COUNT"
+runs "the same one: cached" 2 --isolated --timeout 1h -- sh -c "$COUNT"
+git config forge.timeout 1h
+runs "forge.timeout is the same limit" 2 --isolated -- sh -c "$COUNT"
+git config --unset forge.timeout
+
+# A clone is another copy: git in it cannot reach the repository.
+runs "--clone: runs" 3 --isolated --clone -- sh -c "$COUNT"
+runs "--clone again: cached" 3 --isolated --clone -- sh -c "$COUNT"
+runs "a worktree copy again: cached as before" 3 --isolated -- sh -c "$COUNT"
+
+# --incremental: a build on what an earlier one left.
+runs "--incremental: runs" 4 --incremental -- sh -c "$COUNT"
+runs "--incremental again: cached" 4 --incremental -- sh -c "$COUNT"
+forge gc --all >/dev/null 2>&1
+
+# Containment, where this machine can contain: all but the copy is
+# read-only then, so the count is kept where forge.containWritable lets
+# a contained command write.
+mkdir "$T/cw" "$T/cw2"
+git config forge.containWritable "$T/cw"
+CCOUNT="echo run >>$T/cw/count"
+ccounter() {
+	cat "$T/cw/count" 2>/dev/null | wc -l | tr -d ' '
+}
+run_forge verify --isolated --contain --no-cache -- true
+if [ "$rc" -eq 0 ]; then
+	run_forge verify --isolated -- sh -c "$CCOUNT"
+	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
+	is "--contain: runs" "$(ccounter)" 2
+	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
+	is "--contain again: cached" "$(ccounter)" 2
+	run_forge verify --isolated --no-network -- sh -c "$CCOUNT"
+	is "--no-network: runs" "$(ccounter)" 3
+	run_forge verify --isolated --contain --no-network -- sh -c "$CCOUNT"
+	is "--contain --no-network: runs" "$(ccounter)" 4
+	git config --add forge.containWritable "$T/cw2"
+	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
+	is "another writable place, contained: runs" "$(ccounter)" 5
+	run_forge verify --isolated -- sh -c "$CCOUNT"
+	is "but not uncontained: cached" "$(ccounter)" 5
+	git config --unset forge.containWritable "$T/cw2"
+	# The case that was found: a PASS uncontained, where the command
+	# fails contained.
+	WRITE="git config forge.written yes"
+	run_forge verify --isolated -- sh -c "$WRITE"
+	run_forge verify --isolated --contain -- sh -c "$WRITE"
+	is "what passes uncontained fails contained: not replayed" \
+	    "$([ "$rc" -ne 0 ] && echo failed)" failed
+	git config --unset forge.written
+else
+	for d in --contain "--contain again" --no-network \
+	    "--contain --no-network" "writable place" "not uncontained" \
+	    "fails contained"; do
+		skip "$d" "no containment here"
+	done
+fi
+git config --unset-all forge.containWritable
+
+# The environment: forge.cacheEnv's variables, PATH and CC among them by
+# default.
+: >"$T/count"
+COUNT="echo env >>$T/count"
+runs "a first run" 1 --isolated -- sh -c "$COUNT"
+oldpath=$PATH
+PATH="$T:$PATH"
+runs "another PATH (another compiler, say): runs" 2 --isolated -- \
+    sh -c "$COUNT"
+PATH=$oldpath
+export CC=clang
+runs "CC set: runs" 3 --isolated -- sh -c "$COUNT"
+runs "CC the same: cached" 3 --isolated -- sh -c "$COUNT"
+CC=gcc
+runs "CC another: runs" 4 --isolated -- sh -c "$COUNT"
+CC=
+runs "CC set empty is not CC unset: runs" 5 --isolated -- sh -c "$COUNT"
+unset CC
+export LC_MESSAGES=C.UTF-8
+runs "a locale variable (LC_*): runs" 6 --isolated -- sh -c "$COUNT"
+unset LC_MESSAGES
+export FOO=1
+runs "a variable not named: cached" 6 --isolated -- sh -c "$COUNT"
+git config forge.cacheEnv 'FOO BAR_*'
+runs "named by forge.cacheEnv: runs" 7 --isolated -- sh -c "$COUNT"
+runs "the same value: cached" 7 --isolated -- sh -c "$COUNT"
+export BAR_X=2
+runs "a variable of a prefix named: runs" 8 --isolated -- sh -c "$COUNT"
+export CC=gcc
+runs "forge.cacheEnv adds to the defaults: CC still counts" 9 --isolated \
+    -- sh -c "$COUNT"
+git config --add forge.cacheEnv ''
+runs "(with all the variables cleared)" 10 --isolated -- sh -c "$COUNT"
+CC=tcc
+FOO=3
+runs "an empty value clears them all: cached" 10 --isolated -- \
+    sh -c "$COUNT"
+unset CC FOO BAR_X
+git config --unset-all forge.cacheEnv
+git config forge.cacheEnv '1BAD'
+run_forge verify --isolated -- true
+is "a forge.cacheEnv that names no variable is a usage error" "$rc" 64
+like "naming it" "$err" "forge.cacheenv"
+git config --unset-all forge.cacheEnv
+
+# Where the steps were configured: the same text, from a tracked
+# .forgeconfig and then from git config.
+: >"$T/count"
+printf '[forge]\n\tverify = %s\n' "$COUNT" >.forgeconfig
+git add .forgeconfig
+git commit -q -m forgeconfig
+runs "steps from .forgeconfig: runs" 1 --isolated
+runs "and again: cached" 1 --isolated
+git config forge.verify "$COUNT"
+runs "the same steps from git config: runs" 2 --isolated
+runs "and again: cached" 2 --isolated
+git config --unset forge.verify
+
+# HEAD: the copy's history is the command's to read.
+: >"$T/count"
+CHECK="echo run >>$T/count; git log -1 --format=%s | grep -q good"
+git commit -q --allow-empty -m good
+runs "a commit whose message a step checks: runs" 1 --isolated -- \
+    sh -c "$CHECK"
+git commit -q --allow-empty -m bad
+run_forge verify --isolated -- sh -c "$CHECK"
+is "the same tree at another commit: runs, and fails" "$rc $(counter)" "1 2"
+
+# What the index stages, which the copy's index stages too.
+: >"$T/count"
+STAGED="echo run >>$T/count; git diff --cached --quiet"
+printf 'more\n' >>hello.txt
+runs "unstaged: runs" 1 --isolated -- sh -c "$STAGED"
+runs "again: cached" 1 --isolated -- sh -c "$STAGED"
+git add hello.txt
+run_forge verify --isolated -- sh -c "$STAGED"
+is "the same files, staged: runs, and fails" "$rc $(counter)" "1 2"
+git reset -q
+
+# The key is a digest: no value of the environment is written down.
+git config forge.cacheEnv SECRET
+export SECRET=s3cr3t-value
+run_forge verify --isolated -- true
+unset SECRET
+unlike "the cache holds no value of a variable" \
+    "$(cat .git/forge/cache.jsonl)" 's3cr3t-value'
+git config --unset forge.cacheEnv
+
+done_testing
