@@ -170,7 +170,7 @@ json_last(struct json *j, const struct jv *last)
 {
 	static const char *const keys[] = { "time", "session", "mode",
 	    "head", "tree", "verdict", "status", "duration_ms", "failed",
-	    "steps" };
+	    "partial", "steps" };
 	size_t	i;
 
 	json_key(j, "last_verdict");

@@ -731,6 +731,13 @@ run_steps(struct run *r)
 	}
 }
 
+/* Did the copy leave out part of what it is a copy of? */
+static int
+partial(const struct run *r)
+{
+	return r->have_snap && r->snap.left_out.n > 0;
+}
+
 /* The timeline's mode: in-place, isolated, staged or rev. */
 static const char *
 run_mode(const struct run *r)
@@ -738,6 +745,27 @@ run_mode(const struct run *r)
 	if (source_mode(&r->source) != NULL)
 		return source_mode(&r->source);
 	return r->isolated ? "isolated" : "in-place";
+}
+
+/* What the copy left out: [{"path": P, "why": W}, ...]. */
+static void
+partial_json(const struct run *r, struct json *j)
+{
+	const char	*tab;
+	size_t		 i;
+
+	json_open(j, '[');
+	for (i = 0; i < r->snap.left_out.n; i++) {
+		tab = strchr(r->snap.left_out.v[i], '\t');
+		json_open(j, '{');
+		json_key(j, "path");
+		json_strn(j, r->snap.left_out.v[i],
+		    (size_t)(tab - r->snap.left_out.v[i]));
+		json_key(j, "why");
+		json_str(j, tab + 1);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
 }
 
 static void
@@ -783,6 +811,10 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	if (r->no_network) {
 		json_key(&j, "network");
 		json_bool(&j, 0);
+	}
+	if (partial(r)) {
+		json_key(&j, "partial");
+		partial_json(r, &j);
 	}
 	json_key(&j, "steps");
 	json_open(&j, '[');
@@ -945,9 +977,10 @@ summary(struct run *r)
 		fprintf(stderr, "interrupted by signal %d; ", r->signo);
 		break;
 	}
-	fprintf(stderr, "%s%s, tree %s, %s)\n", r->isolated ? run_mode(r) :
+	fprintf(stderr, "%s%s%s, tree %s, %s)\n", r->isolated ? run_mode(r) :
 	    "in place", !r->isolated || !r->reuse ? "" : r->incremental ?
-	    ", incremental" : r->reused ? ", reused" : ", fresh", tree, d);
+	    ", incremental" : r->reused ? ", reused" : ", fresh",
+	    partial(r) ? ", partial" : "", tree, d);
 	free(what);
 }
 
@@ -1249,11 +1282,21 @@ cache_check(struct run *r, const char *tree)
 	key = cache_key_of(r, tree);
 	hit = cache_lookup(&r->ctx->state, key, &r->cached_at) == 1;
 	free(key);
+	/* A PASS of the whole tree, where this copy would not be whole:
+	 * the run is of what it has. */
+	if (hit && r->source.kind != SOURCE_WORKTREE &&
+	    source_whole(&r->source, &r->ctx->repo) != 1) {
+		fprintf(stderr, "forge: not using the cached verdict: it is "
+		    "of the whole tree, which this copy would not hold\n");
+		free(r->cached_at);
+		r->cached_at = NULL;
+		hit = 0;
+	}
 	return hit;
 }
 
 /* After a PASS of the tree looked up (in a copy, the tree proved too),
- * remember it. */
+ * remember it -- unless the copy left part of it out. */
 static void
 cache_remember(struct run *r)
 {
@@ -1261,7 +1304,7 @@ cache_remember(struct run *r)
 
 	if (!r->cache || r->verdict != VERDICT_PASS || !r->recorded ||
 	    r->cache_tree == NULL || r->tree == NULL ||
-	    strcmp(r->cache_tree, r->tree) != 0)
+	    strcmp(r->cache_tree, r->tree) != 0 || partial(r))
 		return;
 	time_rfc3339(at, r->start);
 	key = cache_key_of(r, r->tree);

@@ -307,6 +307,54 @@ checkout_shown(struct snapshot *s, struct snap_repo *sr)
 	return st == 0 ? 0 : -1;
 }
 
+/*
+ * A copy of a tree is the whole tree, never sparse, whatever git worktree
+ * add copied of the working tree's sparse checkout into the copy's own
+ * git dir: its patterns (git 2.36 and later) and, with worktree
+ * configuration, its settings.  Without patterns, git checks out every
+ * file even where core.sparseCheckout is true (set for every worktree).
+ */
+static int
+tree_whole(struct snap_repo *sr)
+{
+	static const char *const	 off[][2] = {
+		{ "core.sparseCheckout", "false" },
+		{ "core.sparseCheckoutCone", "false" },
+		{ "index.sparse", "false" }
+	};
+	struct git			 g;
+	struct buf			 err = BUF_INIT;
+	struct stat			 st;
+	char				*p, *cfg;
+	size_t				 i;
+	int				 r = 0;
+
+	p = xasprintf("%s/info/sparse-checkout", sr->dst_gitdir);
+	if (unlink(p) == -1 && errno != ENOENT) {
+		warn("cannot remove %s", fs_vis(p));
+		r = -1;
+	}
+	free(p);
+	cfg = xasprintf("%s/config.worktree", sr->dst_gitdir);
+	dst_git(sr, &g);
+	for (i = 0; r == 0 && lstat(cfg, &st) == 0 &&
+	    i < sizeof(off) / sizeof(off[0]); i++) {
+		const char *const	a[] = { "config", "--file", cfg,
+		    off[i][0], off[i][1], NULL };
+		int			st;
+
+		if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
+			if (st > 0)
+				warnx("cannot make the copy whole: git config "
+				    "%s: %s", off[i][0], git_why(&err, st));
+			r = -1;
+		}
+	}
+	free(cfg);
+	buf_free(&err);
+	return r;
+}
+
 static int
 add_worktree(struct snapshot *s, struct snap_repo *sr)
 {
@@ -314,8 +362,10 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	struct strv	 a = STRV_INIT;
 	struct buf	 err = BUF_INIT, why = BUF_INIT;
 	char		*reason;
-	int		 st, shown = progress_wanted();
+	int		 st, shown = progress_wanted(), tree;
 
+	/* A tree's copy is checked out once it is made whole. */
+	tree = s->source != NULL && s->source->kind != SOURCE_WORKTREE;
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
 	memset(&g, 0, sizeof(g));
@@ -325,7 +375,7 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	strv_push(&a, "add");
 	strv_push(&a, "--detach");
 	strv_push(&a, "--quiet");
-	if (shown)
+	if (shown || tree)
 		strv_push(&a, "--no-checkout");	/* checkout_shown() */
 	strv_push(&a, "--lock");
 	reason = xasprintf("forge run %s pid %ld: an ephemeral copy, removed "
@@ -372,7 +422,9 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 		return -1;
 	}
 	free(reason);
-	return shown ? checkout_shown(s, sr) : 0;
+	if (tree && tree_whole(sr) == -1)
+		return -1;
+	return shown || tree ? checkout_shown(s, sr) : 0;
 }
 
 /* The copy as a private clone (clone.h): no registration to note. */
@@ -629,12 +681,21 @@ real_dirs(const char *top, const char *path)
 	return r;
 }
 
+/* Said, and listed: the copy is partial. */
+static void
+left_out(struct snapshot *s, const struct snap_repo *sr, const char *path,
+    const char *why)
+{
+	warnx("leaving out %s%s: %s", fs_vis(sr->rel), fs_vis(path), why);
+	strv_pushf(&s->left_out, "%s%s\t%s", sr->rel, path, why);
+}
+
 /*
  * Find the gitlinks and nested repositories a repository holds, before
  * its proof starts: one without a commit is left out of both.
  */
 static void
-find_nested(struct snap_repo *sr, const struct lsfiles *l)
+find_nested(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct nested	*n;
 	struct stat	 st;
@@ -658,9 +719,8 @@ find_nested(struct snap_repo *sr, const struct lsfiles *l)
 			    &n->head) == 0)
 				n->isrepo = 1;
 			else {
-				warnx("leaving out %s%s: a nested repository "
-				    "without a commit checked out",
-				    fs_vis(sr->rel), fs_vis(n->path));
+				left_out(s, sr, n->path, "a nested "
+				    "repository without a commit checked out");
 				strv_push(&sr->exclude, n->path);
 			}
 		}
@@ -987,7 +1047,7 @@ copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
 	struct strv		 links = STRV_INIT;
 	struct git		 dg, ng;
 	const char		*oid, *path;
-	char			*sp, *gd, *cd, *hd, *tree, *tab;
+	char			*sp, *gd, *cd, *hd, *tree, *tab, *why;
 	size_t			 i;
 	int			 ret = 0;
 
@@ -1003,15 +1063,19 @@ copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
 		sp = xasprintf("%s/%s", sr->src, path);
 		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
 			free(sp);
-			continue;	/* not initialized: empty */
+			left_out(s, sr, path, "a submodule not initialized "
+			    "here");
+			continue;	/* an empty directory */
 		}
 		free(hd);
 		memset(&ng, 0, sizeof(ng));
 		ng.dir = sp;
 		ng.gitdir = gd;
 		if ((tree = source_commit_tree(&ng, oid)) == NULL) {
-			warnx("leaving out %s%s: its repository has no commit "
-			    "%.12s", fs_vis(sr->rel), fs_vis(path), oid);
+			why = xasprintf("its repository has no commit %.12s",
+			    oid);
+			left_out(s, sr, path, why);
+			free(why);
 			free(sp);
 			free(gd);
 			free(cd);
@@ -1457,7 +1521,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		    sr->sparse ? "a sparse checkout" : "nested repositories");
 		goto out;
 	}
-	find_nested(sr, &l);
+	find_nested(s, sr, &l);
 	if (s->incremental && sr == s->repos[0])
 		state_begin(s, &l);
 	/* Kept for the proof: moved, not copied. */
@@ -1632,6 +1696,7 @@ snapshot_free(struct snapshot *s)
 	free(s->repos);
 	free(s->copy);
 	reuse_marks_free(&s->marks);
+	strv_free(&s->left_out);
 	strv_free(&s->links);
 	strv_free(&s->state_now);
 	strv_free(&s->state_gone);

@@ -30,10 +30,16 @@
  * that id.  The proof runs in the background while the copy is built.
  *
  * snapshot_create_from() makes the copy of another source (source.h):
- * the staged tree or a commit's, checked out and proved against that
- * tree, each initialized submodule it records at its commit; the working
- * tree and its untracked files play no part.  snapshot_create() is that
- * with the working state.
+ * the staged tree or a commit's, checked out whole (never sparse) and
+ * proved against that tree, each initialized submodule it records at its
+ * commit; the working tree and its untracked files play no part.
+ * snapshot_create() is that with the working state.
+ *
+ * What a copy leaves out of what it is a copy of -- a submodule that is
+ * not initialized, or whose commit its repository lacks; a nested
+ * repository without a commit checked out -- is said, and listed in
+ * s.left_out as "path\twhy": such a copy is partial, and its verdict is
+ * no verdict of the whole tree.
  */
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
@@ -82,6 +88,8 @@ struct snapshot {
 						   looked at, those changed
 						   since the last run (-1:
 						   every file) */
+	struct strv		  left_out;	/* "path\twhy": what the copy
+						   lacks (partial) */
 	struct strv		  links;	/* if links_known: the only
 						   paths of the copy that can
 						   be symlinks (escape.h) */

@@ -203,6 +203,100 @@ source_state_free(struct source_state *ss)
 	ss->staging = NULL;
 }
 
+/*
+ * The gitlinks of tree (a tree id) in the repository g names, as
+ * "oid\tpath", recursively; -1 if git could not say.
+ */
+static int
+tree_gitlinks(const struct git *g, const char *tree, struct strv *out)
+{
+	const char *const	 a[] = { "ls-tree", "-r", "-z", tree, NULL };
+	struct buf		 b = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end, *sp, *tab;
+	int			 st;
+
+	if ((st = git_run(g, a, 0, NULL, &b, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot list the tree %.12s: git ls-tree: %s",
+			    tree, git_why(&err, st));
+		buf_free(&b);
+		buf_free(&err);
+		return -1;
+	}
+	/* "mode type oid\tpath". */
+	for (p = b.data, end = p + b.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if (strncmp(p, "160000 commit ", 14) != 0 ||
+		    (tab = strchr(p, '\t')) == NULL)
+			continue;
+		sp = p + 14;
+		strv_pushf(out, "%.*s%s", (int)(tab - sp), sp, tab);
+	}
+	buf_free(&b);
+	buf_free(&err);
+	return 0;
+}
+
+/* Can every gitlink of tree (in g's repository, whose working tree is
+ * src) be checked out from its local repository, recursively?  1, 0
+ * (the first that cannot said), -1. */
+static int
+gitlinks_whole(const struct git *g, const char *src, const char *rel,
+    const char *tree)
+{
+	struct strv	 links = STRV_INIT;
+	struct git	 ng;
+	char		*sp, *gd, *cd, *hd, *sub, *subrel, *tab;
+	size_t		 i;
+	int		 r = 1;
+
+	if (tree_gitlinks(g, tree, &links) == -1)
+		return -1;
+	for (i = 0; i < links.n && r == 1; i++) {
+		tab = strchr(links.v[i], '\t');
+		*tab = '\0';
+		sp = xasprintf("%s/%s", src, tab + 1);
+		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
+			fprintf(stderr, "forge: %s%s is a submodule not "
+			    "initialized here\n", fs_vis(rel),
+			    fs_vis(tab + 1));
+			free(sp);
+			r = 0;
+			break;
+		}
+		memset(&ng, 0, sizeof(ng));
+		ng.dir = sp;
+		ng.gitdir = gd;
+		if ((sub = source_commit_tree(&ng, links.v[i])) == NULL) {
+			fprintf(stderr, "forge: the repository of %s%s has "
+			    "no commit %.12s\n", fs_vis(rel), fs_vis(tab + 1),
+			    links.v[i]);
+			r = 0;
+		} else {
+			subrel = xasprintf("%s%s/", rel, tab + 1);
+			r = gitlinks_whole(&ng, sp, subrel, sub);
+			free(subrel);
+		}
+		free(sub);
+		free(sp);
+		free(gd);
+		free(cd);
+		free(hd);
+	}
+	strv_free(&links);
+	return r;
+}
+
+int
+source_whole(const struct source *s, const struct repo *r)
+{
+	struct git	g;
+
+	repo_git(r, &g);
+	g.index = NULL;
+	return gitlinks_whole(&g, r->top, "", s->tree);
+}
+
 int
 source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
 {
@@ -244,28 +338,23 @@ source_fill(const struct source *s, const struct git *dst)
 }
 
 /*
- * The entries of the copy's index, put back without their stat data: the
- * checkout wrote the files just before the index, so git would trust
- * every one of them, and must look at each instead.  Entries a sparse
- * checkout keeps out of the working tree stay as they are.
+ * The entries of the copy's index, put back without their stat data or
+ * flags: the checkout wrote the files just before the index, so git
+ * would trust every one of them, and must look at each instead.  A copy
+ * of a tree is whole: an entry whose file is not there (one a sparse
+ * checkout would have skipped) is a file missing from it, which the
+ * proof then finds.
  */
 static int
 all_afresh(const struct git *dst, struct lsfiles *l, struct strv *edits)
 {
-	size_t	i, k = 0;
-	int	c;
+	size_t	i;
 
 	if (lsfiles_read(l, dst) == -1)
 		return -1;
-	/* Both lists are in index order: walk them together. */
-	for (i = 0; i < l->entries.n; i++) {
-		for (c = 1; k < l->flagged.n && (c = strcmp(
-		    lsfiles_entry_path(l->flagged.v[k]),
-		    lsfiles_entry_path(l->entries.v[i]))) < 0; k++)
-			;
-		if (c != 0)
-			strv_push(edits, l->entries.v[i]);
-	}
+	/* Flagged entries are among them too. */
+	for (i = 0; i < l->entries.n; i++)
+		strv_push(edits, l->entries.v[i]);
 	return 0;
 }
 

@@ -90,6 +90,10 @@ struct source_state {
 int		 source_state_read(struct source_state *, const struct repo *,
 		    struct rundir *);
 void		 source_state_free(struct source_state *);
+/* Would a copy of a resolved staged tree or commit be whole: is every
+ * submodule it records, recursively, initialized here with its commit?
+ * 1, 0 (the first that is not said), or -1 (said why). */
+int		 source_whole(const struct source *, const struct repo *);
 /* The timeline's name for the mode: "staged", "rev", or NULL for the
  * working state. */
 const char	*source_mode(const struct source *);

@@ -101,7 +101,7 @@ copy_manifest() {
 # passed DESCRIPTION: forge exited 0 with a proved PASS verdict.
 passed() {
 	if [ "$rc" -eq 0 ] && printf '%s\n' "$err" | tail -n 1 |
-	    grep -Eq 'Verdict: PASS \(isolated, tree [0-9a-f]{12}, '; then
+	    grep -Eq 'Verdict: PASS \(isolated(, partial)?, tree [0-9a-f]{12}, '; then
 		pass "$1"
 	else
 		fail "$1" "exit status $rc, stderr:" "$err"

@@ -12,6 +12,7 @@ SHELL_TESTS += \
 	tests/t-fidelity-flagged.sh \
 	tests/t-fidelity-sparse.sh \
 	tests/t-fidelity-submodules.sh \
+	tests/t-partial.sh \
 	tests/t-fidelity-nested.sh \
 	tests/t-fidelity-config.sh \
 	tests/t-fidelity-special.sh \
