@@ -755,6 +755,174 @@ sync_begin(const char *copy, const char *common, const char *run,
 }
 
 /*
+ * The files git reads as instructions in a working tree, wherever they
+ * are: how it converts what it hashes and checks out (attributes), what
+ * it lists and cleans (ignore rules), its submodules, Git LFS's settings.
+ */
+static const char *const	rule_files[] = { ".gitattributes",
+	".gitignore", ".gitmodules", ".lfsconfig", NULL };
+
+static int
+rule_file(const char *path)
+{
+	const char	*base = strrchr(path, '/');
+	size_t		 i;
+
+	base = base != NULL ? base + 1 : path;
+	for (i = 0; rule_files[i] != NULL; i++)
+		if (strcmp(base, rule_files[i]) == 0)
+			return 1;
+	return 0;
+}
+
+/* The bytes of the regular file base in dfd (no symlink followed, at
+ * most 1 MiB) into b; -1 if there is none such. */
+static int
+read_at(int dfd, const char *base, struct buf *b)
+{
+	struct stat	 st;
+	char		 chunk[8192];
+	ssize_t		 n;
+	int		 fd;
+
+	if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size > (1 << 20)) {
+		close(fd);
+		return -1;
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0)
+		buf_add(b, chunk, (size_t)n);
+	close(fd);
+	return n == 0 ? 0 : -1;
+}
+
+/* Does the working tree have the very file the copy has at path? */
+static int
+as_in_source(const char *src, int root, const char *path)
+{
+	struct buf	 a = BUF_INIT, b = BUF_INIT;
+	const char	*base;
+	char		*dir;
+	int		 sroot, sfd = -1, dfd = -1, same = 0;
+
+	base = strrchr(path, '/');
+	dir = base != NULL ? xstrndup(path, (size_t)(base - path)) :
+	    xstrdup("");
+	base = base != NULL ? base + 1 : path;
+	if ((sroot = open(src, O_PATH | O_DIRECTORY | O_CLOEXEC)) != -1) {
+		sfd = fs_walk_dir(sroot, dir, 0, 0);
+		dfd = fs_walk_dir(root, dir, 0, 0);
+		if (sfd != -1 && dfd != -1 && read_at(sfd, base, &a) == 0 &&
+		    read_at(dfd, base, &b) == 0)
+			same = a.len == b.len && (a.len == 0 ||
+			    memcmp(a.data, b.data, a.len) == 0);
+		close(sroot);
+	}
+	if (sfd != -1)
+		close(sfd);
+	if (dfd != -1)
+		close(dfd);
+	free(dir);
+	buf_free(&a);
+	buf_free(&b);
+	return same;
+}
+
+/* Remove path below root, no symlink on the way followed: 0, or -1 said. */
+static int
+drop_at(int root, const char *path)
+{
+	const char	*base;
+	char		*dir;
+	int		 fd, r = 0;
+
+	base = strrchr(path, '/');
+	dir = base != NULL ? xstrndup(path, (size_t)(base - path)) :
+	    xstrdup("");
+	base = base != NULL ? base + 1 : path;
+	fd = *dir != '\0' ? fs_walk_dir(root, dir, 0, 0) :
+	    fcntl(root, F_DUPFD_CLOEXEC, 3);
+	free(dir);
+	if (fd == -1 || (unlinkat(fd, base, 0) == -1 && errno != ENOENT)) {
+		warn("cannot remove %s from the reused copy", fs_vis(path));
+		r = -1;
+	}
+	if (fd != -1)
+		close(fd);
+	return r;
+}
+
+int
+reuse_drop_rules(const char *src, const char *copy, const char *common,
+    const char *run, const char *index, struct spawn_idle *idle,
+    struct strv *dropped)
+{
+	/* Ignored: --directory, as git enters no directory it ignores
+	 * whole, and reads no rule there for anything it hashes or lists.
+	 * Untracked: what git clean would read, then remove. */
+	const char *const	 ignored[] = { "ls-files", "-z", "-o", "-i",
+	    "--exclude-standard", "--directory", NULL };
+	const char *const	 untracked[] = { "ls-files", "-z", "-o",
+	    "--exclude-standard", NULL };
+	const char *const	*which[] = { ignored, untracked };
+	struct buf		 out = BUF_INIT;
+	struct git		 g;
+	const char		*p, *end;
+	char			*adm;
+	size_t			 k;
+	int			 root, again, ret = -1, rounds;
+
+	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
+		return -1;
+	/* Tracked: as the working state has them, not as the copy's own
+	 * index (a command's to rewrite) says. */
+	g.index = index;
+	if ((root = open(copy, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		warn("cannot open the reused copy %s", fs_vis(copy));
+		free(adm);
+		return -1;
+	}
+	/* A rule file gone may make git enter a directory it ignored
+	 * whole: listed again until none is found. */
+	for (rounds = 0, again = 1; again && rounds < 64; rounds++) {
+		again = 0;
+		for (k = 0; k < 2; k++) {
+			buf_reset(&out);
+			if (copy_git(&g, which[k], NULL, &out) == -1)
+				goto out;
+			for (p = out.data, end = p + out.len; p != NULL &&
+			    p < end; p += strlen(p) + 1) {
+				if (*p == '\0' || p[strlen(p) - 1] == '/' ||
+				    !rule_file(p))
+					continue;
+				/* An untracked one the working tree has too
+				 * is the working state's: a fresh copy has
+				 * it. */
+				if (k == 1 && as_in_source(src, root, p))
+					continue;
+				if (drop_at(root, p) == -1)
+					goto out;
+				strv_push(dropped, p);
+				again = 1;
+			}
+		}
+	}
+	ret = again ? -1 : 0;
+	if (again)
+		warnx("the reused copy's ignore rules keep changing as they "
+		    "go");
+out:
+	close(root);
+	buf_free(&out);
+	free(adm);
+	return ret;
+}
+
+/*
  * What else dir_modes() sees to in each directory it gives a mode: if
  * drop, that it holds nothing no fresh copy has (drop_special()); if had
  * is not NULL, that it holds nothing had does not expect (prune_dir()).

@@ -66,6 +66,29 @@ int	reuse_park(struct rundir *, const char *, const char *,
  * below).  dst_gitdir: the registration, for the caller to free.  -1
  * with a message: the copy is not to be used.
  */
+/*
+ * An incremental copy keeps its own ignored files (build output), but
+ * never one git reads as instructions -- .gitattributes, .gitignore,
+ * .gitmodules, .lfsconfig, in any directory git enters -- which would
+ * change how git hashes, checks out, lists or cleans the copy, so that
+ * the proof sees the working state's tree where the copy holds other
+ * bytes or other files.  Before anything else looks at the copy:
+ *
+ *	reuse_drop_rules(src, copy, common, run, index, idle, &dropped)
+ *			each such ignored file removed (no symlink
+ *			followed), and each untracked one the working tree
+ *			src has not as it is (git clean would read it before
+ *			it removes it), the tracked files being those of
+ *			index (the working state's, not the copy's own
+ *			index, a command's to rewrite); listed again while
+ *			one removed may uncover more; the paths removed onto
+ *			dropped.  -1 with a message: the copy is not to be
+ *			used
+ */
+struct strv;
+int	reuse_drop_rules(const char *, const char *, const char *,
+	    const char *, const char *, struct spawn_idle *, struct strv *);
+
 struct reuse_marks;
 int	reuse_sync(const char *, const char *, const char *, const char *,
 	    int, struct spawn_idle *, struct reuse_marks *, char **);

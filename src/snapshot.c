@@ -1457,6 +1457,26 @@ begin_look(struct snapshot *s, struct snap_repo *sr)
 	return r == -1 ? -1 : 0;
 }
 
+/* An incremental copy's own ignored files, but for those git reads as
+ * instructions (reuse.h), before git reads them. */
+static int
+drop_rules(struct snapshot *s, struct snap_repo *sr)
+{
+	struct strv	dropped = STRV_INIT;
+	int		r;
+
+	r = reuse_drop_rules(sr->src, sr->dst, sr->common, s->rd->run,
+	    sr->index, &s->idle, &dropped);
+	if (dropped.n > 0)
+		fprintf(stderr, "forge: removed from the incremental copy %zu "
+		    "file%s of its own that git reads as instructions "
+		    "(%s%s)\n",
+		    dropped.n, dropped.n == 1 ? "" : "s",
+		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
+	strv_free(&dropped);
+	return r;
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
@@ -1467,6 +1487,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 
 	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
 		return copy_source(s, sr);
+	if (s->reused && s->incremental && sr == s->repos[0] &&
+	    drop_rules(s, sr) == -1)
+		return -1;
 	src_git(sr, &g);
 	if (s->reused && sr == s->repos[0] && s->check &&
 	    lsfiles_start(&lj, &g, s->rd->scratch) == 0) {

@@ -31,5 +31,6 @@ SHELL_TESTS += tests/t-reuse.sh
 SHELL_TESTS += tests/t-reuse-carry.sh
 SHELL_TESTS += tests/t-reuse-asis.sh
 SHELL_TESTS += tests/t-reuse-look.sh
+SHELL_TESTS += tests/t-reuse-rules.sh
 SHELL_TESTS += tests/t-hint.sh
 SHELL_TESTS += tests/t-progress.sh
