@@ -20,8 +20,10 @@ SHELL_TESTS += \
 	tests/t-bigfile.sh \
 	tests/t-fidelity-status.sh \
 	tests/t-property.sh \
-	tests/t-reuse-property.sh
+	tests/t-reuse-property.sh \
+	tests/t-cache-property.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh \
 	tests/fidelity-gen.sh \
-	scripts/fuzz-fidelity
+	scripts/fuzz-fidelity \
+	scripts/fuzz-cache

@@ -1,0 +1,332 @@
+#!/bin/sh
+# The differential property of every fast path: a verdict forge gives
+# from its cache, or from an incremental copy, is the verdict a fresh
+# run gives.  One repository walked through random steps -- edits,
+# staging, commits, a sparse checkout on and off, a submodule initialized
+# and not, the directory forge starts in, its flags, the steps and where
+# they are configured, the environment -- and after each, the same
+# verification twice: with --cache (and --incremental where it applies),
+# then fresh with --no-cache --no-reuse.  The two must agree.
+#
+# The command reads everything a verdict can depend on -- every file of
+# the copy but its build output, their modes, git status, what is staged,
+# HEAD, the directory it runs in, CC, whether it can write the git
+# directory, the network it has, what setup made -- and passes or fails
+# by a digest of it: any input forge overlooks flips half the verdicts.
+# Then it leaves what a hostile build might: an ignored .gitattributes
+# that turns a file's line endings, a .gitignore hiding a file, untracked
+# junk, a tracked file rewritten and made executable, index flags, and
+# build output.
+#
+#	CACHE_STEPS	steps per seed (default 12)
+#	CACHE_SEED	the first seed (default 1)
+#	CACHE_SEEDS	how many seeds, from it (default 2)
+#
+# Each seed is one test; a failing one prints the step, what was done
+# and both runs' output: scripts/fuzz-cache replays it.
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+. "$top_srcdir/tests/fidelity-gen.sh"
+
+steps=${CACHE_STEPS:-12}
+seed0=${CACHE_SEED:-1}
+nseeds=${CACHE_SEEDS:-2}
+case $steps$seed0$nseeds in
+*[!0-9]*)
+	echo "Bail out! CACHE_STEPS, CACHE_SEED and CACHE_SEEDS must be numbers"
+	exit 1
+	;;
+esac
+
+# The command: a verdict by a digest of all it can see, then junk.
+cat >"$T/check.sh" <<'EOF'
+arg=$1
+top=$(git rev-parse --show-toplevel) || exit 9
+prefix=$(git rev-parse --show-prefix)
+cd "$top" || exit 9
+{
+	echo "arg $arg"
+	echo "cwd $prefix"
+	echo "CC ${CC-unset}"
+	echo "head $(git log -1 --format='%H %s')"
+	echo "staged $(git diff --cached --name-status | tr '\n' ' ')"
+	echo "status $(git status --porcelain | tr '\n' ' ')"
+	if touch "$(git rev-parse --git-dir)/probe" 2>/dev/null; then
+		echo "gitdir writable"
+	else
+		echo "gitdir read-only"
+	fi
+	echo "net $(ls /sys/class/net 2>/dev/null | tr '\n' ' ')"
+	echo "setup $(cat out/setup 2>/dev/null)"
+	find . -name .git -prune -o -path ./out -prune -o -type f \
+	    ! -name '*.o' -print | LC_ALL=C sort |
+	while IFS= read -r f; do
+		printf '%s %s %s\n' "$f" "$(stat -c %a "$f")" \
+		    "$(cksum <"$f")"
+	done
+} >"$top/out-digest.o"
+sum=$(cksum <"$top/out-digest.o" | cut -d' ' -f1)
+test -f slow && sleep 5
+# Junk, for the next run in this copy to find.
+mkdir -p out src
+echo "$sum" >"out/run-$sum"
+echo o >junk.o
+printf '* text eol=crlf\n' >.gitattributes
+test -f top.txt && printf 'crlf\r\n' >top.txt
+printf 'extra.c\n' >src/.gitignore
+echo 'int extra;' >src/extra.c
+echo junk >junk.txt
+test -f a/f && chmod +x a/f
+git update-index --assume-unchanged b/f 2>/dev/null
+git add junk.txt 2>/dev/null
+exit $((sum % 2))
+EOF
+cat >"$T/setup.sh" <<'EOF'
+mkdir -p out && echo "$1" >out/setup
+EOF
+
+run_forge verify --isolated --contain --no-cache -- true 2>/dev/null
+can_contain=0
+[ "$rc" -eq 0 ] && can_contain=1
+cd "$T" || exit 99
+
+# A random word for a file's content.
+word() {
+	gen_rand 4
+	case $R in
+	0) W=alpha ;;
+	1) W=beta ;;
+	2) W=gamma ;;
+	*) W=delta ;;
+	esac
+}
+
+# edit: one random change to the working state, said in $did.
+edit() {
+	gen_rand 17
+	case $R in
+	0 | 1 | 2)
+		gen_rand 6
+		set -- a/f b/f src/x.c top.txt new.txt a/new.txt
+		shift $R
+		word
+		mkdir -p "$(dirname "$1")"
+		printf '%s\n' "$W" >>"$1"
+		did="append $W to $1" ;;
+	3)
+		gen_rand 4
+		set -- a/f b/f new.txt a/new.txt
+		shift $R
+		rm -f "$1"
+		did="rm $1" ;;
+	4) git add -A >/dev/null 2>&1; did="git add -A" ;;
+	5)
+		gen_rand 3
+		set -- a/f top.txt new.txt
+		shift $R
+		git add -- "$1" >/dev/null 2>&1
+		did="git add $1" ;;
+	6) git reset -q >/dev/null 2>&1; did="git reset" ;;
+	7) git commit -q -m "c$i" >/dev/null 2>&1; did="git commit" ;;
+	8)
+		word
+		git commit -q --allow-empty -m "$W" >/dev/null 2>&1
+		did="git commit --allow-empty -m $W" ;;
+	9)
+		gen_rand 3
+		if [ -f slow ]; then rm slow; did="rm slow"
+		elif [ "$R" -eq 0 ]; then echo s >slow; did="make slow"
+		else did="(nothing)"; fi ;;
+	10)
+		if git sparse-checkout list >/dev/null 2>&1 &&
+		    [ ! -f b/f ] && [ -n "$(git ls-files b/f)" ]; then
+			git sparse-checkout disable >/dev/null 2>&1
+			did="sparse-checkout disable"
+		else
+			git sparse-checkout set a src >/dev/null 2>&1
+			did="sparse-checkout set a src"
+		fi ;;
+	11)
+		if [ "$sub" -eq 0 ]; then
+			edit
+			return
+		fi
+		if [ -f lib/v ]; then
+			git submodule -q deinit -f lib >/dev/null 2>&1
+			did="submodule deinit"
+		else
+			git submodule -q update --init >/dev/null 2>&1
+			did="submodule update --init"
+		fi ;;
+	12)
+		gen_rand 3
+		set -- "" a src
+		shift $R
+		cwd=$1
+		did="cd /$cwd" ;;
+	13)
+		gen_rand 4
+		case $R in
+		0) unset CC; did="unset CC" ;;
+		1) CC=gcc; export CC; did="CC=gcc" ;;
+		2) CC=clang; export CC; did="CC=clang" ;;
+		*) CC=; export CC; did="CC=" ;;
+		esac ;;
+	14)
+		gen_rand 5
+		case $R in
+		0) stepsfrom=cmd; arg=A ;;
+		1) stepsfrom=cmd; arg=B ;;
+		2) stepsfrom=config; arg=A ;;
+		3) stepsfrom=config; arg=B ;;
+		*) stepsfrom=file ;;
+		esac
+		git config --unset-all forge.verify
+		if [ "$stepsfrom" = config ]; then
+			git config forge.verify "sh $T/check.sh $arg"
+		fi
+		if [ "$stepsfrom" = file ]; then
+			word
+			printf '[forge]\n\tverify = sh %s %s\n' "$T/check.sh" \
+			    "$W" >.forgeconfig
+			gen_rand 2
+			[ "$R" -eq 0 ] && git add .forgeconfig
+		fi
+		did="steps from $stepsfrom ($arg)" ;;
+	15)
+		gen_rand 3
+		git config --unset-all forge.setup
+		case $R in
+		0) did="no setup" ;;
+		1) git config forge.setup "sh $T/setup.sh S1"; did="setup S1" ;;
+		*) git config forge.setup "sh $T/setup.sh S2"; did="setup S2" ;;
+		esac ;;
+	*)
+		if [ "$sub" -eq 0 ]; then
+			edit
+			return
+		fi
+		word
+		printf '%s\n' "$W" >"$T/lib/v"
+		git -C "$T/lib" commit -q -am "$W" >/dev/null 2>&1
+		if [ -f lib/v ]; then
+			git -C lib pull -q >/dev/null 2>&1
+			gen_rand 2
+			[ "$R" -eq 0 ] && git add lib
+		fi
+		did="a new lib commit, pulled" ;;
+	esac
+}
+
+# flags: the verification's options, drawn afresh each step, into $@ of
+# the caller through $flags; $fast is what the first run adds.
+draw_flags() {
+	flags=
+	gen_rand 6
+	case $R in
+	0 | 1 | 2) mode=isolated ;;
+	3) mode=staged ;;
+	4) mode=rev ;;
+	*) mode=rev1 ;;
+	esac
+	case $mode in
+	isolated) flags=--isolated ;;
+	staged) flags=--staged ;;
+	rev) flags=--rev=HEAD ;;
+	rev1) flags=--rev=HEAD~1 ;;
+	esac
+	fast=--cache
+	if [ "$mode" = isolated ]; then
+		gen_rand 3
+		if [ "$R" -eq 0 ]; then
+			fast="--cache --incremental"
+		elif [ "$R" -eq 1 ]; then
+			flags="$flags --clone"
+		fi
+	fi
+	if [ "$can_contain" -eq 1 ]; then
+		gen_rand 4
+		[ "$R" -eq 0 ] && flags="$flags --contain"
+		gen_rand 4
+		[ "$R" -eq 0 ] && flags="$flags --no-network"
+	fi
+	gen_rand 8
+	[ "$R" -eq 0 ] && flags="$flags --timeout 3s"
+	true
+}
+
+failed=0
+s=$seed0
+while [ "$s" -lt $((seed0 + nseeds)) ]; do
+	gen_srand "$s"
+	rm -rf "$T/r" "$T/lib"
+	# Seeds alternate: with a submodule (its working state never
+	# cached), and without.
+	sub=$((s % 2))
+	init_repo "$T/lib"
+	echo v1 >"$T/lib/v"
+	git -C "$T/lib" add v
+	git -C "$T/lib" commit -q -m v1
+	init_repo "$T/r"
+	cd "$T/r" || exit 99
+	mkdir -p a b src
+	echo f >a/f
+	echo f >b/f
+	echo 'int x;' >src/x.c
+	echo top >top.txt
+	printf 'out/\n*.o\n.*\n!.gitignore\n!.forgeconfig\n!.gitmodules\n' >.gitignore
+	git add -A
+	if [ "$sub" -eq 1 ]; then
+		git submodule -q add "$T/lib" lib >/dev/null 2>&1
+	fi
+	git commit -q -m init
+	git config forge.breakerThreshold 0
+	unset CC
+	cwd=
+	stepsfrom=cmd
+	arg=A
+	why=
+	log=
+	i=1
+	while [ "$i" -le "$steps" ]; do
+		gen_rand 3
+		n=$((R + 1))
+		while [ "$n" -gt 0 ]; do
+			edit
+			log="$log$i: $did
+"
+			n=$((n - 1))
+		done
+		draw_flags
+		set --
+		[ "$stepsfrom" = cmd ] && set -- -- sh "$T/check.sh" "$arg"
+		cd "$T/r/$cwd" 2>/dev/null || cd "$T/r" || exit 99
+		# shellcheck disable=SC2086 # options, split on purpose
+		run_forge verify --exit=verdict $flags $fast "$@"
+		a_rc=$rc
+		a_err=$err
+		# shellcheck disable=SC2086
+		run_forge verify --exit=verdict $flags --no-cache --no-reuse "$@"
+		cd "$T/r" || exit 99
+		log="$log$i: verify $flags [$fast] $*: $a_rc, fresh $rc
+"
+		if [ "$a_rc" != "$rc" ]; then
+			why="step $i: verify $flags $fast $*: $a_rc, but fresh: $rc"
+			break
+		fi
+		i=$((i + 1))
+	done
+	forge gc --all >/dev/null 2>&1
+	if [ -z "$why" ]; then
+		pass "seed $s: $steps steps, the fast verdict is the fresh one"
+	else
+		failed=$((failed + 1))
+		fail "seed $s: the fast verdict is not the fresh one" \
+		    "$why (replay: scripts/fuzz-cache $steps 1 $s)" \
+		    "what was done:" "$log" "the fast run said:" "$a_err" \
+		    "the fresh run said:" "$err"
+	fi
+	cd "$T" || exit 99
+	s=$((s + 1))
+done
+
+done_testing
