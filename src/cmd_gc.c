@@ -25,7 +25,7 @@ const struct cmd_entry cmd_gc_entry = {
 	"Copies kept by --keep or parked by --reuse go once unused for\n"
 	"forge.reuseExpiry (7d); the refs a clone's results came back as,\n"
 	"once older than forge.refsExpiry (30 days).\n",
-	"  -n, --dry-run       only say what would be removed\n"
+	"  -n, --dry-run       only say what gc would do, refusals too\n"
 	"  -k, --kept          the copies kept by --keep go too\n"
 	"  -a, --all           every copy forge keeps goes: kept and reusable\n"
 	"  -r, --refs          the refs of every run that has ended go now\n",
@@ -62,8 +62,9 @@ report(const struct reclaim *rc, int flags, const struct strv *refs)
 		printf("%s the registration %s\n", flags & JOURNAL_DRY_RUN ?
 		    "would remove" : "removed", rc->registrations.v[i]);
 	for (i = 0; i < rc->left.n; i++)
-		warnx("%s: left in place, forge gc will try again",
-		    rc->left.v[i]);
+		warnx("%s: %s", rc->left.v[i], flags & JOURNAL_DRY_RUN ?
+		    "forge gc would leave it in place" :
+		    "left in place, forge gc will try again");
 	for (i = 0; i < refs->n; i++)
 		printf("%s %s\n", flags & JOURNAL_DRY_RUN ? "would remove" :
 		    "removed", refs->v[i]);

@@ -443,7 +443,7 @@ registration_is_ours(int admfd, const char *top, const char *run,
 
 static int
 remove_registrations(const char *common, const char *top, const char *run,
-    int by_path, struct strv *left)
+    int by_path, int dry, struct strv *left)
 {
 	struct dirent	*de;
 	DIR		*d;
@@ -459,7 +459,7 @@ remove_registrations(const char *common, const char *top, const char *run,
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
 			continue;
-		if (registration_is_ours(afd, top, run, by_path) &&
+		if (registration_is_ours(afd, top, run, by_path) && !dry &&
 		    fs_rmtree_at(dfd, de->d_name) == -1) {
 			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
 			    fs_vis(common), fs_vis(de->d_name),
@@ -530,32 +530,72 @@ journal_top_is_runs(const struct journal_entry *e)
 
 /* Each repository's registrations of the run's copy. */
 static int
-unregister(const struct journal_entry *e, int by_path, struct strv *left)
+unregister(const struct journal_entry *e, int by_path, int dry,
+    struct strv *left)
 {
 	size_t	i;
 	int	ret = 0;
 
 	for (i = 0; i < e->repos.n; i++)
 		if (remove_registrations(e->repos.v[i], e->top, e->run,
-		    by_path, left) == -1)
+		    by_path, dry, left) == -1)
 			ret = -1;
 	return ret;
+}
+
+/*
+ * Would the rmdirs of remove_unproven empty dir (depth 0: the top, 1:
+ * its scratch space, 2: the scratch space's objects)?  Only if it holds
+ * nothing but what a run makes first, itself empty.
+ */
+static int
+unproven_empty(int pfd, const char *name, int depth)
+{
+	static const char	*made[] = { JOURNAL_SCRATCH, "objects" };
+	struct dirent		*de;
+	DIR			*d;
+	int			 fd, empty = 1;
+
+	if ((fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return errno == ENOENT;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return 0;
+	}
+	while (empty && (de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		empty = depth < 2 && strcmp(de->d_name, made[depth]) == 0 &&
+		    unproven_empty(dirfd(d), de->d_name, depth + 1);
+	}
+	closedir(d);
+	return empty;
 }
 
 /*
  * A directory a record names that is not proven the run's: what a run
  * killed before it left its mark could have made (empty directories, a
  * stale symlink where the copy was) goes; anything holding files stays.
+ * dry: only say whether it would.
  */
 static int
-remove_unproven(const struct journal_entry *e, struct strv *left)
+remove_unproven(const struct journal_entry *e, int dry, struct strv *left)
 {
 	struct stat	 st;
 	char		*p;
 
 	if (lstat(e->top, &st) == 0 && S_ISLNK(st.st_mode)) {
-		if (unlink(e->top) == -1 && errno != ENOENT)
+		if (!dry && unlink(e->top) == -1 && errno != ENOENT)
 			return -1;
+	} else if (lstat(e->top, &st) == 0 && dry) {
+		if (!unproven_empty(AT_FDCWD, e->top, 0)) {
+			warnx("would refuse to remove %s: it is not empty, "
+			    "and holds no mark of forge run %s",
+			    fs_vis(e->top), fs_vis(e->run));
+			return -1;
+		}
 	} else if (lstat(e->top, &st) == 0) {
 		p = xasprintf("%s/%s/objects", e->top, JOURNAL_SCRATCH);
 		(void)rmdir(p);
@@ -569,27 +609,39 @@ remove_unproven(const struct journal_entry *e, struct strv *left)
 			return -1;
 		}
 	}
-	return unregister(e, 0, left);
+	return unregister(e, 0, dry, left);
 }
 
-int
-journal_remove_copy(const struct journal_entry *e, int own,
+/*
+ * journal_remove_copy, or with dry, the same decisions taken and said
+ * (refusals, and what would stay) without removing anything: what a
+ * forge gc --dry-run lists is what forge gc does.
+ */
+static int
+remove_copy(const struct journal_entry *e, int own, int dry,
     struct strv *left)
 {
 	size_t	n = left->n;
-	int	ret = 0;
+	int	ret = 0, mounts = 0;
 
 	if (!top_is_sane(e->top)) {
-		warnx("refusing to remove %s: not a forge copy",
+		warnx("%s to remove %s: not a forge copy", dry ?
+		    "would refuse" : "refusing",
 		    e->top != NULL ? fs_vis(e->top) : "(no path)");
 		return -1;
 	}
 	/* A record could be written by hand: only the run's own directory
 	 * is removed with all it holds. */
 	if (!own && !journal_top_is_runs(e))
-		return remove_unproven(e, left);
-	if (unregister(e, 1, left) == -1)
+		return remove_unproven(e, dry, left);
+	if (unregister(e, 1, dry, left) == -1)
 		ret = -1;
+	/* What a removal would leave: the mount points in the copy. */
+	if (dry && (mounts = fs_mounts_below(e->top, left)) == -1)
+		strv_pushf(left, "cannot remove %s: %s", fs_vis(e->top),
+		    strerror(errno));
+	if (dry)
+		return mounts != 0 ? -1 : ret;
 	/* The run's mark goes last, even after the rest of the scratch
 	 * space: what stays is still provably its. */
 	if (fs_rmtree_path(e->top, JOURNAL_SCRATCH "/" JOURNAL_MARK, left) ==
@@ -600,6 +652,13 @@ journal_remove_copy(const struct journal_entry *e, int own,
 		ret = -1;
 	}
 	return ret;
+}
+
+int
+journal_remove_copy(const struct journal_entry *e, int own,
+    struct strv *left)
+{
+	return remove_copy(e, own, 0, left);
 }
 
 /*
@@ -740,7 +799,10 @@ reclaim_one(const char *path, int flags, time_t expire, struct reclaim *rc)
 		else if (e.reuse != NULL)
 			strv_push(&rc->reusable, e.reuse);
 	} else if (flags & JOURNAL_DRY_RUN) {
-		add_reclaimed(rc, &e, expired);
+		if (remove_copy(&e, 0, 1, &rc->left) == 0)
+			add_reclaimed(rc, &e, expired);
+		else
+			ret = -1;
 	} else {
 		end_run(&e);
 		if (journal_remove_copy(&e, 0, &rc->left) == 0) {

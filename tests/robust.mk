@@ -10,6 +10,7 @@ SHELL_TESTS += tests/t-breaker.sh
 SHELL_TESTS += tests/t-change.sh
 SHELL_TESTS += tests/t-safe-remove.sh
 SHELL_TESTS += tests/t-gc-live.sh
+SHELL_TESTS += tests/t-gc-dry.sh
 SHELL_TESTS += tests/t-reuse-crash.sh
 SHELL_TESTS += tests/t-clone.sh
 SHELL_TESTS += tests/t-clone-property.sh

@@ -40,6 +40,8 @@ if [ -n "$why" ]; then
 	for d in "a bind mount left in the copy empties nothing" \
 	    "the copy around a mount point is left, and named" \
 	    "gc later removes the rest" "gc beside a mount in a dead copy" \
+	    "gc --dry-run said the mount point would stay" \
+	    "and would not say the copy goes" "with gc's exit status" \
 	    "once unmounted, gc removes the rest" \
 	    "a mount point's mode is left as it was" \
 	    "a mount over TMPDIR: the copy is named as out of reach"; do
@@ -80,6 +82,9 @@ i=0
 while [ ! -e "$T/mounted" ] && [ $i -lt 600 ]; do sleep 0.05; i=$((i+1)); done
 kill -KILL $pid
 wait $pid
+${FORGE_WRAPPER} "$FORGE" gc --dry-run 2>&1 | sed "s/^/dry: /"
+${FORGE_WRAPPER} "$FORGE" gc --dry-run >/dev/null 2>&1
+echo "gc --dry-run: $?"
 ${FORGE_WRAPPER} "$FORGE" gc
 echo "gc: $?"
 ls -A "$victim"
@@ -90,7 +95,11 @@ ${FORGE_WRAPPER} "$FORGE" gc
 echo "gc again: $?"'
 	like "gc beside a mount in a dead copy: it says what stays" "$err" \
 	    'a file system is mounted at .*/m: left in place'
-	like "and fails, as something was left" "$out" 'gc: 125'
+	like "and fails, as something was left" "$out" '^gc: 125'
+	like "gc --dry-run said the mount point would stay" "$out" \
+	    '^dry: forge: a file system is mounted at .*/m: forge gc would leave it in place'
+	unlike "and would not say the copy goes" "$out" '^dry: would remove'
+	like "with gc's exit status" "$out" '^gc --dry-run: 125'
 	is "the victim is still whole" "$(state_of "$T/victim")" \
 	    "$victim_before"
 	like "once unmounted, gc removes the rest" "$out" 'gc again: 0'
