@@ -185,6 +185,29 @@ const struct cmd_entry cmd_verify_entry = {
 	cmd_verify
 };
 
+/*
+ * --rev and --change name exactly one commit: a range, a negation or an
+ * option is refused here, before anything is built, and so is a second
+ * revision.  (Whether it names a commit, start() asks git.)
+ */
+static int
+one_commit(const char *opt, const char *was, const char *rev)
+{
+	enum rev_kind	k;
+
+	if (was != NULL && strcmp(was, rev) != 0) {
+		warnx("--%s=%s and --%s=%s: only one commit is accepted",
+		    opt, fs_vis(was), opt, fs_vis(rev));
+		return -1;
+	}
+	if ((k = repo_rev_kind(rev)) != REV_ONE) {
+		warnx("--%s=%s: %s: only one commit is accepted", opt,
+		    fs_vis(rev), repo_rev_kind_name(k));
+		return -1;
+	}
+	return 0;
+}
+
 int
 verify_parse(int argc, char **argv, struct verify_opts *o)
 {
@@ -252,11 +275,14 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 			}
 			break;
 		case 'c':
-			o->change = optarg != NULL ? optarg : "HEAD";
-			if (*o->change == '\0') {
+			if (optarg != NULL && *optarg == '\0') {
 				warnx("--change=: the base is empty");
 				return -1;
 			}
+			if (one_commit("change", o->change, optarg != NULL ?
+			    optarg : "HEAD") == -1)
+				return -1;
+			o->change = optarg != NULL ? optarg : "HEAD";
 			break;
 		case 'v':
 			o->verbose = 1;
@@ -289,6 +315,8 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 				warnx("--rev=: the revision is empty");
 				return -1;
 			}
+			if (one_commit("rev", o->rev, optarg) == -1)
+				return -1;
 			o->rev = optarg;
 			break;
 		case 'B':
@@ -1604,6 +1632,16 @@ start(struct run *r, const struct verify_opts *o)
 	}
 	r->no_breaker = o->no_breaker;
 	r->cache = o->cache != -1 ? o->cache : ctx->cfg.cache;
+	/* The base too, before a run directory is made for the report. */
+	if (o->change != NULL) {
+		char	*c;
+
+		if ((c = repo_resolve_commit(&ctx->repo, o->change)) == NULL) {
+			warnx("--change=%s: no such commit", fs_vis(o->change));
+			return EXIT_USAGE;
+		}
+		free(c);
+	}
 	/* --clone asks for a copy; forge.isolation only says which. */
 	if (o->clone == 1 && o->isolated == -1)
 		r->isolated = 1;

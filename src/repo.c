@@ -44,29 +44,109 @@ repo_index_path(const struct repo *r)
 	return xasprintf("%s/index", r->gitdir);
 }
 
-char *
-repo_resolve_commit(const struct repo *r, const char *rev)
+/* The one object id spec names, or NULL. */
+static char *
+rev_parse_id(const struct repo *r, const char *spec)
 {
 	struct git	 g;
 	struct buf	 out = BUF_INIT;
-	char		*spec;
 	int		 st;
 
 	repo_git(r, &g);
-	spec = xasprintf("%s^{commit}", rev);
 	{
 		const char *const	a[] = { "rev-parse", "--verify", "-q",
 		    "--end-of-options", spec, NULL };
 
 		st = git_run(&g, a, 0, NULL, &out, NULL);
 	}
-	free(spec);
 	buf_rtrim(&out);
-	if (st != 0 || out.len == 0) {
+	/* One id, and nothing else: a range or a negation that slipped
+	 * through prints "^id" or several lines, and git 2.39 exits 0
+	 * after some of them. */
+	if (st != 0 || (out.len != 40 && out.len != 64) ||
+	    strspn(out.data, "0123456789abcdef") != out.len) {
 		buf_free(&out);
 		return NULL;
 	}
 	return buf_detach(&out);
+}
+
+char *
+repo_resolve_commit(const struct repo *r, const char *rev)
+{
+	char	*spec, *id = NULL, *c;
+
+	/* ":/text" takes all that follows for its pattern, a "^{commit}"
+	 * too: the object it names is peeled on its own. */
+	if (strncmp(rev, ":/", 2) == 0) {
+		if ((id = rev_parse_id(r, rev)) == NULL)
+			return NULL;
+		rev = id;
+	}
+	spec = xasprintf("%s^{commit}", rev);
+	c = rev_parse_id(r, spec);
+	free(spec);
+	free(id);
+	return c;
+}
+
+enum rev_kind
+repo_rev_kind(const char *rev)
+{
+	const char	*p, *close;
+	size_t		 n;
+
+	if (*rev == '\0')
+		return REV_EMPTY;
+	if (*rev == '-')
+		return REV_OPTION;
+	if (*rev == '^')
+		return REV_NEGATED;
+	for (p = rev; *p != '\0'; p++) {
+		/* A path, an index entry, or a message search: no more
+		 * revision syntax after it. */
+		if (*p == ':')
+			return REV_ONE;
+		if (*p == '{' && p > rev && (p[-1] == '@' || p[-1] == '^')) {
+			/* A regular expression may hold anything. */
+			if (p[-1] == '^' && p[1] == '/')
+				return REV_ONE;
+			if ((close = strchr(p, '}')) == NULL)
+				return REV_ONE;
+			p = close;
+			continue;
+		}
+		if (p[0] == '.' && p[1] == '.')
+			return REV_RANGE;
+	}
+	n = (size_t)(p - rev);
+	if (n >= 2 && (strcmp(p - 2, "^@") == 0 || strcmp(p - 2, "^!") == 0))
+		return REV_PARENTS;
+	/* A^- and A^-N: A^N..A. */
+	for (p = rev; (p = strstr(p, "^-")) != NULL; p += 2)
+		if (strspn(p + 2, "0123456789") == strlen(p + 2))
+			return REV_PARENTS;
+	return REV_ONE;
+}
+
+const char *
+repo_rev_kind_name(enum rev_kind k)
+{
+	switch (k) {
+	case REV_ONE:
+		return "one revision";
+	case REV_EMPTY:
+		return "empty";
+	case REV_OPTION:
+		return "an option, not a revision";
+	case REV_NEGATED:
+		return "a negation (^A)";
+	case REV_RANGE:
+		return "a range (A..B, A...B)";
+	case REV_PARENTS:
+		return "several commits (A^@, A^!, A^-)";
+	}
+	return "not one revision";
 }
 
 /*

@@ -48,7 +48,27 @@ int	repo_nested(const char *, char **, char **, char **);
  * 0 (a submodule's entry counts as a file of no size). */
 int	repo_tree_size(const char *, const char *, const char *,
 	    unsigned long, unsigned long long *, unsigned long long *);
-/* Resolve a commit-ish to a full commit id; NULL if it names no commit. */
+/* Resolve a commit-ish to a full commit id; NULL if it names no commit,
+ * or anything but exactly one. */
 char	*repo_resolve_commit(const struct repo *, const char *);
+
+/*
+ * What a revision given on the command line is, by its syntax alone
+ * (gitrevisions(7)), before any git is asked: whether it resolves to a
+ * commit is repo_resolve_commit()'s to say.  A regular expression (":/",
+ * "^{/") and a path after ':' are opaque; a brace group is skipped.
+ */
+enum rev_kind {
+	REV_ONE,	/* one revision: HEAD~2, v1.0, main@{1}, an id */
+	REV_EMPTY,	/* "" */
+	REV_OPTION,	/* "-x", "--all": would be read as an option */
+	REV_NEGATED,	/* ^A */
+	REV_RANGE,	/* A..B, A...B, either side may be empty */
+	REV_PARENTS	/* A^@, A^!, A^-, A^-N: several commits, or a range */
+};
+
+enum rev_kind	 repo_rev_kind(const char *);
+/* What the kind is called, for a message: "a range" ... */
+const char	*repo_rev_kind_name(enum rev_kind);
 
 #endif /* REPO_H */

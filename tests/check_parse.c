@@ -19,7 +19,9 @@
 #include "json.h"
 #include "settings.h"
 #include "lsfiles.h"
+#include "repo.h"
 #include "strv.h"
+#include "xmalloc.h"
 
 #define OID	"78981922613b2afb6025042ff6bd878ac1994e85"
 #define EMPTY	"e69de29bb2d1d6434b8b29ae775ad8c2e48c5391"
@@ -166,6 +168,81 @@ START_TEST(t_verify_change)
 	ck_assert_str_eq(o.change, "HEAD");
 	ck_assert_str_eq(o.argv[0], "origin/main");
 	ck_assert_int_eq(vparse(&o, V("--change=")), -1);
+}
+END_TEST
+
+/* What a --rev or --change value is, by its syntax. */
+START_TEST(t_rev_kind)
+{
+	static const struct {
+		const char	*rev;
+		enum rev_kind	 kind;
+	} cases[] = {
+		{ "HEAD", REV_ONE },
+		{ "HEAD~2", REV_ONE },
+		{ "HEAD^2", REV_ONE },
+		{ "main@{1}", REV_ONE },
+		{ "@{-1}", REV_ONE },
+		{ "main@{2 days ago}", REV_ONE },
+		{ "HEAD@{a..b}", REV_ONE },	/* ".." in braces is theirs */
+		{ "v1.0^{commit}", REV_ONE },
+		{ "HEAD^{/fix..bug}", REV_ONE },
+		{ "HEAD^{/a}..b}", REV_ONE },	/* the pattern holds it all */
+		{ ":/fix..bug", REV_ONE },
+		{ "HEAD:a..b", REV_ONE },	/* a path: not a commit */
+		{ "HEAD^-x", REV_ONE },		/* no such thing */
+		{ "0123456789abcdef0123456789abcdef01234567", REV_ONE },
+		{ "", REV_EMPTY },
+		{ "-n", REV_OPTION },
+		{ "--all", REV_OPTION },
+		{ "--", REV_OPTION },
+		{ "^HEAD", REV_NEGATED },
+		{ "^HEAD~1", REV_NEGATED },
+		{ "A..B", REV_RANGE },
+		{ "A...B", REV_RANGE },
+		{ "..B", REV_RANGE },
+		{ "A..", REV_RANGE },
+		{ "...", REV_RANGE },
+		{ "main@{u}..HEAD", REV_RANGE },
+		{ "HEAD^{tree}..x", REV_RANGE },
+		{ "HEAD^@", REV_PARENTS },
+		{ "HEAD^!", REV_PARENTS },
+		{ "HEAD^-", REV_PARENTS },
+		{ "HEAD^-2", REV_PARENTS },
+		{ "HEAD~3^-1", REV_PARENTS },
+	};
+	struct verify_opts	o;
+	size_t			i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(repo_rev_kind(cases[i].rev) == cases[i].kind,
+		    "%s: kind %d, want %d", cases[i].rev,
+		    (int)repo_rev_kind(cases[i].rev), (int)cases[i].kind);
+		ck_assert_ptr_nonnull(repo_rev_kind_name(cases[i].kind));
+		/* --rev and --change take one revision, and nothing else. */
+		if (cases[i].kind == REV_EMPTY)
+			continue;
+		{
+			char	*rev = NULL, *change = NULL;
+
+			rev = xasprintf("--rev=%s", cases[i].rev);
+			change = xasprintf("--change=%s", cases[i].rev);
+			ck_assert_int_eq(vparse(&o, V(rev)),
+			    cases[i].kind == REV_ONE ? 0 : -1);
+			ck_assert_int_eq(vparse(&o, V(change)),
+			    cases[i].kind == REV_ONE ? 0 : -1);
+			free(rev);
+			free(change);
+		}
+	}
+	/* Given apart, "--rev X" takes X whatever it looks like. */
+	ck_assert_int_eq(vparse(&o, V("--rev", "--all")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev", "^HEAD")), -1);
+	/* Two revisions are two commits; the same one twice is one. */
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--rev=HEAD~1")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--rev=HEAD")), 0);
+	ck_assert_int_eq(vparse(&o, V("--change=HEAD~1", "--change")), -1);
+	ck_assert_int_eq(vparse(&o, V("--change", "--change=HEAD")), 0);
 }
 END_TEST
 
@@ -1125,6 +1202,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_verify_options);
 	tcase_add_test(tc, t_verify_command);
 	tcase_add_test(tc, t_verify_change);
+	tcase_add_test(tc, t_rev_kind);
 	tcase_add_test(tc, t_verify_sources);
 	tcase_add_test(tc, t_verify_bad);
 	tcase_add_exit_test(tc, t_verify_help, 0);

@@ -47,11 +47,26 @@ like "a long list is shortened" "$err" 'forge:   \.\.\. and 15 more'
 is "in the event too" "$(tail -n 1 "$tl" | "$JSONPICK" change.more change.untracked)" \
     "15	31"
 
+events=$(wc -l <"$tl")
 run_forge verify --isolated --change=no-such-ref -- touch "$T/ran"
-is "a bad base is an error" "$rc" 125
+is "a bad base is a usage error" "$rc" 64
 like "saying so" "$err" 'no-such-ref: no such commit'
 not_ok "before anything runs" test -e "$T/ran"
 is "nothing is left behind" "$(leftovers "$T/r")" ""
+is "nor recorded" "$(wc -l <"$tl")" "$events"
+
+# The base is one commit: not a range, a negation, an option or two.
+for base in '^HEAD' 'HEAD~1..HEAD' 'HEAD...HEAD' 'HEAD^@' 'HEAD^!' \
+    'HEAD^-' '--all' "HEAD --change=HEAD~1"; do
+	# shellcheck disable=SC2086  # the last one is two options
+	run_forge verify --isolated --change=$base -- touch "$T/ran"
+	is "--change=$base is a usage error" "$rc" 64
+	like "--change=$base: saying only one commit is accepted" "$err" \
+	    'only one commit is accepted'
+	not_ok "--change=$base: nothing ran" test -e "$T/ran"
+	is "--change=$base: nothing recorded" "$(wc -l <"$tl")" "$events"
+	is "--change=$base: nothing built" "$(leftovers "$T/r")" ""
+done
 
 run_forge verify --change= -- true
 is "an empty base is a usage error" "$rc" 64

@@ -95,7 +95,7 @@ run_forge verify --exit=verdict --timeout 0.2s -- sleep 5
 is "--exit=verdict: a timeout is 124" "$rc" 124
 run_forge verify --exit=verdict -- no-such-command-anywhere
 is "--exit=verdict: a command not found is an ERROR: 125" "$rc" 125
-run_forge verify --exit=verdict --change=no-such-commit -- true
+TMPDIR="$T/no-such-dir" run_forge verify --exit=verdict --isolated -- true
 is "--exit=verdict: forge's own failure is 125" "$rc" 125
 like "an ERROR" "$err" 'Verdict: ERROR'
 run_forge verify --exit=verdict --isolated -- sh -c 'kill -TERM $PPID; sleep 5'

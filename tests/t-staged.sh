@@ -186,6 +186,26 @@ git reset -q lib
 run_forge verify --rev=no-such-thing -- touch "$T/ran"
 is "--rev naming no commit is a usage error" "$rc" 64
 like "saying so" "$err" '--rev=no-such-thing: no such commit'
+# Anything but one commit is a usage error, said before anything is
+# built or recorded: ranges, negations, a commit's parents, an option,
+# two revisions.  (Each of these names commits here.)
+tl="$T/r/.git/forge/timeline.jsonl"
+for rev in '^HEAD' 'HEAD~1..HEAD' 'HEAD~1...HEAD' '..HEAD' 'HEAD~1..' \
+    'HEAD^@' 'HEAD^!' 'HEAD^-' 'HEAD^-1' '--all' '-n' "HEAD --rev=HEAD~1"; do
+	events=$(wc -l <"$tl")
+	# shellcheck disable=SC2086  # the last one is two options
+	run_forge verify --rev=$rev -- touch "$T/ran"
+	is "--rev=$rev is a usage error" "$rc" 64
+	like "--rev=$rev: saying only one commit is accepted" "$err" \
+	    'only one commit is accepted'
+	ok "--rev=$rev: nothing ran" test ! -e "$T/ran"
+	is "--rev=$rev: nothing was recorded" "$(wc -l <"$tl")" "$events"
+	is "--rev=$rev: nothing was built" "$(leftovers "$T/r")" ""
+done
+like "a range is called one" "$(forge verify --rev=HEAD~1..HEAD 2>&1)" \
+    'HEAD~1\.\.HEAD: a range'
+run_forge verify --rev=HEAD --rev=HEAD -- true
+is "the same commit twice is one" "$rc" 0
 run_forge verify --rev=HEAD --staged -- true
 is "--rev and --staged together are refused" "$rc" 64
 run_forge verify --staged --in-place -- true
@@ -196,5 +216,13 @@ like "--change is about the working state" "$err" \
     '--change reports on the working state'
 run_forge verify --rev=HEAD --change=HEAD~1 -- true
 is "--rev --change too" "$rc" 64
+
+# A message search may hold "..": one commit all the same.
+new_repo "$T/msg"
+git commit -q --allow-empty -m 'fix..bug'
+git commit -q --allow-empty -m 'later'
+run_forge verify --rev=':/fix..bug' -- sh -c 'git log -1 --format=%s'
+is "--rev=:/fix..bug is one commit" "$rc" 0
+is "that commit" "$out" 'fix..bug'
 
 done_testing
