@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "repo.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 static int	cmd_hook(int, char **);
@@ -35,7 +36,8 @@ const struct cmd_entry cmd_hook_entry = {
 	"pre-push hook each commit pushed, with\n"
 	"forge verify --isolated --rev=commit --no-breaker.\n"
 	"Install refuses to overwrite a hook forge did not write; uninstall\n"
-	"removes the hooks forge wrote, and nothing else.\n",
+	"removes the hooks forge wrote, and the directories install made for\n"
+	"them once empty, and nothing else.\n",
 	NULL,
 	cmd_hook
 };
@@ -152,6 +154,127 @@ self_path(void)
 	return xstrdup(buf);
 }
 
+/*
+ * The directories install made for the hooks (core.hooksPath, and what
+ * led to it), recorded in the repository's forge directory, so that
+ * uninstall removes them and no directory it did not make: one record of
+ * "dev ino path" each, NUL-terminated.  A directory is only ever removed
+ * empty, and only while it is the very one made (same device and inode).
+ */
+#define HOOK_DIRS	"hookdirs"
+
+static char *
+dirs_record(const struct repo *r)
+{
+	return xasprintf("%s/forge/" HOOK_DIRS, r->common);
+}
+
+/* mkdir -p dir, adding each directory made to the record; -1 (errno) if
+ * dir cannot be had. */
+static int
+make_dirs(const struct repo *r, const char *dir)
+{
+	struct stat	 st;
+	struct buf	 rec = BUF_INIT;
+	char		*p, *s, *path, *forge, c;
+	int		 ret = 0, made = 0, saved;
+
+	path = dirs_record(r);
+	(void)fs_read_file(path, &rec, 1 << 20);
+	p = xstrdup(dir);
+	for (s = p + 1; ret == 0; s++) {
+		if ((*s != '/' || s[1] == '/') && *s != '\0')
+			continue;
+		c = *s;
+		*s = '\0';
+		if (mkdir(p, 0777) == 0 && lstat(p, &st) == 0) {
+			buf_addf(&rec, "%llu %llu %s", (unsigned long long)
+			    st.st_dev, (unsigned long long)st.st_ino, p);
+			buf_addc(&rec, '\0');
+			made = 1;
+		} else if (errno != EEXIST)
+			ret = -1;
+		*s = c;
+		if (c == '\0')
+			break;
+	}
+	saved = errno;
+	if (made) {
+		forge = xasprintf("%s/forge", r->common);
+		if (fs_mkdirs(forge, 0777) == -1 ||
+		    fs_write_atomic(path, rec.data, rec.len, 0666) == -1)
+			warn("cannot record in %s the directories made for "
+			    "the hooks", fs_vis(path));
+		free(forge);
+	}
+	if (ret == 0 && (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))) {
+		saved = errno != 0 ? errno : ENOTDIR;
+		ret = -1;
+	}
+	free(p);
+	free(path);
+	buf_free(&rec);
+	errno = saved;
+	return ret;
+}
+
+/* Remove the directories install made that are empty now, deepest
+ * first; the record keeps those that stay. */
+static int
+remove_dirs(const struct repo *r)
+{
+	struct stat		 st;
+	struct buf		 rec = BUF_INIT, keep = BUF_INIT;
+	struct strv		 v = STRV_INIT;
+	unsigned long long	 dev, ino;
+	const char		*dir;
+	char			*path;
+	size_t			 i;
+	int			 n, ret = 0, *stays;
+
+	path = dirs_record(r);
+	if (fs_read_file(path, &rec, 1 << 20) == -1) {
+		free(path);
+		return 0;
+	}
+	strv_split_z(&v, rec.data != NULL ? rec.data : "", rec.len);
+	stays = xcalloc(v.n + 1, sizeof(*stays));
+	/* Made in order, parents first: the last is the deepest. */
+	for (i = v.n; i-- > 0;) {
+		n = 0;
+		if (sscanf(v.v[i], "%llu %llu %n", &dev, &ino, &n) != 2 ||
+		    n == 0)
+			continue;
+		dir = v.v[i] + n;
+		if (lstat(dir, &st) == -1 || !S_ISDIR(st.st_mode) ||
+		    st.st_dev != (dev_t)dev || st.st_ino != (ino_t)ino)
+			continue;	/* not the one made: not ours */
+		if (rmdir(dir) == 0)
+			printf("removed %s, which install made\n", fs_vis(dir));
+		else if (errno == ENOTEMPTY || errno == EEXIST)
+			stays[i] = 1;	/* it holds someone's files */
+		else {
+			warn("cannot remove %s", fs_vis(dir));
+			stays[i] = 1;
+			ret = EXIT_FORGE;
+		}
+	}
+	for (i = 0; i < v.n; i++)
+		if (stays[i])
+			buf_add(&keep, v.v[i], strlen(v.v[i]) + 1);
+	if (keep.len == 0 ? unlink(path) == -1 && errno != ENOENT :
+	    fs_write_atomic(path, keep.data, keep.len, 0666) == -1) {
+		warn("cannot update %s", fs_vis(path));
+		ret = EXIT_FORGE;
+	}
+	free(stays);
+	strv_free(&v);
+	free(path);
+	buf_free(&rec);
+	buf_free(&keep);
+	return ret;
+}
+
 /* Quote s for sh, inside single quotes. */
 static void
 sh_quote(struct buf *b, const char *s)
@@ -181,7 +304,7 @@ install(const struct repo *r, int k)
 		    fs_vis(path));
 		goto out;
 	}
-	if (fs_mkdirs(dir, 0777) == -1) {
+	if (make_dirs(r, dir) == -1) {
 		warn("cannot create %s", fs_vis(dir));
 		ret = EXIT_FORGE;
 		goto out;
@@ -265,12 +388,17 @@ cmd_hook(int argc, char **argv)
 		return EXIT_FORGE;
 	if (strcmp(argv[0], "install") == 0)
 		st = install(&r, k);
-	else if (argc == 2)
-		st = uninstall(&r, k);
-	else
-		for (k = 0; hook_names[k] != NULL; k++)
-			if ((s = uninstall(&r, k)) != 0)
-				st = s;
+	else {
+		if (argc == 2)
+			st = uninstall(&r, k);
+		else
+			for (k = 0; hook_names[k] != NULL; k++)
+				if ((s = uninstall(&r, k)) != 0)
+					st = s;
+		/* Then what install made for them, once empty. */
+		if ((s = remove_dirs(&r)) != 0 && st == 0)
+			st = s;
+	}
 	repo_close(&r);
 	return st;
 }

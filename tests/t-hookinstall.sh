@@ -151,13 +151,74 @@ git add test.js
 not_ok "and git runs it" commit -m broken
 run_forge hook uninstall pre-commit
 not_ok "uninstall removes it from there" test -e githooks/pre-commit
+not_ok "and the directory install made for it" test -e githooks
+like "saying so" "$out" "^removed $T/r/githooks, which install made\$"
 
 run_forge hook uninstall
 is "uninstall with nothing of forge's left succeeds" "$rc" 0
+mkdir githooks
 ln -s "$T/mine" githooks/pre-commit
 run_forge hook install pre-commit
 is "a symbolic link in the hook's place is not forge's either" "$rc" 1
 ok "and stays" test -L githooks/pre-commit
+
+rm -r githooks
+
+# Uninstall removes the directories install made, and only those: not one
+# that was there before, nor one that holds anyone else's files.
+mkdir -p tools
+printf 'mine\n' >tools/build.sh
+git config core.hooksPath tools/git/hooks
+run_forge hook install pre-commit
+run_forge hook install pre-push
+ok "install makes the directories core.hooksPath names" \
+    test -x tools/git/hooks/pre-push
+run_forge hook uninstall pre-commit
+ok "while forge's pre-push is in it, the directory stays" \
+    test -x tools/git/hooks/pre-push
+run_forge hook uninstall pre-push
+is "then uninstall removes both directories it made" \
+    "$(ls -A tools)" build.sh
+is "saying so, deepest first" "$out" "removed $T/r/tools/git/hooks/pre-push
+removed $T/r/tools/git/hooks, which install made
+removed $T/r/tools/git, which install made"
+ok "not the one that was there" test -f tools/build.sh
+
+run_forge hook install pre-commit
+printf '#!/bin/sh\n' >tools/git/hooks/post-commit
+mkdir tools/git/other
+run_forge hook uninstall
+is "a directory holding someone's files: uninstall succeeds" "$rc" 0
+ok "the directories stay, with what they hold" \
+    test -f tools/git/hooks/post-commit -a -d tools/git/other
+not_ok "forge's hook is gone" test -e tools/git/hooks/pre-commit
+rm tools/git/hooks/post-commit
+run_forge hook uninstall
+is "once it is emptied, uninstall removes what install made" \
+    "$(ls -A tools tools/git)" "tools:
+build.sh
+git
+
+tools/git:
+other"
+
+# A directory that was there before install is not install's to remove;
+# nor is one made again in the place of one install made.
+mkdir -p pre/hooks
+git config core.hooksPath pre/hooks
+run_forge hook install pre-commit
+run_forge hook uninstall
+ok "a directory that was there stays, empty" test -d pre/hooks
+git config core.hooksPath again/hooks
+run_forge hook install pre-commit
+rm again/hooks/pre-commit
+mv again/hooks again/made	# (kept: its inode is not to be had again)
+mkdir again/hooks
+run_forge hook uninstall
+is "a directory made again in its place: uninstall succeeds" "$rc" 0
+ok "and leaves it" test -d again/hooks
+git config --unset core.hooksPath
+rm -rf pre again
 
 run_forge hook install post-commit
 is "an unknown hook is a usage error" "$rc" 64
