@@ -796,6 +796,17 @@ partial_json(const struct run *r, struct json *j)
 	json_close(j, ']');
 }
 
+/* The mode the timeline shows: an incremental run's is its own, so that
+ * nobody takes a build on what the last one left for a clean one. */
+static const char *
+event_mode(const struct run *r)
+{
+	if (r->isolated && r->incremental &&
+	    r->source.kind == SOURCE_WORKTREE)
+		return "incremental";
+	return run_mode(r);
+}
+
 static void
 event_json(struct run *r, struct buf *ev, const char *now)
 {
@@ -805,7 +816,7 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	json_init(&j, ev);
 	state_event_begin(&j, "verify", now);
 	json_key(&j, "mode");
-	json_str(&j, run_mode(r));
+	json_str(&j, event_mode(r));
 	if (r->isolated && r->reuse) {
 		json_key(&j, "copy");
 		json_str(&j, r->reused ? "reused" : "fresh");
@@ -1354,7 +1365,7 @@ cached(struct run *r)
 	json_init(&j, &ev);
 	state_event_begin(&j, "cached", now);
 	json_key(&j, "mode");
-	json_str(&j, run_mode(r));
+	json_str(&j, event_mode(r));
 	json_key(&j, "head");
 	json_str(&j, r->ctx->repo.head);
 	json_key(&j, "tree");

@@ -119,6 +119,9 @@ steps_note(const struct jv *ev, struct buf *note)
 		buf_adds(note, "-");
 }
 
+/* The widest mode: "incremental". */
+#define MODE_WIDTH	11
+
 void
 event_row(const struct jv *ev, struct buf *b, int color)
 {
@@ -138,7 +141,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 	pad(b, fs_vis(sess), 12);
 	if (strcmp(type, "verify") == 0) {
 		s = jv_str(jv_get(ev, "mode"));
-		pad(b, s != NULL ? fs_vis(s) : "-", 8);
+		pad(b, s != NULL ? fs_vis(s) : "-", MODE_WIDTH);
 		s = jv_str(jv_get(ev, "verdict"));
 		pad_verdict(b, s != NULL ? fs_vis(s) : "-", 11, color);
 		duration_format(dur, sizeof(dur), jv_num(jv_get(ev,
@@ -168,7 +171,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 	} else if (strcmp(type, "cached") == 0) {
 		/* A PASS taken from the verdict cache: what it was of. */
 		s = jv_str(jv_get(ev, "mode"));
-		pad(b, s != NULL ? fs_vis(s) : "-", 8);
+		pad(b, s != NULL ? fs_vis(s) : "-", MODE_WIDTH);
 		pad(b, "CACHED", 11);
 		pad(b, "-", 8);
 		s = jv_str(jv_get(ev, "tree"));
@@ -178,7 +181,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 		buf_addf(&note, "PASS verified at %s", s != NULL ? fs_vis(s) :
 		    "-");
 	} else {
-		pad(b, "-", 8);
+		pad(b, "-", MODE_WIDTH);
 		snprintf(tmp, sizeof(tmp), "%s", type);
 		{
 			char	*p;
@@ -218,8 +221,9 @@ events_print_table(const struct events *e, FILE *fp, int color)
 		fprintf(fp, "no verifications recorded yet\n");
 		return;
 	}
-	fprintf(fp, "%-20s %-12s %-8s %-11s %-8s %-10s %s\n", "TIME",
-	    "SESSION", "MODE", "VERDICT", "DURATION", "TREE", "CHANGES");
+	fprintf(fp, "%-20s %-12s %-*s %-11s %-8s %-10s %s\n", "TIME",
+	    "SESSION", MODE_WIDTH, "MODE", "VERDICT", "DURATION", "TREE",
+	    "CHANGES");
 	for (i = 0; i < e->n; i++) {
 		buf_reset(&b);
 		event_row(events_at(e, i), &b, color);

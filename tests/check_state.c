@@ -1147,8 +1147,16 @@ START_TEST(t_event_row)
 	    "\"session\":\"s1\",\"mode\":\"isolated\",\"verdict\":\"FAIL\","
 	    "\"duration_ms\":1500,\"tree\":\"0123456789abcdef\","
 	    "\"failed\":\"make check (exit status 2)\"}");
-	ck_assert_str_eq(r, "2026-01-02T03:04:05Z s1           isolated "
+	ck_assert_str_eq(r, "2026-01-02T03:04:05Z s1           isolated    "
 	    "FAIL        1.5s     0123456789 make check (exit status 2)");
+	/* The widest mode keeps the columns. */
+	free(r);
+	r = row("{\"event\":\"verify\",\"time\":\"2026-01-02T03:04:05Z\","
+	    "\"session\":\"s1\",\"mode\":\"incremental\",\"verdict\":"
+	    "\"PASS\",\"duration_ms\":1500,\"tree\":\"0123456789abcdef\","
+	    "\"steps\":[{\"command\":\"make\"}]}");
+	ck_assert_ptr_nonnull(strstr(r, "2026-01-02T03:04:05Z s1           "
+	    "incremental PASS        1.5s     0123456789 "));
 	free(r);
 	r = row("{\"event\":\"verify\",\"verdict\":\"PASS\",\"change\":"
 	    "{\"modified\":3,\"added\":1,\"deleted\":0,\"renamed\":2,"

@@ -142,4 +142,36 @@ like "forge log -n 1000 reads that far, and says so" "$err" \
 is "showing every good event" \
     "$(printf '%s\n' "$out" | grep -c -e PASS -e FAIL)" 301
 
+# Every mode is shown as what it is, and the same by every reader: an
+# incremental run builds on what the last one left, and is no clean
+# isolated build.
+for m in in-place isolated reuse incremental staged rev; do
+	case $m in
+	reuse) args=--reuse want=isolated ;;
+	rev) args=--rev=HEAD want=rev ;;
+	*) args=--$m want=$m ;;
+	esac
+	# (twice: the second of --reuse and --incremental takes the copy)
+	forge verify $args -- true >/dev/null 2>&1
+	run_forge verify $args -- true
+	is "$m: the event's mode" \
+	    "$(tail -n 1 "$tl" | "$JSONPICK" mode verdict)" "$want	PASS"
+	run_forge log -n 1
+	like "$m: forge log shows it" "$out" "^[^ ]+ +- +$want +PASS "
+	run_forge log --json -n 1
+	is "$m: forge log --json too" \
+	    "$(printf '%s\n' "$out" | "$JSONPICK" mode)" "$want"
+	run_forge status
+	like "$m: and forge status" "$out" \
+	    "^last verdict: PASS at [^ ]+ \\($want, tree "
+	run_forge status --json
+	is "$m: and forge status --json" \
+	    "$(printf '%s\n' "$out" | "$JSONPICK" last_verdict.mode)" "$want"
+done
+run_forge log -n 6
+is "the columns stay aligned" \
+    "$(printf '%s\n' "$out" | awk 'NR == 1 { h = index($0, "VERDICT") }
+	/ incremental / { print index($0, "PASS") == h; exit }')" 1
+forge gc --all >/dev/null 2>&1
+
 done_testing
