@@ -654,6 +654,13 @@ judge_step(struct run *r, struct step *s, const struct spawn_exit *ex)
 	}
 	if (ex->status == 0)
 		return 0;
+	/* It wrote to forge's output, whose reader is gone (forge ... |
+	 * head): stopped from outside, as by ^C, not failed. */
+	if (ex->broken_pipe) {
+		set_verdict(r, VERDICT_INTERRUPTED, ex->status, SIGPIPE,
+		    "%s (its output's reader is gone)", s->display);
+		return -1;
+	}
 	if (WIFSIGNALED(ex->wstatus))
 		set_verdict(r, VERDICT_FAIL, ex->status, 0, "%s (killed by "
 		    "signal %d)", s->display, WTERMSIG(ex->wstatus));

@@ -541,6 +541,30 @@ spawn_adopt(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1);
 }
 
+/*
+ * Has fd, an output the child had, lost its reader: a pipe or FIFO that
+ * nobody holds open for reading any more, a socket shut down?  Asked
+ * without writing a byte: Linux tells a pipe's writer POLLERR once its
+ * last reader is gone.
+ */
+static int
+reader_gone(int fd)
+{
+	struct pollfd	pfd;
+	struct stat	st;
+
+	if (fd < 0 || fstat(fd, &st) == -1 ||
+	    (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode)))
+		return 0;
+	pfd.fd = fd;
+	pfd.events = POLLOUT;
+	pfd.revents = 0;
+	if (poll(&pfd, 1, 0) != 1)
+		return 0;
+	return (pfd.revents & POLLERR) != 0 ||
+	    (S_ISSOCK(st.st_mode) && (pfd.revents & POLLHUP) != 0);
+}
+
 int
 spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
     struct spawn_exit *ex)
@@ -621,6 +645,10 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 	ex->wstatus = ws;
 	ex->status = spawn_status(ws);
 	ex->maxrss_kb = ru.ru_maxrss;
+	if (ex->status == 128 + SIGPIPE &&
+	    (reader_gone(sp->out == SPAWN_INHERIT ? STDOUT_FILENO : sp->out) ||
+	    reader_gone(sp->err == SPAWN_INHERIT ? STDERR_FILENO : sp->err)))
+		ex->broken_pipe = 1;
 	sp->pid = -1;
 	sp->has_tty = 0;
 	return 0;

@@ -121,6 +121,11 @@ struct spawn_exit {
 	int		 timed_out;	/* the time limit stopped it */
 	int		 interrupted;	/* stopped because forge got a signal */
 	int		 terminal;	/* it had the terminal's foreground */
+	int		 broken_pipe;	/* it died of SIGPIPE (or a shell said
+					   so, 128+SIGPIPE) while an output
+					   it had of ours (stdout, stderr,
+					   inherited or given) had lost its
+					   reader: forge ... | head */
 	long		 maxrss_kb;	/* its peak memory (and its reaped
 					   children's), in KiB */
 };

@@ -22,6 +22,7 @@ SHELL_TESTS += tests/t-racy-index.sh
 SHELL_TESTS += tests/t-patch-fail.sh
 SHELL_TESTS += tests/t-signals.sh
 SHELL_TESTS += tests/t-signal-escalate.sh
+SHELL_TESTS += tests/t-brokenpipe.sh
 SHELL_TESTS += tests/t-terminal.sh
 SHELL_TESTS += tests/t-color.sh
 SHELL_TESTS += tests/t-honest.sh
