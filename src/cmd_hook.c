@@ -21,6 +21,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "repo.h"
+#include "spawn.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -28,13 +29,15 @@ static int	cmd_hook(int, char **);
 
 const struct cmd_entry cmd_hook_entry = {
 	"hook",
-	"install pre-commit | pre-push\n"
+	"install pre-commit | pre-push [-- command [argument ...]]\n"
 	"uninstall [pre-commit | pre-push]",
 	"Install writes a git hook into the repository's hooks directory\n"
 	"(core.hooksPath if set).  The pre-commit hook verifies what is being\n"
 	"committed, with forge verify --isolated --staged --no-breaker; the\n"
 	"pre-push hook each commit pushed, with\n"
 	"forge verify --isolated --rev=commit --no-breaker.\n"
+	"The steps are forge.verify's: a command after -- replaces them in\n"
+	"the repository's git config; with none configured, install refuses.\n"
 	"Install refuses to overwrite a hook forge did not write; uninstall\n"
 	"removes the hooks forge wrote, and the directories install made for\n"
 	"them once empty, and nothing else.\n",
@@ -275,6 +278,129 @@ remove_dirs(const struct repo *r)
 	return ret;
 }
 
+/*
+ * The steps verify will find, from forge.verify's values as git lists
+ * them (z: "value\0" each, or with origins "origin\0value\0"): an
+ * empty value clears those before it.  Values that forge's own gits get
+ * on their command line are not the user's.  1 if there was any value.
+ */
+static int
+steps_of(const struct buf *z, int origins, struct strv *steps)
+{
+	const char	*p, *end, *val;
+	int		 any = 0;
+
+	strv_clear(steps);
+	for (p = z->data, end = p + z->len; p != NULL && p < end;
+	    p = val + strlen(val) + 1) {
+		val = p;
+		if (origins) {
+			val = p + strlen(p) + 1;
+			if (val >= end)
+				break;
+			if (strncmp(p, "command line:", 13) == 0)
+				continue;
+		}
+		any = 1;
+		if (*val == '\0')
+			strv_clear(steps);
+		else
+			strv_push(steps, val);
+	}
+	return any;
+}
+
+/* forge.verify as verify will read it: git config's values (every
+ * scope), else those of the .forgeconfig that git tracks, as the index
+ * holds it: what a commit's hook verifies with. */
+static void
+configured_steps(const struct repo *r, struct strv *steps)
+{
+	const char *const	 a[] = { "config", "-z", "--show-origin",
+	    "--get-all", "forge.verify", NULL };
+	const char *const	 t[] = { "config", "-z",
+	    "--blob=:.forgeconfig", "--get-all", "forge.verify", NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT;
+
+	repo_git(r, &g);
+	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
+		buf_reset(&out);
+	if (!steps_of(&out, 1, steps)) {
+		buf_reset(&out);
+		if (git_run(&g, t, 0, NULL, &out, NULL) != 0)
+			buf_reset(&out);
+		(void)steps_of(&out, 0, steps);
+	}
+	buf_free(&out);
+}
+
+/* git config --local VALUES... for forge.verify, replacing its own. */
+static int
+set_local(const struct repo *r, const char *first, const char *second)
+{
+	const char *const	 rep[] = { "config", "--local", "--replace-all",
+	    "--end-of-options", "forge.verify", first, NULL };
+	const char *const	 add[] = { "config", "--local", "--add",
+	    "--end-of-options", "forge.verify", second, NULL };
+	struct git		 g;
+	struct buf		 err = BUF_INIT;
+	int			 st;
+
+	repo_git(r, &g);
+	if ((st = git_run(&g, rep, 0, NULL, NULL, &err)) == 0 &&
+	    second != NULL)
+		st = git_run(&g, add, 0, NULL, NULL, &err);
+	if (st != 0)
+		warnx("cannot set forge.verify in %s/config: %s",
+		    fs_vis(r->common), git_why(&err, st));
+	buf_free(&err);
+	return st == 0 ? 0 : -1;
+}
+
+/*
+ * The steps given to install (-- command ...), written where every hook
+ * and forge verify find them: forge.verify in the repository's own git
+ * config, replacing the values there.  0, or an exit status.
+ */
+static int
+set_steps(const struct repo *r, char *const *argv)
+{
+	struct strv	 steps = STRV_INIT;
+	char		*line, *found;
+	int		 ret = EXIT_FORGE;
+
+	/* Run as forge verify -- command runs it: without a shell.  A
+	 * command that cannot be found would fail every commit. */
+	if ((found = spawn_which(argv[0], getenv("PATH"))) == NULL) {
+		warnx("%s: command not found; for a shell command line, "
+		    "give -- sh -c '...'", fs_vis(argv[0]));
+		return EXIT_USAGE;
+	}
+	free(found);
+	line = strv_join_shell(argv);
+	if (set_local(r, line, NULL) == -1)
+		goto out;
+	/* A value of a wider scope (global, system) comes first: an empty
+	 * value after it clears it. */
+	configured_steps(r, &steps);
+	if ((steps.n != 1 || strcmp(steps.v[0], line) != 0) &&
+	    set_local(r, "", line) == -1)
+		goto out;
+	configured_steps(r, &steps);
+	if (steps.n != 1 || strcmp(steps.v[0], line) != 0)
+		warnx("forge.verify is also set after the repository's own "
+		    "git config (a worktree's?): the hooks run its steps "
+		    "too");
+	printf("set forge.verify to %s in %s/config\n", fs_vis(line),
+	    fs_vis(r->common));
+	ret = 0;
+out:
+	strv_free(&steps);
+	free(line);
+	return ret;
+}
+
 /* Quote s for sh, inside single quotes. */
 static void
 sh_quote(struct buf *b, const char *s)
@@ -290,8 +416,9 @@ sh_quote(struct buf *b, const char *s)
 }
 
 static int
-install(const struct repo *r, int k)
+install(const struct repo *r, int k, char *const *argv)
 {
+	struct strv	 steps = STRV_INIT;
 	struct buf	 b = BUF_INIT;
 	char		*dir, *path, *self;
 	int		 ret = 1;
@@ -302,6 +429,20 @@ install(const struct repo *r, int k)
 		warnx("%s exists and is not forge's: leaving it as it is; "
 		    "move it away, or have it run forge verify itself",
 		    fs_vis(path));
+		goto out;
+	}
+	/* A hook cannot be given a command: without steps, it would
+	 * refuse every commit. */
+	if (argv != NULL && (ret = set_steps(r, argv)) != 0)
+		goto out;
+	configured_steps(r, &steps);
+	if (steps.n == 0) {
+		warnx("no steps to verify: the %s hook would refuse every "
+		    "%s; give them here (forge hook install %s -- make "
+		    "check), or set forge.verify (git config forge.verify "
+		    "'make check', or in a tracked .forgeconfig)",
+		    hook_names[k], k == 0 ? "commit" : "push", hook_names[k]);
+		ret = EXIT_USAGE;
 		goto out;
 	}
 	if (make_dirs(r, dir) == -1) {
@@ -324,6 +465,7 @@ install(const struct repo *r, int k)
 	printf("installed %s\n", fs_vis(path));
 	ret = 0;
 out:
+	strv_free(&steps);
 	buf_free(&b);
 	free(path);
 	free(dir);
@@ -360,6 +502,7 @@ static int
 cmd_hook(int argc, char **argv)
 {
 	struct repo	 r;
+	char		**command = NULL;
 	int		 ch, k, st = 0, s;
 
 	optind = 0;
@@ -375,6 +518,12 @@ cmd_hook(int argc, char **argv)
 	}
 	argc -= optind;
 	argv += optind;
+	/* install HOOK -- command ...: the steps. */
+	if (argc > 3 && strcmp(argv[0], "install") == 0 &&
+	    strcmp(argv[2], "--") == 0) {
+		command = argv + 3;
+		argc = 2;
+	}
 	if (argc < 1 || argc > 2 || (strcmp(argv[0], "install") != 0 &&
 	    strcmp(argv[0], "uninstall") != 0) ||
 	    (strcmp(argv[0], "install") == 0 && argc != 2)) {
@@ -387,7 +536,7 @@ cmd_hook(int argc, char **argv)
 	if (git_init() == -1 || repo_open(&r) == -1)
 		return EXIT_FORGE;
 	if (strcmp(argv[0], "install") == 0)
-		st = install(&r, k);
+		st = install(&r, k, command);
 	else {
 		if (argc == 2)
 			st = uninstall(&r, k);

@@ -63,6 +63,14 @@ _forge forge
 	is "breaker's actions" "$(comp forge breaker '')" "reset show "
 	is "hook's actions" "$(comp forge hook '')" "install uninstall "
 	is "hook's hooks" "$(comp forge hook install pre-)" "pre-commit pre-push "
+	is "install's step, after --" "$(comp forge hook install pre-commit -)" \
+	    "-- "
+	like "the step's command" "$(comp forge hook install pre-commit -- gi)" \
+	    "(^| )git( |$)"
+	is "its options are not forge's" \
+	    "$(comp forge hook install pre-commit -- make --timeout 1)" ""
+	is "uninstall takes no step" "$(comp forge hook uninstall pre-commit -)" \
+	    "--help -h "
 	is "help's commands" "$(comp forge help l)" "log "
 	is "status's option" "$(comp forge status --j)" "--json "
 	is "log -n takes a count, not an option" "$(comp forge log -n '')" ""
@@ -125,6 +133,10 @@ else
 	like "zsh: gc's options" "$(zcomp 'forge gc --')" "--dry-run .*--kept"
 	like "zsh: the command after --" "$(zcomp 'forge verify -- gi')" \
 	    "(^| )git( |$)"
+	is "zsh: hook install's step begins with --" \
+	    "$(zcomp 'forge hook install pre-commit ')" "-- "
+	like "zsh: hook install's step after --" \
+	    "$(zcomp 'forge hook install pre-commit -- gi')" "(^| )git( |$)"
 fi
 
 done_testing

@@ -225,4 +225,82 @@ is "an unknown hook is a usage error" "$rc" 64
 run_forge hook frob
 is "so is an unknown action" "$rc" 64
 
+# No steps configured: a hook would refuse every commit, and cannot be
+# given a command; install refuses, and says how to configure them.
+new_repo "$T/s"
+printf 'ok\n' >test.js
+git add test.js && git commit -q -m test.js
+for h in pre-commit pre-push; do
+	run_forge hook install $h
+	is "$h without steps: install refuses, a usage error" "$rc" 64
+	like "$h: saying how to give them" "$err" \
+	    "no steps to verify.*forge hook install $h -- make check.*git config forge.verify"
+	unlike "$h: not as a command to a hook" "$err" 'forge verify --'
+	ok "$h: nothing is written" test ! -e ".git/hooks/$h"
+done
+printf '[forge]\n\tverify = grep -qx ok test.js\n' >.forgeconfig
+run_forge hook install pre-commit
+is "an untracked .forgeconfig is no commit's: refused" "$rc" 64
+git add .forgeconfig
+run_forge hook install pre-commit
+is "a tracked one's steps: installed" "$rc" 0
+git rm -q --cached .forgeconfig
+rm .forgeconfig .git/hooks/pre-commit
+git config forge.verify ''
+run_forge hook install pre-commit
+is "steps cleared by an empty forge.verify: refused" "$rc" 64
+git config --unset forge.verify
+
+# The steps on install's command line: written to the repository's git
+# config, where the hooks (and forge verify) find them.
+run_forge hook install pre-commit -- sh -c 'grep -qx ok test.js'
+is "install -- command: installed" "$rc" 0
+like "saying where the steps went" "$out" \
+    "^set forge.verify to sh -c 'grep -qx ok test.js' in $T/s/.git/config\$"
+is "they are in the repository's own config" \
+    "$(git config --local --get-all forge.verify)" \
+    "sh -c 'grep -qx ok test.js'"
+printf 'broken\n' >test.js
+git add test.js
+not_ok "the hook refuses a broken commit" commit -m broken
+like "having verified with those steps" "$(cat "$T/commit.out")" \
+    "Verify: sh -c 'grep -qx ok test.js' \\.\\.\\. Verdict: FAIL"
+printf 'ok\n' >test.js
+git add test.js
+printf 'readme\n' >README
+git add README
+ok "and takes a good one" commit -m readme
+run_forge hook install pre-push -- true
+is "install again -- command: the steps are replaced" \
+    "$(git config --local --get-all forge.verify)" true
+
+# Steps of a wider scope would run too: they are cleared.
+git config --global forge.verify 'echo global steps'
+run_forge hook install pre-commit -- sh -c 'echo only mine'
+is "with forge.verify in the global config: installed" "$rc" 0
+run_forge verify
+is "verify runs the steps given, alone" "$out" "only mine"
+git config --global --unset forge.verify
+
+# A command that cannot be run would refuse every commit: refused, and
+# nothing changes.
+before=$(cat .git/config; ls .git/hooks)
+run_forge hook install pre-commit -- 'grep -q ok test.js && true'
+is "a shell line given as one word: refused" "$rc" 64
+like "saying how to give one" "$err" \
+    "command not found; for a shell command line, give -- sh -c"
+run_forge hook install pre-commit -- no-such-command-here
+is "a command not found: refused" "$rc" 64
+is "neither changed the config or the hooks" "$(cat .git/config; \
+    ls .git/hooks)" "$before"
+run_forge hook install pre-commit --
+is "install HOOK -- with no command is a usage error" "$rc" 64
+run_forge hook uninstall pre-commit -- true
+is "uninstall takes no command" "$rc" 64
+cp "$T/mine" .git/hooks/pre-commit
+run_forge hook install pre-commit -- false
+is "a hook that is not forge's: refused with a command too" "$rc" 1
+is "and the steps are left as they were" "$(cat .git/config; \
+    ls .git/hooks)" "$before"
+
 done_testing
