@@ -56,6 +56,8 @@ ok "and says so in a few lines" test "$(printf '%s\n' "$out" | wc -l)" -le 5
 is "with nothing on stderr" "$err" ""
 like "what was configured" "$out" '^bootstrap: configured \(./configure\)$'
 like "where the binary is" "$out" '^bootstrap: built ./forge'
+like "and how to put it on PATH" "$out" \
+    "^bootstrap: to run it as forge: export PATH=\"$src:\\\$PATH\", or make install\$"
 like "where the transcript is" "$out" 'transcript in bootstrap.log$'
 unlike "which is not on screen" "$out" 'of the transcript'
 is "but in the log, in the tree" \
@@ -107,6 +109,25 @@ if [ -f "$top_srcdir/.gitignore" ]; then
 	ok "git ignores bootstrap.log" git -C "$T/ign" check-ignore -q bootstrap.log
 else
 	skip "git ignores bootstrap.log" "no .gitignore in a release tarball"
+fi
+
+# The README's quick start: bootstrap and the demo, the suite (and how
+# long it takes, and in parallel), and where the binary is.
+readme="$top_srcdir/README"
+if [ -f "$readme" ]; then
+	qs=$(sed -n '/^Quick start$/,/^Installing$/p' "$readme")
+	like "README: bootstrap and the demo" "$qs" \
+	    '^    scripts/bootstrap && scripts/demo '
+	like "README: bootstrap and the suite" "$qs" \
+	    '^    scripts/bootstrap && make check '
+	like "README: the suite in parallel" "$qs" \
+	    '^    make -j"\$\(nproc\)" check '
+	like "README: how long it takes, one test at a time" "$qs" \
+	    '[0-9]+ to [0-9]+ minutes'
+	like "README: the binary's place, and how to put it on PATH" "$qs" \
+	    '^    export PATH="\$PWD:\$PATH" '
+else
+	skip "README's quick start" "no README here"
 fi
 
 done_testing
