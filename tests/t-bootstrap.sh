@@ -103,10 +103,12 @@ is "installing nothing" "$ran" ""
 like "and says what to run" "$err" 'sudo apt-get install check'
 
 # The transcript stays out of git.
-git init -q "$T/ign"
+# (The real git: the one on PATH is a fake that says yes.)
+"$REAL_GIT" init -q "$T/ign"
 if [ -f "$top_srcdir/.gitignore" ]; then
 	cp "$top_srcdir/.gitignore" "$T/ign/"
-	ok "git ignores bootstrap.log" git -C "$T/ign" check-ignore -q bootstrap.log
+	ok "git ignores bootstrap.log" \
+	    "$REAL_GIT" -C "$T/ign" check-ignore -q bootstrap.log
 else
 	skip "git ignores bootstrap.log" "no .gitignore in a release tarball"
 fi
