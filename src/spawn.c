@@ -427,6 +427,60 @@ fail:
 	return -1;
 }
 
+/*
+ * The hook alone, in a child that exits where another would exec: what
+ * it would do to a command is done to nothing, and said.
+ */
+int
+spawn_probe(const struct spawn_hook *hook, int *what)
+{
+	struct child_error	 ce;
+	sigset_t		 oldmask;
+	ssize_t			 r;
+	pid_t			 pid;
+	int			 ep[2], saved, wst;
+
+	*what = -1;
+	if (pipe2(ep, O_CLOEXEC) == -1)
+		return -1;
+	sig_block_all(&oldmask);
+	if ((pid = fork()) == 0) {
+		close(ep[0]);
+		ce.stage = 2;
+		ce.what = -1;
+		if (hook->fn(hook->arg, &ce.what) == 0)
+			_exit(0);
+		ce.err = errno;
+		(void)write(ep[1], &ce, sizeof(ce));
+		_exit(EXIT_NOTFOUND);
+	}
+	saved = errno;
+	sig_restore(&oldmask);
+	close(ep[1]);
+	if (pid == -1) {
+		close(ep[0]);
+		errno = saved;
+		return -1;
+	}
+	do
+		r = read(ep[0], &ce, sizeof(ce));
+	while (r == -1 && errno == EINTR);
+	close(ep[0]);
+	while (waitpid(pid, &wst, 0) == -1 && errno == EINTR)
+		;
+	if (r == (ssize_t)sizeof(ce)) {
+		*what = ce.what;
+		errno = ce.err;
+		return -1;
+	}
+	/* Said nothing: it must then have exited 0, and nothing else. */
+	if (!WIFEXITED(wst) || WEXITSTATUS(wst) != 0) {
+		errno = ECHILD;
+		return -1;
+	}
+	return 0;
+}
+
 /* A child may have exited: let the caller's background work move on. */
 static void
 idle(const struct spawn_idle *id)

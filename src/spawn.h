@@ -159,6 +159,12 @@ int	spawn_io(struct spawn_stream *, size_t, const struct spawn_idle *);
 void	spawn_reaped(struct spawn *);
 /* The shell's $? for a waitpid(2) status. */
 int	spawn_status(int);
+/*
+ * Does the hook work here?  A child runs it and exits without executing
+ * anything: 0, or -1 with errno set and what as the hook said (-1 if
+ * the child could not even be started).
+ */
+int	spawn_probe(const struct spawn_hook *, int *);
 /* Find a program as execvp(3) would; the caller frees.  NULL, errno set. */
 char	*spawn_which(const char *, const char *);
 /* environ with changes applied ("N=v" sets, "N" unsets); the caller frees

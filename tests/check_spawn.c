@@ -1302,6 +1302,35 @@ START_TEST(t_hook)
 }
 END_TEST
 
+/* A hook tried alone: what it did is done in a child that then exits,
+ * and its failure comes back as spawn_start() would give it. */
+START_TEST(t_probe)
+{
+	struct spawn_hook	 h;
+	char			*d, *mark;
+	int			 what;
+
+	d = unitfs_dir("probe");
+	ck_assert_int_eq(chdir(d), 0);
+	h.fn = failing_hook;
+	h.arg = NULL;
+	errno = 0;
+	ck_assert_int_eq(spawn_probe(&h, &what), -1);
+	ck_assert_int_eq(errno, EXDEV);
+	ck_assert_int_eq(what, 5);
+	ck_assert_int_ne(asprintf(&mark, "%s/mark", d), -1);
+	h.fn = marking_hook;
+	h.arg = "mark";
+	ck_assert_int_eq(spawn_probe(&h, &what), 0);
+	ck_assert(unitfs_exists(mark));
+	/* Nothing of it is left to reap. */
+	ck_assert_int_eq(waitpid(-1, NULL, WNOHANG), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	free(mark);
+	free(d);
+}
+END_TEST
+
 static Suite *
 spawn_suite(void)
 {
@@ -1326,6 +1355,7 @@ spawn_suite(void)
 	tcase_add_test(tc, t_script_without_shebang);
 	tcase_add_test(tc, t_dir);
 	tcase_add_test(tc, t_hook);
+	tcase_add_test(tc, t_probe);
 	tcase_add_test(tc, t_fd_contract);
 	tcase_add_test(tc, t_no_fd_leak);
 	tcase_add_test(tc, t_child_signals);
