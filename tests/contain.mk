@@ -6,6 +6,12 @@ tests_check_contain_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_contain_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_contain_LDADD = $(TEST_LIBS_COMMON)
 
+UNIT_TESTS_LIST += tests/check_landlock
+tests_check_landlock_SOURCES = tests/check_landlock.c $(UNITFS)
+tests_check_landlock_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_landlock_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_landlock_LDADD = $(TEST_LIBS_COMMON)
+
 # noshare: runs a program under a seccomp filter that makes unshare(2)
 # fail, as a machine without namespaces would.
 check_PROGRAMS += tests/noshare

@@ -1,0 +1,316 @@
+/*
+ * landlock.c and sockfilter.c, each layer on its own: Landlock lets a
+ * process write beneath its writable directories alone, and not around
+ * them (a link, a rename, a truncation, a device node); its network
+ * rules refuse TCP and reach no abstract socket outside; the seccomp
+ * filter refuses every socket family but AF_UNIX, and io_uring.  Each in
+ * a child of the test's own, which contains itself and reports.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <netinet/in.h>
+#include <arpa/inet.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "landlock.h"
+#include "sockfilter.h"
+#include "unitfs.h"
+
+/* What the child found, one bit each: a bit set is a check that failed. */
+static unsigned int	found;
+
+#define CHECK(bit, cond)	do { if (!(cond)) found |= 1U << (bit); } \
+	while (0)
+
+/* Run fn contained by l in a child: the bits of the checks that failed. */
+static unsigned int
+contained(const struct landlock *l, void (*fn)(void *), void *arg)
+{
+	pid_t	pid;
+	int	st, what;
+
+	ck_assert_int_ne(pid = fork(), -1);
+	if (pid == 0) {
+		found = 0;
+		if (landlock_child(l, &what) == -1)
+			abort();
+		fn(arg);
+		_exit((int)(found & 0xff));
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st), "the child could not contain itself");
+	return (unsigned int)WEXITSTATUS(st);
+}
+
+static int
+have_landlock(int abi)
+{
+	int	have = landlock_abi();
+
+	if (have < abi) {
+		fprintf(stderr, "# SKIP: Landlock ABI %d is needed, %d here\n",
+		    abi, have);
+		return 0;
+	}
+	return 1;
+}
+
+struct places {
+	char	*in;		/* writable */
+	char	*out;		/* not */
+};
+
+static int
+writes(const char *path)
+{
+	int	fd;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC,
+	    0644)) == -1)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+static void
+file_checks(void *arg)
+{
+	struct places	*p = arg;
+	char		 a[4096], b[4096];
+
+	snprintf(a, sizeof(a), "%s/new", p->in);
+	CHECK(0, writes(a) == 0);
+	snprintf(b, sizeof(b), "%s/new", p->out);
+	CHECK(1, writes(b) == -1 && errno == EACCES);
+	/* Out by a rename, and in by a link to a file outside. */
+	CHECK(2, rename(a, b) == -1 && errno == EACCES);
+	snprintf(a, sizeof(a), "%s/victim", p->out);
+	snprintf(b, sizeof(b), "%s/link", p->in);
+	CHECK(3, link(a, b) == -1 && (errno == EXDEV || errno == EACCES));
+	CHECK(4, truncate(a, 0) == -1 && errno == EACCES);
+	/* A device node could lead anywhere. */
+	snprintf(b, sizeof(b), "%s/null", p->in);
+	CHECK(5, mknod(b, S_IFCHR | 0666, makedev(1, 3)) == -1);
+	CHECK(6, writes("/dev/null") == 0);
+	/* Moving from one directory to another, in the writable one. */
+	snprintf(a, sizeof(a), "%s/a", p->in);
+	snprintf(b, sizeof(b), "%s/b", p->in);
+	CHECK(7, mkdir(a, 0755) == 0 && mkdir(b, 0755) == 0);
+	snprintf(a, sizeof(a), "%s/a/f", p->in);
+	snprintf(b, sizeof(b), "%s/b/f", p->in);
+	CHECK(7, writes(a) == 0 && rename(a, b) == 0);
+}
+
+START_TEST(t_files)
+{
+	struct landlock		 l;
+	struct landlock_opts	 o = LANDLOCK_OPTS_INIT;
+	struct places		 p;
+	const char		*dirs[2];
+	char			*victim, *text;
+	int			 what;
+
+	if (!have_landlock(3))
+		return;
+	p.in = unitfs_dir("in");
+	p.out = unitfs_dir("out");
+	ck_assert_int_ne(asprintf(&victim, "%s/victim", p.out), -1);
+	unitfs_write(victim, "kept\n", 0644);
+	dirs[0] = p.in;
+	dirs[1] = NULL;
+	o.fs = 1;
+	o.writable = dirs;
+	ck_assert_int_eq(landlock_prepare(&l, &o, &what), 0);
+	ck_assert_uint_eq(contained(&l, file_checks, &p), 0);
+	text = unitfs_read(victim, NULL);
+	ck_assert_str_eq(text, "kept\n");
+	free(text);
+	free(victim);
+	ck_assert_int_ne(asprintf(&victim, "%s/new", p.out), -1);
+	ck_assert(!unitfs_exists(victim));
+	landlock_free(&l);
+	free(victim);
+	free(p.in);
+	free(p.out);
+}
+END_TEST
+
+/* A listener on 127.0.0.1: its fd, and its port in *port. */
+static int
+tcp_listener(int *port)
+{
+	struct sockaddr_in	sin;
+	socklen_t		len = sizeof(sin);
+	int			fd;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	ck_assert_int_ne(fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0),
+	    -1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
+	*port = ntohs(sin.sin_port);
+	return fd;
+}
+
+static void
+tcp_checks(void *arg)
+{
+	struct sockaddr_in	sin;
+	int			fd;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sin.sin_port = htons((unsigned short)*(int *)arg);
+	/* The socket is made (no filter here); Landlock says no after. */
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	CHECK(0, fd != -1);
+	CHECK(1, connect(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 &&
+	    errno == EACCES);
+	close(fd);
+	fd = socket(AF_INET, SOCK_STREAM, 0);
+	sin.sin_port = 0;
+	CHECK(2, bind(fd, (struct sockaddr *)&sin, sizeof(sin)) == -1 &&
+	    errno == EACCES);
+	close(fd);
+}
+
+START_TEST(t_tcp)
+{
+	struct landlock		 l;
+	struct landlock_opts	 o = LANDLOCK_OPTS_INIT;
+	int			 what, port, fd;
+
+	if (!have_landlock(4))
+		return;
+	fd = tcp_listener(&port);
+	o.net = 1;
+	ck_assert_int_eq(landlock_prepare(&l, &o, &what), 0);
+	ck_assert_int_ne(l.ruleset, -1);
+	l.net = 0;		/* Landlock's rules alone, no filter */
+	ck_assert_uint_eq(contained(&l, tcp_checks, &port), 0);
+	landlock_free(&l);
+	close(fd);
+}
+END_TEST
+
+static void
+abstract_checks(void *arg)
+{
+	struct sockaddr_un	sun;
+	const char		*name = arg;
+	int			fd;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	CHECK(0, fd != -1);
+	CHECK(1, connect(fd, (struct sockaddr *)&sun, (socklen_t)(offsetof(
+	    struct sockaddr_un, sun_path) + 1 + strlen(name))) == -1 &&
+	    errno == EPERM);
+	close(fd);
+}
+
+START_TEST(t_abstract)
+{
+	struct landlock		 l;
+	struct landlock_opts	 o = LANDLOCK_OPTS_INIT;
+	struct sockaddr_un	 sun;
+	char			 name[64];
+	int			 what, fd;
+
+	if (!have_landlock(6))
+		return;
+	snprintf(name, sizeof(name), "forge-check-%ld", (long)getpid());
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	memcpy(sun.sun_path + 1, name, strlen(name));
+	ck_assert_int_ne(fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0),
+	    -1);
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sun, (socklen_t)(
+	    offsetof(struct sockaddr_un, sun_path) + 1 + strlen(name))), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	o.net = 1;
+	ck_assert_int_eq(landlock_prepare(&l, &o, &what), 0);
+	ck_assert_uint_eq(contained(&l, abstract_checks, name), 0);
+	landlock_free(&l);
+	close(fd);
+}
+END_TEST
+
+static void
+filter_checks(void *arg)
+{
+	static const int refused[] = { AF_INET, AF_INET6, AF_NETLINK,
+	    AF_PACKET, AF_VSOCK, AF_ALG };
+	int	sv[2], fd;
+	size_t	i;
+
+	(void)arg;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		CHECK(0, socket(refused[i], SOCK_DGRAM, 0) == -1 &&
+		    errno == EAFNOSUPPORT);
+	CHECK(1, socketpair(AF_INET, SOCK_STREAM, 0, sv) == -1 &&
+	    errno == EAFNOSUPPORT);
+	/* Whatever else the first argument holds, the kernel reads an int. */
+	CHECK(2, syscall(SYS_socket, 0x100000000L | AF_INET, SOCK_DGRAM, 0) ==
+	    -1 && errno == EAFNOSUPPORT);
+	CHECK(3, (fd = socket(AF_UNIX, SOCK_STREAM, 0)) != -1);
+	close(fd);
+	CHECK(4, socketpair(AF_UNIX, SOCK_STREAM, 0, sv) == 0);
+	CHECK(5, syscall(425, 1, calloc(1, 120)) == -1 && errno == ENOSYS);
+}
+
+START_TEST(t_filter)
+{
+	struct landlock	l;
+
+	memset(&l, 0, sizeof(l));
+	l.ruleset = -1;		/* the filter alone */
+	l.net = 1;
+	if (sockfilter_prepare(&l.filter) == -1) {
+		ck_assert_int_eq(errno, ENOSYS);
+		fprintf(stderr, "# SKIP: no filter for this machine\n");
+		return;
+	}
+	ck_assert_uint_eq(contained(&l, filter_checks, NULL), 0);
+}
+END_TEST
+
+static Suite *
+landlock_suite(void)
+{
+	Suite	*s = suite_create("landlock");
+	TCase	*tc;
+
+	tc = tcase_create("layers");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_add_test(tc, t_files);
+	tcase_add_test(tc, t_tcp);
+	tcase_add_test(tc, t_abstract);
+	tcase_add_test(tc, t_filter);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(landlock_suite)
