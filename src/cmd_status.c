@@ -15,11 +15,13 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "color.h"
+#include "contain.h"
 #include "context.h"
 #include "copies.h"
 #include "forge.h"
 #include "fsutil.h"
 #include "json.h"
+#include "landlock.h"
 #include "report.h"
 #include "timeutil.h"
 
@@ -170,7 +172,7 @@ json_last(struct json *j, const struct jv *last)
 {
 	static const char *const keys[] = { "time", "session", "mode",
 	    "head", "tree", "verdict", "status", "duration_ms", "failed",
-	    "partial", "steps" };
+	    "partial", "steps", "contain_method" };
 	size_t	i;
 
 	json_key(j, "last_verdict");
@@ -181,6 +183,54 @@ json_last(struct json *j, const struct jv *last)
 	json_open(j, '{');
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 		field(j, last, keys[i]);
+	/* Recorded only when so. */
+	json_key(j, "contain");
+	json_bool(j, jv_bool(jv_get(last, "contain"), 0));
+	json_key(j, "network");
+	json_bool(j, jv_bool(jv_get(last, "network"), 1));
+	json_close(j, '}');
+}
+
+/*
+ * How --contain would contain a command here, and which ways this
+ * machine offers, each tried.
+ */
+static void
+json_containment(struct json *j, int setting)
+{
+	char	why[2][512];
+	int	ok[2], m, abi;
+
+	for (m = CONTAIN_METHOD_NAMESPACES; m <= CONTAIN_METHOD_LANDLOCK; m++)
+		ok[m - 1] = contain_probe(m, why[m - 1], sizeof(why[0])) == 0;
+	json_key(j, "containment");
+	json_open(j, '{');
+	json_key(j, "setting");
+	json_str(j, contain_method_name(setting));
+	json_key(j, "method");
+	if (setting == CONTAIN_METHOD_AUTO)
+		m = ok[0] ? CONTAIN_METHOD_NAMESPACES : ok[1] ?
+		    CONTAIN_METHOD_LANDLOCK : -1;
+	else
+		m = ok[setting - 1] ? setting : -1;
+	json_str(j, m != -1 ? contain_method_name(m) : NULL);
+	for (m = CONTAIN_METHOD_NAMESPACES; m <= CONTAIN_METHOD_LANDLOCK;
+	    m++) {
+		json_key(j, contain_method_name(m));
+		json_open(j, '{');
+		json_key(j, "available");
+		json_bool(j, ok[m - 1]);
+		if (m == CONTAIN_METHOD_LANDLOCK) {
+			json_key(j, "abi");
+			if ((abi = landlock_abi()) > 0)
+				json_int(j, abi);
+			else
+				json_null(j);
+		}
+		json_key(j, "why");
+		json_str(j, ok[m - 1] ? NULL : why[m - 1]);
+		json_close(j, '}');
+	}
 	json_close(j, '}');
 }
 
@@ -269,6 +319,7 @@ print_json(struct context *ctx, const struct breaker *b, const struct jv *last)
 	json_breaker(&j, b, ctx->cfg.threshold);
 	json_last(&j, last);
 	json_copies(&j, ctx->repo.common);
+	json_containment(&j, ctx->cfg.contain_method);
 	json_close(&j, '}');
 	printf("%s\n", out.data);
 	buf_free(&out);

@@ -95,6 +95,8 @@ struct run {
 	int		 no_network;
 	struct contain	 plan;
 	int		 have_plan;
+	int		 plan_failed;	/* a step's child could not carry
+					   it out */
 	struct source	 source;	/* what the copy is made from */
 	int		 no_breaker;	/* neither feeds nor obeys it */
 	int		 cache;		/* look up and store PASS verdicts */
@@ -178,10 +180,11 @@ const struct cmd_entry cmd_verify_entry = {
 	"                      mode, environment (forge.cache)\n"
 	"      --no-cache      run even if a PASS is cached\n"
 	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n"
-	"      --contain       all but the copy read-only, /tmp private "
-	"(forge.contain)\n"
+	"      --contain       all but the copy and TMPDIR read-only, in\n"
+	"                      namespaces or with Landlock (forge.contain,\n"
+	"                      forge.containMethod)\n"
 	"      --no-contain    not contained, whatever forge.contain says\n"
-	"      --no-network    no network but loopback\n",
+	"      --no-network    no network: a loopback of its own at most\n",
 	cmd_verify
 };
 
@@ -693,9 +696,10 @@ run_step(struct run *r, struct step *s)
 		 * real repository. */
 		git_unset_local(&env);
 		strv_pushf(&env, "PWD=%s", dir);
-		/* Its own /tmp, empty, whatever TMPDIR the copy is in. */
-		if (r->contain)
-			strv_push(&env, "TMPDIR=/tmp");
+		/* Its own, empty, whatever TMPDIR the copy is in. */
+		if (r->have_plan && contain_tmpdir(&r->plan) != NULL)
+			strv_pushf(&env, "TMPDIR=%s",
+			    contain_tmpdir(&r->plan));
 	}
 	if (r->have_plan)
 		sp.hook = contain_hook(&r->plan);
@@ -722,6 +726,7 @@ run_step(struct run *r, struct step *s)
 			/* Never run uncontained: an ERROR, not the
 			 * command's failure. */
 			contain_explain(sp.hook_what, errno, NULL);
+			r->plan_failed = 1;
 			s->status = EXIT_FORGE;
 			doing(r, "forge could not contain the command");
 		} else
@@ -764,6 +769,8 @@ run_steps(struct run *r)
 		if (run_step(r, &r->steps[i]) == -1)
 			break;
 	}
+	if (r->have_plan)
+		contain_end(&r->plan);
 }
 
 /* Did the copy leave out part of what it is a copy of? */
@@ -861,6 +868,10 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	if (partial(r)) {
 		json_key(&j, "partial");
 		partial_json(r, &j);
+	}
+	if (r->have_plan && !r->plan_failed) {
+		json_key(&j, "contain_method");
+		json_str(&j, contain_method(&r->plan));
 	}
 	json_key(&j, "steps");
 	json_open(&j, '[');
@@ -1023,10 +1034,14 @@ summary(struct run *r)
 		fprintf(stderr, "interrupted by signal %d; ", r->signo);
 		break;
 	}
-	fprintf(stderr, "%s%s%s, tree %s, %s)\n", r->isolated ? run_mode(r) :
-	    "in place", !r->isolated || !r->reuse ? "" : r->incremental ?
-	    ", incremental" : r->reused ? ", reused" : ", fresh",
-	    partial(r) ? ", partial" : "", tree, d);
+	fprintf(stderr, "%s%s", r->isolated ? run_mode(r) : "in place",
+	    !r->isolated || !r->reuse ? "" : r->incremental ?
+	    ", incremental" : r->reused ? ", reused" : ", fresh");
+	if (r->have_plan && !r->plan_failed)
+		fprintf(stderr, ", %s (%s)", r->contain ? "contained" :
+		    "no network", contain_method(&r->plan));
+	fprintf(stderr, "%s, tree %s, %s)\n", partial(r) ? ", partial" : "",
+	    tree, d);
 	free(what);
 }
 
@@ -1186,7 +1201,7 @@ skip_setup(struct run *r, const struct verify_opts *o)
 	free(want);
 }
 
-/* The namespaces the steps run in, planned before any of them starts. */
+/* How the steps are contained, planned before any of them starts. */
 static int
 plan_contain(struct run *r)
 {
@@ -1202,18 +1217,15 @@ plan_contain(struct run *r)
 	protect[3] = NULL;
 	o.fs = r->contain;
 	o.net = r->no_network;
+	o.method = r->ctx->cfg.contain_method;
 	o.copy = r->contain ? r->snap.copy : NULL;
 	o.writable = (const char *const *)r->ctx->cfg.contain_writable.v;
 	o.protect = protect;
+	o.scratch = r->contain ? r->rd.scratch : NULL;
 	if (contain_prepare(&r->plan, &o) == -1)
 		return -1;
 	r->have_plan = 1;
-	if (r->contain)
-		fprintf(stderr, "forge: contained: all but the copy is "
-		    "read-only, /tmp is private%s\n", r->no_network ?
-		    ", no network but loopback" : "");
-	else
-		fprintf(stderr, "forge: no network but loopback\n");
+	fprintf(stderr, "forge: %s\n", contain_summary(&r->plan));
 	return 0;
 }
 

@@ -1,11 +1,13 @@
 /*
- * Containment in namespaces: the plan made before the fork, and the
- * system calls that carry it out in the child, as contain.h says.
+ * Containment: the method chosen and the plan made before the fork, and
+ * the system calls that carry out the namespaces' in the child, as
+ * contain.h says; Landlock's are landlock.c's.
  */
 #include "config.h"
 
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -25,7 +27,12 @@
 #include "buf.h"
 #include "contain.h"
 #include "fsutil.h"
+#include "landlock.h"
 #include "xmalloc.h"
+
+static const char uncontained[] = "not running the command uncontained: "
+    "without --contain and --no-network (and forge.contain unset) it runs "
+    "as it would without them";
 
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr	442	/* the same on every architecture */
@@ -265,14 +272,120 @@ tmp_target(const char *path)
 	return real;
 }
 
+static const char *const method_names[] = { "auto", "namespaces",
+    "landlock" };
+
 int
-contain_prepare(struct contain *c, const struct contain_opts *o)
+contain_method_parse(const char *s)
+{
+	size_t	i;
+
+	for (i = 0; s != NULL && i < sizeof(method_names) /
+	    sizeof(method_names[0]); i++)
+		if (strcmp(s, method_names[i]) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *
+contain_method_name(int m)
+{
+	return m >= 0 && (size_t)m < sizeof(method_names) /
+	    sizeof(method_names[0]) ? method_names[m] : "?";
+}
+
+/*
+ * Landlock's part of the plan: a TMPDIR of the command's own in scratch,
+ * and the ruleset that lets it write there, in the copy and in the
+ * exceptions alone.  -1 with *what and errno saying why.
+ */
+static int
+plan_landlock(struct contain *c, const char *scratch, int *what)
+{
+	struct landlock_opts	 o = LANDLOCK_OPTS_INIT;
+	const char		**dirs;
+	size_t			 i, n = 0;
+	int			 lw, saved;
+
+	*what = CONTAIN_TMPDIR;
+	if (c->fs && scratch != NULL) {
+		c->tmpdir = xasprintf("%s/tmp", scratch);
+		/* What a run before left there is not this one's. */
+		if (fs_rmtree(c->tmpdir) == -1 ||
+		    mkdir(c->tmpdir, 0700) == -1) {
+			free(c->tmpdir);
+			c->tmpdir = NULL;
+			return -1;
+		}
+	}
+	dirs = xreallocarray(NULL, c->nbinds + 2, sizeof(*dirs));
+	for (i = 0; i < c->nbinds; i++)
+		if (c->binds[i].rw)
+			dirs[n++] = c->binds[i].path;
+	if (c->tmpdir != NULL)
+		dirs[n++] = c->tmpdir;
+	dirs[n] = NULL;
+	o.fs = c->fs;
+	o.net = c->net;
+	o.writable = dirs;
+	if (landlock_prepare(&c->ll, &o, &lw) == -1) {
+		saved = errno;
+		*what = CONTAIN_LANDLOCK_ABI + lw;
+		free(dirs);
+		errno = saved;
+		return -1;
+	}
+	free(dirs);
+	return 0;
+}
+
+/* Landlock's part undone, for another method or none. */
+static void
+unplan_landlock(struct contain *c)
+{
+	landlock_free(&c->ll);
+	if (c->tmpdir != NULL) {
+		(void)fs_rmtree(c->tmpdir);
+		free(c->tmpdir);
+		c->tmpdir = NULL;
+	}
+}
+
+/*
+ * The method m, planned and tried: 0, or -1 with the cause in why (len
+ * bytes).  A child that contains itself the same way may still fail,
+ * and says why then.
+ */
+static int
+try_method(struct contain *c, int m, const char *scratch, char *why,
+    size_t len)
+{
+	int	what;
+
+	c->method = m;
+	if (m == CONTAIN_METHOD_LANDLOCK && plan_landlock(c, scratch,
+	    &what) == -1)
+		goto fail;
+	if (spawn_probe(&c->hook, &what) == 0)
+		return 0;
+fail:
+	contain_why(why, len, what, errno, c->userns, NULL);
+	if (m == CONTAIN_METHOD_LANDLOCK)
+		unplan_landlock(c);
+	return -1;
+}
+
+/* What the namespaces and Landlock share: the writable directories,
+ * checked; and the namespaces' own plan, which costs nothing unused. */
+static int
+plan_common(struct contain *c, const struct contain_opts *o)
 {
 	size_t	i;
 
 	memset(c, 0, sizeof(*c));
 	c->fs = o->fs;
 	c->net = o->net;
+	c->ll.ruleset = -1;
 	c->userns = geteuid() != 0;
 	c->uid = (unsigned int)geteuid();
 	c->gid = (unsigned int)getegid();
@@ -283,29 +396,72 @@ contain_prepare(struct contain *c, const struct contain_opts *o)
 	if (!c->fs)
 		return 0;
 	if (read_mounts(c) == -1)
-		goto fail;
+		return -1;
 	c->tmps[0] = tmp_target("/tmp");
 	c->tmps[1] = tmp_target("/dev/shm");
 	if (o->copy != NULL && add_bind(c, o->copy, 0, 1, NULL) == -1)
-		goto fail;
+		return -1;
 	for (i = 0; o->writable != NULL && o->writable[i] != NULL; i++)
 		if (add_bind(c, o->writable[i], 1, 1, o->protect) == -1)
-			goto fail;
+			return -1;
 	/* The real tree and its git directory stay in sight, read-only:
 	 * the copy's .git leads there. */
 	for (i = 0; o->protect != NULL && o->protect[i] != NULL; i++)
 		if (under_tmp(c, o->protect[i]) &&
 		    add_bind(c, o->protect[i], 0, 0, NULL) == -1)
-			goto fail;
+			return -1;
 	/* Outermost first: an inner one is bound inside the outer. */
 	if (c->nbinds > 1)
 		qsort(c->binds, c->nbinds, sizeof(*c->binds), by_length);
 	for (i = 0; i < c->nbinds; i++)
 		plan_mkdirs(c, c->binds[i].path);
 	return 0;
+}
+
+int
+contain_prepare(struct contain *c, const struct contain_opts *o)
+{
+	char	why[2][512];
+	int	m;
+
+	if (plan_common(c, o) == -1)
+		goto fail;
+	if (o->method != CONTAIN_METHOD_AUTO) {
+		if (try_method(c, o->method, o->scratch, why[0],
+		    sizeof(why[0])) == 0)
+			return 0;
+		warnx("%s", why[0]);
+		goto refuse;
+	}
+	for (m = CONTAIN_METHOD_NAMESPACES; m <= CONTAIN_METHOD_LANDLOCK; m++)
+		if (try_method(c, m, o->scratch, why[m - 1],
+		    sizeof(why[0])) == 0)
+			return 0;
+	warnx("cannot contain the command: neither namespaces nor Landlock "
+	    "work here");
+	warnx("namespaces: %s", why[0]);
+	warnx("landlock: %s", why[1]);
+refuse:
+	warnx("%s", uncontained);
 fail:
 	contain_free(c);
 	return -1;
+}
+
+int
+contain_probe(int m, char *why, size_t len)
+{
+	struct contain		c;
+	struct contain_opts	o = CONTAIN_OPTS_INIT;
+	int			ret = -1;
+
+	o.fs = o.net = 1;
+	if (plan_common(&c, &o) == -1)
+		snprintf(why, len, "cannot plan the containment");
+	else
+		ret = try_method(&c, m, NULL, why, len);
+	contain_free(&c);
+	return ret;
 }
 
 const struct spawn_hook *
@@ -314,11 +470,59 @@ contain_hook(struct contain *c)
 	return &c->hook;
 }
 
+const char *
+contain_method(const struct contain *c)
+{
+	return contain_method_name(c->method);
+}
+
+const char *
+contain_tmpdir(const struct contain *c)
+{
+	if (!c->fs)
+		return NULL;
+	return c->method == CONTAIN_METHOD_LANDLOCK ? c->tmpdir : "/tmp";
+}
+
+const char *
+contain_summary(const struct contain *c)
+{
+	if (c->method == CONTAIN_METHOD_LANDLOCK) {
+		if (!c->fs)
+			return "no network (landlock): no socket but a "
+			    "unix one";
+		if (c->net)
+			return "contained (landlock): all but the copy and "
+			    "TMPDIR is read-only; no network: no socket but a "
+			    "unix one";
+		return "contained (landlock): all but the copy and TMPDIR is "
+		    "read-only";
+	}
+	if (!c->fs)
+		return "no network (namespaces): loopback only";
+	if (c->net)
+		return "contained (namespaces): all but the copy is read-only, "
+		    "/tmp is private; no network: loopback only";
+	return "contained (namespaces): all but the copy is read-only, /tmp "
+	    "is private";
+}
+
+void
+contain_end(struct contain *c)
+{
+	if (c->tmpdir != NULL && fs_rmtree(c->tmpdir) == -1)
+		warn("cannot remove %s", fs_vis(c->tmpdir));
+	free(c->tmpdir);
+	c->tmpdir = NULL;
+}
+
 void
 contain_free(struct contain *c)
 {
 	size_t	i;
 
+	contain_end(c);
+	landlock_free(&c->ll);
 	for (i = 0; i < c->nmounts; i++)
 		free(c->mounts[i].path);
 	free(c->mounts);
@@ -334,6 +538,7 @@ contain_free(struct contain *c)
 	free(c->tmps[0]);
 	free(c->tmps[1]);
 	memset(c, 0, sizeof(*c));
+	c->ll.ruleset = -1;
 }
 
 /*
@@ -509,6 +714,14 @@ contain_child(const void *arg, int *what)
 	const struct contain	*c = arg;
 	int			 flags = 0;
 
+	if (c->method == CONTAIN_METHOD_LANDLOCK) {
+		if (landlock_child(&c->ll, &flags) == -1) {
+			*what = CONTAIN_LANDLOCK_ABI + flags;
+			return -1;
+		}
+		return 0;
+	}
+
 	if (c->userns)
 		flags |= CLONE_NEWUSER;
 	if (c->fs)
@@ -534,7 +747,9 @@ contain_child(const void *arg, int *what)
 	if (c->userns && c->fs && (unshare(CLONE_NEWUSER | CLONE_NEWNS) ==
 	    -1 || map_ids(c) == -1))
 		return -1;
-	return 0;
+	/* As with Landlock: a set-user-ID program gains nothing. */
+	*what = CONTAIN_NO_NEW_PRIVS;
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
 }
 
 /* A sysctl's value, as a number; -1 if there is none. */
@@ -565,18 +780,64 @@ static const char *const stage_names[] = {
 	"cannot bind the copy writable",
 	"cannot bring up the loopback interface",
 	"cannot lock the read-only mounts",
+	"cannot set no_new_privs",
+	"Landlock is not available",
+	"cannot make the Landlock rules",
+	"cannot make the seccomp filter",
+	"cannot set no_new_privs",
+	"cannot install the seccomp filter",
+	"cannot enforce the Landlock rules",
+	"cannot make the command's TMPDIR",
 };
+
+/* Why Landlock and its filter cannot be had, where the kernel says. */
+static const char *
+landlock_cause(int what, int err)
+{
+	switch (what) {
+	case CONTAIN_LANDLOCK_ABI:
+		if (err == ENOSYS)
+			return "the kernel has none (it needs Linux 5.13 or "
+			    "later, built with CONFIG_SECURITY_LANDLOCK)";
+		if (err == EOPNOTSUPP)
+			return "it is disabled (not among the security modules "
+			    "the kernel was booted with: lsm=...,landlock)";
+		if (err == EPERM)
+			return "forbidden here (a seccomp filter or a "
+			    "container's policy)";
+		break;
+	case CONTAIN_LANDLOCK_FILTER:
+		if (err == ENOSYS)
+			return "forge has none for this machine's "
+			    "architecture";
+		break;
+	case CONTAIN_LANDLOCK_SECCOMP:
+		if (err == EINVAL)
+			return "the kernel has no seccomp filters "
+			    "(CONFIG_SECCOMP_FILTER)";
+		break;
+	case CONTAIN_LANDLOCK_RESTRICT:
+		if (err == E2BIG)
+			return "too many Landlock layers already (16 at most)";
+		break;
+	}
+	return NULL;
+}
 
 void
 contain_why(char *buf, size_t len, int what, int err, int userns,
     const char *procsys)
 {
-	const char	*stage;
+	const char	*stage, *cause;
 
 	if (procsys == NULL)
 		procsys = "/proc/sys";
 	stage = what >= 0 && (size_t)what < sizeof(stage_names) /
 	    sizeof(stage_names[0]) ? stage_names[what] : "cannot contain";
+	if ((cause = landlock_cause(what, err)) != NULL) {
+		snprintf(buf, len, "%s: %s", stage, cause);
+		return;
+	}
 	if (what == CONTAIN_UNSHARE || what == CONTAIN_MAP ||
 	    what == CONTAIN_LOCK) {
 		if (sysctl_value(procsys, "kernel/unprivileged_userns_clone")
@@ -622,7 +883,5 @@ contain_explain(int what, int err, const char *procsys)
 
 	contain_why(buf, sizeof(buf), what, err, geteuid() != 0, procsys);
 	warnx("%s", buf);
-	warnx("not running the command uncontained: without --contain and "
-	    "--no-network (and forge.contain unset) it runs as it would "
-	    "without them");
+	warnx("%s", uncontained);
 }

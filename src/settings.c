@@ -12,6 +12,7 @@
 #include "bigfile.h"
 #include "buf.h"
 #include "color.h"
+#include "contain.h"
 #include "settings.h"
 #include "forge.h"
 #include "fsutil.h"
@@ -286,6 +287,17 @@ settings_apply(struct settings *c, const char *text, size_t len,
 			else
 				list_value(&c->contain_writable,
 				    &writable_set, val);
+		} else if (strcmp(key, "forge.containmethod") == 0) {
+			/* Which one works is the machine's to say, not a
+			 * tracked file's. */
+			if (strcmp(origin, ".forgeconfig") == 0)
+				warnx("%s: %s is taken from git config alone "
+				    "(ignored)", origin, key);
+			else if ((b = contain_method_parse(val)) == -1)
+				ret = bad(key, val ? val : "", origin,
+				    "say auto, namespaces or landlock");
+			else
+				c->contain_method = b;
 		} else if (strcmp(key, "forge.isolated") == 0) {
 			if ((b = settings_bool(val)) == -1)
 				ret = bad(key, val, origin, "not a boolean");

@@ -26,8 +26,10 @@
  * variable that begins so) to settings_cache_env_default()'s, and an
  * empty value clears what came before it.
  *
- * forge.containWritable, which weakens containment, is read from git
- * config alone: a .forgeconfig that sets it is warned about and ignored.
+ * forge.containWritable, which weakens containment, and
+ * forge.containMethod, which only this machine can answer, are read from
+ * git config alone: a .forgeconfig that sets them is warned about and
+ * ignored.
  *
  * Colour is the user's, read from git config alone (never .forgeconfig):
  * color.forge, else color.ui, as color.h says; a value git would not
@@ -92,6 +94,9 @@ struct settings {
 					   (the index's), "<commit>:
 					   .forgeconfig"; NULL: nowhere */
 	char		*setup_from;	/* the same, of forge.setup */
+	int		 contain_method; /* forge.containMethod: contain.h's
+					   CONTAIN_METHOD_*; git config
+					   alone */
 	struct buf	 core;		/* core.fileMode, sparseCheckout,
 					   autocrlf and attributesFile, as
 					   git config -z lists them: how a

@@ -24,6 +24,7 @@
 #include "cmd.h"
 #include "contain.h"
 #include "fsutil.h"
+#include "landlock.h"
 #include "settings.h"
 #include "spawn.h"
 #include "unitfs.h"
@@ -110,6 +111,23 @@ START_TEST(t_settings)
 	ck_assert_str_eq(c.contain_writable.v[0], "~/.ccache");
 	ck_assert_int_eq(apply(&c, "forge.containwritable\nrelative/dir",
 	    "git config"), -1);
+	/* The method is the machine's: a tracked file has no say. */
+	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_AUTO);
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nlandlock",
+	    ".forgeconfig"), 0);
+	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_AUTO);
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nlandlock",
+	    "git config"), 0);
+	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_LANDLOCK);
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nnamespaces",
+	    "git config"), 0);
+	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_NAMESPACES);
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nauto",
+	    "git config"), 0);
+	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_AUTO);
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nLandlock",
+	    "git config"), -1);
+	ck_assert_int_eq(apply(&c, "forge.containmethod", "git config"), -1);
 	settings_free(&c);
 }
 END_TEST
@@ -157,6 +175,28 @@ START_TEST(t_why)
 	contain_why(buf, sizeof(buf), CONTAIN_TMP, ENOMEM, 1, sys);
 	ck_assert_msg(strstr(buf, "cannot mount a private /tmp: ") == buf,
 	    "%s", buf);
+	/* Landlock's: a kernel without it, one that has it off, a policy
+	 * that forbids it. */
+	contain_why(buf, sizeof(buf), CONTAIN_LANDLOCK_ABI, ENOSYS, 1, sys);
+	ck_assert_str_eq(buf, "Landlock is not available: the kernel has "
+	    "none (it needs Linux 5.13 or later, built with "
+	    "CONFIG_SECURITY_LANDLOCK)");
+	contain_why(buf, sizeof(buf), CONTAIN_LANDLOCK_ABI, EOPNOTSUPP, 1,
+	    sys);
+	ck_assert_msg(strstr(buf, "it is disabled (not among the security "
+	    "modules the kernel was booted with") != NULL, "%s", buf);
+	contain_why(buf, sizeof(buf), CONTAIN_LANDLOCK_ABI, EPERM, 1, sys);
+	ck_assert_msg(strstr(buf, "forbidden here") != NULL, "%s", buf);
+	contain_why(buf, sizeof(buf), CONTAIN_LANDLOCK_FILTER, ENOSYS, 1, sys);
+	ck_assert_msg(strstr(buf, "cannot make the seccomp filter: forge has "
+	    "none for this machine's architecture") == buf, "%s", buf);
+	contain_why(buf, sizeof(buf), CONTAIN_LANDLOCK_RESTRICT, E2BIG, 0,
+	    sys);
+	ck_assert_msg(strstr(buf, "too many Landlock layers") != NULL, "%s",
+	    buf);
+	contain_why(buf, sizeof(buf), CONTAIN_NO_NEW_PRIVS, EINVAL, 0, sys);
+	ck_assert_msg(strstr(buf, "cannot set no_new_privs: ") == buf, "%s",
+	    buf);
 	free(sys);
 }
 END_TEST
@@ -279,6 +319,70 @@ START_TEST(t_mounts_userns)
 }
 END_TEST
 
+START_TEST(t_method_names)
+{
+	int	m;
+
+	for (m = CONTAIN_METHOD_AUTO; m <= CONTAIN_METHOD_LANDLOCK; m++)
+		ck_assert_int_eq(contain_method_parse(contain_method_name(m)),
+		    m);
+	ck_assert_str_eq(contain_method_name(CONTAIN_METHOD_LANDLOCK),
+	    "landlock");
+	ck_assert_int_eq(contain_method_parse(""), -1);
+	ck_assert_int_eq(contain_method_parse(NULL), -1);
+}
+END_TEST
+
+/*
+ * Landlock's plan: TMPDIR made afresh in the scratch directory (what a
+ * run before left there goes), the user's alone, and gone at the end.
+ */
+START_TEST(t_landlock_tmpdir)
+{
+	struct contain		 c;
+	struct contain_opts	 o = CONTAIN_OPTS_INIT;
+	struct stat		 st;
+	char			*scratch, *copy, *stale, made[4096];
+	const char		*tmp;
+
+	if (landlock_abi() < 1) {
+		fprintf(stderr, "# SKIP: no Landlock here\n");
+		return;
+	}
+	scratch = unitfs_dir("scratch");
+	copy = unitfs_dir("copy");
+	ck_assert_int_ne(asprintf(&stale, "%s/tmp/stale", scratch), -1);
+	ck_assert_int_eq(fs_mkdirs(stale, 0755), 0);
+	o.fs = 1;
+	o.method = CONTAIN_METHOD_LANDLOCK;
+	o.copy = copy;
+	o.scratch = scratch;
+	ck_assert_int_eq(contain_prepare(&c, &o), 0);
+	ck_assert_str_eq(contain_method(&c), "landlock");
+	ck_assert_ptr_nonnull(tmp = contain_tmpdir(&c));
+	ck_assert_int_eq(strncmp(tmp, scratch, strlen(scratch)), 0);
+	ck_assert_str_eq(tmp + strlen(scratch), "/tmp");
+	ck_assert_int_eq(stat(tmp, &st), 0);
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	ck_assert(!unitfs_exists(stale));
+	snprintf(made, sizeof(made), "%s", tmp);
+	contain_end(&c);
+	ck_assert(!unitfs_exists(made));
+	ck_assert_ptr_null(contain_tmpdir(&c));
+	contain_free(&c);
+	/* In namespaces, /tmp is the command's own. */
+	o.method = CONTAIN_METHOD_NAMESPACES;
+	if (can_contain()) {
+		ck_assert_int_eq(contain_prepare(&c, &o), 0);
+		ck_assert_str_eq(contain_tmpdir(&c), "/tmp");
+		contain_free(&c);
+	}
+	free(stale);
+	free(copy);
+	free(scratch);
+}
+END_TEST
+
 static Suite *
 contain_suite(void)
 {
@@ -291,6 +395,8 @@ contain_suite(void)
 	tcase_add_test(tc, t_settings);
 	tcase_add_test(tc, t_mountinfo_line);
 	tcase_add_test(tc, t_why);
+	tcase_add_test(tc, t_method_names);
+	tcase_add_test(tc, t_landlock_tmpdir);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("namespaces");

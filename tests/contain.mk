@@ -1,4 +1,5 @@
-## Tests: containment in namespaces -- a read-only world, a private /tmp, no network.
+## Tests: containment in namespaces -- a read-only world, a private /tmp, no network --
+## and by Landlock and seccomp, where namespaces are denied.
 
 UNIT_TESTS_LIST += tests/check_contain
 tests_check_contain_SOURCES = tests/check_contain.c $(UNITFS)
@@ -17,7 +18,8 @@ tests_check_landlock_LDADD = $(TEST_LIBS_COMMON)
 check_PROGRAMS += tests/noshare
 tests_noshare_SOURCES = tests/noshare.c
 
-SHELL_TESTS += tests/t-contain.sh
+SHELL_TESTS += tests/t-contain.sh tests/t-landlock.sh
+EXTRA_DIST += tests/contain-lib.sh
 
 # netprobe: a listener on the host's loopback, and a client that says
 # whether it reached it.

@@ -1,18 +1,24 @@
 /*
- * noshare program [argument ...]: runs program with unshare(2) failing
- * with EPERM, as under a container's seccomp policy that forbids
- * namespaces.  Exits 77 where it cannot set up the filter.
+ * noshare [-l] program [argument ...]: runs program where namespaces
+ * cannot be made, as under a container's seccomp policy that forbids
+ * them: unshare(2), and clone(2) with a namespace flag, fail with EPERM;
+ * clone3(2), whose flags a filter cannot see, with ENOSYS (the C library
+ * then falls back to clone).  With -l, Landlock's system calls fail with
+ * ENOSYS too, as on a kernel without it.  Exits 77 where it cannot set
+ * up the filter.
  */
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
 #include <linux/audit.h>
 #include <linux/filter.h>
+#include <linux/sched.h>
 #include <linux/seccomp.h>
 
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #if defined(__x86_64__)
@@ -20,6 +26,13 @@
 #elif defined(__aarch64__)
 #define ARCH	AUDIT_ARCH_AARCH64
 #endif
+
+#define NR_CLONE3		435	/* the same everywhere */
+#define NR_LANDLOCK_FIRST	444	/* create_ruleset, add_rule, */
+#define NR_LANDLOCK_LAST	446	/* restrict_self */
+
+#define NAMESPACES	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
+	CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
 
 int
 main(int argc, char **argv)
@@ -32,14 +45,35 @@ main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
+		/* 4 */
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_unshare, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_CLONE3, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		/* 8: Landlock's, unless -l (then jt is 0) */
+		BPF_JUMP(BPF_JMP | BPF_JGE | BPF_K, NR_LANDLOCK_FIRST, 2, 0),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_clone, 4, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		/* 11: Landlock's? */
+		BPF_JUMP(BPF_JMP | BPF_JGT | BPF_K, NR_LANDLOCK_LAST, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		/* 14: clone's flags, the first argument's low half */
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K, NAMESPACES, 0, 1),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog	prog = { sizeof(f) / sizeof(f[0]), f };
+	int			i = 1;
 
-	if (argc < 2) {
-		fprintf(stderr, "usage: noshare program [argument ...]\n");
+	if (argc > 1 && strcmp(argv[1], "-l") == 0)
+		i++;
+	else
+		f[8].jt = 0;	/* Landlock's go on to the clone test */
+	if (argc <= i) {
+		fprintf(stderr, "usage: noshare [-l] program [argument ...]\n");
 		return 2;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
@@ -47,8 +81,8 @@ main(int argc, char **argv)
 		perror("noshare: seccomp");
 		return 77;
 	}
-	execvp(argv[1], argv + 1);
-	perror(argv[1]);
+	execvp(argv[i], argv + i);
+	perror(argv[i]);
 	return 127;
 #else
 	(void)argc;

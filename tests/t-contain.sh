@@ -1,83 +1,29 @@
 #!/bin/sh
-# --contain: everything but the copy is read-only -- the real working tree
-# and its git directory included, through an absolute path or a symlink
-# that leads out of the copy -- and /tmp is private; --no-network leaves
-# only a loopback interface of the command's own.  Where namespaces are
-# forbidden, forge refuses (125) rather than run uncontained.
+# --contain in namespaces: everything but the copy is read-only -- the
+# real working tree and its git directory included, through an absolute
+# path or a link that leads out of the copy -- and /tmp is private;
+# --no-network leaves only a loopback interface of the command's own.
+# Where namespaces are forbidden, forge contains the command with
+# Landlock instead, and where that cannot be had either, it refuses
+# (125) rather than run uncontained, naming both causes.
 #
-# Run as root, the script runs itself once more as the unprivileged user
-# forgetest where the machine has one (user namespaces then, not root's
-# plain mount namespace), and reports those results too.
+# Run as root, the script runs itself once more as a user who is not
+# (user namespaces then, not root's plain mount namespace), and reports
+# those results too.  t-landlock.sh runs the same adversary against the
+# Landlock method.
 self=$(cd "$(dirname "$0")" && pwd)/$(basename "$0")
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+. "$top_srcdir/tests/contain-lib.sh"
 
-B=$(dirname "$FORGE")
-NOSHARE=$B/tests/noshare
-NETPROBE=$B/tests/netprobe
-me=$(id -un)
-
-# What a contained command may not change: the tree, index, HEAD, refs,
-# and the repository's configuration.
-real_state() {
-	state_of "$T/r"
-	cksum <"$T/r/.git/config"
-	ls -A "$T/r/.git"
-}
-
-new_repo "$T/r"
-printf 'untracked\n' >notes.txt
-ln -s "$T/r/hello.txt" out-link
-ln -s "$T/outside" out-dir
-mkdir "$T/outside"
-git config forge.breakerThreshold 0
-# Once uncontained: what any run leaves in .git (forge's state) is there.
-forge verify --isolated -- true >/dev/null 2>&1
+adversary_setup
+adversary namespaces 'Read-only file system'
+setuid_gains namespaces
+git config --unset forge.containMethod
 before=$(real_state)
-
-run_forge verify --isolated --contain -- sh -c '
-	echo bad >"$1/hello.txt" || echo "absolute: failed"
-	echo bad >"$1/new-file" || echo "new file: failed"
-	echo bad >"$1/.git/config" || echo "git config file: failed"
-	echo bad >out-link || echo "symlink: failed"
-	echo bad >out-dir/f || echo "outside: failed"
-	test -w /var/tmp && echo "/var/tmp is writable"
-	git branch from-the-copy || echo "git branch: failed"
-	git config forge.contained yes || echo "git config: failed"
-	' sh "$T/r"
-is "[$me] writes out of the copy fail, and the command goes on" "$rc" 0
-like "[$me] through an absolute path into the tree: read-only" "$err" \
-    "$T/r/hello.txt: Read-only file system"
-like "[$me] a new file in the tree: read-only" "$err" \
-    "$T/r/new-file: Read-only file system"
-like "[$me] the git directory: read-only" "$err" \
-    ".git/config: Read-only file system"
-like "[$me] through a symlink out of the copy: read-only" "$err" \
-    "out-link: Read-only file system"
-# Under /tmp, the private /tmp hides it; elsewhere it is read-only.
-like "[$me] anywhere else: hidden or read-only" "$err" \
-    "out-dir/f: (Read-only file system|Directory nonexistent)"
-if [ -d /var/tmp ] && [ -w /var/tmp ]; then
-	unlike "[$me] /var/tmp is read-only" "$out" '/var/tmp is writable'
-else
-	skip "[$me] /var/tmp is read-only" "not writable here anyway"
-fi
-is "[$me] each write failed" "$(printf '%s\n' "$out" | grep -c ': failed$')" 7
-like "[$me] the run says it is contained" "$err" \
-    '^forge: contained: all but the copy is read-only, /tmp is private$'
-is "[$me] the real repository is byte-identical" "$(real_state)" "$before"
-is "[$me] nothing written outside" "$(ls -A "$T/outside")" ""
-
-run_forge verify --isolated --contain -- sh -c '
-	echo made >made.txt && cat made.txt &&
-	mkdir -p build/deep && echo o >build/deep/x.o &&
-	echo edit >>hello.txt && rm notes.txt && echo copy-ok'
-is "[$me] writes inside the copy work" "$rc" 0
-like "[$me] all of them" "$out" 'copy-ok'
-is "[$me] and none reach the tree" "$(real_state)" "$before"
 
 # Unless root, a step cannot undo it: mount(2) itself, not mount(8),
 # which would refuse before asking.
-if [ "$(id -u)" -ne 0 ] && command -v python3 >/dev/null; then
+if [ "$(id -u)" -ne 0 ] && python3 -c 1 2>/dev/null; then
 	run_forge verify --isolated --contain -- python3 -c '
 import ctypes, os
 libc = ctypes.CDLL(None, use_errno=True)
@@ -156,128 +102,110 @@ is "[$me] setup steps are contained too" "$rc" 2
 like "[$me] their write fails" "$err" 'r/probe: Read-only file system'
 git config --unset forge.setup
 ev=$(tail -n 1 "$T/r/.git/forge/timeline.jsonl")
-is "[$me] the timeline says it was contained" \
-    "$(printf '%s\n' "$ev" | "$JSONPICK" contain)" true
+is "[$me] the timeline says it was contained, and how" \
+    "$(printf '%s\n' "$ev" | "$JSONPICK" contain contain_method)" \
+    "$(printf 'true\tnamespaces')"
 run_forge verify --in-place -- true
 is "[$me] containment needs the copy" "$rc" 64
 like "[$me] and says so" "$err" 'it needs the isolated copy'
 git config --unset forge.contain
 
-# forge.containWritable: the exceptions, and what it may not open.
-mkdir "$T/cache"
-git config forge.containWritable "$T/cache"
-git config --add forge.containWritable "$T/no-such-dir"
-run_forge verify --isolated --contain -- sh -c '
-	echo c >"$1/cache/entry" && echo cache-ok
-	echo x >"$1/outside/f" || echo "outside: failed"' sh "$T"
-is "[$me] a writable exception" "$rc" 0
-ok "[$me] is written" test -f "$T/cache/entry"
-like "[$me] while the rest stays read-only" "$out" 'outside: failed'
-like "[$me] a missing one is named" "$err" \
+# forge.containWritable: one that is not there is named and skipped; a
+# tracked file cannot open one.
+git config forge.containWritable "$T/no-such-dir"
+run_forge verify --isolated --contain -- true
+is "[$me] a missing exception is no reason to stop" "$rc" 0
+like "[$me] it is named" "$err" \
     "forge.containWritable $T/no-such-dir: not made writable"
 git config --unset-all forge.containWritable
-git config forge.containWritable "$T"
-run_forge verify --isolated --contain -- sh -c 'echo ran >"$1/ran"' sh "$T"
-is "[$me] one that holds the working tree is refused" "$rc" 125
-like "[$me] naming it" "$err" \
-    "forge.containWritable $T: it would make $T/r writable"
-ok "[$me] and nothing ran" test ! -e "$T/ran"
-git config --unset-all forge.containWritable
-printf '[forge]\n\tcontainWritable = %s\n' "$T/outside" >.forgeconfig
+printf '[forge]\n\tcontainWritable = %s\n\tcontainMethod = landlock\n' \
+    "$T/outside" >.forgeconfig
 git add .forgeconfig && git commit -q -m forgeconfig
 run_forge verify --isolated --contain -- sh -c 'echo x >"$1/outside/f"' \
     sh "$T"
-like "[$me] a tracked .forgeconfig cannot open it" "$err" \
+like "[$me] a tracked .forgeconfig cannot open a hole" "$err" \
     'containwritable is taken from git config alone'
+like "[$me] nor choose the method" "$err" \
+    'containmethod is taken from git config alone'
 is "[$me] the write fails" "$rc" 2
+like "[$me] in namespaces" "$err" 'contained \(namespaces\)'
 git rm -q .forgeconfig && git commit -q -m 'no forgeconfig'
+git config forge.containMethod sandbox
+run_forge verify --isolated --contain -- true
+is "[$me] a method forge does not know is a usage error" "$rc" 64
+like "[$me] naming the ones it knows" "$err" \
+    "bad value 'sandbox' for forge.containmethod: say auto, namespaces or landlock"
+git config --unset forge.containMethod
 before=$(real_state)
 
-# --no-network: a listener on the host's loopback is out of reach.
-"$NETPROBE" listen "$T/port" &
-lpid=$!
-while [ ! -s "$T/port" ] && kill -0 "$lpid" 2>/dev/null; do
-	sleep 0.05
-done
+# --no-network, in place too.
 port=$(cat "$T/port")
 run_forge verify --isolated -- "$NETPROBE" connect "$port"
 is "[$me] without --no-network the listener is reached" "$rc" 0
-run_forge verify --isolated --no-network -- "$NETPROBE" connect "$port"
-is "[$me] with it, it is not" "$rc" 1
-like "[$me] the connection is refused" "$err" 'connect: Connection refused'
-like "[$me] and forge said so" "$err" '^forge: no network but loopback$'
-# (bash's /dev/tcp: the build directory may be out of sight.)
-run_forge verify --isolated --contain -- bash -c \
-    'exec 3<>"/dev/tcp/127.0.0.1/$1"' bash "$port"
-is "[$me] --contain alone keeps the network" "$rc" 0
-run_forge verify --isolated --contain --no-network -- bash -c \
-    'exec 3<>"/dev/tcp/127.0.0.1/$1"' bash "$port"
-is "[$me] nor with --contain" "$rc" 1
-like "[$me] refused there too" "$err" 'Connection refused'
-
 run_forge verify --in-place --no-network -- "$NETPROBE" connect "$port"
 is "[$me] nor in place" "$rc" 1
-kill "$lpid"
-wait "$lpid" 2>/dev/null
+like "[$me] where the verdict line says how" "$err" \
+    'Verdict: FAIL \(exit status 1; in place, no network \(namespaces\),'
 
-# Namespaces forbidden (a seccomp filter, as some containers have):
-# refused, never run uncontained.
+# Namespaces forbidden (a seccomp filter, as some containers have): the
+# command is contained all the same, with Landlock, where forge used to
+# refuse; forced to namespaces, or with Landlock gone too, it refuses
+# and names the causes, never running uncontained.
 "$NOSHARE" true
 if [ $? -eq 77 ]; then
-	skip "[$me] refused without namespaces" "no seccomp filter here"
+	skip "[$me] without namespaces" "no seccomp filter here"
 else
-	"$NOSHARE" "$FORGE" verify --isolated --contain -- \
-	    sh -c 'echo ran >"$1/ran"' sh "$T" >"$T/.stdout" 2>"$T/.stderr"
-	rc=$?
-	err=$(cat "$T/.stderr")
-	is "[$me] without namespaces, --contain is refused: 125" "$rc" 125
+	WRAP=$NOSHARE
+	cforge verify --isolated --contain -- sh -c \
+	    'echo x >"$1/r/hello.txt"; echo ran >ran; cat ran' sh "$T"
+	is "[$me] without namespaces, --contain still contains" "$rc" 0
+	like "[$me] with Landlock" "$err" '^forge: contained \(landlock\)'
+	like "[$me] the command ran" "$out" '^ran$'
+	like "[$me] and could not write the tree" "$err" \
+	    'r/hello.txt: Permission denied'
+	is "[$me] which is intact" "$(real_state)" "$before"
+
+	git config forge.containMethod namespaces
+	cforge verify --isolated --contain -- sh -c 'echo ran >"$1/ran"' \
+	    sh "$T"
+	is "[$me] forced to namespaces, it is refused: 125" "$rc" 125
 	like "[$me] naming the cause" "$err" \
 	    'cannot create namespaces: Operation not permitted \(namespaces are forbidden here'
 	like "[$me] and that it will not run uncontained" "$err" \
 	    'not running the command uncontained'
 	like "[$me] an ERROR, not a FAIL" "$err" 'Verdict: ERROR'
+	unlike "[$me] nor said to be contained" "$err" 'contained \('
 	ev=$(tail -n 1 "$T/r/.git/forge/timeline.jsonl")
 	is "[$me] recorded as such, with the reason" \
-	    "$(printf '%s\n' "$ev" | "$JSONPICK" verdict status failed)" \
-	    "$(printf 'ERROR\t125\tforge could not contain the command')"
+	    "$(printf '%s\n' "$ev" | "$JSONPICK" verdict status failed \
+	    contain_method)" \
+	    "$(printf 'ERROR\t125\tforge could not contain the command\t-')"
 	ok "[$me] nothing ran" test ! -e "$T/ran"
-	"$NOSHARE" "$FORGE" verify --isolated --no-network -- true \
-	    >/dev/null 2>&1
-	is "[$me] --no-network too" "$?" 125
+	cforge verify --isolated --no-network -- true
+	is "[$me] --no-network too" "$rc" 125
+	git config --unset forge.containMethod
+
+	WRAP="$NOSHARE -l"
+	cforge verify --isolated --contain -- sh -c 'echo ran >"$1/ran"' \
+	    sh "$T"
+	is "[$me] without Landlock either, it is refused: 125" "$rc" 125
+	like "[$me] naming both causes: namespaces" "$err" \
+	    '^forge: namespaces: cannot create namespaces: Operation not permitted'
+	like "[$me] and Landlock" "$err" \
+	    '^forge: landlock: Landlock is not available: the kernel has none'
+	like "[$me] and that it will not run uncontained" "$err" \
+	    'not running the command uncontained'
+	ok "[$me] nothing ran" test ! -e "$T/ran"
+	cforge status --json
+	is "[$me] forge status says which ways this machine offers" \
+	    "$(printf '%s\n' "$out" | "$JSONPICK" containment.method \
+	    containment.namespaces.available containment.landlock.available)" \
+	    "$(printf 'null\tfalse\tfalse')"
+	WRAP=
 fi
 is "[$me] the real repository is byte-identical at the end" \
     "$(real_state)" "$before"
 is "[$me] nothing is left" "$(leftovers "$T/r")" ""
 
-# Once more as an unprivileged user, where there is one and namespaces
-# allow it; the inner run reports its own results, named as its user's.
-if [ "$(id -u)" -eq 0 ] && [ -z "${FORGE_CONTAIN_INNER:-}" ] &&
-    id forgetest >/dev/null 2>&1 && command -v setpriv >/dev/null; then
-	chmod 711 "$T"
-	mkdir "$T/user" && chown forgetest "$T/user"
-	as_user() {
-		setpriv --reuid=forgetest --regid="$(id -g forgetest)" \
-		    --clear-groups --inh-caps=-all -- env TMPDIR="$T/user" \
-		    FORGE_CONTAIN_INNER=1 "$@"
-	}
-	if ! as_user sh -c 'test -x "$FORGE" && test -r "$TESTLIB"'; then
-		skip "[forgetest] the same" "forgetest cannot reach the build"
-	elif ! as_user unshare -Urm true 2>/dev/null; then
-		skip "[forgetest] the same" "no unprivileged user namespaces" \
-		    "here: $(sysctl kernel.unprivileged_userns_clone \
-		    user.max_user_namespaces 2>&1 | tr '\n' ' ')"
-	else
-		as_user sh "$self" >"$T/user.tap" 2>&1
-		while IFS= read -r line; do
-			case $line in
-			"ok "*) pass "${line#ok [0-9]* - }" ;;
-			"not ok "*) fail "${line#not ok [0-9]* - }" ;;
-			"#"*) echo "$line" ;;
-			esac
-		done <"$T/user.tap"
-		grep -q '^1\.\.' "$T/user.tap" ||
-		    fail "[forgetest] the run ended" "$(tail -n 20 "$T/user.tap")"
-	fi
-fi
-
+NEEDS_USERNS=1 as_unprivileged "$self"
 done_testing
