@@ -297,6 +297,58 @@ START_TEST(t_filter)
 }
 END_TEST
 
+#if defined(__x86_64__)
+/* A system call of i386's, as a 32-bit program makes it: the filter sees
+ * another architecture, with other numbers. */
+static long
+int80(long nr, long a, long b, long c)
+{
+	long	ret;
+
+	__asm__ volatile ("int $0x80" : "=a" (ret) : "a" (nr), "b" (a),
+	    "c" (b), "d" (c) : "memory", "r8", "r9", "r10", "r11");
+	return ret;
+}
+
+#define I386_SOCKETCALL	102
+#define I386_SOCKET	359
+#define X32		0x40000000L
+
+static void
+compat_checks(void *arg)
+{
+	long	fd;
+
+	(void)arg;
+	CHECK(0, int80(I386_SOCKET, AF_INET, SOCK_DGRAM, 0) == -EAFNOSUPPORT);
+	CHECK(1, (fd = int80(I386_SOCKET, AF_UNIX, SOCK_DGRAM, 0)) >= 0);
+	close((int)fd);
+	/* Its family out of sight: no socket at all. */
+	CHECK(2, int80(I386_SOCKETCALL, 1, 0, 0) == -EAFNOSUPPORT);
+	CHECK(3, syscall(X32 | SYS_socket, AF_INET, SOCK_DGRAM, 0) == -1 &&
+	    errno == EAFNOSUPPORT);
+}
+
+START_TEST(t_filter_compat)
+{
+	struct landlock	l;
+	long		fd;
+
+	/* Only where a 64-bit process can make i386's calls. */
+	if ((fd = int80(I386_SOCKET, AF_INET, SOCK_DGRAM, 0)) < 0) {
+		fprintf(stderr, "# SKIP: no i386 system calls here\n");
+		return;
+	}
+	close((int)fd);
+	memset(&l, 0, sizeof(l));
+	l.ruleset = -1;
+	l.net = 1;
+	ck_assert_int_eq(sockfilter_prepare(&l.filter), 0);
+	ck_assert_uint_eq(contained(&l, compat_checks, NULL), 0);
+}
+END_TEST
+#endif
+
 static Suite *
 landlock_suite(void)
 {
@@ -309,6 +361,9 @@ landlock_suite(void)
 	tcase_add_test(tc, t_tcp);
 	tcase_add_test(tc, t_abstract);
 	tcase_add_test(tc, t_filter);
+#if defined(__x86_64__)
+	tcase_add_test(tc, t_filter_compat);
+#endif
 	suite_add_tcase(s, tc);
 	return s;
 }
