@@ -105,6 +105,7 @@ struct run {
 					   index, for the key */
 	int		 have_ss;
 	const char	*steps_from;	/* where the steps were set */
+	const char	*contain_guess;	/* the method a lookup expects */
 	char		*cache_tree;	/* the tree looked up */
 	char		*cached_at;	/* a hit: when it was verified */
 };
@@ -1229,6 +1230,29 @@ plan_contain(struct run *r)
 	return 0;
 }
 
+/*
+ * The method that contains the run, for the cache key: the one taken,
+ * once the plan is made; before (a lookup), the one it would take --
+ * forced by forge.containMethod, or what auto finds on this machine.
+ */
+static const char *
+contain_how(struct run *r)
+{
+	char	why[256];
+
+	if (!r->contain && !r->no_network)
+		return NULL;
+	if (r->have_plan)
+		return contain_method(&r->plan);
+	if (r->contain_guess == NULL)
+		r->contain_guess = r->ctx->cfg.contain_method !=
+		    CONTAIN_METHOD_AUTO ?
+		    contain_method_name(r->ctx->cfg.contain_method) :
+		    contain_probe(CONTAIN_METHOD_NAMESPACES, why,
+		    sizeof(why)) == 0 ? "namespaces" : "landlock";
+	return r->contain_guess;
+}
+
 /* Where a step runs, relative to the top: a configured one at the top,
  * a command where forge was started. */
 static char *
@@ -1246,7 +1270,7 @@ step_dir(const struct run *r, const struct step *s)
  * cache.h has a field for, set here and nowhere else.
  */
 static char *
-cache_key_of(const struct run *r, const char *tree)
+cache_key_of(struct run *r, const char *tree)
 {
 	struct cache_in		 in = CACHE_IN_INIT;
 	struct cache_step	*cs;
@@ -1267,6 +1291,7 @@ cache_key_of(const struct run *r, const char *tree)
 	in.incremental = r->isolated && r->incremental;
 	in.contain = r->contain;
 	in.no_network = r->no_network;
+	in.contain_how = contain_how(r);
 	in.writable = &cfg->contain_writable;
 	in.timeout_ms = r->timeout_ms;
 	in.uid = (long)getuid();

@@ -104,6 +104,23 @@ if [ "$rc" -eq 0 ]; then
 	run_forge verify --isolated -- sh -c "$CCOUNT"
 	is "but not uncontained: cached" "$(ccounter)" 5
 	git config --unset forge.containWritable "$T/cw2"
+	# The method that contains: namespaces, or Landlock, which let a
+	# command do different things (forge(1)).
+	git config forge.containMethod namespaces
+	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
+	is "forced to namespaces, as auto took: the same method, cached" \
+	    "$rc $(ccounter)" "0 5"
+	git config forge.containMethod landlock
+	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
+	if [ "$rc" -eq 0 ]; then
+		is "contained by Landlock: runs" "$(ccounter)" 6
+		run_forge verify --isolated --contain -- sh -c "$CCOUNT"
+		is "and again: cached" "$(ccounter)" 6
+	else
+		skip "contained by Landlock: runs" "no Landlock here"
+		skip "and again: cached" "no Landlock here"
+	fi
+	git config --unset forge.containMethod
 	# The case that was found: a PASS uncontained, where the command
 	# fails contained.
 	WRITE="git config forge.written yes"
@@ -115,7 +132,7 @@ if [ "$rc" -eq 0 ]; then
 else
 	for d in --contain "--contain again" --no-network \
 	    "--contain --no-network" "writable place" "not uncontained" \
-	    "fails contained"; do
+	    "namespaces" "Landlock" "Landlock again" "fails contained"; do
 		skip "$d" "no containment here"
 	done
 fi
