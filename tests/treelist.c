@@ -11,6 +11,8 @@
  * content is an FNV-1a hash of the file or the link's target; -m adds the
  * mtime in nanoseconds.  Paths and targets are escaped (\ooo for bytes
  * outside printable ASCII, and for backslash) so any name fits a line.
+ * Anything it cannot read or write (a directory it cannot read to its
+ * end, a manifest it cannot print whole) exits 2, never a shorter list.
  */
 #include "config.h"
 
@@ -18,6 +20,7 @@
 
 #include <dirent.h>
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -87,6 +90,8 @@ entry(const char *root, const char *rel)
 	if (asprintf(&path, "%s/%s", root, rel) == -1)
 		err(2, NULL);
 	if (lstat(path, &st) == -1) {
+		if (errno != ENOENT && errno != ENOTDIR)
+			err(2, "%s", path);
 		free(path);
 		return;
 	}
@@ -133,7 +138,9 @@ walk(const char *root, const char *rel)
 		err(2, NULL);
 	if ((d = opendir(dir)) == NULL)
 		err(2, "%s", dir);
-	while ((de = readdir(d)) != NULL) {
+	/* A directory that cannot be read to its end is an error, not a
+	 * shorter manifest. */
+	while ((errno = 0, de = readdir(d)) != NULL) {
 		struct stat	st;
 		char		*full;
 
@@ -151,6 +158,8 @@ walk(const char *root, const char *rel)
 		free(sub);
 		free(full);
 	}
+	if (errno != 0)
+		err(2, "%s", dir);
 	closedir(d);
 	free(dir);
 }
@@ -209,5 +218,7 @@ main(int argc, char *argv[])
 	for (i = 0; i < nlines; i++)
 		free(lines[i]);
 	free(lines);
-	return ferror(stdout) ? 2 : 0;
+	if (fflush(stdout) == EOF || ferror(stdout))
+		err(2, "stdout");
+	return 0;
 }
