@@ -16,3 +16,8 @@ SHELL_TESTS += tests/t-clone.sh
 SHELL_TESTS += tests/t-clone-property.sh
 SHELL_TESTS += tests/t-messages.sh
 SHELL_TESTS += tests/t-search-only.sh
+
+# Fault injection through strace: faults-lib.sh holds what the scripts
+# share.
+EXTRA_DIST += tests/faults-lib.sh
+SHELL_TESTS += tests/t-faults.sh

@@ -1,0 +1,19 @@
+#!/bin/sh
+# Every system call can fail: forge verify with one call failing, aimed
+# at the calls whose failure once left something behind or ended in the
+# wrong status (tests/faults-lib.sh says how, and what each run must
+# show).  First, a clean run of each mode, traced as the injected runs
+# are: it must pass on a copy that is the working state.
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+. "$top_srcdir/tests/faults-lib.sh"
+
+why=$(fault_skip_reason)
+if [ -n "$why" ]; then
+	echo "1..0 # SKIP $why"
+	exit 0
+fi
+fault_setup
+for mode in $FAULT_ALL_MODES; do
+	fault_plan "$mode" || continue
+done
+done_testing
