@@ -867,6 +867,12 @@ fs_rmtree_at(int pfd, const char *name)
 }
 
 int
+fs_rmtree_last_at(int pfd, const char *name, const char *last)
+{
+	return rmtree(pfd, name, NULL, last, NULL);
+}
+
+int
 fs_rmtree(const char *path)
 {
 	return fs_rmtree_path(path, NULL, NULL);

@@ -108,6 +108,9 @@ int	fs_same_mount(const struct fs_where *, const struct fs_where *);
  */
 int	fs_rmtree_report(int, const char *, const char *, struct strv *);
 int	fs_rmtree_at(int, const char *);
+/* fs_rmtree_at(), but the entry last of name goes last, and only once
+ * everything else in name went: what proves the rest is forge's. */
+int	fs_rmtree_last_at(int, const char *, const char *);
 /* The mount points at or below path, from /proc/self/mountinfo: how
  * many, each named in left (if not NULL) as fs_rmtree_report does; -1
  * if it cannot tell (no /proc). */

@@ -411,6 +411,13 @@ read_adm(int admfd, const char *name, struct buf *b)
 }
 
 /*
+ * A registration's lock reason is what proves it forge's, once its copy
+ * is gone: it goes last, and stays while anything else of it does, for
+ * gc to try again (journal_orphans(), remove_unproven()).
+ */
+#define REG_PROOF	"locked"
+
+/*
  * Does this worktree registration belong to the run's copy under top?
  * The lock reason naming the run says so (forge adds every worktree
  * locked, with that reason).  So does a gitdir below top: with by_path
@@ -460,7 +467,7 @@ remove_registrations(const char *common, const char *top, const char *run,
 		if (afd == -1)
 			continue;
 		if (registration_is_ours(afd, top, run, by_path) && !dry &&
-		    fs_rmtree_at(dfd, de->d_name) == -1) {
+		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
 			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
 			    fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));
@@ -918,7 +925,7 @@ journal_orphans(const char *common, int flags, struct reclaim *rc)
 		if (!ours)
 			continue;
 		if (!(flags & JOURNAL_DRY_RUN) &&
-		    fs_rmtree_at(dfd, de->d_name) == -1) {
+		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
 			strv_pushf(&rc->left, "cannot remove %s/worktrees/%s: "
 			    "%s", fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));

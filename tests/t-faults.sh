@@ -15,5 +15,12 @@ fi
 fault_setup
 for mode in $FAULT_ALL_MODES; do
 	fault_plan "$mode" || continue
+	case $mode in
+	isolated|staged|contain)
+		# A registration whose gitdir would not go keeps its lock
+		# reason, which proves it forge's: gc removes the rest.
+		fault_aim "$mode" unlinkat EBUSY \
+		    "$(fault_at "$mode" unlinkat '"gitdir"')" '"gitdir"' ;;
+	esac
 done
 done_testing
