@@ -430,6 +430,7 @@ state_append(struct state *st, const struct buf *lines)
 	struct stat	 sb;
 	char		*old;
 	ssize_t		 w;
+	off_t		 end;
 	int		 fd, saved;
 
 	/* Rotation happens under the state lock, which callers hold. */
@@ -453,12 +454,18 @@ state_append(struct state *st, const struct buf *lines)
 		if (pread(fd, &last, 1, sb.st_size - 1) == 1 && last != '\n')
 			(void)write(fd, "\n", 1);
 	}
+	end = lseek(fd, 0, SEEK_END);
 	/* One write: a reader sees the whole of it or none of it. */
 	do
 		w = write(fd, lines->data, lines->len);
 	while (w == -1 && errno == EINTR);
 	if (w != (ssize_t)lines->len || fsync(fd) == -1) {
-		saved = w == -1 ? errno : EIO;
+		saved = w == -1 || w == (ssize_t)lines->len ? errno : EIO;
+		/* Not recorded, so not there: what was written of it goes,
+		 * lest a reader take a verdict for recorded that the caller
+		 * says was not (the state lock is held). */
+		if (end != -1)
+			(void)ftruncate(fd, end);
 		close(fd);
 		errno = saved;
 		warn("cannot append to %s", fs_vis(st->timeline));
