@@ -26,5 +26,12 @@ for mode in $FAULT_ALL_MODES; do
 	# A verdict whose record fails to reach the disk is no record: not
 	# a PASS left in the timeline beside the ERROR forge exits with.
 	fault_path "$mode" fsync EIO "$TL"
+	# The first gits that cannot be started: forge's own failure
+	# (125), whatever git it was to ask.
+	for what in version rev-parse config; do
+		fault_aim "$mode" clone EAGAIN \
+		    "$(fault_spawn_of "$mode" "\"$what\"")" \
+		    "cannot run git $what"
+	done
 done
 done_testing
