@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -114,7 +115,8 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 	memset(c, 0, sizeof(*c));
 	c->base = xstrdup(base);
 	if ((c->base_id = repo_resolve_commit(r, base)) == NULL) {
-		warnx("--change=%s: no such commit", fs_vis(base));
+		if (errno == ENOENT)
+			warnx("--change=%s: no such commit", fs_vis(base));
 		change_free(c);
 		return -1;
 	}

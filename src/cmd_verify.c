@@ -1692,6 +1692,8 @@ start(struct run *r, const struct verify_opts *o)
 		char	*c;
 
 		if ((c = repo_resolve_commit(&ctx->repo, o->change)) == NULL) {
+			if (errno != ENOENT)
+				return EXIT_FORGE;
 			warnx("--change=%s: no such commit", fs_vis(o->change));
 			return EXIT_USAGE;
 		}

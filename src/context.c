@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,8 @@ context_open_at(struct context *ctx, int flags, const char *from)
 	ctx->opened = 1;
 	if (from != NULL && strcmp(from, ":") != 0 &&
 	    (commit = repo_resolve_commit(&ctx->repo, from)) == NULL) {
+		if (errno != ENOENT)
+			return EXIT_FORGE;
 		warnx("--rev=%s: no such commit", fs_vis(from));
 		return EXIT_USAGE;
 	}

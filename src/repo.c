@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fsutil.h"
 #include "repo.h"
 #include "xmalloc.h"
 
@@ -66,6 +67,13 @@ rev_parse_id(const struct repo *r, const char *spec)
 	if (st != 0 || (out.len != 40 && out.len != 64) ||
 	    strspn(out.data, "0123456789abcdef") != out.len) {
 		buf_free(&out);
+		/* --verify -q says 1, and nothing, for what names no commit;
+		 * anything else is a git that could not answer (said by
+		 * git_run() if it could not be run). */
+		if (st > 1)
+			warnx("cannot resolve %s: git rev-parse: exit status "
+			    "%d", fs_vis(spec), st);
+		errno = st == 0 || st == 1 ? ENOENT : EIO;
 		return NULL;
 	}
 	return buf_detach(&out);
@@ -266,8 +274,9 @@ repo_open(struct repo *r)
 		r->index = *idx == '/' ? xstrdup(idx) :
 		    xasprintf("%s/%s", r->top, idx);
 	if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
-		warnx("%s has no commit yet: forge verifies from HEAD, so "
-		    "commit something first", r->top);
+		if (errno == ENOENT)
+			warnx("%s has no commit yet: forge verifies from "
+			    "HEAD, so commit something first", r->top);
 		goto out;
 	}
 	ret = 0;

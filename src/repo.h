@@ -48,8 +48,9 @@ int	repo_nested(const char *, char **, char **, char **);
  * 0 (a submodule's entry counts as a file of no size). */
 int	repo_tree_size(const char *, const char *, const char *,
 	    unsigned long, unsigned long long *, unsigned long long *);
-/* Resolve a commit-ish to a full commit id; NULL if it names no commit,
- * or anything but exactly one. */
+/* Resolve a commit-ish to a full commit id; NULL, errno ENOENT, if it
+ * names no commit, or anything but exactly one; EIO if git could not
+ * tell (said). */
 char	*repo_resolve_commit(const struct repo *, const char *);
 
 /*

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <err.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -309,7 +310,9 @@ source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
 		break;
 	case SOURCE_REV:
 		if ((s->commit = repo_resolve_commit(r, s->rev)) == NULL) {
-			warnx("--rev=%s: no such commit", fs_vis(s->rev));
+			if (errno == ENOENT)
+				warnx("--rev=%s: no such commit",
+				    fs_vis(s->rev));
 			return -1;
 		}
 		s->tree = tree_of(r, s->commit);

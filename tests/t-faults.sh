@@ -2,8 +2,7 @@
 # Every system call can fail: forge verify with one call failing, aimed
 # at the calls whose failure once left something behind or ended in the
 # wrong status (tests/faults-lib.sh says how, and what each run must
-# show).  First, a clean run of each mode, traced as the injected runs
-# are: it must pass on a copy that is the working state.
+# show).
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 . "$top_srcdir/tests/faults-lib.sh"
 
@@ -13,15 +12,12 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 fault_setup
-for mode in $FAULT_ALL_MODES; do
+for mode in isolated staged contain; do
 	fault_plan "$mode" || continue
-	case $mode in
-	isolated|staged|contain)
-		# A registration whose gitdir would not go keeps its lock
-		# reason, which proves it forge's: gc removes the rest.
-		fault_aim "$mode" unlinkat EBUSY \
-		    "$(fault_at "$mode" unlinkat '"gitdir"')" '"gitdir"' ;;
-	esac
+	# A registration whose gitdir would not go keeps its lock reason,
+	# which proves it forge's: gc removes the rest.
+	fault_aim "$mode" unlinkat EBUSY \
+	    "$(fault_at "$mode" unlinkat '"gitdir"')" '"gitdir"'
 	[ "$mode" = isolated ] || continue
 	# A verdict whose record fails to reach the disk is no record: not
 	# a PASS left in the timeline beside the ERROR forge exits with.
@@ -33,5 +29,18 @@ for mode in $FAULT_ALL_MODES; do
 		    "$(fault_spawn_of "$mode" "\"$what\"")" \
 		    "cannot run git $what"
 	done
+	# HEAD that git could not be asked for is not a repository without
+	# commits.
+	fault_aim "$mode" clone EAGAIN \
+	    "$(fault_spawn_of "$mode" '"HEAD\^\{commit\}"')" \
+	    'cannot run git rev-parse'
+	unlike "$mode: which is not said to have no commit" \
+	    "$(cat "$T/f.err")" 'no commit yet'
 done
+# Nor is a --rev that git could not be asked about a usage error.
+fault_plan rev &&
+    fault_aim rev clone EAGAIN "$(fault_spawn_of rev '"main\^\{commit\}"')" \
+    'cannot run git rev-parse'
+unlike "rev: which is not said to be no commit" "$(cat "$T/f.err")" \
+    'no such commit'
 done_testing
