@@ -327,6 +327,22 @@ sleep_ms(long ms)
 	(void)nanosleep(&ts, NULL);
 }
 
+/*
+ * A wait of up to ms more, so that runs waiting on the same lock part:
+ * from the clock, never arc4random(), which exits when it cannot map its
+ * state.
+ */
+static long
+jitter(long ms)
+{
+	struct timespec	ts;
+
+	if (ms <= 0 || clock_gettime(CLOCK_MONOTONIC, &ts) == -1)
+		return 0;
+	return (long)(((unsigned long)ts.tv_nsec ^ (unsigned long)getpid()) %
+	    (unsigned long)ms);
+}
+
 int
 git_run(const struct git *g, const char *const *args, int flags,
     const struct buf *in, struct buf *out, struct buf *err)
@@ -348,7 +364,7 @@ git_run(const struct git *g, const char *const *args, int flags,
 		if (out != NULL)
 			buf_truncate(out, outlen);
 		buf_truncate(e, errlen);
-		sleep_ms(delay + (long)(arc4random_uniform((uint32_t)delay)));
+		sleep_ms(delay + jitter(delay));
 		waited += delay;
 		if (delay < 500)
 			delay *= 2;

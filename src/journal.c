@@ -3,6 +3,9 @@
 
 #include <sys/file.h>
 #include <sys/stat.h>
+#ifdef HAVE_SYS_RANDOM_H
+#include <sys/random.h>
+#endif
 
 #include <dirent.h>
 #include <err.h>
@@ -24,12 +27,67 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
+/*
+ * Bytes for a run id, drawn without ever exiting: libbsd's arc4random()
+ * exits, with status 1 and not a word, when it cannot map its state --
+ * and 1 reads as the command's FAIL.  getrandom(2), else /dev/urandom,
+ * else the clock and the pid: an id must be new, not secret (its record
+ * and its directory are made with O_EXCL, so a clash is an error, never
+ * a copy shared).
+ */
+static void
+random_bytes(unsigned char *p, size_t n)
+{
+	struct timespec	 ts;
+	uint64_t	 x;
+	ssize_t		 r;
+	size_t		 got = 0, i;
+	int		 fd;
+
+#ifdef HAVE_GETRANDOM
+	while (got < n) {
+		if ((r = getrandom(p + got, n - got, 0)) == -1) {
+			if (errno == EINTR)
+				continue;
+			break;		/* ENOSYS: before Linux 3.17 */
+		}
+		got += (size_t)r;
+	}
+#endif
+	if (got < n && (fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC)) !=
+	    -1) {
+		while (got < n) {
+			if ((r = read(fd, p + got, n - got)) == -1 &&
+			    errno == EINTR)
+				continue;
+			if (r <= 0)
+				break;
+			got += (size_t)r;
+		}
+		close(fd);
+	}
+	if (got == n)
+		return;
+	(void)clock_gettime(CLOCK_REALTIME, &ts);
+	x = ((uint64_t)ts.tv_sec << 30) ^ (uint64_t)ts.tv_nsec ^
+	    ((uint64_t)getpid() << 40);
+	for (i = got; i < n; i++) {
+		/* xorshift64 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		p[i] = (unsigned char)x;
+	}
+}
+
 void
 journal_new_run_id(char *buf, size_t n)
 {
-	uint32_t	a = arc4random(), b = arc4random();
+	unsigned char	b[8];
 
-	snprintf(buf, n, "%08x%08x", a, b);
+	random_bytes(b, sizeof(b));
+	snprintf(buf, n, "%02x%02x%02x%02x%02x%02x%02x%02x", b[0], b[1],
+	    b[2], b[3], b[4], b[5], b[6], b[7]);
 }
 
 static int

@@ -36,6 +36,19 @@ for mode in isolated staged contain; do
 	    'cannot run git rev-parse'
 	unlike "$mode: which is not said to have no commit" \
 	    "$(cat "$T/f.err")" 'no commit yet'
+	# Memory that cannot be had, up to the run's record, each time in
+	# turn: 125 or a PASS, never another status (a random number
+	# drawn from libbsd exited 1 then).
+	if [ -z "$FAULT_ASAN" ]; then
+		pre=$(awk '$1 == "mmap" { print $2 }' "$T/plan.$mode")
+		n=$(fault_before "$mode" mmap \
+		    'forge/copies/[0-9a-f]+", O_WRONLY')
+		k=1
+		while [ "$k" -le "$n" ]; do
+			fault_once "$mode" own mmap ENOMEM $((pre + k))
+			k=$((k + 1))
+		done
+	fi
 done
 # Nor is a --rev that git could not be asked about a usage error.
 fault_plan rev &&
