@@ -298,6 +298,8 @@ run_once(const struct git *g, const char *const *args, int flags,
 	if (!(flags & GIT_TERMINAL))
 		spawn_stream_init(&st[n++], sp.err, 0, err, -1);
 	ioerr = run_io(st, n, k, out, e, g != NULL ? g->idle : NULL);
+	if (ioerr == -1 && errno != EINTR)
+		warn("cannot read what git %s writes", args[0]);
 	while (n-- > 0)
 		if (st[n].fd != -1)
 			close(st[n].fd);
@@ -403,7 +405,8 @@ git_run_all(struct git_call *c, size_t n)
 		spawn_stream_init(&st[ns++], sp[i].err, 0, c[i].err != NULL ?
 		    c[i].err : &junk[2 * i + 1], c[i].err != NULL ? -1 : -2);
 	}
-	ioerr = spawn_io(st, ns, NULL);
+	if ((ioerr = spawn_io(st, ns, NULL)) == -1 && errno != EINTR)
+		warn("cannot read what git writes");
 	for (i = 0; i < ns; i++)
 		if (st[i].fd != -1)
 			close(st[i].fd);

@@ -91,7 +91,9 @@ replay(const struct git *src, const struct git *dst, const char *head,
 	st[0].stop_on_data = 1;
 	spawn_stream_init(&st[1], dsp.err, 0, &derr, -1);
 	n = 2;
-	if ((r = spawn_io(st, n, src->idle)) == 1) {
+	if ((r = spawn_io(st, n, src->idle)) == -1 && errno != EINTR)
+		warn("cannot read what git diff writes");
+	if (r == 1) {
 		/* There is a patch: only now is git apply worth running. */
 		prepare(&asp, &aargv, &aenv, dst, apply_args);
 		asp.in = SPAWN_PIPE;
@@ -107,7 +109,9 @@ replay(const struct git *src, const struct git *dst, const char *head,
 			spawn_stream_init(&st[3], asp.out, 0, &junk, -2);
 			spawn_stream_init(&st[4], asp.err, 0, aerr, -1);
 			n = 5;
-			r = spawn_io(st, n, src->idle);
+			if ((r = spawn_io(st, n, src->idle)) == -1 &&
+			    errno != EINTR)
+				warn("cannot pass git diff on to git apply");
 		}
 	}
 	for (i = 0; i < n; i++)
@@ -274,7 +278,8 @@ apply_file(const struct git *dst, const char *path,
 	}
 	spawn_stream_init(&st[0], sp.out, 0, &junk, -2);
 	spawn_stream_init(&st[1], sp.err, 0, aerr, -1);
-	r = spawn_io(st, 2, idle);
+	if ((r = spawn_io(st, 2, idle)) == -1 && errno != EINTR)
+		warn("cannot read what git apply writes");
 	if (st[0].fd != -1)
 		close(st[0].fd);
 	if (st[1].fd != -1)

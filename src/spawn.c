@@ -783,15 +783,23 @@ stream_write(struct spawn_stream *st, size_t n, size_t k)
 	}
 }
 
-/* Read what stream k has; 1 if it is a stop_on_data stream with data. */
+/* Read what stream k has; 1 if it is a stop_on_data stream with data,
+ * -1 if it could not be read (errno set): what was read is not all. */
 static int
 stream_read(struct spawn_stream *st, size_t k)
 {
 	struct spawn_stream	*s = &st[k];
 	ssize_t			 r;
+	int			 saved;
 
 	r = buf_read(s->buf, s->fd, 65536);
-	if (r == 0 || (r == -1 && errno != EAGAIN && errno != EINTR))
+	if (r == -1 && errno != EAGAIN && errno != EINTR) {
+		saved = errno;
+		close_stream(s);
+		errno = saved;
+		return -1;
+	}
+	if (r == 0)
 		close_stream(s);
 	else if (r > 0 && s->stop_on_data)
 		return 1;
@@ -808,7 +816,7 @@ spawn_io(struct spawn_stream *st, size_t n, const struct spawn_idle *id)
 {
 	struct pollfd	*pfd;
 	size_t		 i, j, np, *idx;
-	int		 ret = 0;
+	int		 ret = 0, r, saved;
 
 	pfd = xreallocarray(NULL, n + 1, sizeof(*pfd));
 	idx = xreallocarray(NULL, n + 1, sizeof(*idx));
@@ -837,11 +845,16 @@ spawn_io(struct spawn_stream *st, size_t n, const struct spawn_idle *id)
 				continue;
 			if (st[idx[j]].write)
 				stream_write(st, n, idx[j]);
-			else if (stream_read(st, idx[j]) == 1)
+			else if ((r = stream_read(st, idx[j])) == -1) {
+				ret = -1;
+				break;
+			} else if (r == 1)
 				ret = 1;
 		}
 	}
+	saved = errno;
 	free(pfd);
 	free(idx);
+	errno = saved;
 	return ret;
 }

@@ -151,8 +151,9 @@ int	spawn_wait(struct spawn *, const struct spawn_limit *,
 	    struct spawn_exit *);
 /* Move every stream until all reads reach EOF and all writes are done
  * (0), or a stop_on_data stream has data (1); -1 with errno EINTR if a
- * fatal signal came first.  Streams not finished are left open.  idle
- * may be NULL. */
+ * fatal signal came first, or -1 with poll(2)'s or read(2)'s errno if
+ * one failed: what was read is then not all there was.
+ * Streams not finished are left open.  idle may be NULL. */
 int	spawn_io(struct spawn_stream *, size_t, const struct spawn_idle *);
 /* The child was reaped by the caller's own waitpid(2): forget it as
  * spawn_wait() would. */

@@ -36,6 +36,10 @@ for mode in isolated staged contain; do
 	    'cannot run git rev-parse'
 	unlike "$mode: which is not said to have no commit" \
 	    "$(cat "$T/f.err")" 'no commit yet'
+	# A poll of git's output that fails: said, and forge's failure.
+	fault_aim "$mode" poll ENOMEM "$(fault_at "$mode" poll \
+	    '^poll\(\[\{fd=[0-9]+, events=[A-Z]+\}, \{')" \
+	    'poll\(\[\{fd=[0-9]+, events=[A-Z]+\}, \{'
 	# Memory that cannot be had, up to the run's record, each time in
 	# turn: 125 or a PASS, never another status (a random number
 	# drawn from libbsd exited 1 then).
