@@ -9,6 +9,7 @@ SHELL_TESTS += tests/t-status.sh
 SHELL_TESTS += tests/t-breaker.sh
 SHELL_TESTS += tests/t-change.sh
 SHELL_TESTS += tests/t-safe-remove.sh
+SHELL_TESTS += tests/t-old-kernel.sh
 SHELL_TESTS += tests/t-gc-live.sh
 SHELL_TESTS += tests/t-gc-dry.sh
 SHELL_TESTS += tests/t-reuse-crash.sh
@@ -21,3 +22,10 @@ SHELL_TESTS += tests/t-search-only.sh
 # share.
 EXTRA_DIST += tests/faults-lib.sh
 SHELL_TESTS += tests/t-faults.sh
+
+# oldkernel.so: statx(2) as older kernels answer it, for forge under
+# LD_PRELOAD (t-old-kernel.sh).
+check_PROGRAMS += tests/oldkernel.so
+tests_oldkernel_so_SOURCES = tests/oldkernel.c
+tests_oldkernel_so_CFLAGS = $(AM_CFLAGS) -fPIC
+tests_oldkernel_so_LDFLAGS = -shared
