@@ -20,6 +20,7 @@ tests_noshare_SOURCES = tests/noshare.c
 
 SHELL_TESTS += tests/t-contain.sh tests/t-landlock.sh
 EXTRA_DIST += tests/contain-lib.sh
+SHELL_TESTS += tests/t-contain-shm.sh
 
 # netprobe: a listener on the host's loopback, and a client that says
 # whether it reached it.
