@@ -664,6 +664,9 @@ treeid_free(struct treeid_job *j)
 	size_t	 i;
 	char	*p;
 
+	/* Waited for without the idle hook: it moves jobs on, this one
+	 * and others a caller is freeing too. */
+	j->job.idle = NULL;
 	if (!j->job.done)
 		(void)git_finish(&j->job);
 	for (i = 0; j->prefix != NULL && i < sizeof(what) / sizeof(*what);
@@ -680,7 +683,11 @@ treeid_free(struct treeid_job *j)
 	if (j->have_ix)
 		gitindex_free(&j->ix);
 	memset(j, 0, sizeof(*j));
+	/* Inert until started again: moved on, a zeroed job would start
+	 * its next git with no index of its own -- on the repository's
+	 * -- and write its output where forge stands. */
 	j->job.done = 1;
+	j->failed = 1;
 }
 
 int

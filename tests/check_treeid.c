@@ -7,12 +7,15 @@
  */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include "unit.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsutil.h"
 #include "gitcmd.h"
@@ -364,6 +367,62 @@ START_TEST(t_start)
 }
 END_TEST
 
+static struct treeid_job	*polled;
+static int			 hook_calls;
+
+/* An idle hook that moves another job on, as the snapshot's does. */
+static void
+poll_other(void *arg)
+{
+	(void)arg;
+	hook_calls++;
+	if (polled != NULL)
+		treeid_poll(polled);
+}
+
+/*
+ * A job freed while its git runs waits for it without calling the idle
+ * hook (which may move on jobs being freed), and a freed job is inert:
+ * moved on by a hook that still knows it, it starts no git -- one with
+ * no index of its own would work on the repository's.
+ */
+START_TEST(t_free_running)
+{
+	struct treeid_req	 q;
+	struct treeid_job	 a, b;
+	struct spawn_idle	 idle = { poll_other, NULL };
+	struct git		 g;
+	struct stat		 st;
+	char			*index;
+
+	setup_repo();
+	request(&q, &g);
+	g.idle = &idle;
+	ck_assert_int_ne(asprintf(&index, "%s/index", gitdir), -1);
+	q.index = index;
+	ck_assert_int_eq(treeid_start(&a, &q, "a"), 0);
+	ck_assert_int_eq(treeid_start(&b, &q, "b"), 0);
+	/* Where a job with no prefix would write its files. */
+	ck_assert_int_eq(chdir(scratch), 0);
+	polled = &a;
+	hook_calls = 0;
+	treeid_free(&a);
+	treeid_free(&b);
+	ck_assert_int_eq(hook_calls, 0);
+	treeid_poll(&a);
+	ck_assert(treeid_done(&a));
+	ck_assert_ptr_null(treeid_finish(&a));
+	ck_assert_int_eq(stat("(null).out", &st), -1);
+	ck_assert_int_eq(stat("(null).err", &st), -1);
+	free(index);
+	index = sh("git ls-files -s | wc -l");
+	ck_assert_str_eq(index, "3");
+	free(index);
+	polled = NULL;
+	treeid_free(&a);
+}
+END_TEST
+
 static Suite *
 treeid_suite(void)
 {
@@ -380,6 +439,7 @@ treeid_suite(void)
 	tcase_add_test(tc, t_changed_later);
 	tcase_add_test(tc, t_wait_added);
 	tcase_add_test(tc, t_start);
+	tcase_add_test(tc, t_free_running);
 	suite_add_tcase(s, tc);
 	return s;
 }
