@@ -235,6 +235,9 @@ fault_setup() {
 	# picture of the repository.
 	forge verify -- true >/dev/null 2>&1
 	fault_guarded >"$T/guarded"
+	# Kept, to put back after a run that changed them: the next runs
+	# are judged on their own.
+	cp -a "$R" "$T/r.kept" && cp -a "$T/mine" "$T/mine.kept" || exit 99
 	# What each copy must be: the working state; for --staged, what
 	# the index holds.
 	manifest_source "$R" >"$T/want.worktree"
@@ -625,13 +628,21 @@ $f_gone}"
 }
 
 # fault_scrub: what a failed run left, gone, so that the next run is
-# judged on its own: every copy, record and registration but the user's.
+# judged on its own: every copy, record and registration but the user's,
+# and the repository and the user's worktree as they were kept, if the
+# run changed them.
 fault_scrub() {
 	forge gc --all >/dev/null 2>&1
 	chmod -R u+rwx "$TMPDIR" 2>/dev/null
 	rm -rf "$TMPDIR" "$COMMON"/forge/copies/*
 	mkdir -p "$TMPDIR"
 	git -C "$R" worktree prune
+	if ! cmp -s "$T/guarded" "$T/guarded.now"; then
+		cd "$T" && rm -rf "$R" "$T/mine" &&
+		    cp -a "$T/r.kept" "$R" && cp -a "$T/mine.kept" "$T/mine" &&
+		    cd "$R" || exit 99
+		fault_objects >"$T/objects"
+	fi
 	: >"$T/parked"
 }
 

@@ -30,6 +30,9 @@ tests_jsonpick_LDADD = libforge.a $(LIBBSD_LIBS)
 UNIT_TESTS_LIST =
 SHELL_TESTS = tests/t-basic.sh tests/t-manpage.sh tests/t-completion.sh \
 	tests/t-bootstrap.sh
+# Shell tests that take the longest, run first: make -j then keeps every
+# job busy to the end.
+SLOW_TESTS =
 TEST_CFLAGS_COMMON = $(AM_CFLAGS) $(CHECK_CFLAGS)
 TEST_LIBS_COMMON = libforge.a $(CHECK_LIBS) $(LIBBSD_LIBS)
 
@@ -43,5 +46,5 @@ if UNIT_TESTS
 check_PROGRAMS += $(UNIT_TESTS_LIST)
 endif
 
-TESTS = $(UNIT_TESTS_LIST) $(SHELL_TESTS)
-EXTRA_DIST += tests/lib.sh tests/zcomp.zsh $(SHELL_TESTS)
+TESTS = $(SLOW_TESTS) $(UNIT_TESTS_LIST) $(SHELL_TESTS)
+EXTRA_DIST += tests/lib.sh tests/zcomp.zsh $(SLOW_TESTS) $(SHELL_TESTS)

@@ -19,8 +19,10 @@ SHELL_TESTS += tests/t-messages.sh
 SHELL_TESTS += tests/t-search-only.sh
 
 # Fault injection through strace: faults-lib.sh holds what the scripts
-# share.
-EXTRA_DIST += tests/faults-lib.sh
+# share; scripts/faults runs the sweeps at length.  The sweeps are the
+# slowest tests of all: they start first.
+EXTRA_DIST += tests/faults-lib.sh scripts/faults
+SLOW_TESTS += tests/t-faults-sweep.sh tests/t-faults-git.sh
 SHELL_TESTS += tests/t-faults.sh
 
 # oldkernel.so: statx(2) as older kernels answer it, for forge under
