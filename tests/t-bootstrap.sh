@@ -29,7 +29,7 @@ chmod +x configure
 fake make "$noise"'
 [ -z "${MAKE_FAILS:-}" ] || { echo "make: *** [all] Error 2"; exit 2; }
 [ -e forge ] || : >forge'
-for c in cc automake git mandoc; do
+for c in cc automake git mandoc strace; do
 	fake "$c" ''
 done
 fake pkg-config 'case " $* " in *" ${PKG_MISSING:-none} "*) exit 1 ;; esac'
