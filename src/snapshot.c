@@ -126,21 +126,25 @@ dst_git(const struct snap_repo *sr, struct git *g)
 	g->worktree = sr->dst;
 }
 
-/* What `gitdir: <path>` in a worktree's .git file says. */
+/* What `gitdir: <path>` in a worktree's .git file says; NULL, errno
+ * set if it could not be read (0 if it says no such thing). */
 static char *
 read_gitfile(const char *wt)
 {
 	struct buf	 b = BUF_INIT;
 	char		*path, *r = NULL;
+	int		 saved = 0;
 
 	path = xasprintf("%s/.git", wt);
 	if (fs_read_file(path, &b, 1 << 16) == 0) {
 		buf_rtrim(&b);
 		if (strncmp(b.data, "gitdir: ", 8) == 0)
 			r = xstrdup(b.data + 8);
-	}
+	} else
+		saved = errno;
 	free(path);
 	buf_free(&b);
+	errno = saved;
 	if (r != NULL && r[0] != '/') {
 		char	*abs = xasprintf("%s/%s", wt, r);
 
@@ -410,8 +414,11 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 	}
 	buf_free(&err);
 	if ((sr->dst_gitdir = read_gitfile(sr->dst)) == NULL) {
-		warnx("git worktree add left no .git file in %s",
-		    fs_vis(sr->dst));
+		if (errno != 0 && errno != ENOENT)
+			warn("cannot read %s/.git", fs_vis(sr->dst));
+		else
+			warnx("git worktree add left no .git file in %s",
+			    fs_vis(sr->dst));
 		free(reason);
 		return -1;
 	}

@@ -44,6 +44,9 @@
 #					fault_once, at that very call
 #	fault_path MODE CALL ERRNO PATH	fault_once, at the first call on
 #					PATH
+#	fault_failpath MODE PATTERN ERRNO
+#					forge with the open of those paths
+#					failing (tests/failpath.so)
 #
 # FAULT_ONLY (a grep -E pattern) narrows a sweep to the calls that match
 # it; FAULT_KEEP=DIR keeps the logs of each failing run.  FAULT_RUNS,
@@ -530,11 +533,13 @@ fault_once() {
 	f_f=
 	[ "$f_how" = all ] && f_f=-f
 	# execve too: forge's pid is the first line's.  With FAULT_PATH,
-	# only the calls on that path count (strace -P).
+	# only the calls on that path count (strace -P); N 0 injects
+	# nothing (FAULT_SETENV: strace -E options, for a shim).
+	f_inject="-e inject=$f_sc:error=$f_e:when=$f_n"
+	[ "$f_n" = 0 ] && f_inject=
 	# shellcheck disable=SC2046,SC2086 # flags, split on purpose
 	strace $f_f -q -o "$T/f.log" ${FAULT_PATH:+-P "$FAULT_PATH"} \
-	    -e trace="execve,$f_sc" \
-	    -e inject="$f_sc:error=$f_e:when=$f_n" \
+	    ${FAULT_SETENV:-} -e trace="execve,$f_sc" $f_inject \
 	    "$FORGE" verify $(fault_flags "$f_m") -- "$TREELIST" . \
 	    >"$T/f.out" 2>"$T/f.err" </dev/null
 	f_rc=$?
@@ -677,6 +682,21 @@ fault_path() {
 	else
 		fail "$1: the $2 of ${4##*/} was failed" "no $2 on $4"
 	fi
+}
+
+# fault_failpath MODE PATTERN ERRNO: forge verify in MODE, with open(2)
+# of a path that PATTERN (fnmatch) matches failing with ERRNO, through
+# tests/failpath.so: for a path known only once the run names it (the
+# copy's); then a line that says whether the error was said.
+fault_failpath() {
+	f_shim=${TREELIST%/*}/failpath.so
+	f_no=$(perl -MPOSIX -e "print POSIX::$3()")
+	f_said=$(perl -e "\$! = $f_no; print \"\$!\"")
+	FAULT_SETENV="-E LD_PRELOAD=$f_shim -E FAILPATH=$2 -E FAILPATH_ERRNO=$f_no
+	    -E ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}verify_asan_link_order=0" \
+	    fault_once "$1" own openat "$3" 0
+	like "$1: the open of $2 that failed ($3) is said" \
+	    "$(cat "$T/f.err")" "$f_said"
 }
 
 # fault_sweep MODE HOW QUOTA ALL [PHASE PERIOD]: each call of MODE's

@@ -31,3 +31,10 @@ check_PROGRAMS += tests/oldkernel.so
 tests_oldkernel_so_SOURCES = tests/oldkernel.c
 tests_oldkernel_so_CFLAGS = $(AM_CFLAGS) -fPIC
 tests_oldkernel_so_LDFLAGS = -shared
+
+# failpath.so: open(2) of a path failing, for forge under LD_PRELOAD
+# (t-faults.sh).
+check_PROGRAMS += tests/failpath.so
+tests_failpath_so_SOURCES = tests/failpath.c
+tests_failpath_so_CFLAGS = $(AM_CFLAGS) -fPIC
+tests_failpath_so_LDFLAGS = -shared

@@ -19,6 +19,11 @@ for mode in isolated staged contain; do
 	fault_aim "$mode" unlinkat EBUSY \
 	    "$(fault_at "$mode" unlinkat '"gitdir"')" '"gitdir"'
 	[ "$mode" = isolated ] || continue
+	# The copy's .git file that cannot be read is said so, not taken
+	# for one git did not write.
+	fault_failpath "$mode" "*/forge-*/r/.git" EACCES
+	unlike "$mode: not said to be missing" "$(cat "$T/f.err")" \
+	    'left no .git file'
 	# A verdict whose record fails to reach the disk is no record: not
 	# a PASS left in the timeline beside the ERROR forge exits with.
 	fault_path "$mode" fsync EIO "$TL"
