@@ -230,6 +230,11 @@ fault_setup() {
 	mkdir -p build && printf 'out\n' >build/out
 	printf '#!/bin/sh\nexit 0\n' >.git/hooks/pre-commit
 	chmod +x .git/hooks/pre-commit
+	# The command, an ignored file of the working tree: in sight of a
+	# contained step wherever the build is (a private /tmp hides the
+	# rest of it), and in no copy.
+	FAULT_CMD=$R/build/treelist
+	cp "$TREELIST" "$FAULT_CMD" || exit 99
 	git config forge.breakerThreshold 0
 	git config fault.mark kept
 	COMMON=$R/.git
@@ -368,7 +373,7 @@ fault_plan() {
 	f_before=$(fault_events)
 	# shellcheck disable=SC2046
 	strace -f -qq -o "$T/plan.$f_m.log" "$FORGE" verify \
-	    $(fault_flags "$f_m") -- "$TREELIST" . >"$T/plan.out" \
+	    $(fault_flags "$f_m") -- "$FAULT_CMD" . >"$T/plan.out" \
 	    2>"$T/plan.err" </dev/null
 	f_rc=$?
 	f_ev=$(fault_new_events "$f_before")
@@ -540,7 +545,7 @@ fault_once() {
 	# shellcheck disable=SC2046,SC2086 # flags, split on purpose
 	strace $f_f -q -o "$T/f.log" ${FAULT_PATH:+-P "$FAULT_PATH"} \
 	    ${FAULT_SETENV:-} -e trace="execve,$f_sc" $f_inject \
-	    "$FORGE" verify $(fault_flags "$f_m") -- "$TREELIST" . \
+	    "$FORGE" verify $(fault_flags "$f_m") -- "$FAULT_CMD" . \
 	    >"$T/f.out" 2>"$T/f.err" </dev/null
 	f_rc=$?
 	FAULT_RUNS=$((FAULT_RUNS + 1))
