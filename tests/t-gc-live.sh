@@ -177,4 +177,29 @@ kill -KILL "$looker"
 wait "$looker" 2>/dev/null
 is "nothing is left" "$(leftovers "$T/r")" ""
 
+# Where the file system takes no locks (flock says ENOLCK: NFS without a
+# lock daemon), the record's pid, start time and boot are all that tell
+# a live run: gc still leaves its copy alone.
+if command -v strace >/dev/null 2>&1; then
+	FORGE_TEST_STALL=proof start_forge "$T/stall.err" verify --isolated \
+	    -- true
+	wait_for 30 grep -q "test stall: proof" "$T/stall.err"
+	strace -f -qq -o /dev/null -e trace=flock \
+	    -e inject=flock:error=ENOLCK "$FORGE" gc >"$T/.stdout" \
+	    2>"$T/.stderr" </dev/null
+	is "no locks: gc succeeds" "$?" 0
+	like "and leaves the live run's copy" "$(cat "$T/.stdout")" \
+	    '^nothing removed$'
+	ok "which is still there" test -d "$TMPDIR/forge-$(ls \
+	    "$common/forge/copies")"
+	kill -TERM "$forge_pid"
+	wait "$forge_pid" 2>/dev/null
+	is "the run ends, and nothing is left" "$(leftovers "$T/r")" ""
+else
+	for d in "no locks: gc succeeds" "and leaves the live run's copy" \
+	    "which is still there" "the run ends, and nothing is left"; do
+		skip "$d" "no strace here"
+	done
+fi
+
 done_testing

@@ -180,4 +180,57 @@ mv "$T/theirs.away" "$T/theirs"
 git -C "$T/r" worktree unlock "$T/theirs"
 git -C "$T/r" worktree remove --force "$T/theirs"
 
+# reg_of DIR: the worktree registration whose copy is below DIR, if any.
+reg_of() {
+	for _r in "$common"/worktrees/*; do
+		case $(cat "$_r/gitdir" 2>/dev/null) in
+		"$1"/*) echo "${_r##*/}" ;;
+		esac
+	done
+}
+
+# A kept copy whose record went (removed by hand): gc leaves its
+# registration while the copy is there, and removes it with the copy.
+run_forge verify --isolated --keep -- true
+kept=$(ls -d "$TMPDIR"/forge-*)
+rm "$common/forge/copies/${kept##*/forge-}"
+run_forge gc
+is "a kept copy without its record: gc succeeds" "$rc" 0
+ok "and leaves its registration while the copy is there" \
+    test -n "$(reg_of "$kept")"
+rm -rf "$kept"
+run_forge gc
+like "once the copy is gone, gc removes the registration" "$out" \
+    '^removed the registration'
+is "and nothing is left" "$(leftovers "$T/r")" ""
+
+# A kept copy moved away, its record still there: the record says what
+# to do, and it keeps the registration of a kept copy.
+run_forge verify --isolated --keep -- true
+kept=$(ls -d "$TMPDIR"/forge-*)
+mv "$kept" "$T/kept.away"
+run_forge gc
+ok "a kept copy moved away keeps its registration" \
+    test -n "$(reg_of "$kept")"
+mv "$T/kept.away" "$kept"
+run_forge gc --kept
+is "back, gc --kept removes it" "$rc" 0
+is "and nothing is left" "$(leftovers "$T/r")" ""
+
+# A record, written by hand, that names another run's copy (its mark
+# says which): gc removes nothing of that copy.
+run_forge verify --isolated --keep -- true
+kept=$(ls -d "$TMPDIR"/forge-*)
+printf '{"run":"0123456789abcdef","pid":999999999,"start":1,"boot":"",'\
+'"top":"%s","created":"2026-01-01T00:00:00Z"}\n' "$kept" \
+    >"$common/forge/copies/0123456789abcdef"
+run_forge gc
+ok "a record naming another run's copy: that copy is whole" \
+    test -f "$kept/r/hello.txt"
+ok "and registered" test -n "$(reg_of "$kept")"
+rm -f "$common/forge/copies/0123456789abcdef"
+run_forge gc --kept
+is "gc --kept removes it" "$rc" 0
+is "and nothing is left" "$(leftovers "$T/r")" ""
+
 done_testing
