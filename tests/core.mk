@@ -34,5 +34,6 @@ SHELL_TESTS += tests/t-reuse-asis.sh
 SHELL_TESTS += tests/t-reuse-look.sh
 SHELL_TESTS += tests/t-reuse-rules.sh
 SHELL_TESTS += tests/t-reuse-worktrees.sh
+SHELL_TESTS += tests/t-reuse-unproven.sh
 SHELL_TESTS += tests/t-hint.sh
 SHELL_TESTS += tests/t-progress.sh
