@@ -84,6 +84,25 @@ is "a file changed in the copy after its checkout: forge refuses" "$?" 125
 like "and names it" "$(cat "$T/after.err")" 'kept.txt'
 unlike "and runs nothing" "$(cat "$T/after.err")" 'Verdict: PASS'
 
+# The same where the copy's index is newer than the file by more than a
+# tick, so that git, were it asked, would not take the entry for
+# racily clean: the ctime alone tells.
+rm -f "$T/go"
+FORGE_TEST_STALL=checkout FORGE_TEST_STALL_RELEASE="$T/go" \
+    start_forge "$T/after2.err" verify --isolated -- cat kept.txt
+pid=$forge_pid
+wait_for 30 grep -q "test stall: checkout" "$T/after2.err"
+copy=$(ls -d "$TMPDIR"/forge-*/after)
+touch -r "$copy/kept.txt" "$T/stamp"
+printf 'CCCC\n' >"$copy/kept.txt"
+touch -r "$T/stamp" "$copy/kept.txt"
+touch -d "@$(($(date +%s) + 2))" \
+    "$(git -C "$copy" rev-parse --git-path index)"
+touch "$T/go"
+wait "$pid"
+is "changed after the checkout, not racily clean: forge refuses" "$?" 125
+unlike "and runs nothing" "$(cat "$T/after2.err")" 'Verdict: PASS'
+
 # The same where the copy's file system keeps whole seconds (ext4 with
 # small inodes, as FAT, NFS or 9p may): a file changed after the
 # checkout is stamped with the second it began in, earlier than the
