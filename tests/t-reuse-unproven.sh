@@ -3,7 +3,8 @@
 # reused, and no more of it is removed than can be proven forge's: one
 # whose directory lost the run's mark is left whole, whatever it holds;
 # one with a repository of its own below its top (a .git that git run
-# there would follow) is not reused; an incremental copy is not taken
+# there would follow) is not reused, nor one whose registration its
+# command rewrote; an incremental copy is not taken
 # by a plain --reuse run, which would throw its build output away.
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
@@ -45,6 +46,26 @@ like "the copy is not reused" "$err" 'has a \.git of its own'
 like "the run is in a fresh one" "$err" 'Verdict: PASS \(isolated, fresh'
 run_forge gc --all
 is "gc --all removes what is parked" "$(leftovers "$T/r")" ""
+
+# A copy's registration rewritten by its command (the common git
+# directory is the command's to write): its gitdir pointing elsewhere,
+# or its lock reason no longer the run's.  Either way it is not
+# registered as forge made it: not reused.
+for what in gitdir locked; do
+	run_forge verify --reuse -- sh -c '
+		adm=$(sed -n "s/^gitdir: //p" .git)
+		echo "/elsewhere/.git" >"$adm/$1.new"
+		[ "$1" = locked ] && echo "the user'\''s own" >"$adm/$1.new"
+		mv "$adm/$1.new" "$adm/$1"' sh "$what"
+	is "[$what] a command rewrites its registration's $what" "$rc" 0
+	run_forge verify --reuse -- true
+	like "[$what] the copy is not reused" "$err" \
+	    'no longer registered as forge made it'
+	like "[$what] the run is in a fresh copy" "$err" \
+	    'Verdict: PASS \(isolated, fresh'
+	run_forge gc --all
+	is "[$what] nothing is left" "$(leftovers "$T/r")" ""
+done
 
 # An incremental copy, and a plain --reuse run.
 run_forge verify --incremental -- sh -c 'mkdir -p build && echo o >build/o'
