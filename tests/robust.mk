@@ -21,7 +21,8 @@ SHELL_TESTS += tests/t-search-only.sh
 # Fault injection through strace: faults-lib.sh holds what the scripts
 # share; scripts/faults runs the sweeps at length.  The sweeps are the
 # slowest tests of all: they start first.
-EXTRA_DIST += tests/faults-lib.sh scripts/faults
+EXTRA_DIST += tests/faults-lib.sh scripts/faults scripts/mutate \
+	scripts/mutations
 SLOW_TESTS += tests/t-faults-sweep.sh tests/t-faults-git.sh
 SHELL_TESTS += tests/t-faults.sh
 
