@@ -208,7 +208,9 @@ add_bind(struct contain *c, const char *path, int user, int rw,
 	    stat(real, &st) == -1 || !S_ISDIR(st.st_mode)) {
 		if (real != NULL)
 			errno = ENOTDIR;
-		if (!rw)
+		/* A protected place that is not there is nothing to show;
+		 * one that could not be resolved (EIO, EACCES) is. */
+		if (!rw && (errno == ENOENT || errno == ENOTDIR))
 			ret = 0;
 		else if (!user)
 			warn("cannot contain the command in %s", fs_vis(want));

@@ -18,6 +18,14 @@ for mode in isolated staged contain; do
 	# which proves it forge's: gc removes the rest.
 	fault_aim "$mode" unlinkat EBUSY \
 	    "$(fault_at "$mode" unlinkat '"gitdir"')" '"gitdir"'
+	if [ "$mode" = contain ]; then
+		# The tree's path that cannot be resolved as the step's
+		# mounts are planned: forge's failure, said (it was taken
+		# for a place not there, and left out of the step's sight).
+		for k in 1 2 3 4; do
+			FAULT_PATH=$R fault_once "$mode" own readlink EIO "$k"
+		done
+	fi
 	[ "$mode" = isolated ] || continue
 	# The copy's .git file that cannot be read is said so, not taken
 	# for one git did not write.
