@@ -649,7 +649,7 @@ static int
 remove_unproven(const struct journal_entry *e, int dry, struct strv *left)
 {
 	struct stat	 st;
-	char		*p;
+	int		 tfd, sfd;
 
 	if (lstat(e->top, &st) == 0 && S_ISLNK(st.st_mode)) {
 		if (!dry && unlink(e->top) == -1 && errno != ENOENT)
@@ -662,11 +662,18 @@ remove_unproven(const struct journal_entry *e, int dry, struct strv *left)
 			return -1;
 		}
 	} else if (lstat(e->top, &st) == 0) {
-		p = xasprintf("%s/%s/objects", e->top, JOURNAL_SCRATCH);
-		(void)rmdir(p);
-		*strrchr(p, '/') = '\0';
-		(void)rmdir(p);
-		free(p);
+		/* What a run makes first, each reached through no symlink:
+		 * one planted there is removed, never what it leads to. */
+		if ((tfd = open(e->top, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC)) != -1) {
+			if ((sfd = openat(tfd, JOURNAL_SCRATCH, O_PATH |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
+				(void)unlinkat(sfd, "objects", AT_REMOVEDIR);
+				close(sfd);
+			}
+			(void)unlinkat(tfd, JOURNAL_SCRATCH, AT_REMOVEDIR);
+			close(tfd);
+		}
 		if (rmdir(e->top) == -1 && errno != ENOENT) {
 			warnx("refusing to remove %s: it is not empty, and "
 			    "holds no mark of forge run %s", fs_vis(e->top),

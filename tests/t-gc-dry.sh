@@ -92,6 +92,19 @@ mine"
 ok "the symlink's target stays" test -d "$T/mine/precious"
 rm -rf "$copies"/00000000000000a[1-8] "$TMPDIR"/forge-*
 
+# A directory a run began, its scratch space a symlink planted there:
+# what it leads to is never removed, not even an empty directory.
+mkdir -p "$T/outside/objects"
+mkdir -m 700 "$TMPDIR/forge-00000000000000a9"
+ln -s "$T/outside" "$TMPDIR/forge-00000000000000a9/.forge"
+record 00000000000000a9 "$TMPDIR/forge-00000000000000a9"
+compare "a symlink for the scratch space"
+like "gc refuses the directory" "$(cat "$T/real")" \
+    'refusing to remove .*forge-00000000000000a9: it is not empty'
+ok "and the empty directory the symlink leads to stays" \
+    test -d "$T/outside/objects"
+rm -rf "$copies/00000000000000a9" "$TMPDIR"/forge-*
+
 # Kept copies: left alone without --kept, in a dry run as in gc.
 run_forge verify --isolated --keep -- true
 compare "a kept copy"
