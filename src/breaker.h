@@ -24,13 +24,7 @@
 #include <stddef.h>
 
 #include "buf.h"
-
-enum verdict {
-	VERDICT_PASS,
-	VERDICT_FAIL,
-	VERDICT_ERROR,
-	VERDICT_INTERRUPTED
-};
+#include "verdict.h"
 
 struct jv;
 
@@ -59,7 +53,5 @@ void		 breaker_json(const struct breaker *, struct json *);
  * records the breaker after it is taken at its word; an older one is
  * folded in with threshold. */
 void		 breaker_replay(struct breaker *, const struct jv *, int);
-const char	*verdict_name(enum verdict);
-int		 verdict_parse(const char *, enum verdict *);
 
 #endif /* BREAKER_H */

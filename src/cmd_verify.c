@@ -45,6 +45,7 @@
 #include "source.h"
 #include "spawn.h"
 #include "timeutil.h"
+#include "verdict.h"
 #include "xmalloc.h"
 
 struct step {

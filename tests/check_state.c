@@ -30,6 +30,7 @@
 #include "tail.h"
 #include "timeutil.h"
 #include "unitfs.h"
+#include "verdict.h"
 
 /* breaker_record */
 
