@@ -37,31 +37,4 @@ void	cmd_usage(const struct cmd_entry *);
 /* The full help on stdout: of one command, or (NULL) of forge. */
 void	cmd_help(const struct cmd_entry *);
 
-/* forge verify's command line, parsed (exposed for tests). */
-struct verify_opts {
-	int		 isolated;	/* -1: as configured; 0; 1 */
-	int		 clone;		/* -1: as configured; 0 --worktree;
-					   1 --clone */
-	int		 check;		/* --no-check clears it */
-	int		 keep;
-	int		 reuse;		/* -1: as configured; 0; 1 */
-	int		 incremental;	/* -1: as configured; 0; 1 */
-	int		 setup;		/* --setup: even in a set-up copy */
-	int		 verbose;
-	int		 exit_verdict;	/* --exit=verdict */
-	int		 help;		/* -h, --help */
-	long long	 timeout_ms;	/* -1: as configured */
-	const char	*change;	/* --change[=BASE]: the base */
-	int		 contain;	/* -1: as configured; 0; 1 */
-	int		 no_network;	/* --no-network */
-	char		**argv;		/* COMMAND [ARG...], or NULL */
-	int		 staged;	/* --staged: HEAD and the index */
-	const char	*rev;		/* --rev=REV: that commit's tree */
-	int		 no_breaker;	/* --no-breaker */
-	int		 cache;		/* -1: forge.cache; --cache 1;
-					   --no-cache 0 */
-};
-
-int	verify_parse(int, char **, struct verify_opts *);
-
 #endif /* CMD_H */

@@ -27,6 +27,7 @@
 #include "cleanup.h"
 #include "clone.h"
 #include "cmd.h"
+#include "cmd_verify.h"
 #include "color.h"
 #include "contain.h"
 #include "context.h"

@@ -13,7 +13,7 @@
 
 #include "buf.h"
 #include "change.h"
-#include "cmd.h"
+#include "cmd_verify.h"
 #include "color.h"
 #include "gitcmd.h"
 #include "json.h"

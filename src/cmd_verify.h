@@ -1,0 +1,43 @@
+/*
+ * forge verify's command line, parsed (exposed for tests).
+ *
+ *	struct verify_opts o;
+ *	if (verify_parse(argc, argv, &o) == -1)
+ *		return EXIT_USAGE;	said why, with the synopsis
+ *	if (o.help)
+ *		... print the help ...
+ *
+ * argv is the command's own (argv[0] is "verify").  The struct borrows
+ * from argv: o.argv, o.change and o.rev point into it, and must not
+ * outlive it.
+ */
+#ifndef CMD_VERIFY_H
+#define CMD_VERIFY_H
+
+struct verify_opts {
+	int		 isolated;	/* -1: as configured; 0; 1 */
+	int		 clone;		/* -1: as configured; 0 --worktree;
+					   1 --clone */
+	int		 check;		/* --no-check clears it */
+	int		 keep;
+	int		 reuse;		/* -1: as configured; 0; 1 */
+	int		 incremental;	/* -1: as configured; 0; 1 */
+	int		 setup;		/* --setup: even in a set-up copy */
+	int		 verbose;
+	int		 exit_verdict;	/* --exit=verdict */
+	int		 help;		/* -h, --help */
+	long long	 timeout_ms;	/* -1: as configured */
+	const char	*change;	/* --change[=BASE]: the base */
+	int		 contain;	/* -1: as configured; 0; 1 */
+	int		 no_network;	/* --no-network */
+	char		**argv;		/* COMMAND [ARG...], or NULL */
+	int		 staged;	/* --staged: HEAD and the index */
+	const char	*rev;		/* --rev=REV: that commit's tree */
+	int		 no_breaker;	/* --no-breaker */
+	int		 cache;		/* -1: forge.cache; --cache 1;
+					   --no-cache 0 */
+};
+
+int	verify_parse(int, char **, struct verify_opts *);
+
+#endif /* CMD_VERIFY_H */
