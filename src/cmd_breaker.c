@@ -2,7 +2,6 @@
 #include "config.h"
 
 #include <err.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -21,12 +20,8 @@ const struct cmd_entry cmd_breaker_entry = {
 	"Show the circuit breaker, or close it: reset sets the streak to zero\n"
 	"and records who did it (FORGE_SESSION) and when.\n",
 	NULL,
+	NULL,
 	cmd_breaker
-};
-
-static const struct option longopts[] = {
-	{ "help",	no_argument,	NULL, 'h' },
-	{ NULL,		0,		NULL, 0 }
 };
 
 static int
@@ -38,19 +33,17 @@ cmd_breaker(int argc, char **argv)
 	struct buf	 ev = BUF_INIT;
 	struct json	 j;
 	char		 now[RFC3339_LEN];
-	int		 ch, reset, st, was_open, streak, ret = 0;
+	int		 n, reset, st, was_open, streak, ret = 0;
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		if (ch == 'h') {
-			cmd_help(&cmd_breaker_entry);
-			return 0;
-		}
-		cmd_usage(&cmd_breaker_entry);
+	switch (n = cmd_parse(&cmd_breaker_entry, argc, argv, NULL)) {
+	case CMD_HELP:
+		cmd_help(&cmd_breaker_entry);
+		return 0;
+	case -1:
 		return EXIT_USAGE;
 	}
-	argc -= optind;
-	argv += optind;
+	argc -= n;
+	argv += n;
 	if (argc > 1 || (argc == 1 && strcmp(argv[0], "reset") != 0 &&
 	    strcmp(argv[0], "show") != 0)) {
 		cmd_usage(&cmd_breaker_entry);

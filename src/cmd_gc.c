@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include <err.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -15,30 +15,37 @@
 #include "journal.h"
 #include "settings.h"
 
+struct gc_opts {
+	int	flags;		/* JOURNAL_DRY_RUN, JOURNAL_KEPT, ... */
+	int	all_refs;	/* --refs */
+};
+
+static const struct cmd_opt gc_opts[] = {
+	CMD_BITS("dry-run", 'n', offsetof(struct gc_opts, flags),
+	    JOURNAL_DRY_RUN, 0, "only say what gc would do, refusals too"),
+	CMD_BITS("kept", 'k', offsetof(struct gc_opts, flags), JOURNAL_KEPT, 0,
+	    "the copies kept by --keep go too"),
+	CMD_BITS("all", 'a', offsetof(struct gc_opts, flags), JOURNAL_KEPT |
+	    JOURNAL_REUSABLE, CMD_OR,
+	    "every copy forge keeps goes: kept and reusable"),
+	CMD_FLAG("refs", 'r', offsetof(struct gc_opts, all_refs), 1, 0,
+	    "the refs of every run that has ended go now"),
+	CMD_END
+};
+
 static int	cmd_gc(int, char **);
 
 const struct cmd_entry cmd_gc_entry = {
 	"gc",
-	"[--dry-run] [--kept | --all] [--refs]",
+	"",
 	"Remove the copies left by runs that are gone, ending what they left\n"
 	"running, and forge's own worktree registrations whose copy is gone.\n"
 	"Copies kept by --keep or parked by --reuse go once unused for\n"
 	"forge.reuseExpiry (7d); the refs a clone's results came back as,\n"
 	"once older than forge.refsExpiry (30 days).\n",
-	"  -n, --dry-run       only say what gc would do, refusals too\n"
-	"  -k, --kept          the copies kept by --keep go too\n"
-	"  -a, --all           every copy forge keeps goes: kept and reusable\n"
-	"  -r, --refs          the refs of every run that has ended go now\n",
+	NULL,
+	gc_opts,
 	cmd_gc
-};
-
-static const struct option longopts[] = {
-	{ "dry-run",	no_argument,	NULL, 'n' },
-	{ "kept",	no_argument,	NULL, 'k' },
-	{ "all",	no_argument,	NULL, 'a' },
-	{ "refs",	no_argument,	NULL, 'r' },
-	{ "help",	no_argument,	NULL, 'h' },
-	{ NULL,		0,		NULL, 0 }
 };
 
 static void
@@ -81,36 +88,21 @@ cmd_gc(int argc, char **argv)
 	struct reclaim		 rc;
 	time_t			 before = 0;
 	struct strv		 refs = STRV_INIT;
-	int			 ch, flags = 0, st, ret = 0, all = 0;
+	struct gc_opts		 o = { 0, 0 };
+	int			 n, flags, st, ret = 0;
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+nkarh", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'n':
-			flags |= JOURNAL_DRY_RUN;
-			break;
-		case 'k':
-			flags |= JOURNAL_KEPT;
-			break;
-		case 'a':
-			flags |= JOURNAL_KEPT | JOURNAL_REUSABLE;
-			break;
-		case 'r':
-			all = 1;
-			break;
-		case 'h':
-			cmd_help(&cmd_gc_entry);
-			return 0;
-		default:
-			cmd_usage(&cmd_gc_entry);
-			return EXIT_USAGE;
-		}
+	switch (n = cmd_parse(&cmd_gc_entry, argc, argv, &o)) {
+	case CMD_HELP:
+		cmd_help(&cmd_gc_entry);
+		return 0;
+	case -1:
+		return EXIT_USAGE;
 	}
-	if (optind < argc) {
+	if (n < argc) {
 		cmd_usage(&cmd_gc_entry);
 		return EXIT_USAGE;
 	}
+	flags = o.flags;
 	if ((st = context_open(&ctx, CTX_NORECLAIM)) != 0) {
 		context_close(&ctx);
 		return st;
@@ -124,7 +116,7 @@ cmd_gc(int argc, char **argv)
 	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* The refs a clone's results came back as (clone.h). */
-	if (clone_refs_gc(ctx.repo.common, ctx.repo.common, all ? 0 :
+	if (clone_refs_gc(ctx.repo.common, ctx.repo.common, o.all_refs ? 0 :
 	    ctx.cfg.refs_expiry_ms, flags & JOURNAL_DRY_RUN ?
 	    CLONE_GC_DRY_RUN : 0, &refs) == -1)
 		ret = EXIT_FORGE;

@@ -8,7 +8,6 @@
 
 #include <err.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,6 +40,7 @@ const struct cmd_entry cmd_hook_entry = {
 	"Install refuses to overwrite a hook forge did not write; uninstall\n"
 	"removes the hooks forge wrote, and the directories install made for\n"
 	"them once empty, and nothing else.\n",
+	NULL,
 	NULL,
 	cmd_hook
 };
@@ -493,31 +493,22 @@ uninstall(const struct repo *r, int k)
 	return ret;
 }
 
-static const struct option longopts[] = {
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL,		0,			NULL, 0 }
-};
-
 static int
 cmd_hook(int argc, char **argv)
 {
 	struct repo	 r;
 	char		**command = NULL;
-	int		 ch, k, st = 0, s;
+	int		 n, k, st = 0, s;
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'h':
-			cmd_help(&cmd_hook_entry);
-			return 0;
-		default:
-			cmd_usage(&cmd_hook_entry);
-			return EXIT_USAGE;
-		}
+	switch (n = cmd_parse(&cmd_hook_entry, argc, argv, NULL)) {
+	case CMD_HELP:
+		cmd_help(&cmd_hook_entry);
+		return 0;
+	case -1:
+		return EXIT_USAGE;
 	}
-	argc -= optind;
-	argv += optind;
+	argc -= n;
+	argv += n;
 	/* install HOOK -- command ...: the steps. */
 	if (argc > 3 && strcmp(argv[0], "install") == 0 &&
 	    strcmp(argv[2], "--") == 0) {

@@ -2,7 +2,7 @@
 #include "config.h"
 
 #include <err.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,61 +17,67 @@
 #include "json.h"
 #include "report.h"
 
+struct log_opts {
+	long long	 n;
+	const char	*session;
+	int		 json;
+};
+
+static int	log_count(void *, const char *);
+
+/* -s and -j work too, though nothing lists them. */
+static const struct cmd_opt log_opts[] = {
+	CMD_CALL(NULL, 'n', required_argument, "count", NULL, log_count, 0,
+	    "the last count events (20)"),
+	CMD_STRING("session", 's', "id", offsetof(struct log_opts, session),
+	    CMD_UNLISTED, "only the events of that session"),
+	CMD_FLAG("json", 'j', offsetof(struct log_opts, json), 1,
+	    CMD_UNLISTED, "the events themselves, one JSON object a line"),
+	CMD_END
+};
+
 static int	cmd_log(int, char **);
 
 const struct cmd_entry cmd_log_entry = {
 	"log",
-	"[-n count] [--session id] [--json]",
+	"",
 	"Show the last events of the timeline: time, session, mode, verdict,\n"
 	"duration, tree and changes.\n",
-	"  -n count            the last count events (20)\n"
-	"      --session id    only the events of that session\n"
-	"      --json          the events themselves, one JSON object a line\n",
+	NULL,
+	log_opts,
 	cmd_log
 };
 
-static const struct option longopts[] = {
-	{ "json",	no_argument,		NULL, 'j' },
-	{ "session",	required_argument,	NULL, 's' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL,		0,			NULL, 0 }
-};
+static int
+log_count(void *opts, const char *arg)
+{
+	struct log_opts	*o = opts;
+	const char	*e = NULL;
+
+	o->n = strtonum(arg, 0, 1000000000, &e);
+	if (e != NULL) {
+		warnx("-n %s: %s", fs_vis(arg), e);
+		return -1;
+	}
+	return 0;
+}
 
 static int
 cmd_log(int argc, char **argv)
 {
 	struct context	 ctx;
 	struct events	 evs;
-	const char	*session = NULL, *e = NULL;
-	long long	 n = 20;
-	int		 ch, json = 0, st;
+	struct log_opts	 o = { 20, NULL, 0 };
+	int		 n, st;
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+n:js:h", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'n':
-			n = strtonum(optarg, 0, 1000000000, &e);
-			if (e != NULL) {
-				warnx("-n %s: %s", fs_vis(optarg), e);
-				return EXIT_USAGE;
-			}
-			break;
-		case 'j':
-			json = 1;
-			break;
-		case 's':
-			session = optarg;
-			break;
-		case 'h':
-			cmd_help(&cmd_log_entry);
-			return 0;
-		default:
-			cmd_usage(&cmd_log_entry);
-			return EXIT_USAGE;
-		}
+	switch (n = cmd_parse(&cmd_log_entry, argc, argv, &o)) {
+	case CMD_HELP:
+		cmd_help(&cmd_log_entry);
+		return 0;
+	case -1:
+		return EXIT_USAGE;
 	}
-	if (optind < argc) {
+	if (n < argc) {
 		cmd_usage(&cmd_log_entry);
 		return EXIT_USAGE;
 	}
@@ -79,8 +85,8 @@ cmd_log(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	events_load(&evs, &ctx.state, session, (size_t)n);
-	if (json)
+	events_load(&evs, &ctx.state, o.session, (size_t)o.n);
+	if (o.json)
 		events_print_json(&evs, stdout);
 	else
 		events_print_table(&evs, stdout, color_want(ctx.cfg.color,

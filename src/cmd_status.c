@@ -6,8 +6,8 @@
 #include "config.h"
 
 #include <err.h>
-#include <getopt.h>
 #include <libutil.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,21 +25,26 @@
 #include "report.h"
 #include "timeutil.h"
 
+struct status_opts {
+	int	json;
+};
+
+static const struct cmd_opt status_opts[] = {
+	CMD_FLAG("json", 0, offsetof(struct status_opts, json), 1, 0,
+	    "the breaker, the last verdict and the copies\n"
+	    "forge keeps, as one JSON object (forge(1))"),
+	CMD_END
+};
+
 static int	cmd_status(int, char **);
 
 const struct cmd_entry cmd_status_entry = {
 	"status",
-	"[--json]",
+	"",
 	"Show the circuit breaker, the last verdict and the last few events.\n",
-	"      --json          the breaker, the last verdict and the copies\n"
-	"                      forge keeps, as one JSON object (forge(1))\n",
+	NULL,
+	status_opts,
 	cmd_status
-};
-
-static const struct option longopts[] = {
-	{ "json",	no_argument,	NULL, 'j' },
-	{ "help",	no_argument,	NULL, 'h' },
-	{ NULL,		0,		NULL, 0 }
 };
 
 /* From the end: the first verify event met is the last one. */
@@ -328,26 +333,20 @@ print_json(struct context *ctx, const struct breaker *b, const struct jv *last)
 static int
 cmd_status(int argc, char **argv)
 {
-	struct context	 ctx;
-	struct breaker	 b;
-	struct jv	*last = NULL;
-	int		 ch, json = 0, st;
+	struct context		 ctx;
+	struct breaker		 b;
+	struct jv		*last = NULL;
+	struct status_opts	 o = { 0 };
+	int			 n, st;
 
-	optind = 0;
-	while ((ch = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (ch) {
-		case 'j':
-			json = 1;
-			break;
-		case 'h':
-			cmd_help(&cmd_status_entry);
-			return 0;
-		default:
-			cmd_usage(&cmd_status_entry);
-			return EXIT_USAGE;
-		}
+	switch (n = cmd_parse(&cmd_status_entry, argc, argv, &o)) {
+	case CMD_HELP:
+		cmd_help(&cmd_status_entry);
+		return 0;
+	case -1:
+		return EXIT_USAGE;
 	}
-	if (optind < argc) {
+	if (n < argc) {
 		cmd_usage(&cmd_status_entry);
 		return EXIT_USAGE;
 	}
@@ -360,7 +359,7 @@ cmd_status(int argc, char **argv)
 		return EXIT_FORGE;
 	}
 	(void)state_events_back(&ctx.state, last_verdict, &last);
-	if (json)
+	if (o.json)
 		print_json(&ctx, &b, last);
 	else
 		print_text(&ctx, &b, last);

@@ -188,6 +188,7 @@ const struct cmd_entry cmd_verify_entry = {
 	"                      forge.containMethod)\n"
 	"      --no-contain    not contained, whatever forge.contain says\n"
 	"      --no-network    no network: a loopback of its own at most\n",
+	NULL,
 	cmd_verify
 };
 
