@@ -101,12 +101,7 @@ option_lines(const struct cmd_entry *c)
 	const char		*p;
 	int			 letter;
 
-	if (c->opts == NULL) {
-		if (c->options != NULL)
-			fputs(c->options, stdout);
-		return;
-	}
-	for (o = c->opts; o->type != CMD_OPT_END; o++) {
+	for (o = c->opts; o != NULL && o->type != CMD_OPT_END; o++) {
 		if (o->help == NULL)
 			continue;
 		buf_reset(&b);
@@ -138,8 +133,7 @@ option_lines(const struct cmd_entry *c)
 static int
 has_options(const struct cmd_entry *c)
 {
-	return c->opts != NULL ? c->opts[0].type != CMD_OPT_END :
-	    c->options != NULL;
+	return c->opts != NULL && c->opts[0].type != CMD_OPT_END;
 }
 
 void

@@ -103,8 +103,6 @@ struct cmd_entry {
 						   first: on a line of their
 						   own) */
 	const char		*about;		/* what it does, a few lines */
-	const char		*options;	/* its option lines, where it
-						   has no opts yet */
 	const struct cmd_opt	*opts;		/* its options, or NULL */
 	int			(*exec)(int, char **);
 };

@@ -20,7 +20,6 @@ const struct cmd_entry cmd_breaker_entry = {
 	"Show the circuit breaker, or close it: reset sets the streak to zero\n"
 	"and records who did it (FORGE_SESSION) and when.\n",
 	NULL,
-	NULL,
 	cmd_breaker
 };
 

@@ -43,7 +43,6 @@ const struct cmd_entry cmd_gc_entry = {
 	"Copies kept by --keep or parked by --reuse go once unused for\n"
 	"forge.reuseExpiry (7d); the refs a clone's results came back as,\n"
 	"once older than forge.refsExpiry (30 days).\n",
-	NULL,
 	gc_opts,
 	cmd_gc
 };

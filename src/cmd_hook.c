@@ -41,7 +41,6 @@ const struct cmd_entry cmd_hook_entry = {
 	"removes the hooks forge wrote, and the directories install made for\n"
 	"them once empty, and nothing else.\n",
 	NULL,
-	NULL,
 	cmd_hook
 };
 

@@ -43,7 +43,6 @@ const struct cmd_entry cmd_log_entry = {
 	"",
 	"Show the last events of the timeline: time, session, mode, verdict,\n"
 	"duration, tree and changes.\n",
-	NULL,
 	log_opts,
 	cmd_log
 };

@@ -42,7 +42,6 @@ const struct cmd_entry cmd_status_entry = {
 	"status",
 	"",
 	"Show the circuit breaker, the last verdict and the last few events.\n",
-	NULL,
 	status_opts,
 	cmd_status
 };

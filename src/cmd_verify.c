@@ -115,13 +115,7 @@ int	cmd_verify(int, char **);
 
 const struct cmd_entry cmd_verify_entry = {
 	"verify",
-	"[--isolated | --in-place] [--clone | --worktree]\n"
-	"[--staged | --rev=rev] [--no-check]\n"
-	"[--keep[=when]] [--reuse | --no-reuse | --incremental] [--setup]\n"
-	"[--timeout duration] [--change[=base]] [--verbose] [--no-breaker]\n"
-	"[--cache | --no-cache] [--exit=verdict | status]\n"
-	"[--contain | --no-contain] [--no-network]\n"
-	"[--] [command [argument ...]]",
+	"\n[--] [command [argument ...]]",
 	"Verify runs command (or the forge.verify steps) and records the "
 	"verdict.\nWith --isolated it runs in an ephemeral copy of the "
 	"working state:\na detached worktree at HEAD, plus the uncommitted "
@@ -132,35 +126,7 @@ const struct cmd_entry cmd_verify_entry = {
 	"With --clone the copy is a private clone:\ngit in it cannot "
 	"change the repository, and the branches and tags it\nmakes come "
 	"back under refs/forge/runs/<run>/.\n",
-	"  -i, --isolated      run in an ephemeral copy (forge.isolated)\n"
-	"      --in-place      run in the working tree itself\n"
-	"      --clone         the copy is a private clone (forge.isolation)\n"
-	"      --worktree      the copy is a linked worktree (the default)\n"
-	"      --staged        verify HEAD plus the index, in a copy\n"
-	"      --rev=REV       verify commit REV's tree, in a copy\n"
-	"      --no-check      do not prove the copy first (unsafe)\n"
-	"  -k, --keep[=W]      keep the copy and print its path: W is always\n"
-	"                      (the default), failure or never (forge.keep)\n"
-	"      --reuse         bring a copy a run before left up to date,\n"
-	"                      and leave this one for the next (forge.reuse)\n"
-	"      --no-reuse      a fresh copy, removed afterwards\n"
-	"      --incremental   reuse, keeping the copy's own ignored files:\n"
-	"                      build output (forge.incremental)\n"
-	"      --setup         run forge.setup even in a set-up copy\n"
-	"  -t, --timeout D     stop after D (90s, 10m, 1h; forge.timeout)\n"
-	"      --change[=B]    report what changed since B (HEAD)\n"
-	"  -v, --verbose       say where the time went\n"
-	"      --no-breaker    neither feed nor obey the circuit breaker\n"
-	"      --cache         reuse a PASS of the same inputs: tree, steps,\n"
-	"                      mode, environment (forge.cache)\n"
-	"      --no-cache      run even if a PASS is cached\n"
-	"      --exit=verdict  exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR\n"
-	"      --contain       all but the copy and TMPDIR read-only, in\n"
-	"                      namespaces or with Landlock (forge.contain,\n"
-	"                      forge.containMethod)\n"
-	"      --no-contain    not contained, whatever forge.contain says\n"
-	"      --no-network    no network: a loopback of its own at most\n",
-	NULL,
+	verify_options,
 	cmd_verify
 };
 

@@ -14,6 +14,8 @@
 #ifndef CMD_VERIFY_H
 #define CMD_VERIFY_H
 
+#include "cmd.h"
+
 struct verify_opts {
 	int		 isolated;	/* -1: as configured; 0; 1 */
 	int		 clone;		/* -1: as configured; 0 --worktree;
@@ -37,6 +39,9 @@ struct verify_opts {
 	int		 cache;		/* -1: forge.cache; --cache 1;
 					   --no-cache 0 */
 };
+
+/* Its options, for its entry. */
+extern const struct cmd_opt	verify_options[];
 
 int	verify_parse(int, char **, struct verify_opts *);
 

@@ -1,8 +1,8 @@
-/* forge verify's command line: its options, parsed. */
+/* forge verify's command line: its options, declared once, and parsed. */
 #include "config.h"
 
 #include <err.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -12,31 +12,67 @@
 #include "settings.h"
 #include "timeutil.h"
 
-static const struct option longopts[] = {
-	{ "isolated",	no_argument,		NULL, 'i' },
-	{ "in-place",	no_argument,		NULL, 'I' },
-	{ "clone",	no_argument,		NULL, 'L' },
-	{ "worktree",	no_argument,		NULL, 'W' },
-	{ "no-check",	no_argument,		NULL, 'N' },
-	{ "keep",	optional_argument,	NULL, 'k' },
-	{ "reuse",	no_argument,		NULL, 'U' },
-	{ "no-reuse",	no_argument,		NULL, 'R' },
-	{ "incremental", no_argument,		NULL, 'M' },
-	{ "setup",	no_argument,		NULL, 's' },
-	{ "timeout",	required_argument,	NULL, 't' },
-	{ "change",	optional_argument,	NULL, 'c' },
-	{ "verbose",	no_argument,		NULL, 'v' },
-	{ "exit",	required_argument,	NULL, 'e' },
-	{ "contain",	no_argument,		NULL, 'C' },
-	{ "no-contain",	no_argument,		NULL, 'P' },
-	{ "no-network",	no_argument,		NULL, 'n' },
-	{ "staged",	no_argument,		NULL, 'S' },
-	{ "rev",	required_argument,	NULL, 'r' },
-	{ "no-breaker",	no_argument,		NULL, 'B' },
-	{ "cache",	no_argument,		NULL, 'K' },
-	{ "no-cache",	no_argument,		NULL, 'X' },
-	{ "help",	no_argument,		NULL, 'h' },
-	{ NULL,		0,			NULL, 0 }
+#define O(field)	offsetof(struct verify_opts, field)
+
+static int	opt_rev(void *, const char *);
+static int	opt_keep(void *, const char *);
+static int	opt_no_reuse(void *, const char *);
+static int	opt_timeout(void *, const char *);
+static int	opt_change(void *, const char *);
+static int	opt_exit(void *, const char *);
+
+const struct cmd_opt verify_options[] = {
+	CMD_FLAG("isolated", 'i', O(isolated), 1, 0,
+	    "run in an ephemeral copy (forge.isolated)"),
+	CMD_FLAG("in-place", 0, O(isolated), 0, CMD_OR,
+	    "run in the working tree itself"),
+	CMD_FLAG("clone", 0, O(clone), 1, 0,
+	    "the copy is a private clone (forge.isolation)"),
+	CMD_FLAG("worktree", 0, O(clone), 0, CMD_OR,
+	    "the copy is a linked worktree (the default)"),
+	CMD_FLAG("staged", 0, O(staged), 1, CMD_BREAK,
+	    "verify HEAD plus the index, in a copy"),
+	CMD_CALL("rev", 0, required_argument, "rev", "REV", opt_rev,
+	    CMD_OR | CMD_EQ, "verify commit REV's tree, in a copy"),
+	CMD_FLAG("no-check", 0, O(check), 0, 0,
+	    "do not prove the copy first (unsafe)"),
+	CMD_CALL("keep", 'k', optional_argument, "when", "W", opt_keep,
+	    CMD_BREAK, "keep the copy and print its path: W is always\n"
+	    "(the default), failure or never (forge.keep)"),
+	CMD_FLAG("reuse", 0, O(reuse), 1, 0,
+	    "bring a copy a run before left up to date,\n"
+	    "and leave this one for the next (forge.reuse)"),
+	CMD_CALL("no-reuse", 0, no_argument, NULL, NULL, opt_no_reuse, CMD_OR,
+	    "a fresh copy, removed afterwards"),
+	CMD_FLAG("incremental", 0, O(incremental), 1, CMD_OR,
+	    "reuse, keeping the copy's own ignored files:\n"
+	    "build output (forge.incremental)"),
+	CMD_FLAG("setup", 0, O(setup), 1, 0,
+	    "run forge.setup even in a set-up copy"),
+	CMD_CALL("timeout", 't', required_argument, "duration", "D",
+	    opt_timeout, CMD_BREAK,
+	    "stop after D (90s, 10m, 1h; forge.timeout)"),
+	CMD_CALL("change", 0, optional_argument, "base", "B", opt_change, 0,
+	    "report what changed since B (HEAD)"),
+	CMD_FLAG("verbose", 'v', O(verbose), 1, 0, "say where the time went"),
+	CMD_FLAG("no-breaker", 0, O(no_breaker), 1, 0,
+	    "neither feed nor obey the circuit breaker"),
+	CMD_FLAG("cache", 0, O(cache), 1, CMD_BREAK,
+	    "reuse a PASS of the same inputs: tree, steps,\n"
+	    "mode, environment (forge.cache)"),
+	CMD_FLAG("no-cache", 0, O(cache), 0, CMD_OR,
+	    "run even if a PASS is cached"),
+	CMD_CALL("exit", 0, required_argument, "verdict | status", "verdict",
+	    opt_exit, CMD_EQ, "exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR"),
+	CMD_FLAG("contain", 0, O(contain), 1, CMD_BREAK,
+	    "all but the copy and TMPDIR read-only, in\n"
+	    "namespaces or with Landlock (forge.contain,\n"
+	    "forge.containMethod)"),
+	CMD_FLAG("no-contain", 0, O(contain), 0, CMD_OR,
+	    "not contained, whatever forge.contain says"),
+	CMD_FLAG("no-network", 0, O(no_network), 1, 0,
+	    "no network: a loopback of its own at most"),
+	CMD_END
 };
 
 /*
@@ -62,136 +98,100 @@ one_commit(const char *opt, const char *was, const char *rev)
 	return 0;
 }
 
-int
-verify_parse(int argc, char **argv, struct verify_opts *o)
+static int
+opt_rev(void *opts, const char *arg)
 {
-	int	ch;
+	struct verify_opts	*o = opts;
 
-	memset(o, 0, sizeof(*o));
-	o->isolated = -1;
-	o->reuse = -1;
-	o->incremental = -1;
-	o->clone = -1;
-	o->check = 1;
-	o->timeout_ms = -1;
-	o->contain = -1;
-	o->cache = -1;
-	o->keep = -1;
-	optind = 0;	/* GNU: start afresh, as tests parse repeatedly */
-	/* "+": the first non-option is COMMAND; its options are its own. */
-	while ((ch = getopt_long(argc, argv, "+ikt:vh", longopts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'i':
-			o->isolated = 1;
-			break;
-		case 'I':
-			o->isolated = 0;
-			break;
-		case 'L':
-			o->clone = 1;
-			break;
-		case 'W':
-			o->clone = 0;
-			break;
-		case 'N':
-			o->check = 0;
-			break;
-		case 'k':
-			if (optarg == NULL)
-				o->keep = KEEP_ALWAYS;
-			else if (*optarg == '\0' ||
-			    (o->keep = settings_keep(optarg)) == -1) {
-				warnx("--keep=%s: say --keep=always, "
-				    "--keep=failure or --keep=never",
-				    fs_vis(optarg));
-				return -1;
-			}
-			break;
-		case 'U':
-			o->reuse = 1;
-			break;
-		case 'R':
-			o->reuse = 0;
-			o->incremental = 0;
-			break;
-		case 'M':
-			o->incremental = 1;
-			break;
-		case 's':
-			o->setup = 1;
-			break;
-		case 't':
-			if ((o->timeout_ms = duration_parse(optarg)) < 0) {
-				warnx("--timeout %s: not a duration such as "
-				    "90s, 10m or 1.5h", fs_vis(optarg));
-				return -1;
-			}
-			break;
-		case 'c':
-			if (optarg != NULL && *optarg == '\0') {
-				warnx("--change=: the base is empty");
-				return -1;
-			}
-			if (one_commit("change", o->change, optarg != NULL ?
-			    optarg : "HEAD") == -1)
-				return -1;
-			o->change = optarg != NULL ? optarg : "HEAD";
-			break;
-		case 'v':
-			o->verbose = 1;
-			break;
-		case 'e':
-			if (strcmp(optarg, "verdict") == 0)
-				o->exit_verdict = 1;
-			else if (strcmp(optarg, "status") == 0)
-				o->exit_verdict = 0;
-			else {
-				warnx("--exit=%s: say --exit=verdict or "
-				    "--exit=status", fs_vis(optarg));
-				return -1;
-			}
-			break;
-		case 'C':
-			o->contain = 1;
-			break;
-		case 'P':
-			o->contain = 0;
-			break;
-		case 'n':
-			o->no_network = 1;
-			break;
-		case 'S':
-			o->staged = 1;
-			break;
-		case 'r':
-			if (*optarg == '\0') {
-				warnx("--rev=: the revision is empty");
-				return -1;
-			}
-			if (one_commit("rev", o->rev, optarg) == -1)
-				return -1;
-			o->rev = optarg;
-			break;
-		case 'B':
-			o->no_breaker = 1;
-			break;
-		case 'K':
-			o->cache = 1;
-			break;
-		case 'X':
-			o->cache = 0;
-			break;
-		case 'h':
-			o->help = 1;
-			return 0;
-		default:
-			cmd_usage(&cmd_verify_entry);
-			return -1;
-		}
+	if (*arg == '\0') {
+		warnx("--rev=: the revision is empty");
+		return -1;
 	}
-	if (optind < argc)
-		o->argv = argv + optind;
+	if (one_commit("rev", o->rev, arg) == -1)
+		return -1;
+	o->rev = arg;
+	return 0;
+}
+
+/* -k and --keep are --keep=always. */
+static int
+opt_keep(void *opts, const char *arg)
+{
+	struct verify_opts	*o = opts;
+
+	if (arg == NULL)
+		o->keep = KEEP_ALWAYS;
+	else if (*arg == '\0' || (o->keep = settings_keep(arg)) == -1) {
+		warnx("--keep=%s: say --keep=always, --keep=failure or "
+		    "--keep=never", fs_vis(arg));
+		return -1;
+	}
+	return 0;
+}
+
+/* Not reused, so not incremental either, whatever came before. */
+static int
+opt_no_reuse(void *opts, const char *arg)
+{
+	struct verify_opts	*o = opts;
+
+	(void)arg;
+	o->reuse = 0;
+	o->incremental = 0;
+	return 0;
+}
+
+static int
+opt_timeout(void *opts, const char *arg)
+{
+	struct verify_opts	*o = opts;
+
+	if ((o->timeout_ms = duration_parse(arg)) < 0) {
+		warnx("--timeout %s: not a duration such as 90s, 10m or 1.5h",
+		    fs_vis(arg));
+		return -1;
+	}
+	return 0;
+}
+
+/* The base is attached with "=": the next word is the command. */
+static int
+opt_change(void *opts, const char *arg)
+{
+	struct verify_opts	*o = opts;
+
+	if (arg != NULL && *arg == '\0') {
+		warnx("--change=: the base is empty");
+		return -1;
+	}
+	if (one_commit("change", o->change, arg != NULL ? arg : "HEAD") == -1)
+		return -1;
+	o->change = arg != NULL ? arg : "HEAD";
+	return 0;
+}
+
+static int
+opt_exit(void *opts, const char *arg)
+{
+	struct verify_opts	*o = opts;
+
+	if (strcmp(arg, "verdict") == 0)
+		o->exit_verdict = 1;
+	else if (strcmp(arg, "status") == 0)
+		o->exit_verdict = 0;
+	else {
+		warnx("--exit=%s: say --exit=verdict or --exit=status",
+		    fs_vis(arg));
+		return -1;
+	}
+	return 0;
+}
+
+/* What the options ask for together: -1 (said why) where they cannot
+ * all be done. */
+static int
+conflicts(struct verify_opts *o)
+{
 	if (o->clone == 1 && o->isolated == 0) {
 		warnx("--clone makes the isolated copy a clone: it makes no "
 		    "sense with --in-place");
@@ -244,4 +244,31 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		return -1;
 	}
 	return 0;
+}
+
+int
+verify_parse(int argc, char **argv, struct verify_opts *o)
+{
+	int	n;
+
+	memset(o, 0, sizeof(*o));
+	o->isolated = -1;
+	o->reuse = -1;
+	o->incremental = -1;
+	o->clone = -1;
+	o->check = 1;
+	o->timeout_ms = -1;
+	o->contain = -1;
+	o->cache = -1;
+	o->keep = -1;
+	switch (n = cmd_parse(&cmd_verify_entry, argc, argv, o)) {
+	case CMD_HELP:
+		o->help = 1;
+		return 0;
+	case -1:
+		return -1;
+	}
+	if (n < argc)
+		o->argv = argv + n;
+	return conflicts(o);
 }
