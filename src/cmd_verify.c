@@ -1452,18 +1452,10 @@ start(struct run *r, const struct verify_opts *o)
 	 * commit is checked out afresh. */
 	if (r->source.kind != SOURCE_WORKTREE || r->clone)
 		r->reuse = r->incremental = 0;
-	if (o->keep > KEEP_NEVER && !r->isolated) {
-		warnx("--keep keeps the isolated copy: add --isolated");
-		return EXIT_USAGE;
-	}
 	r->contain = o->contain != -1 ? o->contain : ctx->cfg.contain;
 	r->no_network = o->no_network;
-	if (r->contain && !r->isolated) {
-		warnx("containment keeps the working tree read-only: it needs "
-		    "the isolated copy (add --isolated, or --no-contain for "
-		    "forge.contain)");
+	if (verify_conflicts(o, r->isolated, r->contain) == -1)
 		return EXIT_USAGE;
-	}
 	if (make_steps(r, o) == -1)
 		return EXIT_USAGE;
 	if (r->isolated && tmpdir_in_tree(&ctx->repo) == -1)

@@ -44,5 +44,13 @@ struct verify_opts {
 extern const struct cmd_opt	verify_options[];
 
 int	verify_parse(int, char **, struct verify_opts *);
+/*
+ * Can the options be done together, the copy isolated or not and
+ * contained or not (1, 0, or -1: not known yet)?  -1, said why, if not.
+ * verify_parse() asks with what the command line says; the run asks
+ * again once the settings have said the rest.  Each conflict is found
+ * as soon as it can be, with its one message.
+ */
+int	verify_conflicts(const struct verify_opts *, int, int);
 
 #endif /* CMD_VERIFY_H */

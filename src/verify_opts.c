@@ -187,12 +187,10 @@ opt_exit(void *opts, const char *arg)
 	return 0;
 }
 
-/* What the options ask for together: -1 (said why) where they cannot
- * all be done. */
-static int
-conflicts(struct verify_opts *o)
+int
+verify_conflicts(const struct verify_opts *o, int isolated, int contain)
 {
-	if (o->clone == 1 && o->isolated == 0) {
+	if (o->clone == 1 && isolated == 0) {
 		warnx("--clone makes the isolated copy a clone: it makes no "
 		    "sense with --in-place");
 		return -1;
@@ -204,12 +202,12 @@ conflicts(struct verify_opts *o)
 		    "--incremental");
 		return -1;
 	}
-	if (o->keep > KEEP_NEVER && o->isolated == 0) {
-		warnx("--keep keeps the isolated copy: it makes no sense with "
-		    "--in-place");
+	if (o->keep > KEEP_NEVER && isolated == 0) {
+		warnx("--keep keeps the isolated copy: in place there is none "
+		    "(add --isolated)");
 		return -1;
 	}
-	if ((o->reuse == 1 || o->incremental == 1) && o->isolated == 0) {
+	if ((o->reuse == 1 || o->incremental == 1) && isolated == 0) {
 		warnx("--%s reuses an isolated copy: it makes no sense with "
 		    "--in-place", o->incremental == 1 ? "incremental" :
 		    "reuse");
@@ -220,9 +218,6 @@ conflicts(struct verify_opts *o)
 		    "--no-reuse");
 		return -1;
 	}
-	/* Only a copy can be reused. */
-	if (o->reuse == 1 || o->incremental == 1)
-		o->isolated = 1;
 	if (o->staged && o->rev != NULL) {
 		warnx("--staged and --rev name two different trees: give one");
 		return -1;
@@ -232,7 +227,7 @@ conflicts(struct verify_opts *o)
 		    "sense with --%s", o->staged ? "staged" : "rev");
 		return -1;
 	}
-	if ((o->staged || o->rev != NULL) && o->isolated == 0) {
+	if ((o->staged || o->rev != NULL) && isolated == 0) {
 		warnx("--%s verifies in a copy: it makes no sense with "
 		    "--in-place", o->staged ? "staged" : "rev");
 		return -1;
@@ -241,6 +236,12 @@ conflicts(struct verify_opts *o)
 	    o->incremental == 1)) {
 		warnx("--%s makes a copy of its own: it cannot be reused",
 		    o->staged ? "staged" : "rev");
+		return -1;
+	}
+	if (contain == 1 && isolated == 0) {
+		warnx("containment keeps the working tree read-only: it needs "
+		    "the isolated copy (add --isolated, or --no-contain for "
+		    "forge.contain)");
 		return -1;
 	}
 	return 0;
@@ -270,5 +271,10 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	}
 	if (n < argc)
 		o->argv = argv + n;
-	return conflicts(o);
+	if (verify_conflicts(o, o->isolated, o->contain) == -1)
+		return -1;
+	/* Only a copy can be reused. */
+	if (o->reuse == 1 || o->incremental == 1)
+		o->isolated = 1;
+	return 0;
 }

@@ -299,6 +299,8 @@ START_TEST(t_verify_bad)
 		V("--keep=sometimes"),
 		V("--keep="),
 		V("--keep=failure", "--in-place"),
+		V("--contain", "--in-place"),
+		V("--in-place", "--contain"),
 	};
 	struct verify_opts	o;
 	size_t			i;
@@ -310,6 +312,30 @@ START_TEST(t_verify_bad)
 	ck_assert_int_eq(vparse(&o, V("-k", "--", "true")), 0);
 	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
 	ck_assert_str_eq(o.argv[0], "true");
+}
+END_TEST
+
+/* A conflict the settings may make is decided where they are known too,
+ * by the same rule: --keep, or containment, in place. */
+START_TEST(t_verify_conflicts)
+{
+	struct verify_opts	o;
+
+	ck_assert_int_eq(vparse(&o, V("--keep")), 0);
+	ck_assert_int_eq(verify_conflicts(&o, 1, 0), 0);
+	ck_assert_int_eq(verify_conflicts(&o, 0, 0), -1);
+	ck_assert_int_eq(vparse(&o, V("--keep=never")), 0);
+	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
+	ck_assert_int_eq(vparse(&o, V("--contain")), 0);
+	ck_assert_int_eq(verify_conflicts(&o, 1, 1), 0);
+	ck_assert_int_eq(verify_conflicts(&o, 0, 1), -1);
+	/* forge.contain, in place. */
+	ck_assert_int_eq(vparse(&o, V("true")), 0);
+	ck_assert_int_eq(verify_conflicts(&o, 0, 1), -1);
+	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
+	/* --reuse makes it isolated: no conflict left for later. */
+	ck_assert_int_eq(vparse(&o, V("--reuse")), 0);
+	ck_assert_int_eq(o.isolated, 1);
 }
 END_TEST
 
@@ -1205,6 +1231,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_rev_kind);
 	tcase_add_test(tc, t_verify_sources);
 	tcase_add_test(tc, t_verify_bad);
+	tcase_add_test(tc, t_verify_conflicts);
 	tcase_add_exit_test(tc, t_verify_help, 0);
 	suite_add_tcase(s, tc);
 
