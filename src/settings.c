@@ -290,7 +290,7 @@ settings_apply(struct settings *c, const char *text, size_t len,
 		} else if (strcmp(key, "forge.containmethod") == 0) {
 			/* Which one works is the machine's to say, not a
 			 * tracked file's. */
-			if (strcmp(origin, ".forgeconfig") == 0)
+			if (strcmp(origin, "git config") != 0)
 				warnx("%s: %s is taken from git config alone "
 				    "(ignored)", origin, key);
 			else if ((b = contain_method_parse(val)) == -1)

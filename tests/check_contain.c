@@ -116,6 +116,12 @@ START_TEST(t_settings)
 	ck_assert_int_eq(apply(&c, "forge.containmethod\nlandlock",
 	    ".forgeconfig"), 0);
 	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_AUTO);
+	/* Nor the index's, nor a commit's (--staged, --rev). */
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nlandlock",
+	    ":.forgeconfig"), 0);
+	ck_assert_int_eq(apply(&c, "forge.containmethod\nlandlock",
+	    "0123456789ab:.forgeconfig"), 0);
+	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_AUTO);
 	ck_assert_int_eq(apply(&c, "forge.containmethod\nlandlock",
 	    "git config"), 0);
 	ck_assert_int_eq(c.contain_method, CONTAIN_METHOD_LANDLOCK);
