@@ -1,10 +1,12 @@
-/* Reading forge.* settings from git config and from .forgeconfig. */
+/* forge.* settings, one row each, read from git config and .forgeconfig. */
 #include "config.h"
 
 #include <sys/stat.h>
 
+#include <ctype.h>
 #include <err.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,24 +22,6 @@
 #include "repo.h"
 #include "timeutil.h"
 #include "xmalloc.h"
-
-void
-settings_init(struct settings *c)
-{
-	memset(c, 0, sizeof(*c));
-	c->grace_ms = DEFAULT_GRACE_MS;
-	c->threshold = DEFAULT_THRESHOLD;
-	c->timeline_max = DEFAULT_TIMELINE_MAX;
-	c->reuse_copies = DEFAULT_REUSE_COPIES;
-	c->keep = KEEP_NEVER;
-	c->reuse_expiry_ms = DEFAULT_REUSE_EXPIRY_MS;
-	c->copy_threshold = BIGFILE_DEFAULT;
-	c->color = COLOR_AUTO;
-	c->color_forge = -1;
-	c->color_ui = -1;
-	c->refs_expiry_ms = 30LL * 24 * 3600 * 1000;
-	settings_cache_env_default(&c->cache_env);
-}
 
 /*
  * What a build or its tests commonly read of the environment: the
@@ -150,18 +134,6 @@ settings_keep(const char *v)
 	}
 }
 
-long long
-settings_reuse_expiry(const char *v)
-{
-	long long	n;
-
-	if (v == NULL || *v == '\0')
-		return -2;
-	if (strcasecmp(v, "never") == 0)
-		return REUSE_EXPIRY_NEVER;
-	return (n = duration_parse(v)) < 0 ? -2 : n;
-}
-
 /* A color.* value as git takes it: auto, always, never, or a boolean,
  * true being auto (a bare key is true); -1 if it is none. */
 static int
@@ -185,23 +157,222 @@ color_value(const char *v)
 	}
 }
 
-/* Colour is cosmetic, and the setting git's: a bad one is no reason
- * to stop, but is said. */
-static void
-apply_color(struct settings *c, const char *key, const char *val,
-    const char *origin)
+/* forge.isolation: the copy a linked worktree (0) or a clone (1). */
+static int
+isolation_value(const char *v)
 {
-	int	m;
+	if (v != NULL && strcmp(v, "worktree") == 0)
+		return 0;
+	if (v != NULL && strcmp(v, "clone") == 0)
+		return 1;
+	return -1;
+}
 
-	if ((m = color_value(val)) == -1)
-		warnx("%s: bad value '%s' for %s: not auto, always, never or "
-		    "a boolean (ignored)", origin, fs_vis(val), key);
-	else if (strcmp(key, "color.forge") == 0)
-		c->color_forge = m;
-	else
-		c->color_ui = m;
+/* A forge.containWritable value: an absolute path, one below ~/, or
+ * empty (the list emptied); -1 if it is none. */
+static int
+writable_value(const char *v)
+{
+	if (v != NULL && *v != '\0' && *v != '/' && strncmp(v, "~/", 2) != 0)
+		return -1;
+	return 0;
+}
+
+/* What a setting's value is, and where it goes. */
+enum setting_type {
+	SET_BOOL,		/* int: git's boolean */
+	SET_NUMBER,		/* int: a whole number, min to max */
+	SET_DURATION,		/* long long: ms, min at least */
+	SET_SIZE,		/* long long: bytes, min at least */
+	SET_CHOICE,		/* int: what fn makes of it (-1: bad) */
+	SET_LIST,		/* struct strv: the first value of a layer
+				   replaces the list the layers before made,
+				   an empty one empties it; fn, if any, is -1
+				   of a bad value */
+	SET_NAMES,		/* struct strv: names of variables, each value
+				   adding to the default (cache_env_value) */
+	SET_COLOR,		/* int: a colour; a bad one is only said */
+	SET_CORE		/* kept in core, as git listed it */
+};
+
+/* Setting flags. */
+#define SET_GIT_ONLY	0x01	/* from git config alone: a .forgeconfig
+				   that sets it is warned about and ignored */
+#define SET_NEVER	0x02	/* SET_DURATION: "never" is -1 */
+#define SET_FROM	0x04	/* SET_LIST: from names where a layer set
+				   the list */
+
+struct setting {
+	const char		*name;		/* as forge(1) spells it */
+	enum setting_type	 type;
+	size_t			 off;		/* its field's */
+	long long		 def;		/* SET_LIST, SET_NAMES,
+						   SET_CORE: none */
+	long long		 min;
+	long long		 max;
+	int			(*fn)(const char *);
+	size_t			 from;		/* SET_FROM: of the char * */
+	int			 flags;
+	const char		*bad;		/* what a bad value is not */
+};
+
+#define F(field)	offsetof(struct settings, field)
+
+/*
+ * Every setting forge reads: the forge.* keys of git config and of
+ * .forgeconfig, and the colour and core.* keys of git config alone,
+ * which read_layer() asks only git config for.
+ */
+static const struct setting settings_table[] = {
+	{ .name = "forge.verify", .type = SET_LIST, .off = F(verify),
+	  .flags = SET_FROM, .from = F(verify_from) },
+	{ .name = "forge.setup", .type = SET_LIST, .off = F(setup),
+	  .flags = SET_FROM, .from = F(setup_from) },
+	{ .name = "forge.cacheEnv", .type = SET_NAMES, .off = F(cache_env),
+	  .bad = "not names of environment variables (PATH CC, or a prefix "
+	  "such as LC_*)" },
+	{ .name = "forge.contain", .type = SET_BOOL, .off = F(contain),
+	  .bad = "not a boolean" },
+	/* A tracked file may not open the copy's walls. */
+	{ .name = "forge.containWritable", .type = SET_LIST,
+	  .off = F(contain_writable), .fn = writable_value,
+	  .flags = SET_GIT_ONLY,
+	  .bad = "not an absolute path (/dir or ~/dir)" },
+	/* Which one works is the machine's to say, not a tracked file's. */
+	{ .name = "forge.containMethod", .type = SET_CHOICE,
+	  .off = F(contain_method), .def = CONTAIN_METHOD_AUTO,
+	  .fn = contain_method_parse, .flags = SET_GIT_ONLY,
+	  .bad = "say auto, namespaces or landlock" },
+	{ .name = "forge.isolated", .type = SET_BOOL, .off = F(isolated),
+	  .bad = "not a boolean" },
+	{ .name = "forge.reuse", .type = SET_BOOL, .off = F(reuse),
+	  .bad = "not a boolean" },
+	{ .name = "forge.incremental", .type = SET_BOOL,
+	  .off = F(incremental), .bad = "not a boolean" },
+	{ .name = "forge.reuseCopies", .type = SET_NUMBER,
+	  .off = F(reuse_copies), .def = DEFAULT_REUSE_COPIES, .min = 0,
+	  .max = 64, .bad = "not a whole number from 0 to 64" },
+	{ .name = "forge.cache", .type = SET_BOOL, .off = F(cache),
+	  .bad = "not a boolean" },
+	{ .name = "forge.isolation", .type = SET_CHOICE, .off = F(clone),
+	  .fn = isolation_value, .bad = "say worktree or clone" },
+	{ .name = "forge.refsExpiry", .type = SET_DURATION,
+	  .off = F(refs_expiry_ms), .def = 30LL * 24 * 3600 * 1000, .min = 1,
+	  .bad = "not a positive duration such as 30d" },
+	{ .name = "forge.timeout", .type = SET_DURATION, .off = F(timeout_ms),
+	  .bad = "not a duration such as 90s or 10m" },
+	{ .name = "forge.killAfter", .type = SET_DURATION, .off = F(grace_ms),
+	  .def = DEFAULT_GRACE_MS, .min = 1,
+	  .bad = "not a positive duration such as 5s" },
+	{ .name = "forge.breakerThreshold", .type = SET_NUMBER,
+	  .off = F(threshold), .def = DEFAULT_THRESHOLD, .min = 0,
+	  .max = 1000000, .bad = "not a whole number from 0 (off) up" },
+	{ .name = "forge.timelineMaxSize", .type = SET_SIZE,
+	  .off = F(timeline_max), .def = DEFAULT_TIMELINE_MAX, .min = 4096,
+	  .bad = "not a size of at least 4k, such as 10m" },
+	{ .name = "forge.keep", .type = SET_CHOICE, .off = F(keep),
+	  .def = KEEP_NEVER, .fn = settings_keep,
+	  .bad = "not never, failure or always" },
+	{ .name = "forge.reuseExpiry", .type = SET_DURATION,
+	  .off = F(reuse_expiry_ms), .def = DEFAULT_REUSE_EXPIRY_MS,
+	  .flags = SET_NEVER,
+	  .bad = "not never or a duration such as 7d or 12h" },
+	{ .name = "forge.copyThreshold", .type = SET_SIZE,
+	  .off = F(copy_threshold), .def = BIGFILE_DEFAULT,
+	  .bad = "not a size such as 1m or 512k" },
+	/* The user's: git config alone, by read_layer(). */
+	{ .name = "color.forge", .type = SET_COLOR, .off = F(color_forge),
+	  .def = -1, .bad = "not auto, always, never or a boolean (ignored)" },
+	{ .name = "color.ui", .type = SET_COLOR, .off = F(color_ui),
+	  .def = -1, .bad = "not auto, always, never or a boolean (ignored)" },
+	/* How a copy is made (snapshot.c), as the repository says. */
+	{ .name = "core.fileMode", .type = SET_CORE },
+	{ .name = "core.sparseCheckout", .type = SET_CORE },
+	{ .name = "core.autocrlf", .type = SET_CORE },
+	{ .name = "core.attributesFile", .type = SET_CORE },
+};
+
+#define NSETTINGS	(sizeof(settings_table) / sizeof(settings_table[0]))
+
+/* The setting git lists as key: its name, lowercased as git lowercases
+ * it (a key in any other case is no setting of forge's). */
+static const struct setting *
+setting_find(const char *key)
+{
+	const char	*k, *n;
+	size_t		 i;
+
+	for (i = 0; i < NSETTINGS; i++) {
+		for (k = key, n = settings_table[i].name; *n != '\0' &&
+		    *k == tolower((unsigned char)*n); k++, n++)
+			;
+		if (*n == '\0' && *k == '\0')
+			return &settings_table[i];
+	}
+	return NULL;
+}
+
+#define INT_AT(c, s)	((int *)(void *)((char *)(c) + (s)->off))
+#define LL_AT(c, s)	((long long *)(void *)((char *)(c) + (s)->off))
+#define STRV_AT(c, s)	((struct strv *)(void *)((char *)(c) + (s)->off))
+
+/* color.forge over color.ui, else auto. */
+static void
+color_resolve(struct settings *c)
+{
 	c->color = c->color_forge != -1 ? c->color_forge :
 	    c->color_ui != -1 ? c->color_ui : COLOR_AUTO;
+}
+
+void
+settings_init(struct settings *c)
+{
+	const struct setting	*s;
+
+	memset(c, 0, sizeof(*c));
+	for (s = settings_table; s < settings_table + NSETTINGS; s++)
+		switch (s->type) {
+		case SET_BOOL:
+		case SET_NUMBER:
+		case SET_CHOICE:
+		case SET_COLOR:
+			*INT_AT(c, s) = (int)s->def;
+			break;
+		case SET_DURATION:
+		case SET_SIZE:
+			*LL_AT(c, s) = s->def;
+			break;
+		case SET_NAMES:
+			settings_cache_env_default(STRV_AT(c, s));
+			break;
+		case SET_LIST:
+		case SET_CORE:
+			break;
+		}
+	color_resolve(c);
+}
+
+/* A duration or a size, of at least s->min: -1 if it is none. */
+static int
+amount_value(const struct setting *s, const char *v, long long *n)
+{
+	if (v == NULL)
+		return -1;
+	if ((s->flags & SET_NEVER) && strcasecmp(v, "never") == 0) {
+		*n = -1;
+		return 0;
+	}
+	*n = s->type == SET_SIZE ? size_parse(v) : duration_parse(v);
+	return *n < s->min ? -1 : 0;
+}
+
+long long
+settings_reuse_expiry(const char *v)
+{
+	long long	n;
+
+	return amount_value(setting_find("forge.reuseexpiry"), v, &n) == 0 ?
+	    n : -2;
 }
 
 static int
@@ -229,18 +400,91 @@ list_value(struct strv *list, int *seen, const char *val)
 		strv_push(list, val);
 }
 
+/*
+ * Key (as git lists it) is s, set to val (NULL: a bare key, which git
+ * reads as true) by origin; seen says whether this layer set it before.
+ * -1 if the value is bad (said).
+ */
+static int
+apply_value(struct settings *c, const struct setting *s, const char *key,
+    const char *val, const char *origin, int *seen)
+{
+	const char	*e = NULL;
+	char		**from;
+	long long	 n;
+
+	switch (s->type) {
+	case SET_BOOL:
+		if ((n = settings_bool(val)) == -1)
+			return bad(key, val, origin, s->bad);
+		*INT_AT(c, s) = (int)n;
+		break;
+	case SET_NUMBER:
+		n = val != NULL ? strtonum(val, s->min, s->max, &e) : 0;
+		if (val == NULL || e != NULL)
+			return bad(key, val ? val : "", origin, s->bad);
+		*INT_AT(c, s) = (int)n;
+		break;
+	case SET_DURATION:
+	case SET_SIZE:
+		if (amount_value(s, val, &n) == -1)
+			return bad(key, val ? val : "", origin, s->bad);
+		*LL_AT(c, s) = n;
+		break;
+	case SET_CHOICE:
+		if ((n = s->fn(val)) == -1)
+			return bad(key, val ? val : "", origin, s->bad);
+		*INT_AT(c, s) = (int)n;
+		break;
+	case SET_LIST:
+		if (s->fn != NULL && s->fn(val) == -1)
+			return bad(key, val, origin, s->bad);
+		if ((s->flags & SET_FROM) && !*seen) {
+			from = (char **)(void *)((char *)c + s->from);
+			free(*from);
+			*from = xstrdup(origin);
+		}
+		list_value(STRV_AT(c, s), seen, val);
+		break;
+	case SET_NAMES:
+		if (cache_env_value(STRV_AT(c, s), val) == -1)
+			return bad(key, val, origin, s->bad);
+		break;
+	case SET_COLOR:
+		/* Colour is cosmetic, and the setting git's: a bad one is
+		 * no reason to stop, but is said. */
+		if ((n = color_value(val)) == -1)
+			warnx("%s: bad value '%s' for %s: %s", origin,
+			    fs_vis(val), key, s->bad);
+		else
+			*INT_AT(c, s) = (int)n;
+		color_resolve(c);
+		break;
+	case SET_CORE:
+		/* Read with forge's own, for the copy to take as git lists
+		 * them. */
+		buf_adds(&c->core, key);
+		if (val != NULL) {
+			buf_addc(&c->core, '\n');
+			buf_adds(&c->core, val);
+		}
+		buf_addc(&c->core, '\0');
+		break;
+	}
+	return 0;
+}
+
 int
 settings_apply(struct settings *c, const char *text, size_t len,
     const char *origin, int *verify_set)
 {
-	const char	*p = text, *end = text + len, *rec, *nl, *val;
-	char		*key;
-	long long	 n;
-	size_t		 rlen;
-	int		 b, setup_set, writable_set, ret = 0;
+	const struct setting	*s;
+	const char		*p = text, *end = text + len, *rec, *nl, *val;
+	char			*key;
+	size_t			 rlen;
+	int			 seen[NSETTINGS], ret = 0;
 
-	*verify_set = 0;
-	setup_set = writable_set = 0;
+	memset(seen, 0, sizeof(seen));
 	while (p < end) {
 		rec = p;
 		rlen = strnlen(rec, (size_t)(end - p));
@@ -253,158 +497,46 @@ settings_apply(struct settings *c, const char *text, size_t len,
 			key = xstrndup(rec, rlen);
 			val = NULL;
 		}
-		if (strcmp(key, "forge.verify") == 0) {
-			if (!*verify_set) {
-				free(c->verify_from);
-				c->verify_from = xstrdup(origin);
-			}
-			list_value(&c->verify, verify_set, val);
-		} else if (strcmp(key, "forge.setup") == 0) {
-			if (!setup_set) {
-				free(c->setup_from);
-				c->setup_from = xstrdup(origin);
-			}
-			list_value(&c->setup, &setup_set, val);
-		} else if (strcmp(key, "forge.cacheenv") == 0) {
-			if (cache_env_value(&c->cache_env, val) == -1)
-				ret = bad(key, val, origin, "not names of "
-				    "environment variables (PATH CC, or a "
-				    "prefix such as LC_*)");
-		} else if (strcmp(key, "forge.contain") == 0) {
-			if ((b = settings_bool(val)) == -1)
-				ret = bad(key, val, origin, "not a boolean");
-			else
-				c->contain = b;
-		} else if (strcmp(key, "forge.containwritable") == 0) {
-			/* A tracked file may not open the copy's walls. */
-			if (strcmp(origin, "git config") != 0)
-				warnx("%s: %s is taken from git config alone "
-				    "(ignored)", origin, key);
-			else if (val != NULL && *val != '\0' && *val != '/' &&
-			    strncmp(val, "~/", 2) != 0)
-				ret = bad(key, val, origin, "not an absolute "
-				    "path (/dir or ~/dir)");
-			else
-				list_value(&c->contain_writable,
-				    &writable_set, val);
-		} else if (strcmp(key, "forge.containmethod") == 0) {
-			/* Which one works is the machine's to say, not a
-			 * tracked file's. */
-			if (strcmp(origin, "git config") != 0)
-				warnx("%s: %s is taken from git config alone "
-				    "(ignored)", origin, key);
-			else if ((b = contain_method_parse(val)) == -1)
-				ret = bad(key, val ? val : "", origin,
-				    "say auto, namespaces or landlock");
-			else
-				c->contain_method = b;
-		} else if (strcmp(key, "forge.isolated") == 0) {
-			if ((b = settings_bool(val)) == -1)
-				ret = bad(key, val, origin, "not a boolean");
-			else
-				c->isolated = b;
-		} else if (strcmp(key, "forge.reuse") == 0) {
-			if ((b = settings_bool(val)) == -1)
-				ret = bad(key, val, origin, "not a boolean");
-			else
-				c->reuse = b;
-		} else if (strcmp(key, "forge.incremental") == 0) {
-			if ((b = settings_bool(val)) == -1)
-				ret = bad(key, val, origin, "not a boolean");
-			else
-				c->incremental = b;
-		} else if (strcmp(key, "forge.reusecopies") == 0) {
-			const char	*e = NULL;
-
-			n = val != NULL ? strtonum(val, 0, 64, &e) : 0;
-			if (val == NULL || e != NULL)
-				ret = bad(key, val ? val : "", origin,
-				    "not a whole number from 0 to 64");
-			else
-				c->reuse_copies = (int)n;
-		} else if (strcmp(key, "forge.cache") == 0) {
-			if ((b = settings_bool(val)) == -1)
-				ret = bad(key, val, origin, "not a boolean");
-			else
-				c->cache = b;
-		} else if (strcmp(key, "forge.isolation") == 0) {
-			if (val != NULL && strcmp(val, "worktree") == 0)
-				c->clone = 0;
-			else if (val != NULL && strcmp(val, "clone") == 0)
-				c->clone = 1;
-			else
-				ret = bad(key, val ? val : "", origin,
-				    "say worktree or clone");
-		} else if (strcmp(key, "forge.refsexpiry") == 0) {
-			if (val == NULL || (n = duration_parse(val)) <= 0)
-				ret = bad(key, val ? val : "", origin,
-				    "not a positive duration such as 30d");
-			else
-				c->refs_expiry_ms = n;
-		} else if (strcmp(key, "forge.timeout") == 0) {
-			if (val == NULL || (n = duration_parse(val)) < 0)
-				ret = bad(key, val ? val : "", origin,
-				    "not a duration such as 90s or 10m");
-			else
-				c->timeout_ms = n;
-		} else if (strcmp(key, "forge.killafter") == 0) {
-			if (val == NULL || (n = duration_parse(val)) <= 0)
-				ret = bad(key, val ? val : "", origin,
-				    "not a positive duration such as 5s");
-			else
-				c->grace_ms = n;
-		} else if (strcmp(key, "forge.breakerthreshold") == 0) {
-			const char	*e = NULL;
-
-			n = val != NULL ? strtonum(val, 0, 1000000, &e) : 0;
-			if (val == NULL || e != NULL)
-				ret = bad(key, val ? val : "", origin,
-				    "not a whole number from 0 (off) up");
-			else
-				c->threshold = (int)n;
-		} else if (strcmp(key, "forge.timelinemaxsize") == 0) {
-			if (val == NULL || (n = size_parse(val)) < 4096)
-				ret = bad(key, val ? val : "", origin,
-				    "not a size of at least 4k, such as 10m");
-			else
-				c->timeline_max = n;
-		} else if (strcmp(key, "forge.keep") == 0) {
-			if ((b = settings_keep(val)) == -1)
-				ret = bad(key, val ? val : "", origin,
-				    "not never, failure or always");
-			else
-				c->keep = b;
-		} else if (strcmp(key, "forge.reuseexpiry") == 0) {
-			if ((n = settings_reuse_expiry(val)) == -2)
-				ret = bad(key, val ? val : "", origin,
-				    "not never or a duration such as 7d or "
-				    "12h");
-			else
-				c->reuse_expiry_ms = n;
-		} else if (strcmp(key, "forge.copythreshold") == 0) {
-			if (val == NULL || (n = size_parse(val)) < 0)
-				ret = bad(key, val ? val : "", origin,
-				    "not a size such as 1m or 512k");
-			else
-				c->copy_threshold = n;
-		} else if (strcmp(key, "color.forge") == 0 ||
-		    strcmp(key, "color.ui") == 0) {
-			apply_color(c, key, val, origin);
-		} else if (strcmp(key, "core.filemode") == 0 ||
-		    strcmp(key, "core.sparsecheckout") == 0 ||
-		    strcmp(key, "core.autocrlf") == 0 ||
-		    strcmp(key, "core.attributesfile") == 0) {
-			/* Read with forge's own, for the copy to take as
-			 * git lists them. */
-			buf_add(&c->core, rec, rlen);
-			buf_addc(&c->core, '\0');
-		} else {
+		if ((s = setting_find(key)) == NULL)
 			warnx("%s: unknown setting %s (ignored)", origin,
 			    fs_vis(key));
-		}
+		else if ((s->flags & SET_GIT_ONLY) &&
+		    strcmp(origin, "git config") != 0)
+			warnx("%s: %s is taken from git config alone "
+			    "(ignored)", origin, key);
+		else if (apply_value(c, s, key, val, origin,
+		    &seen[s - settings_table]) == -1)
+			ret = -1;
 		free(key);
 	}
+	*verify_set = seen[setting_find("forge.verify") - settings_table];
 	return ret;
+}
+
+/* What git config is asked for: every forge.* key, and the others the
+ * table has (of .forgeconfig: only forge.* keys). */
+static char *
+layer_regexp(int file)
+{
+	struct buf	 b = BUF_INIT;
+	const char	*n;
+	size_t		 i;
+
+	buf_adds(&b, file ? "^forge\\." : "^(forge\\.");
+	for (i = 0; i < NSETTINGS && !file; i++) {
+		if (strncmp(settings_table[i].name, "forge.", 6) == 0)
+			continue;
+		buf_addc(&b, '|');
+		for (n = settings_table[i].name; *n != '\0'; n++) {
+			if (*n == '.')
+				buf_addc(&b, '\\');
+			buf_addc(&b, tolower((unsigned char)*n));
+		}
+		buf_addc(&b, '$');
+	}
+	if (!file)
+		buf_addc(&b, ')');
+	return buf_detach(&b);
 }
 
 /* One layer's settings: forge.* of a file (file, or blob: a blob's id),
@@ -429,9 +561,7 @@ read_layer(const struct repo *r, const char *file, const char *blob,
 		strv_push(&a, blob);
 	}
 	strv_push(&a, "--get-regexp");
-	strv_push(&a, file != NULL || blob != NULL ? "^forge\\." :
-	    "^(forge\\.|color\\.(forge|ui)$|"
-	    "core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$)");
+	strv_take(&a, layer_regexp(file != NULL || blob != NULL));
 	st = git_run(&g, (const char *const *)a.v, 0, NULL, out, &err);
 	strv_free(&a);
 	/* 1: no such key, which is fine. */

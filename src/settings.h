@@ -34,6 +34,14 @@
  * Colour is the user's, read from git config alone (never .forgeconfig):
  * color.forge, else color.ui, as color.h says; a value git would not
  * take is warned about and ignored.
+ *
+ * Each setting is one row of settings.c's table: its name, the type of
+ * its value (a boolean, a whole number in a range, a duration, a size,
+ * a choice, a list), its field, its default and who may set it.
+ * settings_init() takes the defaults from the rows, settings_apply()
+ * reads the values by them, and git config is asked for the keys they
+ * name: a new setting is a row, a field, and its lines in forge(1).
+ * The struct owns its strings and lists.
  */
 #ifndef SETTINGS_H
 #define SETTINGS_H
