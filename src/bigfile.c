@@ -24,22 +24,6 @@ enum { STEP_WAIT, STEP_RAW, STEP_SIZES, STEP_DIFF, STEP_DONE };
 /* git's buffer_is_binary(): a NUL in the first 8000 bytes. */
 #define FIRST_FEW_BYTES	8000
 
-static long long	threshold = BIGFILE_DEFAULT;
-static int		verbose;
-
-void
-bigfile_configure(long long thr, int v)
-{
-	threshold = thr;
-	verbose = v;
-}
-
-long long
-bigfile_threshold(void)
-{
-	return threshold;
-}
-
 int
 bigfile_is_binary(const char *p, size_t len)
 {
@@ -151,13 +135,15 @@ struct dircache {
 	int		 root, fd;
 	struct buf	 cur;
 	int		 have;
+	long long	 threshold;	/* of big_on_disk() */
 };
 
 static int
-dc_open(struct dircache *dc, const char *top)
+dc_open(struct dircache *dc, const char *top, long long threshold)
 {
 	memset(dc, 0, sizeof(*dc));
 	dc->fd = -1;
+	dc->threshold = threshold;
 	dc->root = open(top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return dc->root == -1 ? -1 : 0;
 }
@@ -210,7 +196,7 @@ big_on_disk(const char *path, void *arg)
 	    fstatat(dir, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 	    !S_ISREG(st.st_mode))
 		return -1;
-	if (st.st_size > threshold)
+	if (st.st_size > dc->threshold)
 		return 1;
 	if ((fd = openat(dir, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 	    O_NOCTTY | O_CLOEXEC)) == -1)
@@ -271,7 +257,7 @@ finalize(struct bigfile *b)
 	for (i = 0; i < b->paths.n; i++)
 		bytes += strlen(b->paths.v[i]) + 20;
 	if (b->paths.n > BIGFILE_MAX || bytes > BIGFILE_MAX_BYTES) {
-		if (verbose)
+		if (b->verbose)
 			fprintf(stderr, "forge: %zu big changed files: too "
 			    "many to leave out of the patch, which carries "
 			    "them all\n", b->paths.n);
@@ -300,7 +286,7 @@ end_raw(struct bigfile *b)
 		b->failed = 1;
 		goto out;
 	}
-	if (dc_open(&dc, b->g.dir) == -1) {
+	if (dc_open(&dc, b->g.dir, b->threshold) == -1) {
 		warn("cannot open %s", fs_vis(b->g.dir));
 		b->failed = 1;
 		goto out;
@@ -372,7 +358,7 @@ end_sizes(struct bigfile *b)
 			break;
 		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
 			;
-		if (sp > p && strtoll(sp, NULL, 10) > threshold)
+		if (sp > p && strtoll(sp, NULL, 10) > b->threshold)
 			strv_push(&b->paths, strchr(b->asked.v[i], '\t') + 1);
 	}
 	buf_free(&out);
@@ -437,7 +423,7 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 		start_raw(b);
 		return;
 	}
-	if (dc_open(&dc, b->g.dir) == -1) {
+	if (dc_open(&dc, b->g.dir, b->threshold) == -1) {
 		start_raw(b);
 		return;
 	}
@@ -470,11 +456,14 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 
 struct bigfile *
 bigfile_begin(const struct git *src, const char *head, const char *scratch,
-    const char *tag, const struct strv *entries)
+    const char *tag, const struct strv *entries, long long threshold,
+    int verbose)
 {
 	struct bigfile		*b;
 
 	b = xcalloc(1, sizeof(*b));
+	b->threshold = threshold;
+	b->verbose = verbose;
 	b->g = *src;
 	b->g.idle = NULL;
 	b->head = xstrdup(head);
@@ -598,7 +587,7 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 		if (strv_sorted_has(&b->gone, b->paths.v[i]))
 			continue;	/* deleted: cleared, and that is all */
 		if ((r = pathcopy_copy(&pc, b->paths.v[i], &st)) == 0) {
-			if (verbose && n < 10)
+			if (b->verbose && n < 10)
 				fprintf(stderr, "forge: copied whole, not "
 				    "patched: %s%s (%lld bytes)\n",
 				    fs_vis(rel), fs_vis(b->paths.v[i]),
@@ -628,9 +617,9 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 		}
 	}
 	pathcopy_close(&pc);
-	if (verbose && n > 10)
+	if (b->verbose && n > 10)
 		fprintf(stderr, "forge: ... and %zu more\n", n - 10);
-	if (verbose && n > 0)
+	if (b->verbose && n > 0)
 		fprintf(stderr, "forge: %zu changed file%s copied whole, not "
 		    "patched: %lld bytes\n", n, n == 1 ? "" : "s", bytes);
 	return ret;

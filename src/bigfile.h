@@ -7,13 +7,14 @@
  * out (patch_replay_except()).  The proof looks at them as at any file
  * forge wrote.
  *
- *	bigfile_configure(threshold, verbose);	once, from the settings
- *	t = bigfile_threshold();	the threshold it was given
- *	struct bigfile *b = bigfile_begin(&src, head, scratch, tag, NULL);
- *					the source is read in the background
+ *	struct bigfile *b = bigfile_begin(&src, head, scratch, tag, NULL,
+ *	    threshold, verbose);	the source is read in the background
  *					(git diff-index, git cat-file, then
- *					git diff)
- *	b = bigfile_begin(&src, head, scratch, tag, &entries);
+ *					git diff); threshold is
+ *					forge.copyThreshold's, and verbose
+ *					has the files copied named
+ *	b = bigfile_begin(&src, head, scratch, tag, &entries, threshold,
+ *	    verbose);
  *					the same, but the changed paths are
  *					to come from the proof, which lists
  *					them anyway (entries: the index's,
@@ -79,12 +80,12 @@ struct bigfile {
 	struct strv		 asked;		/* paths whose HEAD size
 						   cat-file tells */
 	const struct strv	*entries;	/* the index's, or NULL */
+	long long		 threshold;	/* larger is big */
+	int			 verbose;
 };
 
-void	 bigfile_configure(long long, int);
-long long bigfile_threshold(void);
 struct bigfile *bigfile_begin(const struct git *, const char *, const char *,
-	    const char *, const struct strv *);
+	    const char *, const struct strv *, long long, int);
 void	 bigfile_feed(struct bigfile *, const struct strv *);
 void	 bigfile_poll(struct bigfile *);
 int	 bigfile_finish(struct bigfile *);

@@ -19,7 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bigfile.h"
 #include "breaker.h"
 #include "cache.h"
 #include "change.h"
@@ -885,7 +884,7 @@ claim(struct run *r)
 }
 
 static int
-make_copy(struct run *r)
+make_copy(struct run *r, int verbose)
 {
 	int	flags = 0;
 
@@ -899,9 +898,11 @@ make_copy(struct run *r)
 		flags |= SNAP_CLONE;
 	if (r->reuse)
 		flags |= SNAP_PARK;
+	if (verbose)
+		flags |= SNAP_VERBOSE;
 	r->have_snap = 1;
 	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
-	    flags) == 0)
+	    flags, r->ctx->cfg.copy_threshold) == 0)
 		return 0;
 	if (!r->reused || sig_pending())
 		return -1;
@@ -915,7 +916,7 @@ make_copy(struct run *r)
 	r->reused = 0;
 	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
 		return -1;
-	return make_copy(r);
+	return make_copy(r, verbose);
 }
 
 /* An incremental copy keeps what its setup made: not run again, unless
@@ -1245,8 +1246,7 @@ prepare(struct run *r, const struct verify_opts *o)
 		hint_ignored_inputs(&ctx->repo, r->steps[0].shell ? "" :
 		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
-	bigfile_configure(ctx->cfg.copy_threshold, o->verbose);
-	if (make_copy(r) == -1)
+	if (make_copy(r, o->verbose) == -1)
 		return -1;
 	/* Fit to park from now on, whatever the command does to it: the
 	 * next run brings it up to date, or rebuilds it. */

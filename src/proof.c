@@ -16,7 +16,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bigfile.h"
 #include "buf.h"
 #include "fsutil.h"
 #include "gitcmd.h"
@@ -114,9 +113,9 @@ hash_size(const struct proof *p)
  * already in the index are kept), read when git adds it again.
  */
 static long long
-proof_big(void)
+proof_big(const struct proof *p)
 {
-	long long	t = bigfile_threshold();
+	long long	t = p->r.big;
 
 	return t < 0 ? 1 : t < LLONG_MAX ? t + 1 : t;
 }
@@ -937,7 +936,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */
 	if (p->carry == NULL && !pr->convert)
-		p->src_req.big = proof_big();
+		p->src_req.big = proof_big(p);
 	snprintf(tag, sizeof(tag), "src%zu", id);
 	p->src_started = 1;
 	if (treeid_start(&p->src_job, &p->src_req, tag) == -1) {
@@ -1156,7 +1155,7 @@ proof_copied(struct proof *p, const struct strv *paths)
 	p->early_req.edits = &p->early_edits;
 	p->early_req.trust = 1;
 	p->early_req.edits_only = 1;
-	p->early_req.big = proof_big();
+	p->early_req.big = proof_big(p);
 	p->early_req.big_from = &p->early_paths;
 	snprintf(tag, sizeof(tag), "early%zu", p->id);
 	/* Each file changed from now on is looked at again (its stat data
@@ -1306,7 +1305,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->trust = 1;
 	q->sparse = p->r.sparse;
 	if (!p->r.convert) {
-		q->big = proof_big();
+		q->big = proof_big(p);
 		q->big_from = &p->rest;
 	}
 	/* What changes from now on is stamped no earlier (a file forge

@@ -167,6 +167,10 @@ struct proof_repo {
 						   HEAD are listed only once
 						   proof_list_changed() is
 						   called */
+	long long		 big;		/* forge.copyThreshold: a
+						   changed file larger is
+						   hashed without its blob
+						   written */
 };
 
 struct proof;

@@ -868,6 +868,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.own_ignored = s->incremental && sr == s->repos[0];
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	pr.reused = s->reused && sr == s->repos[0];
+	pr.big = s->big;
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;
 }
@@ -963,7 +964,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	src_git(sr, &g);
 	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
 	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
-	    sr->proof != NULL ? &sr->entries : NULL);
+	    sr->proof != NULL ? &sr->entries : NULL, s->big, s->verbose);
 	if (sig_pending())
 		return -1;
 	if (s->reused && sr == s->repos[0]) {
@@ -1652,14 +1653,15 @@ prove_source(struct snapshot *s)
 
 int
 snapshot_create(struct snapshot *s, struct rundir *rd, const struct repo *r,
-    int flags)
+    int flags, long long big)
 {
-	return snapshot_create_from(s, rd, r, NULL, flags);
+	return snapshot_create_from(s, rd, r, NULL, flags, big);
 }
 
 int
 snapshot_create_from(struct snapshot *s, struct rundir *rd,
-    const struct repo *r, const struct source *src, int flags)
+    const struct repo *r, const struct source *src, int flags,
+    long long big)
 {
 	struct snap_repo	*sr;
 	const char		*name;
@@ -1676,6 +1678,8 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	s->incremental = (flags & SNAP_INCREMENTAL) != 0;
 	s->clone = (flags & SNAP_CLONE) != 0;
 	s->park = (flags & SNAP_PARK) != 0;
+	s->verbose = (flags & SNAP_VERBOSE) != 0;
+	s->big = big;
 	s->fixed = -1;
 	s->looked = -1;
 	s->idle.fn = poll_proofs;

@@ -4,10 +4,13 @@
  *
  *	struct rundir rd;	(rundir.h: journaled, removed on any exit)
  *	struct snapshot s;
- *	if (snapshot_create(&s, &rd, &repo, flags) == -1)
+ *	if (snapshot_create(&s, &rd, &repo, flags, big) == -1)
  *		...		a message says why; the caller removes rd
  *	... run the verification in s.copy ...
  *	snapshot_free(&s);
+ *
+ * big is forge.copyThreshold: a changed file larger is copied whole
+ * (bigfile.h), and hashed for the proof without its blob written.
  *
  * The copy is rd.top/<name of the working tree>: a detached, locked `git
  * worktree` at HEAD, with the uncommitted changes replayed (patch.h),
@@ -59,6 +62,7 @@
 				   (clone.h), not a linked worktree */
 #define SNAP_PARK	0x10	/* the copy may be parked after the run:
 				   what its next run starts from is kept */
+#define SNAP_VERBOSE	0x20	/* name the changed files copied whole */
 
 /* Phases, for --verbose and the benchmark. */
 enum {
@@ -129,12 +133,15 @@ struct snapshot {
 						   core.* (repo.h) */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
+	long long		  big;		/* private: forge.copyThreshold
+						   (bigfile.h) */
+	int			  verbose;	/* private: SNAP_VERBOSE */
 };
 
 int	snapshot_create(struct snapshot *, struct rundir *,
-	    const struct repo *, int);
+	    const struct repo *, int, long long);
 int	snapshot_create_from(struct snapshot *, struct rundir *,
-	    const struct repo *, const struct source *, int);
+	    const struct repo *, const struct source *, int, long long);
 void	snapshot_free(struct snapshot *);
 
 #endif /* SNAPSHOT_H */
