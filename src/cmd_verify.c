@@ -45,70 +45,8 @@
 #include "spawn.h"
 #include "timeutil.h"
 #include "verdict.h"
+#include "verify_int.h"
 #include "xmalloc.h"
-
-struct step {
-	char		*display;	/* as the user would type it */
-	struct strv	 argv;
-	int		 shell;		/* a forge.verify value, run by sh */
-	int		 setup;		/* a forge.setup value */
-	int		 skip;		/* the incremental copy has it */
-	int		 ran;
-	int		 status;
-	long long	 ms;
-};
-
-struct run {
-	struct context	*ctx;
-	struct rundir	 rd;
-	int		 have_rd;
-	struct snapshot	 snap;
-	int		 have_snap;
-	struct change	 change;
-	int		 have_change;
-	int		 isolated;
-	int		 reuse;		/* park the copy for the next run */
-	int		 incremental;	/* ... with its own ignored files */
-	int		 reused;	/* this copy was parked before */
-	char		*had_setup;	/* what setup it was parked with */
-	char		*claimed;	/* the parked copy, as parked */
-	int		 copy_ready;	/* built and proved */
-	int		 clone;		/* the copy is a private clone */
-	struct strv	 refs;		/* its results: "<ref> <id>" */
-	int		 check;
-	struct step	*steps;
-	size_t		 nsteps;
-	char		*tree;
-	enum verdict	 verdict;
-	int		 status;
-	int		 timed_out;
-	int		 signo;		/* what interrupted it */
-	long long	 timeout_ms;
-	long long	 start_ms;
-	long long	 steps_ms;	/* when the first step started */
-	time_t		 start;
-	char		*failed;	/* the failing step, for the breaker */
-	int		 unstarted;	/* the command could not be started */
-	struct breaker	 after;		/* the breaker, once recorded */
-	int		 recorded;
-	int		 contain;	/* --contain, forge.contain */
-	int		 no_network;
-	struct contain	 plan;
-	int		 have_plan;
-	int		 plan_failed;	/* a step's child could not carry
-					   it out */
-	struct source	 source;	/* what the copy is made from */
-	int		 no_breaker;	/* neither feeds nor obeys it */
-	int		 cache;		/* look up and store PASS verdicts */
-	int		 cache_decided;	/* cache_usable() has looked */
-	struct source_state ss;		/* if have_ss: the working state's
-					   index, for the key */
-	int		 have_ss;
-	const char	*steps_from;	/* where the steps were set */
-	const char	*contain_guess;	/* the method a lookup expects */
-	char		*cache_tree;	/* the tree looked up */
-	char		*cached_at;	/* a hit: when it was verified */
-};
 
 int	cmd_verify(int, char **);
 
@@ -508,14 +446,14 @@ run_steps(struct run *r)
 }
 
 /* Did the copy leave out part of what it is a copy of? */
-static int
+int
 partial(const struct run *r)
 {
 	return r->have_snap && r->snap.left_out.n > 0;
 }
 
 /* The timeline's mode: in-place, isolated, staged or rev. */
-static const char *
+const char *
 run_mode(const struct run *r)
 {
 	if (source_mode(&r->source) != NULL)

@@ -1,0 +1,94 @@
+/*
+ * A run of forge verify, shared by the files that carry it out:
+ * cmd_verify.c (the flow, the steps and the verdict) and the timeline
+ * event's writer.
+ *
+ * cmd_verify() owns the one struct run there is, and everything it
+ * points to: its strings, its steps, its copy (snap, if have_snap), its
+ * run directory (rd, if have_rd), freed by free_run().  ctx is the
+ * command's context, borrowed.
+ */
+#ifndef VERIFY_INT_H
+#define VERIFY_INT_H
+
+#include <time.h>
+
+#include "breaker.h"
+#include "change.h"
+#include "contain.h"
+#include "context.h"
+#include "rundir.h"
+#include "snapshot.h"
+#include "source.h"
+#include "strv.h"
+#include "verdict.h"
+
+struct step {
+	char		*display;	/* as the user would type it */
+	struct strv	 argv;
+	int		 shell;		/* a forge.verify value, run by sh */
+	int		 setup;		/* a forge.setup value */
+	int		 skip;		/* the incremental copy has it */
+	int		 ran;
+	int		 status;
+	long long	 ms;
+};
+
+struct run {
+	struct context	*ctx;
+	struct rundir	 rd;
+	int		 have_rd;
+	struct snapshot	 snap;
+	int		 have_snap;
+	struct change	 change;
+	int		 have_change;
+	int		 isolated;
+	int		 reuse;		/* park the copy for the next run */
+	int		 incremental;	/* ... with its own ignored files */
+	int		 reused;	/* this copy was parked before */
+	char		*had_setup;	/* what setup it was parked with */
+	char		*claimed;	/* the parked copy, as parked */
+	int		 copy_ready;	/* built and proved */
+	int		 clone;		/* the copy is a private clone */
+	struct strv	 refs;		/* its results: "<ref> <id>" */
+	int		 check;
+	struct step	*steps;
+	size_t		 nsteps;
+	char		*tree;
+	enum verdict	 verdict;
+	int		 status;
+	int		 timed_out;
+	int		 signo;		/* what interrupted it */
+	long long	 timeout_ms;
+	long long	 start_ms;
+	long long	 steps_ms;	/* when the first step started */
+	time_t		 start;
+	char		*failed;	/* the failing step, for the breaker */
+	int		 unstarted;	/* the command could not be started */
+	struct breaker	 after;		/* the breaker, once recorded */
+	int		 recorded;
+	int		 contain;	/* --contain, forge.contain */
+	int		 no_network;
+	struct contain	 plan;
+	int		 have_plan;
+	int		 plan_failed;	/* a step's child could not carry
+					   it out */
+	struct source	 source;	/* what the copy is made from */
+	int		 no_breaker;	/* neither feeds nor obeys it */
+	int		 cache;		/* look up and store PASS verdicts */
+	int		 cache_decided;	/* cache_usable() has looked */
+	struct source_state ss;		/* if have_ss: the working state's
+					   index, for the key */
+	int		 have_ss;
+	const char	*steps_from;	/* where the steps were set */
+	const char	*contain_guess;	/* the method a lookup expects */
+	char		*cache_tree;	/* the tree looked up */
+	char		*cached_at;	/* a hit: when it was verified */
+};
+
+/* Did the copy leave out part of what it is a copy of? */
+int		 partial(const struct run *);
+/* The timeline's mode: in-place, isolated, staged or rev. */
+const char	*run_mode(const struct run *);
+
+#endif /* VERIFY_INT_H */
