@@ -1,0 +1,165 @@
+/* The timeline's event of a run of forge verify: report.c reads it. */
+#include "config.h"
+
+#include <string.h>
+
+#include "breaker.h"
+#include "buf.h"
+#include "change.h"
+#include "contain.h"
+#include "json.h"
+#include "rundir.h"
+#include "source.h"
+#include "state.h"
+#include "timeutil.h"
+#include "verdict.h"
+#include "verify_event.h"
+#include "verify_int.h"
+
+/* What the copy left out: [{"path": P, "why": W}, ...]. */
+static void
+partial_json(const struct run *r, struct json *j)
+{
+	const char	*tab;
+	size_t		 i;
+
+	json_open(j, '[');
+	for (i = 0; i < r->snap.left_out.n; i++) {
+		tab = strchr(r->snap.left_out.v[i], '\t');
+		json_open(j, '{');
+		json_key(j, "path");
+		json_strn(j, r->snap.left_out.v[i],
+		    (size_t)(tab - r->snap.left_out.v[i]));
+		json_key(j, "why");
+		json_str(j, tab + 1);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+/* The mode the timeline shows: an incremental run's is its own, so that
+ * nobody takes a build on what the last one left for a clean one. */
+const char *
+event_mode(const struct run *r)
+{
+	if (r->isolated && r->incremental &&
+	    r->source.kind == SOURCE_WORKTREE)
+		return "incremental";
+	return run_mode(r);
+}
+
+void
+event_json(struct run *r, struct buf *ev, const char *now)
+{
+	struct json	 j;
+	size_t		 i;
+
+	json_init(&j, ev);
+	state_event_begin(&j, "verify", now);
+	json_key(&j, "mode");
+	json_str(&j, event_mode(r));
+	if (r->isolated && r->reuse) {
+		json_key(&j, "copy");
+		json_str(&j, r->reused ? "reused" : "fresh");
+	}
+	if (r->isolated && r->incremental) {
+		json_key(&j, "incremental");
+		json_bool(&j, 1);
+	}
+	if (r->clone) {
+		json_key(&j, "isolation");
+		json_str(&j, "clone");
+	}
+	json_key(&j, "head");
+	json_str(&j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(&j, "rev");
+		json_str(&j, r->source.commit);
+	}
+	if (r->no_breaker) {
+		json_key(&j, "no_breaker");
+		json_bool(&j, 1);
+	}
+	json_key(&j, "tree");
+	json_str(&j, r->tree);
+	json_key(&j, "cwd");
+	json_str(&j, r->ctx->repo.prefix);
+	if (r->contain) {
+		json_key(&j, "contain");
+		json_bool(&j, 1);
+	}
+	if (r->no_network) {
+		json_key(&j, "network");
+		json_bool(&j, 0);
+	}
+	if (partial(r)) {
+		json_key(&j, "partial");
+		partial_json(r, &j);
+	}
+	if (r->have_plan && !r->plan_failed) {
+		json_key(&j, "contain_method");
+		json_str(&j, contain_method(&r->plan));
+	}
+	json_key(&j, "steps");
+	json_open(&j, '[');
+	for (i = 0; i < r->nsteps; i++) {
+		if (!r->steps[i].ran)
+			continue;
+		json_open(&j, '{');
+		json_key(&j, "command");
+		json_str(&j, r->steps[i].display);
+		if (r->steps[i].setup) {
+			json_key(&j, "setup");
+			json_bool(&j, 1);
+		}
+		json_key(&j, "status");
+		json_int(&j, r->steps[i].status);
+		json_key(&j, "duration_ms");
+		json_int(&j, r->steps[i].ms);
+		json_close(&j, '}');
+	}
+	json_close(&j, ']');
+	json_key(&j, "verdict");
+	json_str(&j, verdict_name(r->verdict));
+	json_key(&j, "status");
+	json_int(&j, r->status);
+	if (r->failed != NULL) {
+		json_key(&j, "failed");
+		json_str(&j, r->failed);
+	}
+	if (r->timed_out) {
+		json_key(&j, "timed_out");
+		json_bool(&j, 1);
+	}
+	if (r->signo != 0) {
+		json_key(&j, "signal");
+		json_int(&j, r->signo);
+	}
+	json_key(&j, "duration_ms");
+	json_int(&j, time_now_ms() - r->start_ms);
+	if (r->have_change) {
+		json_key(&j, "change");
+		change_json(&r->change, &j, CHANGE_LIST_MAX);
+	}
+	if (r->refs.n > 0) {
+		json_key(&j, "refs");
+		json_open(&j, '{');
+		for (i = 0; i < r->refs.n; i++) {
+			char	*sp = strchr(r->refs.v[i], ' ');
+
+			*sp = '\0';
+			json_key(&j, r->refs.v[i]);
+			json_str(&j, sp + 1);
+			*sp = ' ';
+		}
+		json_close(&j, '}');
+	}
+	if (r->have_snap && rundir_kept(&r->rd)) {
+		json_key(&j, "kept");
+		json_str(&j, r->snap.copy);
+	}
+	json_key(&j, "breaker");
+	breaker_json(&r->after, &j);
+	json_close(&j, '}');
+	buf_addc(ev, '\n');
+}
