@@ -474,7 +474,6 @@ record_once(struct run *r)
 	struct state	*st = &r->ctx->state;
 	struct state_txn tx;
 	struct buf	 ev = BUF_INIT;
-	struct json	 j;
 	char		 start[RFC3339_LEN];
 	int		 opened, ret;
 
@@ -489,18 +488,8 @@ record_once(struct run *r)
 	breaker_free(&r->after);
 	breaker_copy(&r->after, &tx.b);
 	event_json(r, &ev, start);
-	if (opened) {
-		json_init(&j, &ev);
-		state_event_begin(&j, "breaker-open", start);
-		json_key(&j, "streak");
-		json_int(&j, tx.b.streak);
-		json_key(&j, "threshold");
-		json_int(&j, st->threshold);
-		json_key(&j, "failed");
-		json_str(&j, r->failed);
-		json_close(&j, '}');
-		buf_addc(&ev, '\n');
-	}
+	if (opened)
+		breaker_open_json(r, &ev, start, st->threshold);
 	if ((ret = state_commit(st, &tx, &ev)) == 0 && opened)
 		warnx("%d failed verifications in a row: the circuit breaker "
 		    "is now open (forge breaker reset closes it)",
@@ -926,31 +915,11 @@ static int
 cached(struct run *r)
 {
 	struct buf	 ev = BUF_INIT;
-	struct json	 j;
 	char		*what, now[RFC3339_LEN];
-	size_t		 i;
 	int		 color;
 
 	time_rfc3339(now, r->start);
-	json_init(&j, &ev);
-	state_event_begin(&j, "cached", now);
-	json_key(&j, "mode");
-	json_str(&j, event_mode(r));
-	json_key(&j, "head");
-	json_str(&j, r->ctx->repo.head);
-	json_key(&j, "tree");
-	json_str(&j, r->cache_tree);
-	json_key(&j, "verified_at");
-	json_str(&j, r->cached_at);
-	json_key(&j, "steps");
-	json_open(&j, '[');
-	for (i = 0; i < r->nsteps; i++)
-		json_str(&j, r->steps[i].display);
-	json_close(&j, ']');
-	json_key(&j, "verdict");
-	json_str(&j, "PASS");
-	json_close(&j, '}');
-	buf_addc(&ev, '\n');
+	cached_json(r, &ev, now);
 	r->ctx->state.deadline_ms = 0;
 	if (context_event(r->ctx, &ev) == -1)
 		warnx("the cached verdict could not be recorded");

@@ -39,7 +39,7 @@ partial_json(const struct run *r, struct json *j)
 
 /* The mode the timeline shows: an incremental run's is its own, so that
  * nobody takes a build on what the last one left for a clean one. */
-const char *
+static const char *
 event_mode(const struct run *r)
 {
 	if (r->isolated && r->incremental &&
@@ -160,6 +160,51 @@ event_json(struct run *r, struct buf *ev, const char *now)
 	}
 	json_key(&j, "breaker");
 	breaker_json(&r->after, &j);
+	json_close(&j, '}');
+	buf_addc(ev, '\n');
+}
+
+void
+cached_json(const struct run *r, struct buf *ev, const char *now)
+{
+	struct json	 j;
+	size_t		 i;
+
+	json_init(&j, ev);
+	state_event_begin(&j, "cached", now);
+	json_key(&j, "mode");
+	json_str(&j, event_mode(r));
+	json_key(&j, "head");
+	json_str(&j, r->ctx->repo.head);
+	json_key(&j, "tree");
+	json_str(&j, r->cache_tree);
+	json_key(&j, "verified_at");
+	json_str(&j, r->cached_at);
+	json_key(&j, "steps");
+	json_open(&j, '[');
+	for (i = 0; i < r->nsteps; i++)
+		json_str(&j, r->steps[i].display);
+	json_close(&j, ']');
+	json_key(&j, "verdict");
+	json_str(&j, "PASS");
+	json_close(&j, '}');
+	buf_addc(ev, '\n');
+}
+
+void
+breaker_open_json(const struct run *r, struct buf *ev, const char *now,
+    int threshold)
+{
+	struct json	j;
+
+	json_init(&j, ev);
+	state_event_begin(&j, "breaker-open", now);
+	json_key(&j, "streak");
+	json_int(&j, r->after.streak);
+	json_key(&j, "threshold");
+	json_int(&j, threshold);
+	json_key(&j, "failed");
+	json_str(&j, r->failed);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
 }
