@@ -4,7 +4,6 @@
  */
 #include "config.h"
 
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 
@@ -23,7 +22,6 @@
 #include "cache.h"
 #include "change.h"
 #include "cleanup.h"
-#include "clone.h"
 #include "cmd.h"
 #include "cmd_verify.h"
 #include "color.h"
@@ -34,10 +32,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "hint.h"
-#include "json.h"
-#include "patch.h"
 #include "proof.h"
-#include "reuse.h"
 #include "sig.h"
 #include "rundir.h"
 #include "snapshot.h"
@@ -45,6 +40,7 @@
 #include "spawn.h"
 #include "timeutil.h"
 #include "verdict.h"
+#include "verify_copy.h"
 #include "verify_event.h"
 #include "verify_int.h"
 #include "xmalloc.h"
@@ -559,164 +555,6 @@ summary(struct run *r)
 	free(what);
 }
 
-static void
-verbose_phases(const struct snapshot *s)
-{
-	struct rusage	self, kids;
-	char		a[32], b[32], c[32], d[32];
-
-	fprintf(stderr, "forge: copy %s ready: checkout %s, changes %s, "
-	    "untracked %s, proof %s\n", fs_vis(s->copy),
-	    duration_format(a, sizeof(a), s->ms[SNAP_CHECKOUT]),
-	    duration_format(b, sizeof(b), s->ms[SNAP_APPLY]),
-	    duration_format(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
-	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
-	if (s->fixed >= 0)
-		fprintf(stderr, "forge: the reused copy was proved as it stood"
-		    "%s%ld path%s put right\n", s->fixed > 0 ? " once " : ": ",
-		    s->fixed, s->fixed == 1 ? "" : "s");
-	if (s->looked >= 0)
-		fprintf(stderr, "forge: the working tree's files changed since "
-		    "the last run: %ld, the only ones git looked at\n",
-		    s->looked);
-	/* Peaks so far: forge's own, and its largest git's. */
-	if (getrusage(RUSAGE_SELF, &self) == 0 &&
-	    getrusage(RUSAGE_CHILDREN, &kids) == 0)
-		fprintf(stderr, "forge: peak memory: forge %ld KiB, git %ld "
-		    "KiB (git diff | git apply %ld KiB)\n", self.ru_maxrss,
-		    kids.ru_maxrss, patch_peak_kb());
-}
-
-/*
- * TMPDIR inside the working tree, and not ignored: the copy would list
- * itself among the untracked files it copies.  Refused before anything
- * is built.
- */
-static int
-tmpdir_in_tree(const struct repo *repo)
-{
-	struct git	 g;
-	struct strv	 a = STRV_INIT;
-	char		*tmp;
-	int		 st, ret = 0;
-
-	tmp = rundir_tmpdir();
-	if (!fs_path_in(tmp, repo->top) || fs_path_in(tmp, repo->gitdir) ||
-	    fs_path_in(tmp, repo->common)) {
-		free(tmp);
-		return 0;
-	}
-	repo_git(repo, &g);
-	strv_push(&a, "check-ignore");
-	strv_push(&a, "-q");
-	strv_push(&a, "--");
-	strv_pushf(&a, "%s/", tmp);
-	st = git_run(&g, (const char *const *)a.v, 0, NULL, NULL, NULL);
-	if (st != 0) {
-		warnx("TMPDIR %s is inside the working tree and not ignored: "
-		    "the copy would hold itself; point TMPDIR elsewhere, or "
-		    "ignore it", fs_vis(tmp));
-		ret = -1;
-	}
-	strv_free(&a);
-	free(tmp);
-	return ret;
-}
-
-/*
- * What the setup steps made of a copy, for an incremental copy to
- * remember when it is parked: the steps, or "" if any of them did not
- * run to success (as_run), or would be (!as_run).
- */
-static char *
-setup_state(const struct run *r, int as_run)
-{
-	struct buf	b = BUF_INIT;
-	size_t		i;
-
-	buf_adds(&b, "setup\n");
-	for (i = 0; i < r->nsteps; i++) {
-		if (!r->steps[i].setup)
-			continue;
-		if (as_run && !r->steps[i].skip && (!r->steps[i].ran ||
-		    r->steps[i].status != 0)) {
-			buf_free(&b);
-			return xstrdup("");
-		}
-		buf_adds(&b, r->steps[i].display);
-		buf_addc(&b, '\n');
-	}
-	return buf_detach(&b);
-}
-
-/* A parked copy's run directory, if there is one to reuse. */
-static void
-claim(struct run *r)
-{
-	struct reuse_want	w;
-
-	memset(&w, 0, sizeof(w));
-	w.source = r->ctx->repo.top;
-	w.incremental = r->incremental;
-	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->had_setup,
-	    &r->claimed) == 1)
-		r->reused = 1;
-}
-
-static int
-make_copy(struct run *r, int verbose)
-{
-	int	flags = 0;
-
-	if (!r->check)
-		flags |= SNAP_NOCHECK;
-	if (r->reused)
-		flags |= SNAP_REUSED;
-	if (r->incremental)
-		flags |= SNAP_INCREMENTAL;
-	if (r->clone)
-		flags |= SNAP_CLONE;
-	if (r->reuse)
-		flags |= SNAP_PARK;
-	if (verbose)
-		flags |= SNAP_VERBOSE;
-	r->have_snap = 1;
-	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
-	    flags, r->ctx->cfg.copy_threshold) == 0)
-		return 0;
-	if (!r->reused || sig_pending())
-		return -1;
-	/* Repaired or rebuilt, never trusted: a fresh copy it is. */
-	fprintf(stderr, "forge: the reused copy could not be brought up to "
-	    "date: building a fresh one\n");
-	snapshot_free(&r->snap);
-	r->have_snap = 0;
-	(void)rundir_remove(&r->rd);
-	rundir_free(&r->rd);
-	r->reused = 0;
-	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
-		return -1;
-	return make_copy(r, verbose);
-}
-
-/* An incremental copy keeps what its setup made: not run again, unless
- * the steps changed or --setup says so. */
-static void
-skip_setup(struct run *r, const struct verify_opts *o)
-{
-	char	*want;
-	size_t	 i;
-
-	if (!r->reused || !r->incremental || o->setup)
-		return;
-	want = setup_state(r, 0);
-	if (r->had_setup != NULL && strcmp(want, r->had_setup) == 0)
-		for (i = 0; i < r->nsteps; i++)
-			if (r->steps[i].setup)
-				r->steps[i].skip = 1;
-	free(want);
-}
-
 /* How the steps are contained, planned before any of them starts. */
 static int
 plan_contain(struct run *r)
@@ -1025,101 +863,6 @@ prepare(struct run *r, const struct verify_opts *o)
 	else
 		(void)escape_warn(r->snap.copy, places);
 	return plan_contain(r);
-}
-
-/*
- * What the command committed in a clone comes back as refs, before the
- * clone goes; the verdict stands whatever happens here.
- */
-static void
-fetch_results(struct run *r)
-{
-	size_t	 i;
-	char	*sp, *ref, *look;
-
-	if (!r->clone || !r->have_snap || r->snap.gitdir == NULL ||
-	    sig_pending())
-		return;
-	if (clone_results(&r->ctx->repo, r->snap.gitdir, r->snap.start_refs,
-	    r->rd.run, &r->refs) == -1)
-		warnx("what the command committed in the copy is lost with "
-		    "it");
-	for (i = 0; i < r->refs.n; i++) {
-		sp = strchr(r->refs.v[i], ' ');
-		ref = xstrndup(r->refs.v[i], (size_t)(sp - r->refs.v[i]));
-		{
-			char	*const look_argv[] = { "git", "log", ref,
-			    NULL };
-
-			look = strv_join_shell(look_argv);
-		}
-		fprintf(stderr, "forge: the copy made %s at %.12s (%s)\n",
-		    fs_vis(ref), sp + 1, fs_vis(look));
-		free(look);
-		free(ref);
-	}
-}
-
-/* Left for the next run, or removed when enough copies are parked. */
-static void
-park(struct run *r)
-{
-	struct reuse_want	w;
-	char			*setup;
-
-	memset(&w, 0, sizeof(w));
-	w.source = r->ctx->repo.top;
-	w.incremental = r->incremental;
-	w.setup = setup = setup_state(r, 1);
-	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w,
-	    r->ctx->cfg.reuse_copies) == 0)
-		fprintf(stderr, "forge: the copy stays at %s for the next run "
-		    "to reuse (forge gc --all removes it)\n",
-		    fs_vis(r->snap.copy));
-	free(setup);
-}
-
-/* A claimed copy the run did not need after all (a cached verdict):
- * back as it was parked, untouched. */
-static void
-unclaim(struct run *r)
-{
-	struct reuse_want	w;
-
-	memset(&w, 0, sizeof(w));
-	w.source = r->ctx->repo.top;
-	w.incremental = r->incremental;
-	w.setup = r->had_setup;
-	(void)reuse_park(&r->rd, r->ctx->repo.common, r->claimed, &w,
-	    r->ctx->cfg.reuse_copies);
-}
-
-/*
- * The copy goes, or stays for --keep (forge.keep): always after a PASS
- * or a FAIL, or with failure after a FAIL only (a copy that was never
- * verified in, ERROR or INTERRUPTED, is no evidence of anything); or it
- * is parked for the next run.
- */
-static void
-finish(struct run *r, int keep)
-{
-	if (!r->have_rd)
-		return;
-	if (keep == -1)
-		keep = r->isolated ? r->ctx->cfg.keep : KEEP_NEVER;
-	if (r->have_snap && ((keep == KEEP_ALWAYS &&
-	    r->verdict == VERDICT_PASS) || (keep >= KEEP_FAILURE &&
-	    r->verdict == VERDICT_FAIL))) {
-		(void)rundir_keep(&r->rd, r->snap.copy);
-		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
-		    "removes it)\n", fs_vis(r->snap.copy));
-	} else if (r->reuse && r->copy_ready && r->snap.reusable &&
-	    r->verdict != VERDICT_ERROR)
-		park(r);
-	else
-		/* What will not go is named, and left to forge gc: the
-		 * verification's verdict stands. */
-		(void)rundir_remove(&r->rd);
 }
 
 /* What forge exits with: the step's own status, or by the verdict. */
