@@ -483,9 +483,9 @@ record_once(struct run *r)
 	    st->threshold, start, r->failed);
 	breaker_free(&r->after);
 	breaker_copy(&r->after, &tx.b);
-	event_json(r, &ev, start);
+	verify_event_json(r, &ev, start);
 	if (opened)
-		breaker_open_json(r, &ev, start, st->threshold);
+		verify_event_breaker_open(r, &ev, start, st->threshold);
 	if ((ret = state_commit(st, &tx, &ev)) == 0 && opened)
 		warnx("%d failed verifications in a row: the circuit breaker "
 		    "is now open (forge breaker reset closes it)",
@@ -757,7 +757,7 @@ cached(struct run *r)
 	int		 color;
 
 	time_rfc3339(now, r->start);
-	cached_json(r, &ev, now);
+	verify_event_cached(r, &ev, now);
 	r->ctx->state.deadline_ms = 0;
 	if (context_event(r->ctx, &ev) == -1)
 		warnx("the cached verdict could not be recorded");
@@ -785,7 +785,7 @@ prepare(struct run *r, const struct verify_opts *o)
 	 * that points into r. */
 	r->have_rd = 1;
 	if (r->isolated && r->reuse)
-		claim(r);
+		verify_copy_claim(r);
 	if (!r->reused && rundir_open(&r->rd, ctx->repo.common) == -1)
 		return -1;
 	if (o->change != NULL) {
@@ -844,16 +844,16 @@ prepare(struct run *r, const struct verify_opts *o)
 		hint_ignored_inputs(&ctx->repo, r->steps[0].shell ? "" :
 		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
-	if (make_copy(r, o->verbose) == -1)
+	if (verify_copy_make(r, o->verbose) == -1)
 		return -1;
 	/* Fit to park from now on, whatever the command does to it: the
 	 * next run brings it up to date, or rebuilds it. */
 	r->copy_ready = 1;
-	skip_setup(r, o);
+	verify_copy_skip_setup(r, o);
 	if (r->snap.tree != NULL)
 		r->tree = xstrdup(r->snap.tree);
 	if (o->verbose)
-		verbose_phases(&r->snap);
+		verify_copy_phases(&r->snap);
 	places[0] = ctx->repo.top;
 	places[1] = ctx->repo.gitdir;
 	places[2] = ctx->repo.common;
@@ -961,7 +961,7 @@ start(struct run *r, const struct verify_opts *o)
 		return EXIT_USAGE;
 	if (make_steps(r, o) == -1)
 		return EXIT_USAGE;
-	if (r->isolated && tmpdir_in_tree(&ctx->repo) == -1)
+	if (r->isolated && verify_copy_tmpdir(&ctx->repo) == -1)
 		return EXIT_FORGE;
 	/* Waiting for another forge's lock counts against the limit. */
 	if (r->timeout_ms > 0)
@@ -1007,7 +1007,7 @@ cmd_verify(int argc, char **argv)
 	}
 	if ((st = prepare(&r, &o)) == 1) {
 		if (r.reused)
-			unclaim(&r);
+			verify_copy_unclaim(&r);
 		else
 			(void)rundir_remove(&r.rd);
 		st = cached(&r);
@@ -1023,8 +1023,8 @@ cmd_verify(int argc, char **argv)
 	}
 	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED)
 		interrupted(&r, sig_pending());
-	fetch_results(&r);
-	finish(&r, o.keep);
+	verify_copy_results(&r);
+	verify_copy_finish(&r, o.keep);
 	record(&r);
 	cache_remember(&r);
 	summary(&r);

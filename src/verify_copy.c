@@ -27,7 +27,7 @@
 #include "xmalloc.h"
 
 void
-verbose_phases(const struct snapshot *s)
+verify_copy_phases(const struct snapshot *s)
 {
 	struct rusage	self, kids;
 	char		a[32], b[32], c[32], d[32];
@@ -60,7 +60,7 @@ verbose_phases(const struct snapshot *s)
  * is built.
  */
 int
-tmpdir_in_tree(const struct repo *repo)
+verify_copy_tmpdir(const struct repo *repo)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT;
@@ -118,7 +118,7 @@ setup_state(const struct run *r, int as_run)
 
 /* A parked copy's run directory, if there is one to reuse. */
 void
-claim(struct run *r)
+verify_copy_claim(struct run *r)
 {
 	struct reuse_want	w;
 
@@ -131,7 +131,7 @@ claim(struct run *r)
 }
 
 int
-make_copy(struct run *r, int verbose)
+verify_copy_make(struct run *r, int verbose)
 {
 	int	flags = 0;
 
@@ -163,13 +163,13 @@ make_copy(struct run *r, int verbose)
 	r->reused = 0;
 	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
 		return -1;
-	return make_copy(r, verbose);
+	return verify_copy_make(r, verbose);
 }
 
 /* An incremental copy keeps what its setup made: not run again, unless
  * the steps changed or --setup says so. */
 void
-skip_setup(struct run *r, const struct verify_opts *o)
+verify_copy_skip_setup(struct run *r, const struct verify_opts *o)
 {
 	char	*want;
 	size_t	 i;
@@ -189,7 +189,7 @@ skip_setup(struct run *r, const struct verify_opts *o)
  * clone goes; the verdict stands whatever happens here.
  */
 void
-fetch_results(struct run *r)
+verify_copy_results(struct run *r)
 {
 	size_t	 i;
 	char	*sp, *ref, *look;
@@ -239,7 +239,7 @@ park(struct run *r)
 /* A claimed copy the run did not need after all (a cached verdict):
  * back as it was parked, untouched. */
 void
-unclaim(struct run *r)
+verify_copy_unclaim(struct run *r)
 {
 	struct reuse_want	w;
 
@@ -258,7 +258,7 @@ unclaim(struct run *r)
  * is parked for the next run.
  */
 void
-finish(struct run *r, int keep)
+verify_copy_finish(struct run *r, int keep)
 {
 	if (!r->have_rd)
 		return;

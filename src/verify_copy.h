@@ -2,22 +2,26 @@
  * The copy a run of forge verify works in (verify_int.h), from before the
  * steps to after them.  cmd_verify.c calls, in this order:
  *
- *	if (tmpdir_in_tree(&repo) == -1)	TMPDIR would be copied into
- *		refuse				the copy: said, before anything
- *	claim(r);			a parked copy to reuse, if there is
- *					one (r->reused, r->rd)
- *	if (make_copy(r, verbose) == -1)	built (or brought up to date)
- *		...				and proved; said why not
- *	skip_setup(r, o);		an incremental copy's setup steps
- *					marked skip, if they ran as they are
- *	verbose_phases(&r->snap);	--verbose: where the time went
+ *	if (verify_copy_tmpdir(&repo) == -1)
+ *		...		TMPDIR is in the working tree, and the copy
+ *				would hold itself: said, before anything
+ *	verify_copy_claim(r);	a parked copy to reuse, if there is one
+ *				(r->reused, r->rd)
+ *	if (verify_copy_make(r, verbose) == -1)
+ *		...		not built (or brought up to date) and proved:
+ *				said why
+ *	verify_copy_skip_setup(r, o);	an incremental copy's setup steps
+ *				are marked skip, if they ran as they are
+ *	verify_copy_phases(&r->snap);	--verbose: where the time went
  *	... the steps ...
- *	fetch_results(r);		a clone's new refs, brought back
- *	finish(r, keep);		kept, parked or removed
+ *	verify_copy_results(r);	what a clone's command committed, brought
+ *				back as refs (r->refs)
+ *	verify_copy_finish(r, keep);	kept (--keep, forge.keep), parked
+ *				for the next run, or removed
  *
- * unclaim(r) puts a claimed copy back as it was parked, when a cached
- * verdict means it is not needed.  What they make (the snapshot, the
- * refs) is the run's, freed with it.
+ * verify_copy_unclaim(r) puts a claimed copy back as it was parked, when
+ * a cached verdict means it is not needed.  What these make (r->snap,
+ * r->refs, r->had_setup, r->claimed) is the run's, freed with it.
  */
 #ifndef VERIFY_COPY_H
 #define VERIFY_COPY_H
@@ -27,13 +31,13 @@ struct run;
 struct snapshot;
 struct verify_opts;
 
-int	tmpdir_in_tree(const struct repo *);
-void	claim(struct run *);
-int	make_copy(struct run *, int);
-void	skip_setup(struct run *, const struct verify_opts *);
-void	verbose_phases(const struct snapshot *);
-void	fetch_results(struct run *);
-void	unclaim(struct run *);
-void	finish(struct run *, int);
+int	verify_copy_tmpdir(const struct repo *);
+void	verify_copy_claim(struct run *);
+int	verify_copy_make(struct run *, int);
+void	verify_copy_skip_setup(struct run *, const struct verify_opts *);
+void	verify_copy_phases(const struct snapshot *);
+void	verify_copy_results(struct run *);
+void	verify_copy_unclaim(struct run *);
+void	verify_copy_finish(struct run *, int);
 
 #endif /* VERIFY_COPY_H */

@@ -49,7 +49,7 @@ event_mode(const struct run *r)
 }
 
 void
-event_json(struct run *r, struct buf *ev, const char *now)
+verify_event_json(struct run *r, struct buf *ev, const char *now)
 {
 	struct json	 j;
 	size_t		 i;
@@ -165,7 +165,7 @@ event_json(struct run *r, struct buf *ev, const char *now)
 }
 
 void
-cached_json(const struct run *r, struct buf *ev, const char *now)
+verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 {
 	struct json	 j;
 	size_t		 i;
@@ -192,7 +192,7 @@ cached_json(const struct run *r, struct buf *ev, const char *now)
 }
 
 void
-breaker_open_json(const struct run *r, struct buf *ev, const char *now,
+verify_event_breaker_open(const struct run *r, struct buf *ev, const char *now,
     int threshold)
 {
 	struct json	j;
