@@ -48,77 +48,110 @@ event_mode(const struct run *r)
 	return run_mode(r);
 }
 
+/* How the run was made: where, of what, contained how. */
+static void
+how_json(const struct run *r, struct json *j)
+{
+	json_key(j, "mode");
+	json_str(j, event_mode(r));
+	if (r->isolated && r->reuse) {
+		json_key(j, "copy");
+		json_str(j, r->reused ? "reused" : "fresh");
+	}
+	if (r->isolated && r->incremental) {
+		json_key(j, "incremental");
+		json_bool(j, 1);
+	}
+	if (r->clone) {
+		json_key(j, "isolation");
+		json_str(j, "clone");
+	}
+	json_key(j, "head");
+	json_str(j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(j, "rev");
+		json_str(j, r->source.commit);
+	}
+	if (r->no_breaker) {
+		json_key(j, "no_breaker");
+		json_bool(j, 1);
+	}
+	json_key(j, "tree");
+	json_str(j, r->tree);
+	json_key(j, "cwd");
+	json_str(j, r->ctx->repo.prefix);
+	if (r->contain) {
+		json_key(j, "contain");
+		json_bool(j, 1);
+	}
+	if (r->no_network) {
+		json_key(j, "network");
+		json_bool(j, 0);
+	}
+	if (partial(r)) {
+		json_key(j, "partial");
+		partial_json(r, j);
+	}
+	if (r->have_plan && !r->plan_failed) {
+		json_key(j, "contain_method");
+		json_str(j, contain_method(&r->plan));
+	}
+}
+
+/* The steps that ran: [{"command": C, "status": N, ...}, ...]. */
+static void
+steps_json(const struct run *r, struct json *j)
+{
+	size_t	i;
+
+	json_open(j, '[');
+	for (i = 0; i < r->nsteps; i++) {
+		if (!r->steps[i].ran)
+			continue;
+		json_open(j, '{');
+		json_key(j, "command");
+		json_str(j, r->steps[i].display);
+		if (r->steps[i].setup) {
+			json_key(j, "setup");
+			json_bool(j, 1);
+		}
+		json_key(j, "status");
+		json_int(j, r->steps[i].status);
+		json_key(j, "duration_ms");
+		json_int(j, r->steps[i].ms);
+		json_close(j, '}');
+	}
+	json_close(j, ']');
+}
+
+/* What a clone's command committed: {"<ref>": "<id>", ...}. */
+static void
+refs_json(struct run *r, struct json *j)
+{
+	char	*sp;
+	size_t	 i;
+
+	json_open(j, '{');
+	for (i = 0; i < r->refs.n; i++) {
+		sp = strchr(r->refs.v[i], ' ');
+		*sp = '\0';
+		json_key(j, r->refs.v[i]);
+		json_str(j, sp + 1);
+		*sp = ' ';
+	}
+	json_close(j, '}');
+}
+
 void
 verify_event_json(struct run *r, struct buf *ev, const char *now)
 {
 	struct json	 j;
-	size_t		 i;
 
 	json_init(&j, ev);
 	state_event_begin(&j, "verify", now);
-	json_key(&j, "mode");
-	json_str(&j, event_mode(r));
-	if (r->isolated && r->reuse) {
-		json_key(&j, "copy");
-		json_str(&j, r->reused ? "reused" : "fresh");
-	}
-	if (r->isolated && r->incremental) {
-		json_key(&j, "incremental");
-		json_bool(&j, 1);
-	}
-	if (r->clone) {
-		json_key(&j, "isolation");
-		json_str(&j, "clone");
-	}
-	json_key(&j, "head");
-	json_str(&j, r->ctx->repo.head);
-	if (r->source.kind == SOURCE_REV) {
-		json_key(&j, "rev");
-		json_str(&j, r->source.commit);
-	}
-	if (r->no_breaker) {
-		json_key(&j, "no_breaker");
-		json_bool(&j, 1);
-	}
-	json_key(&j, "tree");
-	json_str(&j, r->tree);
-	json_key(&j, "cwd");
-	json_str(&j, r->ctx->repo.prefix);
-	if (r->contain) {
-		json_key(&j, "contain");
-		json_bool(&j, 1);
-	}
-	if (r->no_network) {
-		json_key(&j, "network");
-		json_bool(&j, 0);
-	}
-	if (partial(r)) {
-		json_key(&j, "partial");
-		partial_json(r, &j);
-	}
-	if (r->have_plan && !r->plan_failed) {
-		json_key(&j, "contain_method");
-		json_str(&j, contain_method(&r->plan));
-	}
+	how_json(r, &j);
 	json_key(&j, "steps");
-	json_open(&j, '[');
-	for (i = 0; i < r->nsteps; i++) {
-		if (!r->steps[i].ran)
-			continue;
-		json_open(&j, '{');
-		json_key(&j, "command");
-		json_str(&j, r->steps[i].display);
-		if (r->steps[i].setup) {
-			json_key(&j, "setup");
-			json_bool(&j, 1);
-		}
-		json_key(&j, "status");
-		json_int(&j, r->steps[i].status);
-		json_key(&j, "duration_ms");
-		json_int(&j, r->steps[i].ms);
-		json_close(&j, '}');
-	}
-	json_close(&j, ']');
+	steps_json(r, &j);
 	json_key(&j, "verdict");
 	json_str(&j, verdict_name(r->verdict));
 	json_key(&j, "status");
@@ -143,16 +176,7 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 	}
 	if (r->refs.n > 0) {
 		json_key(&j, "refs");
-		json_open(&j, '{');
-		for (i = 0; i < r->refs.n; i++) {
-			char	*sp = strchr(r->refs.v[i], ' ');
-
-			*sp = '\0';
-			json_key(&j, r->refs.v[i]);
-			json_str(&j, sp + 1);
-			*sp = ' ';
-		}
-		json_close(&j, '}');
+		refs_json(r, &j);
 	}
 	if (r->have_snap && rundir_kept(&r->rd)) {
 		json_key(&j, "kept");
