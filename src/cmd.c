@@ -1,5 +1,4 @@
-/* The command table, and each command's options: parsed, and printed as
- * its usage and help. */
+/* The command table, and each command's options: parsed, and shown. */
 #include "config.h"
 
 #include <err.h>

@@ -1,7 +1,4 @@
-/*
- * forge hook: install or remove the git hooks that run forge verify on
- * what is being committed (pre-commit) or pushed (pre-push).
- */
+/* forge hook: install or remove the git hooks that run forge verify. */
 #include "config.h"
 
 #include <sys/stat.h>

@@ -1,8 +1,4 @@
-/*
- * forge status: the circuit breaker, the last verdict, the last events;
- * with --json, the breaker, the last verdict and the copies forge keeps,
- * as one object for a gate or an agent to read.
- */
+/* forge status: the breaker, the last verdict and events, or them as JSON. */
 #include "config.h"
 
 #include <err.h>

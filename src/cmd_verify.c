@@ -1,7 +1,4 @@
-/*
- * forge verify: run the verification, in place or in an ephemeral copy,
- * and record the verdict in the real repository.
- */
+/* forge verify: a run's flow, its steps and its verdict, recorded. */
 #include "config.h"
 
 #include <sys/stat.h>

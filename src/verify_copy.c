@@ -1,7 +1,4 @@
-/*
- * The run's copy: a parked one claimed, or a fresh one made; after the
- * steps, kept, parked for the next run or removed.
- */
+/* The run's copy: claimed or made, then kept, parked or removed. */
 #include "config.h"
 
 #include <sys/resource.h>

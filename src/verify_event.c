@@ -1,4 +1,4 @@
-/* The timeline's event of a run of forge verify: report.c reads it. */
+/* The events a run of forge verify appends to the timeline. */
 #include "config.h"
 
 #include <string.h>
