@@ -7,14 +7,18 @@
 
 #include "unit.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "change.h"
+#include "cmd.h"
 #include "cmd_verify.h"
 #include "color.h"
+#include "contain.h"
 #include "gitcmd.h"
 #include "json.h"
 #include "settings.h"
@@ -70,48 +74,121 @@ START_TEST(t_verify_defaults)
 }
 END_TEST
 
+/* A field of struct verify_opts, and what a parse leaves in it. */
+enum { W_END, W_INT, W_LONG, W_STR, W_ARGV0 };
+struct want {
+	int		 kind;
+	size_t		 off;
+	long long	 n;
+	const char	*s;		/* W_STR, W_ARGV0: NULL for none */
+};
+
+#define WI(f, v)	{ W_INT, offsetof(struct verify_opts, f), (v), NULL }
+#define WL(f, v)	{ W_LONG, offsetof(struct verify_opts, f), (v), NULL }
+#define WS(f, v)	{ W_STR, offsetof(struct verify_opts, f), 0, (v) }
+#define WARGV(v)	{ W_ARGV0, 0, 0, (v) }
+
+/* W_ARGV0 is of a struct verify_opts. */
+static void
+check_wants(const void *base, const struct want *w, size_t k)
+{
+	const struct verify_opts	*o = base;
+	const char			*p, *got;
+
+	for (; w->kind != W_END; w++) {
+		p = (const char *)base + w->off;
+		switch (w->kind) {
+		case W_INT:
+			ck_assert_msg(*(const int *)(const void *)p == w->n,
+			    "case %zu: field at %zu is %d, not %lld", k,
+			    w->off, *(const int *)(const void *)p, w->n);
+			break;
+		case W_LONG:
+			ck_assert_msg(*(const long long *)(const void *)p ==
+			    w->n, "case %zu: field at %zu is %lld, not %lld",
+			    k, w->off, *(const long long *)(const void *)p,
+			    w->n);
+			break;
+		case W_STR:
+		case W_ARGV0:
+			got = w->kind == W_STR ?
+			    *(const char *const *)(const void *)p :
+			    o->argv != NULL ? o->argv[0] : NULL;
+			ck_assert_msg((got == NULL && w->s == NULL) ||
+			    (got != NULL && w->s != NULL &&
+			    strcmp(got, w->s) == 0), "case %zu: %s, not %s",
+			    k, got != NULL ? got : "NULL",
+			    w->s != NULL ? w->s : "NULL");
+			break;
+		}
+	}
+}
+
+/* Each command line parses, and leaves these fields so. */
 START_TEST(t_verify_options)
 {
+	const struct {
+		const char *const	*args;
+		struct want		 want[7];
+	} cases[] = {
+		{ V("--isolated", "--no-check", "--keep", "--timeout", "10m",
+		    "--verbose"), { WI(isolated, 1), WI(check, 0),
+		    WI(keep, KEEP_ALWAYS), WL(timeout_ms, 600000),
+		    WI(verbose, 1), WARGV(NULL) } },
+		{ V("-i", "-k", "-t", "90s", "-v"), { WI(isolated, 1),
+		    WI(keep, KEEP_ALWAYS), WL(timeout_ms, 90000),
+		    WI(verbose, 1) } },
+		{ V("--timeout=1.5h", "-t0"), { WL(timeout_ms, 0) } },
+		{ V("--in-place"), { WI(isolated, 0) } },
+		/* The last of two says. */
+		{ V("--in-place", "--isolated"), { WI(isolated, 1) } },
+		{ V("--isolated", "--in-place"), { WI(isolated, 0) } },
+		/* --keep is fine once --isolated has the last word. */
+		{ V("--in-place", "--keep", "--isolated"),
+		    { WI(keep, KEEP_ALWAYS) } },
+		/* When: the value is attached with "=", and the last one
+		 * says. */
+		{ V("--keep=failure"), { WI(keep, KEEP_FAILURE) } },
+		{ V("--keep=never", "--keep=always"),
+		    { WI(keep, KEEP_ALWAYS) } },
+		{ V("--keep=always", "--keep=never"),
+		    { WI(keep, KEEP_NEVER) } },
+		{ V("--keep", "failure"), { WI(keep, KEEP_ALWAYS),
+		    WARGV("failure") } },
+		/* Keeping nothing is no conflict with --in-place. */
+		{ V("--keep=never", "--in-place"), { WI(keep, KEEP_NEVER) } },
+		/* What the copy is made of. */
+		{ V("--staged"), { WI(staged, 1), WS(rev, NULL),
+		    WI(no_breaker, 0), WI(cache, -1) } },
+		{ V("--rev=HEAD~2", "--no-breaker"), { WS(rev, "HEAD~2"),
+		    WI(staged, 0), WI(no_breaker, 1) } },
+		{ V("--rev", "main", "--isolated"), { WS(rev, "main") } },
+		{ V("--cache"), { WI(cache, 1) } },
+		{ V("--cache", "--no-cache"), { WI(cache, 0) } },
+		{ V("--no-cache", "--cache"), { WI(cache, 1) } },
+		/* After the command, they are the command's. */
+		{ V("--", "make", "--staged"), { WI(staged, 0),
+		    WARGV("make") } },
+		/* Reused, incremental or not; --no-reuse ends both. */
+		{ V("--reuse"), { WI(reuse, 1), WI(isolated, 1) } },
+		{ V("--incremental"), { WI(incremental, 1), WI(isolated, 1) } },
+		{ V("--incremental", "--no-reuse"), { WI(reuse, 0),
+		    WI(incremental, 0), WI(isolated, -1) } },
+		{ V("--clone"), { WI(clone, 1) } },
+		{ V("--clone", "--worktree"), { WI(clone, 0) } },
+		{ V("--setup", "--exit=verdict"), { WI(setup, 1),
+		    WI(exit_verdict, 1) } },
+		{ V("--exit=verdict", "--exit=status"),
+		    { WI(exit_verdict, 0) } },
+	};
 	struct verify_opts	o;
+	size_t			i;
 
-	ck_assert_int_eq(vparse(&o, V("--isolated", "--no-check", "--keep",
-	    "--timeout", "10m", "--verbose")), 0);
-	ck_assert_int_eq(o.isolated, 1);
-	ck_assert_int_eq(o.check, 0);
-	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
-	ck_assert_int_eq(o.timeout_ms, 600000);
-	ck_assert_int_eq(o.verbose, 1);
-	ck_assert_ptr_null(o.argv);
-	ck_assert_int_eq(vparse(&o, V("-i", "-k", "-t", "90s", "-v")), 0);
-	ck_assert_int_eq(o.isolated, 1);
-	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
-	ck_assert_int_eq(o.timeout_ms, 90000);
-	ck_assert_int_eq(o.verbose, 1);
-	ck_assert_int_eq(vparse(&o, V("--timeout=1.5h", "-t0")), 0);
-	ck_assert_int_eq(o.timeout_ms, 0);
-	ck_assert_int_eq(vparse(&o, V("--in-place")), 0);
-	ck_assert_int_eq(o.isolated, 0);
-	/* The last of two says. */
-	ck_assert_int_eq(vparse(&o, V("--in-place", "--isolated")), 0);
-	ck_assert_int_eq(o.isolated, 1);
-	ck_assert_int_eq(vparse(&o, V("--isolated", "--in-place")), 0);
-	ck_assert_int_eq(o.isolated, 0);
-	/* --keep is fine once --isolated has the last word. */
-	ck_assert_int_eq(vparse(&o, V("--in-place", "--keep", "--isolated")),
-	    0);
-	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
-	/* When: the value is attached with "=", and the last one says. */
-	ck_assert_int_eq(vparse(&o, V("--keep=failure")), 0);
-	ck_assert_int_eq(o.keep, KEEP_FAILURE);
-	ck_assert_int_eq(vparse(&o, V("--keep=never", "--keep=always")), 0);
-	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
-	ck_assert_int_eq(vparse(&o, V("--keep=always", "--keep=never")), 0);
-	ck_assert_int_eq(o.keep, KEEP_NEVER);
-	ck_assert_int_eq(vparse(&o, V("--keep", "failure")), 0);
-	ck_assert_int_eq(o.keep, KEEP_ALWAYS);
-	ck_assert_str_eq(o.argv[0], "failure");
-	/* Keeping nothing is no conflict with --in-place. */
-	ck_assert_int_eq(vparse(&o, V("--keep=never", "--in-place")), 0);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_msg(vparse(&o, cases[i].args) == 0, "case %zu "
+		    "refused", i);
+		check_wants(&o, cases[i].want, i);
+	}
 }
 END_TEST
 
@@ -246,40 +323,6 @@ START_TEST(t_rev_kind)
 }
 END_TEST
 
-START_TEST(t_verify_sources)
-{
-	struct verify_opts	o;
-
-	ck_assert_int_eq(vparse(&o, V("--staged")), 0);
-	ck_assert_int_eq(o.staged, 1);
-	ck_assert_ptr_null(o.rev);
-	ck_assert_int_eq(o.no_breaker, 0);
-	ck_assert_int_eq(o.cache, -1);
-	ck_assert_int_eq(vparse(&o, V("--rev=HEAD~2", "--no-breaker")), 0);
-	ck_assert_str_eq(o.rev, "HEAD~2");
-	ck_assert_int_eq(o.staged, 0);
-	ck_assert_int_eq(o.no_breaker, 1);
-	ck_assert_int_eq(vparse(&o, V("--rev", "main", "--isolated")), 0);
-	ck_assert_str_eq(o.rev, "main");
-	ck_assert_int_eq(vparse(&o, V("--cache")), 0);
-	ck_assert_int_eq(o.cache, 1);
-	ck_assert_int_eq(vparse(&o, V("--cache", "--no-cache")), 0);
-	ck_assert_int_eq(o.cache, 0);
-	ck_assert_int_eq(vparse(&o, V("--no-cache", "--cache")), 0);
-	ck_assert_int_eq(o.cache, 1);
-	/* Two trees, a copy's tree in place, or the working state's
-	 * change report: each refused. */
-	ck_assert_int_eq(vparse(&o, V("--staged", "--rev=HEAD")), -1);
-	ck_assert_int_eq(vparse(&o, V("--staged", "--in-place")), -1);
-	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--in-place")), -1);
-	ck_assert_int_eq(vparse(&o, V("--staged", "--change")), -1);
-	ck_assert_int_eq(vparse(&o, V("--rev=")), -1);
-	/* After the command, they are the command's. */
-	ck_assert_int_eq(vparse(&o, V("--", "make", "--staged")), 0);
-	ck_assert_int_eq(o.staged, 0);
-}
-END_TEST
-
 START_TEST(t_verify_bad)
 {
 	const char *const *const bad[] = {
@@ -301,6 +344,19 @@ START_TEST(t_verify_bad)
 		V("--keep=failure", "--in-place"),
 		V("--contain", "--in-place"),
 		V("--in-place", "--contain"),
+		/* Two trees, a copy's tree in place, or the working state's
+		 * change report. */
+		V("--staged", "--rev=HEAD"),
+		V("--staged", "--in-place"),
+		V("--rev=HEAD", "--in-place"),
+		V("--staged", "--change"),
+		V("--rev="),
+		V("--exit=bogus"),
+		V("--exit"),
+		V("--no-reuse", "--incremental"),
+		V("--clone", "--in-place"),
+		V("--clone", "--staged"),
+		V("--reuse", "--in-place"),
 	};
 	struct verify_opts	o;
 	size_t			i;
@@ -347,6 +403,152 @@ START_TEST(t_verify_help)
 }
 END_TEST
 
+/* cmd.c: a command's table of options, parsed and printed */
+
+struct toy {
+	int		 flag;
+	int		 bits;
+	const char	*name;
+	const char	*opt;		/* "none": given without a value */
+	const char	*wide;
+};
+
+static int
+toy_opt(void *opts, const char *arg)
+{
+	struct toy	*t = opts;
+
+	if (arg != NULL && strcmp(arg, "bad") == 0)
+		return -1;
+	t->opt = arg != NULL ? arg : "none";
+	return 0;
+}
+
+static const struct cmd_opt toy_opts[] = {
+	CMD_FLAG("on", 'o', offsetof(struct toy, flag), 1, 0, "turn it on"),
+	CMD_FLAG("off", 0, offsetof(struct toy, flag), 0, CMD_OR,
+	    "turn it off,\nwhatever came before"),
+	CMD_BITS("alpha", 'a', offsetof(struct toy, bits), 1, CMD_BREAK,
+	    "bit one"),
+	CMD_BITS("beta", 0, offsetof(struct toy, bits), 2, 0, "bit two"),
+	CMD_STRING("name", 'n', "name", offsetof(struct toy, name),
+	    CMD_UNLISTED, "a name"),
+	CMD_CALL("opt", 'p', optional_argument, "value", "V", toy_opt,
+	    0, "an optional value"),
+	CMD_STRING("a-rather-wide-one", 0, "argument",
+	    offsetof(struct toy, wide), CMD_EQ | CMD_BREAK,
+	    "too wide for its column"),
+	CMD_END
+};
+
+static const struct cmd_entry toy_entry = {
+	"toy", "[file ...]", "Toy.\n", toy_opts, NULL
+};
+
+/* Parse args after "toy": what cmd_parse() returns. */
+static int
+toy_parse(struct toy *t, const char *const *args)
+{
+	static char	*argv[16];
+	int		 argc = 0;
+
+	memset(t, 0, sizeof(*t));
+	argv[argc++] = "toy";
+	for (; *args != NULL; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return cmd_parse(&toy_entry, argc, argv, t);
+}
+
+START_TEST(t_cmd_parse)
+{
+	const struct {
+		const char *const	*args;
+		int			 ret;		/* operand or -1 */
+		int			 flag, bits;
+		const char		*name, *opt;
+	} cases[] = {
+		{ V("--on", "-a", "--beta", "--name", "x", "file"), 6, 1, 3,
+		    "x", NULL },
+		{ V("-o", "--off"), 3, 0, 0, NULL, NULL },
+		/* A letter help does not list works all the same. */
+		{ V("-n", "y", "-a", "-a"), 5, 0, 1, "y", NULL },
+		/* An optional value is attached, never the letter's. */
+		{ V("--opt"), 2, 0, 0, NULL, "none" },
+		{ V("--opt=v"), 2, 0, 0, NULL, "v" },
+		{ V("-p", "v"), 2, 0, 0, NULL, "none" },
+		/* Abbreviated, as getopt_long takes them. */
+		{ V("--na", "z", "--al"), 4, 0, 1, "z", NULL },
+		/* The first operand, or "--", ends the options. */
+		{ V("file", "--on"), 1, 0, 0, NULL, NULL },
+		{ V("--", "--on"), 2, 0, 0, NULL, NULL },
+		{ V("--opt=bad"), -1, 0, 0, NULL, NULL },
+		{ V("--nope"), -1, 0, 0, NULL, NULL },
+		{ V("-z"), -1, 0, 0, NULL, NULL },
+		{ V("--on=1"), -1, 0, 0, NULL, NULL },
+		{ V("--name"), -1, 0, 0, NULL, NULL },
+		/* Help, wherever it is, before anything is wrong. */
+		{ V("-h"), CMD_HELP, 0, 0, NULL, NULL },
+		{ V("--on", "--help", "--nope"), CMD_HELP, 1, 0, NULL, NULL },
+	};
+	struct toy	t;
+	size_t		i;
+	int		r;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		r = toy_parse(&t, cases[i].args);
+		ck_assert_msg(r == cases[i].ret, "case %zu: %d, not %d", i, r,
+		    cases[i].ret);
+		if (r < 0 && r != CMD_HELP)
+			continue;
+		ck_assert_int_eq(t.flag, cases[i].flag);
+		ck_assert_int_eq(t.bits, cases[i].bits);
+		ck_assert_pstr_eq(t.name, cases[i].name);
+		ck_assert_pstr_eq(t.opt, cases[i].opt);
+	}
+}
+END_TEST
+
+/* The synopsis and the option lines, as --help prints them. */
+START_TEST(t_cmd_help)
+{
+	char	 buf[2048];
+	FILE	*f;
+	size_t	 n;
+	int	 saved;
+
+	ck_assert_ptr_nonnull(f = tmpfile());
+	fflush(stdout);
+	ck_assert_int_ne(saved = dup(STDOUT_FILENO), -1);
+	ck_assert_int_ne(dup2(fileno(f), STDOUT_FILENO), -1);
+	cmd_help(&toy_entry);
+	fflush(stdout);
+	ck_assert_int_ne(dup2(saved, STDOUT_FILENO), -1);
+	close(saved);
+	rewind(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+	ck_assert_str_eq(buf,
+	    "usage: forge toy [--on | --off]\n"
+	    "                 [--alpha] [--beta] [--name name] "
+	    "[--opt[=value]]\n"
+	    "                 [--a-rather-wide-one=argument] [file ...]\n"
+	    "\n"
+	    "Toy.\n"
+	    "\n"
+	    "  -o, --on            turn it on\n"
+	    "      --off           turn it off,\n"
+	    "                      whatever came before\n"
+	    "  -a, --alpha         bit one\n"
+	    "      --beta          bit two\n"
+	    "      --name name     a name\n"
+	    "  -p, --opt[=V]       an optional value\n"
+	    "      --a-rather-wide-one=argument\n"
+	    "                      too wide for its column\n");
+}
+END_TEST
+
 /* settings_apply, settings_bool */
 
 static int
@@ -362,18 +564,34 @@ apply(struct settings *c, const char *const *recs, int *set)
 	return r;
 }
 
+#define SI(f, v)	{ W_INT, offsetof(struct settings, f), (v), NULL }
+#define SL(f, v)	{ W_LONG, offsetof(struct settings, f), (v), NULL }
+
+/* What settings_init() takes from the rows, as forge(1) documents it. */
 START_TEST(t_settings_defaults)
 {
+	const struct want	want[] = {
+		SI(isolated, 0), SI(reuse, 0), SI(incremental, 0),
+		SI(reuse_copies, 2), SI(cache, 0), SI(clone, 0),
+		SL(refs_expiry_ms, 30LL * 24 * 3600 * 1000), SL(timeout_ms, 0),
+		SL(grace_ms, 5000), SI(threshold, 3),
+		SL(timeline_max, 10 << 20), SI(keep, KEEP_NEVER),
+		SL(reuse_expiry_ms, 7LL * 24 * 3600 * 1000),
+		SL(copy_threshold, 1 << 20), SI(color, COLOR_AUTO),
+		SI(color_forge, -1), SI(color_ui, -1), SI(contain, 0),
+		SI(contain_method, CONTAIN_METHOD_AUTO),
+		{ W_END, 0, 0, NULL }
+	};
 	struct settings	c;
 	int		set = -1;
 
 	settings_init(&c);
+	check_wants(&c, want, 0);
 	ck_assert_uint_eq(c.verify.n, 0);
-	ck_assert_int_eq(c.isolated, 0);
-	ck_assert_int_eq(c.timeout_ms, 0);
-	ck_assert_int_eq(c.grace_ms, 5000);
-	ck_assert_int_eq(c.threshold, 3);
-	ck_assert_int_eq(c.timeline_max, 10 << 20);
+	ck_assert_uint_eq(c.setup.n, 0);
+	ck_assert_uint_eq(c.contain_writable.n, 0);
+	ck_assert_str_eq(c.cache_env.v[0], "PATH");
+	ck_assert_ptr_null(c.verify_from);
 	ck_assert_int_eq(settings_apply(&c, "", 0, "test", &set), 0);
 	ck_assert_int_eq(set, 0);
 	ck_assert_int_eq(c.threshold, 3);
@@ -454,55 +672,15 @@ START_TEST(t_settings_isolated)
 }
 END_TEST
 
-START_TEST(t_settings_keep)
-{
-	struct settings	c;
-	int		set;
-
-	settings_init(&c);
-	ck_assert_int_eq(c.keep, KEEP_NEVER);
-	ck_assert_int_eq(apply(&c, V("forge.keep\nfailure"), &set), 0);
-	ck_assert_int_eq(c.keep, KEEP_FAILURE);
-	ck_assert_int_eq(apply(&c, V("forge.keep\nAlways"), &set), 0);
-	ck_assert_int_eq(c.keep, KEEP_ALWAYS);
-	ck_assert_int_eq(apply(&c, V("forge.keep\nnever"), &set), 0);
-	ck_assert_int_eq(c.keep, KEEP_NEVER);
-	/* A boolean, as git would read one: true is always. */
-	ck_assert_int_eq(apply(&c, V("forge.keep"), &set), 0);
-	ck_assert_int_eq(c.keep, KEEP_ALWAYS);
-	ck_assert_int_eq(apply(&c, V("forge.keep\nfalse"), &set), 0);
-	ck_assert_int_eq(c.keep, KEEP_NEVER);
-	ck_assert_int_eq(apply(&c, V("forge.keep\nfailures"), &set), -1);
-	ck_assert_int_eq(c.keep, KEEP_NEVER);
-	settings_free(&c);
-}
-END_TEST
-
+/* The parse forge.reuseExpiry's row uses, on its own. */
 START_TEST(t_settings_reuse_expiry)
 {
-	struct settings	c;
-	int		set;
-
-	settings_init(&c);
-	ck_assert(c.reuse_expiry_ms == 7LL * 24 * 3600 * 1000);
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n12h"), &set), 0);
-	ck_assert(c.reuse_expiry_ms == 12LL * 3600 * 1000);
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\nnever"), &set), 0);
-	ck_assert(c.reuse_expiry_ms == REUSE_EXPIRY_NEVER);
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n2d"), &set), 0);
-	ck_assert(c.reuse_expiry_ms == 2LL * 24 * 3600 * 1000);
-	/* 0: whatever is unused now goes at the next gc. */
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n0"), &set), 0);
-	ck_assert(c.reuse_expiry_ms == 0);
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\nsoon"), &set), -1);
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry"), &set), -1);
-	ck_assert_int_eq(apply(&c, V("forge.reuseexpiry\n-1d"), &set), -1);
-	ck_assert(c.reuse_expiry_ms == 0);
 	ck_assert(settings_reuse_expiry("7d") == DEFAULT_REUSE_EXPIRY_MS);
 	ck_assert(settings_reuse_expiry("NEVER") == REUSE_EXPIRY_NEVER);
+	ck_assert(settings_reuse_expiry("0") == 0);
 	ck_assert(settings_reuse_expiry("") == -2);
+	ck_assert(settings_reuse_expiry("-1d") == -2);
 	ck_assert(settings_reuse_expiry(NULL) == -2);
-	settings_free(&c);
 }
 END_TEST
 
@@ -537,29 +715,64 @@ START_TEST(t_settings_bool_integers)
 }
 END_TEST
 
-START_TEST(t_settings_numbers)
+/* Each layer is taken, and leaves these fields so. */
+START_TEST(t_settings_values)
 {
+	const struct {
+		const char *const	*recs;
+		struct want		 want[3];
+	} cases[] = {
+		{ V("forge.timeout\n10m"), { SL(timeout_ms, 600000) } },
+		{ V("forge.timeout\n0"), { SL(timeout_ms, 0) } },
+		{ V("forge.killafter\n2.5s"), { SL(grace_ms, 2500) } },
+		{ V("forge.refsexpiry\n1d"), { SL(refs_expiry_ms, 86400000) } },
+		{ V("forge.breakerthreshold\n5"), { SI(threshold, 5) } },
+		{ V("forge.breakerthreshold\n0"), { SI(threshold, 0) } },
+		{ V("forge.breakerthreshold\n1000000"),
+		    { SI(threshold, 1000000) } },
+		{ V("forge.reusecopies\n0"), { SI(reuse_copies, 0) } },
+		{ V("forge.reusecopies\n64"), { SI(reuse_copies, 64) } },
+		{ V("forge.timelinemaxsize\n1m"),
+		    { SL(timeline_max, 1 << 20) } },
+		{ V("forge.timelinemaxsize\n4k"), { SL(timeline_max, 4096) } },
+		{ V("forge.copythreshold\n512k"),
+		    { SL(copy_threshold, 512 << 10) } },
+		{ V("forge.copythreshold\n0"), { SL(copy_threshold, 0) } },
+		{ V("forge.contain\nyes"), { SI(contain, 1) } },
+		{ V("forge.reuse"), { SI(reuse, 1) } },
+		{ V("forge.incremental\non", "forge.cache\n1"),
+		    { SI(incremental, 1), SI(cache, 1) } },
+		{ V("forge.isolation\nclone"), { SI(clone, 1) } },
+		{ V("forge.isolation\nclone", "forge.isolation\nworktree"),
+		    { SI(clone, 0) } },
+		{ V("forge.keep\nfailure"), { SI(keep, KEEP_FAILURE) } },
+		{ V("forge.keep\nAlways"), { SI(keep, KEEP_ALWAYS) } },
+		{ V("forge.keep\nalways", "forge.keep\nnever"),
+		    { SI(keep, KEEP_NEVER) } },
+		/* A boolean, as git would read one: true is always. */
+		{ V("forge.keep"), { SI(keep, KEEP_ALWAYS) } },
+		{ V("forge.keep\nalways", "forge.keep\nfalse"),
+		    { SI(keep, KEEP_NEVER) } },
+		{ V("forge.reuseexpiry\n12h"),
+		    { SL(reuse_expiry_ms, 12LL * 3600 * 1000) } },
+		{ V("forge.reuseexpiry\nnever"),
+		    { SL(reuse_expiry_ms, REUSE_EXPIRY_NEVER) } },
+		{ V("forge.reuseexpiry\n2d"),
+		    { SL(reuse_expiry_ms, 2LL * 24 * 3600 * 1000) } },
+		/* 0: whatever is unused now goes at the next gc. */
+		{ V("forge.reuseexpiry\n0"), { SL(reuse_expiry_ms, 0) } },
+	};
 	struct settings	c;
+	size_t		i;
 	int		set;
 
-	settings_init(&c);
-	ck_assert_int_eq(apply(&c, V("forge.timeout\n10m",
-	    "forge.killafter\n2.5s", "forge.breakerthreshold\n5",
-	    "forge.timelinemaxsize\n1m"), &set), 0);
-	ck_assert_int_eq(c.timeout_ms, 600000);
-	ck_assert_int_eq(c.grace_ms, 2500);
-	ck_assert_int_eq(c.threshold, 5);
-	ck_assert_int_eq(c.timeline_max, 1 << 20);
-	ck_assert_int_eq(apply(&c, V("forge.timeout\n0",
-	    "forge.breakerthreshold\n0", "forge.timelinemaxsize\n4k"), &set),
-	    0);
-	ck_assert_int_eq(c.timeout_ms, 0);
-	ck_assert_int_eq(c.threshold, 0);
-	ck_assert_int_eq(c.timeline_max, 4096);
-	ck_assert_int_eq(apply(&c, V("forge.breakerthreshold\n1000000"),
-	    &set), 0);
-	ck_assert_int_eq(c.threshold, 1000000);
-	settings_free(&c);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		settings_init(&c);
+		ck_assert_msg(apply(&c, cases[i].recs, &set) == 0,
+		    "case %zu refused", i);
+		check_wants(&c, cases[i].want, i);
+		settings_free(&c);
+	}
 }
 END_TEST
 
@@ -576,21 +789,26 @@ START_TEST(t_settings_bad)
 		"forge.breakerthreshold\n3 ",
 		"forge.timelinemaxsize", "forge.timelinemaxsize\n4095",
 		"forge.timelinemaxsize\n1k", "forge.timelinemaxsize\nbig",
-		"forge.isolated\n2x",
+		"forge.isolated\n2x", "forge.keep\nfailures",
+		"forge.reuseexpiry\nsoon", "forge.reuseexpiry",
+		"forge.reuseexpiry\n", "forge.reuseexpiry\n-1d",
+		"forge.reusecopies\n65", "forge.reusecopies",
+		"forge.isolation\nClone", "forge.isolation",
+		"forge.refsexpiry\n0", "forge.copythreshold\n1x",
+		"forge.cacheenv\n1BAD", "forge.cacheenv\nA B*C",
 	};
-	struct settings	c;
+	struct settings	c, before;
 	size_t		i;
 	int		set;
 
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		settings_init(&c);
+		memcpy(&before, &c, sizeof(c));
 		ck_assert_msg(apply(&c, V(bad[i]), &set) == -1,
 		    "accepted: %s", bad[i]);
 		/* A bad value changes nothing. */
-		ck_assert_int_eq(c.timeout_ms, 0);
-		ck_assert_int_eq(c.grace_ms, 5000);
-		ck_assert_int_eq(c.threshold, 3);
-		ck_assert_int_eq(c.timeline_max, 10 << 20);
+		ck_assert_msg(memcmp(&before, &c, sizeof(c)) == 0,
+		    "changed by: %s", bad[i]);
 		settings_free(&c);
 	}
 	/* One bad value spoils the layer, wherever it is. */
@@ -1229,21 +1447,24 @@ parse_suite(void)
 	tcase_add_test(tc, t_verify_command);
 	tcase_add_test(tc, t_verify_change);
 	tcase_add_test(tc, t_rev_kind);
-	tcase_add_test(tc, t_verify_sources);
 	tcase_add_test(tc, t_verify_bad);
 	tcase_add_test(tc, t_verify_conflicts);
 	tcase_add_exit_test(tc, t_verify_help, 0);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("cmd");
+	tcase_add_test(tc, t_cmd_parse);
+	tcase_add_test(tc, t_cmd_help);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("settings");
 	tcase_add_test(tc, t_settings_defaults);
 	tcase_add_test(tc, t_settings_verify);
 	tcase_add_test(tc, t_settings_isolated);
-	tcase_add_test(tc, t_settings_keep);
 	tcase_add_test(tc, t_settings_reuse_expiry);
 	tcase_add_test(tc, t_settings_bool);
 	tcase_add_test(tc, t_settings_bool_integers);
-	tcase_add_test(tc, t_settings_numbers);
+	tcase_add_test(tc, t_settings_values);
 	tcase_add_test(tc, t_settings_bad);
 	tcase_add_test(tc, t_settings_unknown);
 	tcase_add_test(tc, t_settings_core);
