@@ -1,11 +1,16 @@
 /*
- * forge verify's command line, parsed (exposed for tests).
+ * forge verify's command line, parsed (exposed for tests); its options
+ * are the rows of verify_options[], in verify_opts.c.
  *
  *	struct verify_opts o;
  *	if (verify_parse(argc, argv, &o) == -1)
- *		return EXIT_USAGE;	said why, with the synopsis
+ *		return EXIT_USAGE;	said why (an option it does not
+ *					know: with the synopsis)
  *	if (o.help)
  *		... print the help ...
+ *	... the settings read ...
+ *	if (verify_conflicts(&o, isolated, contain) == -1)
+ *		return EXIT_USAGE;	what the settings add, said why
  *
  * argv is the command's own (argv[0] is "verify").  The struct borrows
  * from argv: o.argv, o.change and o.rev point into it, and must not

@@ -1,7 +1,7 @@
 /*
  * A run of forge verify, shared by the files that carry it out:
- * cmd_verify.c (the flow, the steps and the verdict) and the timeline
- * event's writer.
+ * cmd_verify.c (the flow, the steps and the verdict), verify_copy.c (the
+ * copy it runs in) and verify_event.c (what the timeline records of it).
  *
  * cmd_verify() owns the one struct run there is, and everything it
  * points to: its strings, its steps, its copy (snap, if have_snap), its
