@@ -648,7 +648,6 @@ settings_load(struct settings *c, const struct repo *r, const char *from)
 	char		*path = NULL, *blob = NULL, *origin = NULL;
 	int		 set, ret = -1;
 
-	settings_init(c);
 	/*
 	 * .forgeconfig first: any git config layer overrides it, and a
 	 * forge.verify there replaces its list (settings_apply clears).

@@ -2,6 +2,7 @@
  * forge's settings, all read through git config.
  *
  *	struct settings c;
+ *	settings_init(&c);		the defaults
  *	switch (settings_load(&c, &repo, from)) {
  *	case -1:	a bad value, named: exit(EXIT_USAGE)
  *	case -2:	git could not read them (said why): exit(EXIT_FORGE)
@@ -112,6 +113,7 @@ struct settings {
 };
 
 void	settings_init(struct settings *);
+/* Read the settings into c, which settings_init() made. */
 int	settings_load(struct settings *, const struct repo *, const char *);
 /* forge.cacheEnv's names when nothing sets it. */
 void	settings_cache_env_default(struct strv *);
