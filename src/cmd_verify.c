@@ -439,22 +439,6 @@ run_steps(struct run *r)
 		contain_end(&r->plan);
 }
 
-/* Did the copy leave out part of what it is a copy of? */
-int
-partial(const struct run *r)
-{
-	return r->have_snap && r->snap.left_out.n > 0;
-}
-
-/* The timeline's mode: in-place, isolated, staged or rev. */
-const char *
-run_mode(const struct run *r)
-{
-	if (source_mode(&r->source) != NULL)
-		return source_mode(&r->source);
-	return r->isolated ? "isolated" : "in-place";
-}
-
 /*
  * Fold the verdict into the breaker and append it to the timeline, in
  * one transaction: both or neither.  What forge exits with is what this
@@ -846,7 +830,7 @@ prepare(struct run *r, const struct verify_opts *o)
 	/* Fit to park from now on, whatever the command does to it: the
 	 * next run brings it up to date, or rebuilds it. */
 	r->copy_ready = 1;
-	verify_copy_skip_setup(r, o);
+	verify_copy_skip_setup(r, o->setup);
 	if (r->snap.tree != NULL)
 		r->tree = xstrdup(r->snap.tree);
 	if (o->verbose)

@@ -86,9 +86,25 @@ struct run {
 	char		*cached_at;	/* a hit: when it was verified */
 };
 
+/*
+ * Read by every file of the run (here, so that none of them depends on
+ * another for it).
+ */
+
 /* Did the copy leave out part of what it is a copy of? */
-int		 partial(const struct run *);
+static inline int
+partial(const struct run *r)
+{
+	return r->have_snap && r->snap.left_out.n > 0;
+}
+
 /* The timeline's mode: in-place, isolated, staged or rev. */
-const char	*run_mode(const struct run *);
+static inline const char *
+run_mode(const struct run *r)
+{
+	if (source_mode(&r->source) != NULL)
+		return source_mode(&r->source);
+	return r->isolated ? "isolated" : "in-place";
+}
 
 #endif /* VERIFY_INT_H */
