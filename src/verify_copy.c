@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "clone.h"
-#include "cmd_verify.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "patch.h"
@@ -166,12 +165,12 @@ verify_copy_make(struct run *r, int verbose)
 /* An incremental copy keeps what its setup made: not run again, unless
  * the steps changed or --setup says so. */
 void
-verify_copy_skip_setup(struct run *r, const struct verify_opts *o)
+verify_copy_skip_setup(struct run *r, int setup)
 {
 	char	*want;
 	size_t	 i;
 
-	if (!r->reused || !r->incremental || o->setup)
+	if (!r->reused || !r->incremental || setup)
 		return;
 	want = setup_state(r, 0);
 	if (r->had_setup != NULL && strcmp(want, r->had_setup) == 0)

@@ -10,8 +10,9 @@
  *	if (verify_copy_make(r, verbose) == -1)
  *		...		not built (or brought up to date) and proved:
  *				said why
- *	verify_copy_skip_setup(r, o);	an incremental copy's setup steps
- *				are marked skip, if they ran as they are
+ *	verify_copy_skip_setup(r, setup);	an incremental copy's setup
+ *				steps are marked skip, if they ran as they
+ *				are, unless setup (--setup)
  *	verify_copy_phases(&r->snap);	--verbose: where the time went
  *	... the steps ...
  *	verify_copy_results(r);	what a clone's command committed, brought
@@ -29,12 +30,11 @@
 struct repo;
 struct run;
 struct snapshot;
-struct verify_opts;
 
 int	verify_copy_tmpdir(const struct repo *);
 void	verify_copy_claim(struct run *);
 int	verify_copy_make(struct run *, int);
-void	verify_copy_skip_setup(struct run *, const struct verify_opts *);
+void	verify_copy_skip_setup(struct run *, int);
 void	verify_copy_phases(const struct snapshot *);
 void	verify_copy_results(struct run *);
 void	verify_copy_unclaim(struct run *);
