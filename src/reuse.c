@@ -855,25 +855,150 @@ drop_at(int root, const char *path)
 	return r;
 }
 
+/*
+ * Drop the rule files directly in dir (below root), as they are ignored
+ * there and no fresh copy has them: how many, or -1 said.
+ */
+static int
+drop_direct(int root, const char *dir, struct strv *dropped)
+{
+	struct stat	 st;
+	char		*path;
+	size_t		 i;
+	int		 fd, n = 0;
+
+	if ((fd = fs_walk_dir(root, dir, 0, 0)) == -1)
+		return 0;	/* gone since git listed it, or a symlink */
+	for (i = 0; rule_files[i] != NULL && n != -1; i++) {
+		if (fstatat(fd, rule_files[i], &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    S_ISDIR(st.st_mode))
+			continue;
+		path = xasprintf("%s/%s", dir, rule_files[i]);
+		if (drop_at(root, path) == -1)
+			n = -1;
+		else {
+			strv_push(dropped, path);
+			n++;
+		}
+		free(path);
+	}
+	close(fd);
+	return n;
+}
+
+/* The subdirectories of dir (below root), no symlink among them, pushed
+ * onto v. */
+static void
+push_subdirs(int root, const char *dir, struct strv *v)
+{
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	int		 fd;
+
+	if ((fd = fs_open_dir(root, dir, 0, 0)) == -1)
+		return;
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 ||
+		    fstatat(dirfd(d), de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISDIR(st.st_mode))
+			continue;
+		strv_pushf(v, "%s/%s", dir, de->d_name);
+	}
+	closedir(d);
+}
+
+/*
+ * The directories git listed whole as ignored (dirs, each without its
+ * trailing slash): one no rule of its parents matches is one git enters,
+ * to read the rule files in it that hide all it holds.  Those are
+ * dropped; where a directory has none, its subdirectories are looked at
+ * in turn.  1 if any was dropped (git is to list again), 0 if none, -1
+ * said.
+ */
+static int
+drop_entered(const struct git *g, int root, struct strv *dirs,
+    struct strv *dropped)
+{
+	const char *const	 check[] = { "check-ignore", "--stdin", "-z",
+	    NULL };
+	struct strv		 next = STRV_INIT;
+	struct buf		 in = BUF_INIT, out = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end;
+	size_t			 i, seen = 0;
+	int			 st, n, any = 0;
+
+	while (dirs->n > 0 && any == 0) {
+		if ((seen += dirs->n) > 100000) {
+			warnx("the reused copy holds too many directories "
+			    "git ignores whole to look into");
+			any = -1;
+			break;
+		}
+		buf_reset(&in);
+		buf_reset(&out);
+		buf_reset(&err);
+		for (i = 0; i < dirs->n; i++)
+			buf_add(&in, dirs->v[i], strlen(dirs->v[i]) + 1);
+		/* 1: none matched. */
+		if ((st = git_run(g, check, 0, &in, &out, &err)) != 0 &&
+		    st != 1) {
+			warnx("git check-ignore failed in the reused copy: %s",
+			    git_why(&err, st));
+			any = -1;
+			break;
+		}
+		for (i = 0; i < dirs->n && any != -1; i++) {
+			for (p = out.data, end = p + out.len; p != NULL &&
+			    p < end; p += strlen(p) + 1)
+				if (strcmp(p, dirs->v[i]) == 0)
+					break;
+			if (p != NULL && p < end)
+				continue;	/* not entered */
+			if ((n = drop_direct(root, dirs->v[i], dropped)) != 0)
+				any = n == -1 ? -1 : 1;
+			else
+				push_subdirs(root, dirs->v[i], &next);
+		}
+		strv_free(dirs);
+		*dirs = next;
+		next = (struct strv)STRV_INIT;
+	}
+	strv_free(&next);
+	buf_free(&in);
+	buf_free(&out);
+	buf_free(&err);
+	return any;
+}
+
 int
 reuse_drop_rules(const char *src, const char *copy, const char *common,
     const char *run, const char *index, struct spawn_idle *idle,
     struct strv *dropped)
 {
-	/* Ignored: --directory, as git enters no directory it ignores
-	 * whole, and reads no rule there for anything it hashes or lists.
+	/* Ignored: --directory, as git enters no directory a rule of its
+	 * parents ignores, and reads no rule there for anything it hashes
+	 * or lists.  A directory listed whole may still be one git enters,
+	 * all it holds hidden by rules in it (drop_entered()).
 	 * Untracked: what git clean would read, then remove. */
 	const char *const	 ignored[] = { "ls-files", "-z", "-o", "-i",
-	    "--exclude-standard", "--directory", NULL };
+	    "--exclude-standard", "--directory", "--no-empty-directory",
+	    NULL };
 	const char *const	 untracked[] = { "ls-files", "-z", "-o",
 	    "--exclude-standard", NULL };
 	const char *const	*which[] = { ignored, untracked };
+	struct strv		 dirs = STRV_INIT;
 	struct buf		 out = BUF_INIT;
 	struct git		 g;
 	const char		*p, *end;
 	char			*adm;
-	size_t			 k;
-	int			 root, again, ret = -1, rounds;
+	size_t			 k, len;
+	int			 root, again, ret = -1, rounds, r;
 
 	if (sync_begin(copy, common, run, idle, &g, &adm) == -1)
 		return -1;
@@ -896,8 +1021,15 @@ reuse_drop_rules(const char *src, const char *copy, const char *common,
 				goto out;
 			for (p = out.data, end = p + out.len; p != NULL &&
 			    p < end; p += strlen(p) + 1) {
-				if (*p == '\0' || p[strlen(p) - 1] == '/' ||
-				    !rule_file(p))
+				if (*p == '\0')
+					continue;
+				len = strlen(p);
+				if (p[len - 1] == '/') {
+					if (k == 0 && len > 1)
+						strv_pushn(&dirs, p, len - 1);
+					continue;
+				}
+				if (!rule_file(p))
 					continue;
 				/* An untracked one the working tree has too
 				 * is the working state's: a fresh copy has
@@ -910,12 +1042,18 @@ reuse_drop_rules(const char *src, const char *copy, const char *common,
 				again = 1;
 			}
 		}
+		if ((r = drop_entered(&g, root, &dirs, dropped)) == -1)
+			goto out;
+		if (r == 1)
+			again = 1;
+		strv_free(&dirs);
 	}
 	ret = again ? -1 : 0;
 	if (again)
 		warnx("the reused copy's ignore rules keep changing as they "
 		    "go");
 out:
+	strv_free(&dirs);
 	close(root);
 	buf_free(&out);
 	free(adm);

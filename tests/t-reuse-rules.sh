@@ -45,7 +45,7 @@ like "forge says what it removed" "$ierr" \
 
 # Ignore rules: a .gitignore below that hides a file from git, so that
 # git clean keeps it and the proof does not see it.
-mkdir src
+mkdir -p src
 printf 'int main;\n' >src/main.c
 git add src/main.c
 git commit -q -m src
@@ -88,6 +88,23 @@ EOF
 verdicts deep.sh
 verdicts deep.sh
 is "a rule file in a directory another one hid is found and removed" "$both" "0 0"
+
+# A directory that holds nothing but a directory hidden by its own rule
+# file: git lists the outer one whole, yet enters both.  As every git
+# version lists it.
+cat >"$T/nested.sh" <<'EOF'
+found=0
+test -e src/only/sub/.gitignore && found=1
+mkdir -p src/only/sub
+printf '*\n' >src/only/sub/.gitignore
+printf 'x\n' >src/only/sub/out.txt
+exit $found
+EOF
+verdicts nested.sh
+verdicts nested.sh
+is "a rule file below a directory git lists whole is found and removed" \
+    "$both" "0 0"
+like "and said" "$ierr" 'src/only/sub/\.gitignore'
 
 # Build output stays: ignored files, and rule files in a directory git
 # ignores whole (a tool's cache keeping a .gitignore of its own), which
