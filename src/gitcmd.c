@@ -19,6 +19,14 @@
 #include "sig.h"
 #include "xmalloc.h"
 
+/*
+ * git reads an object through refs/replace/ where one names it: a
+ * checkout writes the replacement's bytes under the replaced blob's id,
+ * and a file hashed again is neither.  forge's gits see the objects the
+ * ids name; the command's, as the user's own would.
+ */
+#define NO_REPLACE	"GIT_NO_REPLACE_OBJECTS=1"
+
 static char		*git_bin;
 static char		*version;
 static struct strv	 local_vars = STRV_INIT;
@@ -129,6 +137,7 @@ git_env(const struct git *g, struct strv *env)
 	strv_push(env, "GIT_NOGLOB_PATHSPECS");
 	strv_push(env, "GIT_ICASE_PATHSPECS");
 	strv_push(env, "LC_ALL=C");
+	strv_push(env, NO_REPLACE);
 	if (g == NULL)
 		return;
 	if (g->gitdir != NULL)
@@ -244,9 +253,10 @@ start_git(struct spawn *sp, const struct git *g, const char *const *args,
 	int		ret, saved = 0;
 
 	git_argv(&argv, args);
-	if (flags & GIT_USER_ENV)
+	if (flags & GIT_USER_ENV) {
 		strv_push(&env, "LC_ALL=C");
-	else
+		strv_push(&env, NO_REPLACE);
+	} else
 		git_env(g, &env);
 	sp->argv = argv.v;
 	sp->env = env.v;

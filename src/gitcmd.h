@@ -20,7 +20,9 @@
  * Every run starts from the caller's environment with all the
  * repository-local variables (git rev-parse --local-env-vars) removed, so
  * that nothing leaks from a git hook that runs forge, then sets the fields
- * above and LC_ALL=C (forge parses messages).  Every run also gets
+ * above, LC_ALL=C (forge parses messages) and GIT_NO_REPLACE_OBJECTS=1
+ * (forge reads the objects ids name, not what refs/replace/ puts in
+ * their place; GIT_USER_ENV runs too).  Every run also gets
  * --no-optional-locks, an empty core.fsmonitor (a stale monitor must not
  * hide a change), core.trustctime=true and core.checkStat=default (nor
  * may a lax stat check) and core.hooksPath=/dev/null (checkout hooks do

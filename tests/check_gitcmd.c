@@ -168,6 +168,7 @@ START_TEST(t_run_io)
 	ck_assert(env_has("GIT_DIR=/r/.git"));
 	ck_assert(env_has("GIT_INDEX_FILE=/tmp/forge-x/index"));
 	ck_assert(env_has("LC_ALL=C"));
+	ck_assert(env_has("GIT_NO_REPLACE_OBJECTS=1"));
 	ck_assert(!env_sets("GIT_WORK_TREE"));
 	buf_free(&in);
 	buf_free(&out);
@@ -249,10 +250,16 @@ START_TEST(t_run_scrubbed)
 	ck_assert(!env_sets("GIT_EXTERNAL_DIFF"));
 	ck_assert(env_has("LC_ALL=C"));
 	ck_assert(env_has("FAKE_GIT=echo"));
+	/* Nor do the user's replace refs. */
+	ck_assert_int_eq(setenv("GIT_NO_REPLACE_OBJECTS", "", 1), 0);
+	ck_assert_int_eq(git_run(&g, a, 0, NULL, NULL, NULL), 0);
+	ck_assert(env_has("GIT_NO_REPLACE_OBJECTS=1"));
 	/* Unless the caller means it: finding the repository. */
 	ck_assert_int_eq(git_run(NULL, a, GIT_USER_ENV, NULL, NULL, NULL), 0);
 	ck_assert(env_has("GIT_DIR=/evil/.git"));
 	ck_assert(env_has("LC_ALL=C"));
+	ck_assert(env_has("GIT_NO_REPLACE_OBJECTS=1"));
+	ck_assert_int_eq(unsetenv("GIT_NO_REPLACE_OBJECTS"), 0);
 }
 END_TEST
 

@@ -1415,7 +1415,8 @@ START_TEST(t_git_env_argv)
 	ck_assert_str_eq(env.v[env.n - 1], "GIT_INDEX_FILE=/tmp/idx");
 	strv_free(&env);
 	git_env(NULL, &env);
-	ck_assert_str_eq(env.v[env.n - 1], "LC_ALL=C");
+	ck_assert_str_eq(env.v[env.n - 2], "LC_ALL=C");
+	ck_assert_str_eq(env.v[env.n - 1], "GIT_NO_REPLACE_OBJECTS=1");
 	strv_free(&env);
 	git_argv(&argv, args);
 	ck_assert_str_eq(argv.v[1], "--no-optional-locks");

@@ -158,4 +158,38 @@ else
 	    "could not write the index and the file in one second"
 fi
 
+
+# A replace ref: git's checkout writes the replacement's bytes under the
+# replaced blob's id, and a proof that took the index's word for them
+# would call that the working state.  forge's gits see the objects the
+# ids name: the copy holds what the working tree holds, whatever the
+# command's own git shows.
+new_repo "$T/repl"
+printf 'bad\n' >f
+git add f && git commit -q -m f || exit 99
+good=$(printf 'good\n' | git hash-object -w --stdin)
+git replace "$(git rev-parse HEAD:f)" "$good" || exit 99
+is "the working tree holds the real bytes, clean" \
+    "$(cat f) $(git status --porcelain)" "bad "
+run_forge verify --isolated --no-cache -- grep -q bad f
+is "the copy holds them too" "$rc" 0
+run_forge verify --isolated --no-cache -- grep -q good f
+is "not the replacement's" "$rc" 1
+run_forge verify --isolated --no-cache -- sh -c \
+    'test "$(git cat-file blob HEAD:f)" = good'
+is "the command's git still honours the replace ref" "$rc" 0
+run_forge verify --rev=HEAD --no-cache -- grep -q bad f
+is "--rev: the commit's bytes, proved" "$rc" 0
+run_forge verify --staged --no-cache -- grep -q bad f
+is "--staged too" "$rc" 0
+git replace -d "$(git rev-parse HEAD:f)" >/dev/null
+run_forge verify --isolated --cache -- grep -q bad f
+is "without the replace ref: a PASS, cached" "$rc" 0
+git replace "$(git rev-parse HEAD:f)" "$good" || exit 99
+run_forge verify --isolated --cache -- grep -q bad f
+is "with it, the same bytes: the cached PASS is true" "$rc" 0
+run_forge verify --isolated --no-cache -- grep -q bad f
+is "as a fresh run says" "$rc" 0
+is "nothing is left behind" "$(leftovers "$T/repl")" ""
+
 done_testing
