@@ -902,6 +902,10 @@ start(struct run *r, const struct verify_opts *o)
 		r->isolated = 1;
 		r->source.kind = o->staged ? SOURCE_STAGED : SOURCE_REV;
 		r->source.rev = o->rev;
+		/* The commit the steps were read from, resolved once: a
+		 * branch that moves meanwhile moves nothing here. */
+		if (ctx->at != NULL)
+			r->source.commit = xstrdup(ctx->at);
 	}
 	r->no_breaker = o->no_breaker;
 	r->cache = o->cache != -1 ? o->cache : ctx->cfg.cache;

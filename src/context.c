@@ -25,7 +25,6 @@ context_open(struct context *ctx, int flags)
 int
 context_open_at(struct context *ctx, int flags, const char *from)
 {
-	char	*commit = NULL;
 	int	 r;
 
 	memset(ctx, 0, sizeof(*ctx));
@@ -35,15 +34,14 @@ context_open_at(struct context *ctx, int flags, const char *from)
 		return EXIT_FORGE;
 	ctx->opened = 1;
 	if (from != NULL && strcmp(from, ":") != 0 &&
-	    (commit = repo_resolve_commit(&ctx->repo, from)) == NULL) {
+	    (ctx->at = repo_resolve_commit(&ctx->repo, from)) == NULL) {
 		if (errno != ENOENT)
 			return EXIT_FORGE;
 		warnx("--rev=%s: no such commit", fs_vis(from));
 		return EXIT_USAGE;
 	}
-	r = settings_load(&ctx->cfg, &ctx->repo, commit != NULL ? commit :
+	r = settings_load(&ctx->cfg, &ctx->repo, ctx->at != NULL ? ctx->at :
 	    from);
-	free(commit);
 	if (r != 0)
 		return r == -1 ? EXIT_USAGE : EXIT_FORGE;
 	ctx->repo.core = &ctx->cfg.core;
@@ -123,6 +121,7 @@ context_close(struct context *ctx)
 	if (ctx->state.dir != NULL)
 		state_close(&ctx->state);
 	settings_free(&ctx->cfg);
+	free(ctx->at);
 	if (ctx->opened)
 		repo_close(&ctx->repo);
 	memset(ctx, 0, sizeof(*ctx));

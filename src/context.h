@@ -23,13 +23,17 @@ struct context {
 	struct repo	repo;
 	struct settings	cfg;
 	struct state	state;
+	char		*at;	/* the commit context_open_at() resolved,
+				   or NULL */
 	int		opened;
 };
 
 int	context_open(struct context *, int);
 /* The same, the settings read with the .forgeconfig of the tree to be
  * verified (settings.h): from ":" (the index's) or a revision's,
- * resolved to its commit first (64, said why, if it names none). */
+ * resolved to its commit first (64, said why, if it names none), which
+ * ctx.at holds: the one commit the run is then to verify, whatever
+ * the revision names by the time it is checked out. */
 int	context_open_at(struct context *, int, const char *);
 void	context_close(struct context *);
 /* Append one event (a JSON object) under the state lock; -1 on failure. */

@@ -309,7 +309,10 @@ source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
 		s->tree = staged_tree(r, rd);
 		break;
 	case SOURCE_REV:
-		if ((s->commit = repo_resolve_commit(r, s->rev)) == NULL) {
+		/* Resolved already: the commit whose settings the run took
+		 * is the one it verifies, wherever the name points now. */
+		if (s->commit == NULL &&
+		    (s->commit = repo_resolve_commit(r, s->rev)) == NULL) {
 			if (errno == ENOENT)
 				warnx("--rev=%s: no such commit",
 				    fs_vis(s->rev));

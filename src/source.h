@@ -5,7 +5,9 @@
  *
  *	struct source src;
  *	source_init(&src);		the working state
- *	src.kind = SOURCE_STAGED;	or SOURCE_REV, with src.rev
+ *	src.kind = SOURCE_STAGED;	or SOURCE_REV, with src.rev (and
+ *					src.commit, if the caller resolved
+ *					it already: taken as it is)
  *	if (source_resolve(&src, &repo, &rd) == -1)
  *		...		said why: no such commit, unmerged entries
  *	... src.commit, src.tree ...

@@ -102,4 +102,37 @@ like "its steps ran" "$err" 'Verify: grep -q bad f'
 run_forge verify --staged
 is "the repository's own has none" "$rc" 64
 
+
+# --rev names one commit, resolved once: a branch that moves while forge
+# starts (here, stopped as it opens its run directory) moves neither the
+# steps nor the tree -- both are the commit it named when forge began.
+git reset -q --hard
+printf '[forge]\n\tverify = true\n' >.forgeconfig
+git add .forgeconfig
+git commit -q -m 'verify: true'
+git branch -q rel
+A=$(git rev-parse HEAD)
+printf '[forge]\n\tverify = false\n' >.forgeconfig
+git commit -q -am 'verify: false'
+B=$(git rev-parse HEAD)
+rm -f "$T/go"
+FORGE_TEST_STALL=journal FORGE_TEST_STALL_RELEASE="$T/go" \
+    start_forge "$T/rev.err" verify --rev=rel
+if wait_for 20 grep -q 'test stall' "$T/rev.err"; then
+	git update-ref refs/heads/rel "$B"
+	: >"$T/go"
+	wait "$forge_pid"
+	rc=$?
+	is "the branch moved as forge started: A's steps, PASS" "$rc" 0
+	like "they ran" "$(cat "$T/rev.err")" 'Verify: true \.\.\. Verdict: PASS'
+	is "on A's tree: the event records A" \
+	    "$(tail -n 1 "$tl" | "$JSONPICK" rev)" "$A"
+	is "whose tree it is" "$(tail -n 1 "$tl" | "$JSONPICK" tree)" \
+	    "$(git rev-parse "$A^{tree}")"
+else
+	fail "the branch moved as forge started" "$(cat "$T/rev.err")"
+fi
+run_forge verify --rev=rel
+is "now the branch names B: its steps, FAIL" "$rc" 1
+
 done_testing
