@@ -128,6 +128,9 @@ cache_key(const struct cache_in *in)
 	json_close(&j, ']');
 	json_key(&j, "env");
 	env_json(&j, in->env, in->environ != NULL ? in->environ : environ);
+	json_key(&j, "umask");
+	json_int(&j, in->umask);
+	str_or_null(&j, "modes", in->modes);
 	json_close(&j, '}');
 	/* Hashed: the values (a token in the environment) stay unwritten. */
 	(void)hash_init(&h, 32);

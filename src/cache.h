@@ -82,10 +82,18 @@ struct cache_in {
 					   that begins so */
 	char *const	*environ;	/* the environment they are read
 					   from (NULL: environ) */
+	long		 umask;		/* the steps' (the modes a copy's
+					   files and theirs are given);
+					   -1: none */
+	const char	*modes;		/* a digest of the permission bits
+					   of the files a copy takes from
+					   the working tree as they are
+					   (untracked, flagged), or NULL */
 };
 
 #define CACHE_IN_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, \
-			  NULL, NULL, 0, -1, NULL, NULL, NULL, 0, NULL, NULL }
+			  NULL, NULL, 0, -1, NULL, NULL, NULL, 0, NULL, NULL, \
+			  -1, NULL }
 
 char	*cache_key(const struct cache_in *);
 int	cache_lookup(struct state *, const char *, char **);

@@ -633,6 +633,10 @@ cache_key_of(struct run *r, const char *tree)
 	in.setup_from = r->isolated && cfg->setup.n > 0 ? cfg->setup_from :
 	    NULL;
 	in.env = &cfg->cache_env;
+	/* What the steps' files are made with, and what the copy's files
+	 * take from the working tree as they are. */
+	in.umask = (long)fs_umask();
+	in.modes = r->have_ss ? r->ss.modes : NULL;
 	cs = xcalloc(r->nsteps > 0 ? r->nsteps : 1, sizeof(*cs));
 	for (i = 0; i < r->nsteps; i++) {
 		cs[i].argv = &r->steps[i].argv;

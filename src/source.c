@@ -1,11 +1,15 @@
 /* The source of a copy: the working state, the staged tree, a commit. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "buf.h"
 #include "fsutil.h"
@@ -157,6 +161,35 @@ hash_strv(struct hash *h, const char *tag, const struct strv *v)
 		hash_update(h, v->v[i], strlen(v->v[i]) + 1);
 }
 
+/*
+ * The permission bits of each of paths (below top, no symlink followed)
+ * as a copy takes them (fsutil.h's fs_copy_entry()), into h after a
+ * tag: what a file's mode is in the copy, where git does not give it
+ * one.  A path that is no regular file (a symlink, gone) has none.
+ */
+static void
+hash_modes(struct hash *h, const char *tag, int top, const struct strv *v,
+    int entries)
+{
+	struct stat	 st;
+	const char	*path;
+	char		 m[8];
+	size_t		 i;
+
+	hash_update(h, tag, strlen(tag) + 1);
+	for (i = 0; i < v->n; i++) {
+		path = entries ? lsfiles_entry_path(v->v[i]) : v->v[i];
+		if (top == -1 || fstatat(top, path, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1 || !S_ISREG(st.st_mode))
+			strlcpy(m, "-", sizeof(m));
+		else
+			snprintf(m, sizeof(m), "%03o",
+			    (unsigned)(st.st_mode & 0777));
+		hash_update(h, path, strlen(path) + 1);
+		hash_update(h, m, strlen(m) + 1);
+	}
+}
+
 int
 source_state_read(struct source_state *ss, const struct repo *r,
     struct rundir *rd)
@@ -166,7 +199,7 @@ source_state_read(struct source_state *ss, const struct repo *r,
 	struct hash	 h;
 	unsigned char	 raw[32];
 	char		*path, *idx, hex[2 * 32 + 1];
-	int		 ret;
+	int		 top, ret;
 
 	memset(ss, 0, sizeof(*ss));
 	path = repo_index_path(r);
@@ -193,6 +226,16 @@ source_state_read(struct source_state *ss, const struct repo *r,
 	hash_final(&h, raw);
 	hash_hex(raw, 32, hex);
 	ss->staging = xstrdup(hex);
+	/* The modes a copy of them has. */
+	top = open(r->top, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	(void)hash_init(&h, 32);
+	hash_modes(&h, "untracked", top, &l.untracked, 0);
+	hash_modes(&h, "flagged", top, &l.flagged, 1);
+	hash_final(&h, raw);
+	hash_hex(raw, 32, hex);
+	ss->modes = xstrdup(hex);
+	if (top != -1)
+		close(top);
 	lsfiles_free(&l);
 	return 0;
 }
@@ -201,7 +244,8 @@ void
 source_state_free(struct source_state *ss)
 {
 	free(ss->staging);
-	ss->staging = NULL;
+	free(ss->modes);
+	ss->staging = ss->modes = NULL;
 }
 
 /*

@@ -82,12 +82,16 @@ char		*source_prove_tree(const char *, const char *,
  * repositories, whose own changes the id does not show; is it a sparse
  * checkout, whose copy leaves out what its id holds; and what it stages
  * (each entry, conflict and flag, as SHA-256 hex digits), which a copy
- * stages as it does.  -1: git could not say (said why).
+ * stages as it does.  And the permission bits of the files a copy takes
+ * as they are, not as git checks them out (untracked files, flagged
+ * entries' files), which the id does not hold but for the x bit: as
+ * hex digits too.  -1: git could not say (said why).
  */
 struct source_state {
 	int	 nested;
 	int	 sparse;
 	char	*staging;
+	char	*modes;
 };
 int		 source_state_read(struct source_state *, const struct repo *,
 		    struct rundir *);

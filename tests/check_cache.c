@@ -90,6 +90,8 @@ key_base(struct key_fixture *f)
 	f->in.nsteps = 2;
 	f->in.env = &f->env;
 	f->in.environ = f->environ;
+	f->in.umask = 022;
+	f->in.modes = "m1";
 }
 
 static void
@@ -137,10 +139,14 @@ change(struct key_fixture *f, int i)
 	/* A step's words, not their concatenation. */
 	case 26: strv_clear(&f->argv); strv_push(&f->argv, "make check");
 		break;
+	case 27: f->in.umask = 002; break;
+	case 28: f->in.umask = -1; break;
+	case 29: f->in.modes = "m2"; break;
+	case 30: f->in.modes = NULL; break;
 	default: ck_abort();
 	}
 }
-#define NCHANGES	27
+#define NCHANGES	31
 
 START_TEST(t_key_inputs)
 {

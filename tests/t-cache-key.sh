@@ -217,6 +217,43 @@ run_forge verify --isolated -- sh -c "$STAGED"
 is "the same files, staged: runs, and fails" "$rc $(counter)" "1 2"
 git reset -q
 
+# The umask: the modes a copy's files are checked out with, and those
+# of whatever the steps make.
+: >"$T/count"
+MODE="echo run >>$T/count; test \"\$(stat -c %a hello.txt)\" = 644"
+umask 022
+runs "under umask 022: runs" 1 --isolated -- sh -c "$MODE"
+runs "again: cached" 1 --isolated -- sh -c "$MODE"
+umask 002
+run_forge verify --isolated -- sh -c "$MODE"
+is "under umask 002: runs, and fails" "$rc $(counter)" "1 2"
+umask 022
+runs "022 again: cached" 2 --isolated -- sh -c "$MODE"
+
+# An untracked file's permission bits, which the copy carries over (its
+# content and x bit are the tree id's).
+: >"$T/count"
+printf 'data\n' >u.txt
+chmod 644 u.txt
+UMODE="echo run >>$T/count; test \"\$(stat -c %a u.txt)\" = 644"
+runs "an untracked file, 644: runs" 1 --isolated -- sh -c "$UMODE"
+runs "again: cached" 1 --isolated -- sh -c "$UMODE"
+chmod 600 u.txt
+run_forge verify --isolated -- sh -c "$UMODE"
+is "made 600: runs, and fails" "$rc $(counter)" "1 2"
+chmod 644 u.txt
+runs "644 again: cached" 2 --isolated -- sh -c "$UMODE"
+rm u.txt
+# And a flagged entry's file, copied as it is too.
+git update-index --assume-unchanged hello.txt
+runs "a flagged file: runs" 3 --isolated -- sh -c "$MODE"
+runs "again: cached" 3 --isolated -- sh -c "$MODE"
+chmod 600 hello.txt
+run_forge verify --isolated -- sh -c "$MODE"
+is "made 600: runs, and fails" "$rc $(counter)" "1 4"
+chmod 644 hello.txt
+git update-index --no-assume-unchanged hello.txt
+
 # The key is a digest: no value of the environment is written down.
 git config forge.cacheEnv SECRET
 export SECRET=s3cr3t-value
