@@ -654,8 +654,9 @@ cache_key_of(struct run *r, const char *tree)
 
 /*
  * A working state's tree id shows a nested repository's commit, not its
- * changes, and a sparse checkout's every entry, where its copy leaves
- * out those outside its patterns: there, it does not say what was
+ * changes, and every entry flagged skip-worktree (a sparse checkout's
+ * outside its patterns, or one flagged by hand), where its copy has the
+ * file only if the working tree does: there, it does not say what was
  * verified.  And what its index stages, which the key holds.  Decided
  * once.
  */
@@ -677,8 +678,10 @@ cache_usable(struct run *r)
 			why = "the working state holds nested repositories, "
 			    "whose changes its tree id does not show";
 		else if (r->isolated && r->ss.sparse)
-			why = "the copy of a sparse checkout leaves out files "
-			    "that its tree id holds";
+			why = "entries flagged skip-worktree (a sparse "
+			    "checkout's, or set by hand) have a file in the "
+			    "copy only where the working tree has one, while "
+			    "its tree id holds them all";
 	}
 	if (why != NULL) {
 		fprintf(stderr, "forge: not using the verdict cache: %s\n",

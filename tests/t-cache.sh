@@ -96,6 +96,18 @@ run_forge verify --rev=HEAD -- sh -c "$COUNT"
 is "--rev of another commit: one run" "$(counter)" 16
 : >"$T/count"
 
+# One entry flagged skip-worktree by hand, no sparse checkout: its file
+# may be missing from the copy as from the working tree, so no cache
+# either, and forge says why in words true of it.
+git update-index --skip-worktree hello.txt
+run_forge verify --isolated -- sh -c "$COUNT"
+like "a lone skip-worktree entry: the cache is not used, and forge says why" \
+    "$err" 'not using the verdict cache: entries flagged skip-worktree'
+unlike "without calling it a sparse checkout's copy" "$err" \
+    'the copy of a sparse checkout'
+git update-index --no-skip-worktree hello.txt
+: >"$T/count"
+
 # FAILs, and interrupted runs, are never cached.
 run_forge verify --isolated -- sh -c "$COUNT; exit 1"
 run_forge verify --isolated -- sh -c "$COUNT; exit 1"

@@ -50,7 +50,7 @@ if git_at_least 2 36; then
 	is "the working state's copy is sparse, as the working tree is" \
 	    "$rc" 0
 	like "the cache is not used for it, and forge says why" "$err" \
-	    'not using the verdict cache: the copy of a sparse checkout'
+	    'not using the verdict cache: entries flagged skip-worktree \(a sparse checkout'
 	run_forge verify --isolated --cache -- sh -c "$COUNT"
 	is "so it runs every time" "$(counter)" 2
 else
