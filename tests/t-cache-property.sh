@@ -13,10 +13,12 @@
 # HEAD, the directory it runs in, CC, whether it can write the git
 # directory, the network it has, what setup made -- and passes or fails
 # by a digest of it: any input forge overlooks flips half the verdicts.
-# Then it leaves what a hostile build might: an ignored .gitattributes
-# that turns a file's line endings, a .gitignore hiding a file, untracked
-# junk, a tracked file rewritten and made executable, index flags, and
-# build output.
+# A setup step, once configured, changes but never goes: an incremental
+# copy keeps what the last one made, as build output, where a fresh copy
+# has none (forge(1)).  Then the command leaves what a hostile build
+# might: an ignored .gitattributes that turns a file's line endings, a
+# .gitignore hiding a file, untracked junk, a tracked file rewritten and
+# made executable, index flags, and build output.
 #
 #	CACHE_STEPS	steps per seed (default 12)
 #	CACHE_SEED	the first seed (default 1)
@@ -193,13 +195,24 @@ edit() {
 		fi
 		did="steps from $stepsfrom ($arg)" ;;
 	15)
-		gen_rand 3
+		# Once there is one, the setup changes but never goes: an
+		# incremental copy keeps what the last one made (build
+		# output, forge(1) says), which the check reads.
+		if [ -n "$setup" ]; then
+			gen_rand 2
+			R=$((R + 1))
+		else
+			gen_rand 3
+		fi
 		git config --unset-all forge.setup
 		case $R in
 		0) did="no setup" ;;
-		1) git config forge.setup "sh $T/setup.sh S1"; did="setup S1" ;;
-		*) git config forge.setup "sh $T/setup.sh S2"; did="setup S2" ;;
-		esac ;;
+		1) setup=S1; did="setup S1" ;;
+		*) setup=S2; did="setup S2" ;;
+		esac
+		if [ -n "$setup" ]; then
+			git config forge.setup "sh $T/setup.sh $setup"
+		fi ;;
 	*)
 		if [ "$sub" -eq 0 ]; then
 			edit
@@ -282,6 +295,7 @@ while [ "$s" -lt $((seed0 + nseeds)) ]; do
 	git config forge.breakerThreshold 0
 	unset CC
 	cwd=
+	setup=
 	stepsfrom=cmd
 	arg=A
 	why=
