@@ -98,6 +98,8 @@ static const struct {
 	{ GIT_ADD_SPARSE,	2, 34 },
 	{ GIT_SPARSE_WORKTREE,	2, 36 },
 	{ GIT_FETCH_NO_HEAD,	2, 29 },
+	{ GIT_WORKTREE_CONFIG,	2, 36 },
+	{ GIT_WORKTREE_REFS,	2, 44 },
 };
 
 int

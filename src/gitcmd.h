@@ -68,6 +68,12 @@
  *	GIT_FETCH_NO_HEAD	2.29: fetch --no-write-fetch-head; before,
  *				a fetch of a clone's results writes
  *				FETCH_HEAD
+ *	GIT_WORKTREE_CONFIG	2.36: a new worktree carries a copy of the
+ *				working tree's config.worktree (with
+ *				worktree configuration); before, none
+ *	GIT_WORKTREE_REFS	2.44: a new worktree's git dir has a refs
+ *				directory, empty where refs are files;
+ *				before, none
  */
 enum git_feature {
 	GIT_NO_RELATIVE,
@@ -75,7 +81,9 @@ enum git_feature {
 	GIT_WORKTREE_REASON,
 	GIT_ADD_SPARSE,
 	GIT_SPARSE_WORKTREE,
-	GIT_FETCH_NO_HEAD
+	GIT_FETCH_NO_HEAD,
+	GIT_WORKTREE_CONFIG,
+	GIT_WORKTREE_REFS
 };
 
 struct git {

@@ -21,6 +21,7 @@
 #include "journal.h"
 #include "lsfiles.h"
 #include "pathcopy.h"
+#include "registration.h"
 #include "reuse.h"
 #include "sig.h"
 #include "sum.h"
@@ -115,6 +116,27 @@ intact(const struct journal_entry *e)
 	return fs_mounts_below(e->top, NULL) == 0;
 }
 
+static char	*registration(const char *, const char *, const char *);
+
+/*
+ * A claimed copy's registration made what a fresh copy's would be now
+ * (registration.h), before any git runs in it.  One that is no longer
+ * the run's is left as it is: the sync refuses it (sync_begin()).
+ */
+static int
+made_fresh(const struct rundir *rd, const char *copy, const char *common,
+    const struct reuse_want *w)
+{
+	char	*adm;
+	int	 r;
+
+	if ((adm = registration(copy, common, rd->run)) == NULL)
+		return 0;
+	r = registration_fresh(adm, copy, common, w->gitdir, w->head);
+	free(adm);
+	return r;
+}
+
 int
 reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
     char **had, char **copy)
@@ -168,13 +190,21 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 		}
 		/* The run's from here: a death leaves it to the reclaim. */
 		sig_test_stall("adopt");
-		if (rundir_adopt(rd, &j, &e) == 0) {
+		if (rundir_adopt(rd, &j, &e) != 0)
+			rundir_free(rd);
+		else if (made_fresh(rd, e.reuse, common, w) == -1) {
+			if (!sig_pending())
+				warnx("the reusable copy %s cannot be given a "
+				    "fresh copy's registration: removing it",
+				    fs_vis(e.top));
+			(void)rundir_remove(rd);
+			rundir_free(rd);
+		} else {
 			*had = xstrdup(e.reuse_setup != NULL ? e.reuse_setup :
 			    "");
 			*copy = xstrdup(e.reuse);
 			ret = 1;
-		} else
-			rundir_free(rd);
+		}
 		journal_entry_free(&e);
 	}
 	records_free(v, n);
@@ -1277,12 +1307,16 @@ clean_detach(struct git *g, const char *head, int keep_ignored, int cleaned)
 		return -1;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
-	if (detached_at(g, head))
-		return 0;
-	g->index = NULL;
-	r = copy_git(g, detach, NULL, NULL);
-	g->index = index;
-	return r;
+	if (!detached_at(g, head)) {
+		g->index = NULL;
+		r = copy_git(g, detach, NULL, NULL);
+		g->index = index;
+		if (r == -1)
+			return -1;
+	}
+	/* Its reflog and ORIG_HEAD a fresh copy's. */
+	registration_detached(g->gitdir, head);
+	return 0;
 }
 
 int

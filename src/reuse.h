@@ -7,8 +7,10 @@
  *	char *had, *copy;
  *	switch (reuse_claim(&rd, common, &w, &had, &copy)) {
  *	case 1:		rd is a parked copy's run directory, the run's own
- *			now; had: the setup it was parked with, copy: its
- *			path (both freed by the caller);
+ *			now, its registration a fresh copy's (one that
+ *			cannot be made so is removed instead); had: the
+ *			setup it was parked with, copy: its path (both
+ *			freed by the caller);
  *			snapshot_create(..., SNAP_REUSED) brings it up to
  *			date, or reuse_park() puts it back untouched
  *	case 0:		none to be had: rundir_open() as always
@@ -47,6 +49,10 @@ struct reuse_want {
 	const char	*source;	/* the working tree */
 	int		 incremental;	/* keeps its own ignored files */
 	const char	*setup;		/* what setup it had: parked with */
+	const char	*gitdir;	/* the working tree's git dir, and */
+	const char	*head;		/* the commit to check out: a copy
+					   claimed has the registration a
+					   fresh one would (registration.h) */
 };
 
 int	reuse_claim(struct rundir *, const char *, const struct reuse_want *,

@@ -121,6 +121,8 @@ verify_copy_claim(struct run *r)
 	memset(&w, 0, sizeof(w));
 	w.source = r->ctx->repo.top;
 	w.incremental = r->incremental;
+	w.gitdir = r->ctx->repo.gitdir;
+	w.head = r->ctx->repo.head;
 	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->had_setup,
 	    &r->claimed) == 1)
 		r->reused = 1;

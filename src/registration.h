@@ -1,0 +1,37 @@
+/*
+ * A parked copy's registration -- its git dir, <common>/worktrees/<id>,
+ * which every git run in the copy reads -- made what `git worktree add
+ * --detach --lock` would make of it now.  A command in the copy may have
+ * written there: settings (config.worktree), a commondir naming another
+ * git dir, refs of its own (refs/worktree/, refs/bisect/), reflogs,
+ * sparse patterns; and the working tree's own config.worktree, which
+ * worktree add copies (git 2.36 and later, with worktree configuration),
+ * may have changed since the copy was made.  The registration is forge's
+ * (the copy's); nothing else is touched.
+ *
+ *	registration_fresh(adm, copy, common, src_gitdir, head)
+ *			once claimed, before any git runs in the copy: adm
+ *			(the registration, checked to be the copy's)
+ *			holds what a fresh one holds and nothing else --
+ *			commondir naming common, config.worktree as
+ *			worktree add would copy src_gitdir's now (or
+ *			none), no refs or reflogs of its own but HEAD's
+ *			(its refs in a reftable made afresh, HEAD and
+ *			ORIG_HEAD at head), no sparse patterns, nothing
+ *			in progress; the index, HEAD and the lock are the
+ *			sync's (reuse.h).  -1 with a message: it could not
+ *			be made so, and the copy is not to be used
+ *	registration_detached(adm, head)
+ *			once the sync detached HEAD at head, where refs are
+ *			files: HEAD's reflog its last entry alone, as a
+ *			fresh copy's one, and ORIG_HEAD head, as worktree
+ *			add's checkout leaves it
+ */
+#ifndef REGISTRATION_H
+#define REGISTRATION_H
+
+int	registration_fresh(const char *, const char *, const char *,
+	    const char *, const char *);
+void	registration_detached(const char *, const char *);
+
+#endif /* REGISTRATION_H */
