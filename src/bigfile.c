@@ -586,7 +586,8 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 	for (i = 0; i < b->paths.n && ret == 0; i++) {
 		if (strv_sorted_has(&b->gone, b->paths.v[i]))
 			continue;	/* deleted: cleared, and that is all */
-		if ((r = pathcopy_copy(&pc, b->paths.v[i], &st)) == 0) {
+		/* As the patch would write it: a checkout's mode. */
+		if ((r = pathcopy_checkout(&pc, b->paths.v[i], &st)) == 0) {
 			if (b->verbose && n < 10)
 				fprintf(stderr, "forge: copied whole, not "
 				    "patched: %s%s (%lld bytes)\n",

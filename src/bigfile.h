@@ -45,11 +45,12 @@
  *	bigfile_free(b);		NULL is fine
  *
  * Which files are big is only a choice of the fastest way: a file copied
- * is the source's file, whatever git would have made of it, so a wrong
- * guess costs time, never fidelity.  A path below a big one (a file
- * turned into a directory, or back) is copied too, as a pathspec that
- * leaves a path out leaves out what is below it.  Gitlinks are left to
- * the patch.  Past BIGFILE_MAX paths (or their names past
+ * is the source's file, whatever git would have made of it, with the
+ * mode git apply would give it (not the source's bits but its owner's
+ * x bit), so a wrong guess costs time, never fidelity.  A path below a
+ * big one (a file turned into a directory, or back) is copied too, as a
+ * pathspec that leaves a path out leaves out what is below it.  Gitlinks
+ * are left to the patch.  Past BIGFILE_MAX paths (or their names past
  * BIGFILE_MAX_BYTES), nothing is copied: the patch carries it all.
  */
 #ifndef BIGFILE_H

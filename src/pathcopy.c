@@ -164,6 +164,21 @@ pathcopy_copy(struct pathcopy *pc, const char *path, struct stat *st)
 }
 
 int
+pathcopy_checkout(struct pathcopy *pc, const char *path, struct stat *st)
+{
+	const char	*base;
+	mode_t		 want;
+	int		 r;
+
+	if ((r = pathcopy_copy(pc, path, st)) != 0 || !S_ISREG(st->st_mode))
+		return r;
+	/* pathcopy_copy() left pc in path's directory. */
+	base = strrchr(path, '/') != NULL ? strrchr(path, '/') + 1 : path;
+	want = (st->st_mode & S_IXUSR ? 0777 : 0666) & ~fs_umask();
+	return fs_chmod_at(pc->dfd, base, want) == 0 ? 0 : -1;
+}
+
+int
 pathcopy_replace(struct pathcopy *pc, const char *path, struct stat *st)
 {
 	struct stat	 tst;

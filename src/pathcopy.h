@@ -8,6 +8,10 @@
  *		1: the source has no such path
  *		-1: errno EINVAL: st says what it is (fifo...), never opened;
  *		    anything else: it could not be copied
+ *	r = pathcopy_checkout(&pc, "a/b/file", &st);
+ *		the same, but a file gets the mode a checkout (or git
+ *		apply) gives a tracked file: 0777 if its owner may run
+ *		it, else 0666, less the umask -- not its own bits
  *	r = pathcopy_replace(&pc, "a/b/file", &st);
  *		the same, but the copy is made beside what is there and
  *		renamed over it (a directory there is removed first):
@@ -39,6 +43,7 @@ struct pathcopy {
 
 int	pathcopy_open(struct pathcopy *, const char *, const char *);
 int	pathcopy_copy(struct pathcopy *, const char *, struct stat *);
+int	pathcopy_checkout(struct pathcopy *, const char *, struct stat *);
 int	pathcopy_replace(struct pathcopy *, const char *, struct stat *);
 int	pathcopy_clear(struct pathcopy *, const char *);
 void	pathcopy_forget(struct pathcopy *);

@@ -620,4 +620,38 @@ for mode in --isolated --incremental; do
 	fi
 done
 
+
+# A changed file copied whole has the mode the patch would give it (a
+# checkout's, from the umask and its x bit), not the working tree's
+# other bits, which git does not record: big or small, fresh or reused,
+# the same.
+new_repo "$T/modes"
+git config forge.breakerThreshold 0
+mkfile big 8
+printf 'small\n' >small
+git add big small && git commit -q -m 'big and small' || exit 99
+printf 'more\n' >>big
+printf 'more\n' >>small
+chmod 600 big small
+umask 022
+MODES='stat -c "%n %a" big small'
+git config forge.copyThreshold 4k
+run_forge verify --isolated --no-reuse --verbose -- sh -c "$MODES"
+ok "big is copied whole" copied big
+is "copied or patched, a changed file has a checkout's mode" "$out" \
+    "big 644
+small 644"
+run_forge verify --reuse -- true
+printf 'again\n' >>big
+run_forge verify --reuse -- sh -c "$MODES"
+like "a reused copy" "$err" 'in a reused'
+is "as a reused copy gives it" "$out" "big 644
+small 644"
+chmod 700 big
+run_forge verify --isolated --no-reuse -- sh -c "$MODES"
+is "its owner's x bit is git's: kept" "$out" "big 755
+small 644"
+forge gc --all >/dev/null 2>&1
+git config --unset forge.copyThreshold
+
 done_testing
