@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <vis.h>
 
@@ -319,6 +320,69 @@ fs_umask(void)
 		known = 1;
 	}
 	return mask;
+}
+
+/* Is a earlier than b? */
+static int
+earlier(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	    (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/*
+ * The present as dir's file system stamps it: the change time of a file
+ * made now.  It may be coarser than the clock (whole seconds, two on
+ * FAT), come from another clock (an NFS server's), or be finer and ahead
+ * of the coarse clock (Linux's multigrain times: a file whose times were
+ * read since its last change gets the precise time when it changes
+ * next, and files made after it no earlier).  The file has no name where
+ * the file system allows (O_TMPFILE), or loses it at once.  -1 if none
+ * can be made.
+ */
+int
+fs_stamp(const char *dir, struct timespec *ts)
+{
+	struct stat	 st;
+	char		*name;
+	int		 fd, ok;
+
+#ifdef O_TMPFILE
+	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+#else
+	fd = -1;
+#endif
+	if (fd == -1) {
+		name = xasprintf("%s/.forge-clock.%ld", dir, (long)getpid());
+		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
+		    O_CLOEXEC, 0600);
+		if (fd != -1)
+			(void)unlink(name);
+		free(name);
+	}
+	ok = fd != -1 && fstat(fd, &st) == 0;
+	if (fd != -1)
+		close(fd);
+	if (ok)
+		*ts = st.st_ctim;
+	return ok ? 0 : -1;
+}
+
+/*
+ * Into *now, if earlier, the present as dir's file system stamps it
+ * (fs_stamp()): a file changed from now on is stamped no earlier.  If
+ * that cannot be known, the clock's time rounded down to two seconds.
+ */
+void
+fs_present(const char *dir, struct timespec *now)
+{
+	struct timespec	ts;
+
+	if (fs_stamp(dir, &ts) == -1) {
+		now->tv_sec &= ~(time_t)1;
+		now->tv_nsec = 0;
+	} else if (earlier(&ts, now))
+		*now = ts;
 }
 
 int

@@ -14,6 +14,7 @@
 #include <sys/types.h>
 
 #include <dirent.h>
+#include <time.h>
 
 #include "buf.h"
 #include "strv.h"
@@ -69,6 +70,12 @@ int	fs_copy_entry(int, const char *, int, const char *, struct stat *);
 /* The process's umask, read once (the first call comes before any other
  * thread makes files): forge never sets it. */
 mode_t	fs_umask(void);
+/* The present as the file system of directory dir stamps it: the change
+ * time of a file made now there (-1 if none can be made). */
+int	fs_stamp(const char *, struct timespec *);
+/* Into *now, if earlier, fs_stamp()'s present; if that cannot be known,
+ * *now rounded down to two seconds. */
+void	fs_present(const char *, struct timespec *);
 /* Copy the file from to a new file to (mode 0600), keeping its access
  * and modification times; a missing from is -1 with ENOENT. */
 int	fs_copy_file(const char *, const char *);

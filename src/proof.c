@@ -90,7 +90,6 @@ struct proof {
 	struct strv		 written;	/* and those forge wrote */
 };
 
-static void	fs_present(const char *, struct timespec *);
 static void	poll_source(void *);
 static void	poll_early(void *);
 
@@ -953,61 +952,6 @@ proof_scratch(struct treeid_req *q, const struct rundir *rd)
 	q->objdir = rd->objects;
 	q->blobdir = rd->blobs;
 	q->lastdir = rd->blobs_last;
-}
-
-/*
- * The present as dir's file system stamps it: the change time of a file
- * made now.  It may be coarser than the clock (whole seconds, two on
- * FAT), come from another clock (an NFS server's), or be finer and ahead
- * of the coarse clock (Linux's multigrain times: a file whose times were
- * read since its last change gets the precise time when it changes
- * next, and files made after it no earlier).  The file has no name where
- * the file system allows (O_TMPFILE), or loses it at once.  -1 if none
- * can be made.
- */
-static int
-fs_stamp(const char *dir, struct timespec *ts)
-{
-	struct stat	 st;
-	char		*name;
-	int		 fd, ok;
-
-#ifdef O_TMPFILE
-	fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
-#else
-	fd = -1;
-#endif
-	if (fd == -1) {
-		name = xasprintf("%s/.forge-clock.%ld", dir, (long)getpid());
-		fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-		    O_CLOEXEC, 0600);
-		if (fd != -1)
-			(void)unlink(name);
-		free(name);
-	}
-	ok = fd != -1 && fstat(fd, &st) == 0;
-	if (fd != -1)
-		close(fd);
-	if (ok)
-		*ts = st.st_ctim;
-	return ok ? 0 : -1;
-}
-
-/*
- * Into *now, if earlier, the present as the copy's file system stamps it
- * (fs_stamp()): a file changed from now on is stamped no earlier.  If
- * that cannot be known, the clock's time rounded down to two seconds.
- */
-static void
-fs_present(const char *dir, struct timespec *now)
-{
-	struct timespec	ts;
-
-	if (fs_stamp(dir, &ts) == -1) {
-		now->tv_sec &= ~(time_t)1;
-		now->tv_nsec = 0;
-	} else if (!not_before(&ts, now))
-		*now = ts;
 }
 
 /*
