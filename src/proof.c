@@ -639,7 +639,7 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
  * system; else the clock's, to two seconds down (fs_present()).
  */
 static void
-source_clock(const char *src, const char *common, struct timespec *t)
+proof_src_clock(const char *src, const char *common, struct timespec *t)
 {
 	struct stat	 a, b;
 	char		*dir;
@@ -682,7 +682,7 @@ proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
 	memset(lk, 0, sizeof(*lk));
 	/* Taken before the look: what changes from now on is stamped no
 	 * earlier. */
-	source_clock(src, common, &lk->since);
+	proof_src_clock(src, common, &lk->since);
 	memset(&p, 0, sizeof(p));
 	p.rd = rd;
 	p.id = id;
@@ -741,7 +741,7 @@ proof_look_free(struct proof_look *lk)
  * up; -1: git is to look at every file (git add -A).
  */
 static int
-source_from_look(struct proof *p, const struct lsfiles *l)
+proof_look_take(struct proof *p, const struct lsfiles *l)
 {
 	const struct proof_look	*lk = p->r.look;
 	struct strv		 fresh = STRV_INIT, untracked = STRV_INIT;
@@ -891,7 +891,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	if (pr->look != NULL)
 		p->src_since = pr->look->since;
 	else
-		source_clock(pr->src, pr->common, &p->src_since);
+		proof_src_clock(pr->src, pr->common, &p->src_since);
 	flagged_edits(pr->src, l, &p->edits);
 	strv_pushv(&p->conflicts, l->conflicts.v);
 	if (!pr->sparse) {
@@ -920,7 +920,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	/* The files git looks at: those changed since the carried index,
 	 * as a look at the source found (only then is the edits list, of
 	 * no flagged entry, made of them); else all. */
-	if (source_from_look(p, l) == 0) {
+	if (proof_look_take(p, l) == 0) {
 		p->src_req.only = &p->look_only;
 		/* Nothing reads what they hold (no conversion): their
 		 * ids will do, and the tree's id, computed here, too. */
@@ -1287,7 +1287,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 /* The source's side again, from the source's own index: its job's
  * index is then that one's, for the next run. */
 static char *
-source_afresh(struct proof *p)
+src_side_afresh(struct proof *p)
 {
 	char	tag[32];
 
@@ -1310,7 +1310,7 @@ source_afresh(struct proof *p)
 
 /* The source's side's tree, once: NULL if it failed (said why). */
 static const char *
-source_tree(struct proof *p)
+proof_src_side_tree(struct proof *p)
 {
 	const char	*t;
 
@@ -1323,7 +1323,7 @@ source_tree(struct proof *p)
 	else if (p->carry != NULL) {
 		free(p->carry);
 		p->carry = NULL;
-		p->src_tree = source_afresh(p);
+		p->src_tree = src_side_afresh(p);
 	}
 	if (p->src_tree == NULL)
 		p->src_failed = 1;
@@ -1333,7 +1333,7 @@ source_tree(struct proof *p)
 /* The source's side run to its end (the paths that differ from HEAD
  * listed too): -1 if it failed. */
 static int
-source_done(struct proof *p)
+src_side_done(struct proof *p)
 {
 	if (!treeid_done(&p->src_job))
 		free(treeid_finish(&p->src_job));
@@ -1529,7 +1529,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
  * is to be waited for.
  */
 static const struct gitindex *
-source_entries(struct proof *p, size_t rawsz, struct gitindex *own)
+src_side_entries(struct proof *p, size_t rawsz, struct gitindex *own)
 {
 	const struct gitindex	*e;
 	const char		*idx;
@@ -1572,11 +1572,11 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 	keep_copy_index(p, &p->fast_job);
 	if (ours != NULL) {
 		afresh = p->src_afresh;
-		if ((theirs = source_entries(p, ours->rawsz, &read)) != NULL)
+		if ((theirs = src_side_entries(p, ours->rawsz, &read)) != NULL)
 			gitindex_diff(ours, theirs, fix);
-		else if ((a = source_tree(p)) == NULL || p->copy_index == NULL ||
-		    tree_changes(&p->dst_git, p->rd, p->r.objects, a, NULL,
-		    p->copy_index, 1, fix) == -1)
+		else if ((a = proof_src_side_tree(p)) == NULL ||
+		    p->copy_index == NULL || tree_changes(&p->dst_git, p->rd,
+		    p->r.objects, a, NULL, p->copy_index, 1, fix) == -1)
 			goto out;
 		if (fix->n > 0) {
 			ret = 0;
@@ -1584,7 +1584,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		}
 		/* The same entries: the source's tree -- of those entries,
 		 * not one computed again since (its git failed). */
-		if ((a = source_tree(p)) == NULL ||
+		if ((a = proof_src_side_tree(p)) == NULL ||
 		    (theirs != NULL && p->src_afresh != afresh))
 			goto out;
 		p->settled = xstrdup(a);
@@ -1607,7 +1607,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		}
 		strv_clear(fix);
 	}
-	if ((a = source_tree(p)) == NULL)
+	if ((a = proof_src_side_tree(p)) == NULL)
 		goto out;
 	if (strcmp(a, b) == 0) {
 		p->settled = b;
@@ -1648,7 +1648,7 @@ proof_finish(struct proof *p)
 	const char		*src;
 	char			*a = NULL, *b = NULL;
 
-	if ((src = source_tree(p)) == NULL || source_done(p) == -1)
+	if ((src = proof_src_side_tree(p)) == NULL || src_side_done(p) == -1)
 		goto fail;
 	a = xstrdup(src);
 	if (p->settled != NULL) {
@@ -1672,7 +1672,7 @@ proof_finish(struct proof *p)
 		free(p->carry);
 		p->carry = NULL;
 		free(p->src_tree);
-		if ((p->src_tree = source_afresh(p)) == NULL) {
+		if ((p->src_tree = src_side_afresh(p)) == NULL) {
 			p->src_failed = 1;
 			goto fail;
 		}
