@@ -64,9 +64,10 @@ struct proof {
 	int			 index_ready;	/* nothing more will write it */
 	struct timespec		 checked_out;	/* when git worktree add was
 						   done */
-	char			*key;		/* of what the carry is for */
-	char			*carry;		/* the source's index a run
-						   before left, if it fits */
+	char			*src_key;	/* what the source's carried
+						   index is to be for */
+	char			*src_carried;	/* that index, if the last run
+						   left one sealed for it */
 	char			*src_tree;	/* the source's side's tree */
 	int			 src_failed;
 	int			 src_afresh;	/* times computed again */
@@ -77,8 +78,8 @@ struct proof {
 	struct spawn_idle	 src_idle;	/* the early hash moved on */
 	char			*settled;	/* the tree both sides had,
 						   before the copy was built */
-	char			*copy_start;	/* the index a reused copy's
-						   last proof left */
+	char			*copy_carried;	/* the copy's carried index,
+						   its last proof's */
 	struct strv		 fixed;		/* the paths it had wrong */
 	struct treeid_job	 fast_job;	/* its side, as it stands */
 	int			 fast_started;
@@ -143,7 +144,7 @@ proof_big(const struct proof *p)
  * index cannot be looked at.
  */
 static char *
-carry_seal(const char *key, const char *idx)
+seal_of(const char *key, const char *idx)
 {
 	struct stat	 st;
 	struct sum	 s;
@@ -175,7 +176,7 @@ carry_seal(const char *key, const char *idx)
 
 /* Does the key file at path seal idx for key? */
 static int
-carry_sealed(const char *path, const char *key, const char *idx)
+seal_holds(const char *path, const char *key, const char *idx)
 {
 	struct buf	 b = BUF_INIT;
 	struct stat	 st;
@@ -184,7 +185,7 @@ carry_sealed(const char *path, const char *key, const char *idx)
 
 	ok = lstat(idx, &st) == 0 && S_ISREG(st.st_mode) &&
 	    fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
-	    (seal = carry_seal(key, idx)) != NULL && strcmp(b.data, seal) == 0;
+	    (seal = seal_of(key, idx)) != NULL && strcmp(b.data, seal) == 0;
 	free(seal);
 	buf_free(&b);
 	return ok;
@@ -192,12 +193,12 @@ carry_sealed(const char *path, const char *key, const char *idx)
 
 /* Seal idx for key in the key file at path: -1 if it cannot be. */
 static int
-carry_seal_write(const char *path, const char *key, const char *idx)
+seal_write(const char *path, const char *key, const char *idx)
 {
 	char	*seal;
 	int	 ret;
 
-	if ((seal = carry_seal(key, idx)) == NULL)
+	if ((seal = seal_of(key, idx)) == NULL)
 		return -1;
 	ret = fs_write_atomic(path, seal, strlen(seal), 0600);
 	free(seal);
@@ -205,7 +206,7 @@ carry_seal_write(const char *path, const char *key, const char *idx)
 }
 
 static char *
-carry_key(const struct proof_repo *pr, const struct lsfiles *l)
+proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 {
 	struct sum	 s;
 
@@ -225,23 +226,23 @@ carry_key(const struct proof_repo *pr, const struct lsfiles *l)
 	return sum_line(&s, "forge carry 5 ");
 }
 
-/* A file of what is carried: side "src" (the source's) or "dst" (the
- * copy's). */
+/* A file of a carried index, in the carry directory: side "src" (the
+ * source's) or "dst" (the copy's), what "index" or "key" (its seal). */
 static char *
-carry_path(const struct proof *p, const char *side, const char *what)
+proof_carry_path(const struct proof *p, const char *side, const char *what)
 {
 	return xasprintf("%s/%s%zu.%s", p->rd->carry, side, p->id, what);
 }
 
 /* The carried index of a side, if the last run left one for key. */
 static char *
-carry_find(const struct proof *p, const char *side, const char *key)
+proof_carry_find(const struct proof *p, const char *side, const char *key)
 {
 	char	*path, *idx;
 
-	path = carry_path(p, side, "key");
-	idx = carry_path(p, side, "index");
-	if (!carry_sealed(path, key, idx)) {
+	path = proof_carry_path(p, side, "key");
+	idx = proof_carry_path(p, side, "index");
+	if (!seal_holds(path, key, idx)) {
 		free(idx);
 		idx = NULL;
 	}
@@ -250,32 +251,32 @@ carry_find(const struct proof *p, const char *side, const char *key)
 }
 
 static void
-carry_drop(const struct proof *p, const char *side)
+proof_carry_drop(const struct proof *p, const char *side)
 {
 	char	*path;
 
-	path = carry_path(p, side, "key");
+	path = proof_carry_path(p, side, "key");
 	(void)unlink(path);
 	free(path);
-	path = carry_path(p, side, "index");
+	path = proof_carry_path(p, side, "index");
 	(void)unlink(path);
 	free(path);
 }
 
-/* Leave the source's side's index for the next run (if it fails, the
+/* Carry the source's side's index to the next run (if that fails, the
  * next run starts from the source's own). */
 static void
-carry_keep(struct proof *p)
+proof_carry_leave_src(struct proof *p)
 {
 	struct timespec	 t[2];
 	char		*idx, *key;
 
-	carry_drop(p, "src");
-	if (p->key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
+	proof_carry_drop(p, "src");
+	if (p->src_key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
 	    errno != EEXIST))
 		return;
-	idx = carry_path(p, "src", "index");
-	key = carry_path(p, "src", "key");
+	idx = proof_carry_path(p, "src", "index");
+	key = proof_carry_path(p, "src", "key");
 	/* Timed as the source's side began: a file changed since then may
 	 * have changed after git looked at it (proof_look_start()). */
 	t[0].tv_sec = 0;
@@ -283,7 +284,7 @@ carry_keep(struct proof *p)
 	t[1] = p->src_since;
 	if (treeid_keep(&p->src_job, idx) == 0 &&
 	    (utimensat(AT_FDCWD, idx, t, 0) == -1 ||
-	    carry_seal_write(key, p->key, idx) == -1))
+	    seal_write(key, p->src_key, idx) == -1))
 		(void)unlink(idx);
 	free(idx);
 	free(key);
@@ -294,8 +295,8 @@ carry_keep(struct proof *p)
  * run's copy's side ended with: git's stat cache of the copy's own files,
  * which the next run's git compares with each file as it then stands.
  * It is forge's, in the run's scratch space, never the copy's index that
- * the command sees and may rewrite; it carries no flag that would make
- * git take an entry as it is, and its time is set when it is kept, so
+ * the command sees and may rewrite; it has no flag that would make git
+ * take an entry as it is, and its time is set when it is carried, so
  * that git looks again at every file as recent as that ("racily clean").
  * The key names the copy and how its side is computed.
  */
@@ -325,12 +326,12 @@ copy_key(const struct proof *p)
 }
 
 static char *
-copy_carry_find(const struct proof *p)
+proof_carry_copy_find(const struct proof *p)
 {
 	char	*key, *idx;
 
 	key = copy_key(p);
-	idx = carry_find(p, "dst", key);
+	idx = proof_carry_find(p, "dst", key);
 	free(key);
 	return idx;
 }
@@ -348,7 +349,7 @@ proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
 	p.rd = rd;
 	p.id = id;
 	key = copy_key_of(dst, own_ignored, &none);
-	idx = carry_find(&p, "dst", key);
+	idx = proof_carry_find(&p, "dst", key);
 	free(key);
 	since->tv_sec = 0;
 	since->tv_nsec = 0;
@@ -357,20 +358,20 @@ proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
 	return idx;
 }
 
-/* Leave the index the copy's side ended with for the next run, timed
+/* Carry the index the copy's side ended with to the next run, timed
  * now: no later change to a file can look older. */
 static void
-copy_carry_keep(struct proof *p)
+proof_carry_leave_copy(struct proof *p)
 {
 	struct timespec	 t[2];
 	char		*idx, *key, *k;
 
-	carry_drop(p, "dst");
+	proof_carry_drop(p, "dst");
 	if (p->copy_index == NULL || p->r.sparse ||
 	    (mkdir(p->rd->carry, 0700) == -1 && errno != EEXIST))
 		return;
-	idx = carry_path(p, "dst", "index");
-	key = carry_path(p, "dst", "key");
+	idx = proof_carry_path(p, "dst", "index");
+	key = proof_carry_path(p, "dst", "key");
 	k = copy_key(p);
 	t[0].tv_sec = 0;
 	t[0].tv_nsec = UTIME_OMIT;
@@ -378,7 +379,7 @@ copy_carry_keep(struct proof *p)
 	fs_present(p->r.dst, &t[1]);
 	if (rename(p->copy_index, idx) == -1 ||
 	    utimensat(AT_FDCWD, idx, t, 0) == -1 ||
-	    carry_seal_write(key, k, idx) == -1)
+	    seal_write(key, k, idx) == -1)
 		(void)unlink(idx);
 	free(p->copy_index);
 	p->copy_index = NULL;
@@ -688,7 +689,7 @@ proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
 	p.id = id;
 	/* Believed only if sealed for this run's key, which needs the
 	 * listing: proof_begin() says. */
-	lk->idx = carry_path(&p, "src", "index");
+	lk->idx = proof_carry_path(&p, "src", "index");
 	lk->src = xstrdup(src);
 	lk->rawsz = strlen(head) / 2;
 	lk->running = sig_thread(&lk->thread, look_run, lk);
@@ -752,11 +753,12 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	size_t			 i, j, k, m, n, u;
 	int			 c, isdir;
 
-	if (lk == NULL || !lk->ok || p->carry == NULL || l->flagged.n > 0 ||
-	    p->r.convert || p->r.sparse || p->r.exclude->n > 0)
+	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
+	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
+	    p->r.exclude->n > 0)
 		return -1;
 	/* The index looked at is the one sealed for this key. */
-	if (stat(p->carry, &st) == -1 || st.st_ino != lk->seen.st_ino ||
+	if (stat(p->src_carried, &st) == -1 || st.st_ino != lk->seen.st_ino ||
 	    st.st_dev != lk->seen.st_dev || st.st_size != lk->seen.st_size ||
 	    st.st_mtim.tv_sec != lk->seen.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != lk->seen.st_mtim.tv_nsec ||
@@ -852,14 +854,14 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
  * -1: the carried index is not to be started from (it cannot be read).
  */
 static int
-carry_entries(struct proof *p, const struct lsfiles *l, struct strv *edits)
+carried_lacks(struct proof *p, const struct lsfiles *l, struct strv *edits)
 {
 	struct gitindex	 had;
 	const char	*path;
 	size_t		 i, k;
 	int		 c;
 
-	if (gitindex_read(&had, p->carry, hash_size(p)) == -1)
+	if (gitindex_read(&had, p->src_carried, hash_size(p)) == -1)
 		return -1;
 	for (i = 0; i < l->conflicts.n; i++)
 		if (p->r.convert || gitindex_find(&had,
@@ -895,8 +897,8 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	flagged_edits(pr->src, l, &p->edits);
 	strv_pushv(&p->conflicts, l->conflicts.v);
 	if (!pr->sparse) {
-		p->key = carry_key(pr, l);
-		p->carry = carry_find(p, "src", p->key);
+		p->src_key = proof_carry_src_key(pr, l);
+		p->src_carried = proof_carry_find(p, "src", p->src_key);
 	}
 	memset(&p->src_git, 0, sizeof(p->src_git));
 	p->src_git.dir = pr->src;
@@ -910,7 +912,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->src_req = (struct treeid_req)TREEID_INIT;
 	p->src_req.git = &p->src_git;
 	p->src_req.index = pr->index;
-	p->src_req.start = p->carry;
+	p->src_req.start = p->src_carried;
 	proof_scratch(&p->src_req, rd);
 	p->src_req.alternates = pr->objects;
 	p->src_req.edits = &p->edits;
@@ -927,14 +929,15 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		p->src_req.info_only = 1;
 		p->src_req.own = hash_size(p);
 		p->src_req.own_early = 1;
-	} else if (p->carry != NULL && carry_entries(p, l, &p->edits) == -1) {
-		free(p->carry);
-		p->carry = NULL;
+	} else if (p->src_carried != NULL &&
+	    carried_lacks(p, l, &p->edits) == -1) {
+		free(p->src_carried);
+		p->src_carried = NULL;
 		p->src_req.start = NULL;
 	}
 	/* A carried index has git look at little, and diff-files would
 	 * look at every file once more. */
-	if (p->carry == NULL && !pr->convert)
+	if (p->src_carried == NULL && !pr->convert)
 		p->src_req.big = proof_big(p);
 	snprintf(tag, sizeof(tag), "src%zu", id);
 	p->src_started = 1;
@@ -1063,7 +1066,7 @@ start_prep(struct proof *p)
  * the copy's side.  The caller vouches that git would convert them as
  * the copy's side would (proof.h).  One that anything changes after
  * git started is looked at again (touched_since_checkout()).  Not for a
- * copy whose index is carried (its side may be proved as it stands,
+ * copy whose indexes are carried (its side may be proved as it stands,
  * from that index), nor in a sparse checkout.
  */
 void
@@ -1192,7 +1195,7 @@ changed_since(const struct proof *p, const struct strv *v,
 }
 
 /* Keep the index a job of the copy's side ended with, for
- * copy_carry_keep() once the two sides agree. */
+ * proof_carry_leave_copy() once the two sides agree. */
 static void
 keep_copy_index(struct proof *p, struct treeid_job *job)
 {
@@ -1320,9 +1323,9 @@ proof_src_side_tree(struct proof *p)
 	 * for (proof_source_changed()). */
 	if ((t = treeid_wait_tree(&p->src_job)) != NULL)
 		p->src_tree = xstrdup(t);
-	else if (p->carry != NULL) {
-		free(p->carry);
-		p->carry = NULL;
+	else if (p->src_carried != NULL) {
+		free(p->src_carried);
+		p->src_carried = NULL;
 		p->src_tree = src_side_afresh(p);
 	}
 	if (p->src_tree == NULL)
@@ -1409,9 +1412,9 @@ tree_changes(const struct git *dg, const struct rundir *rd,
 const char *
 proof_reused_index(struct proof *p)
 {
-	if (p->copy_start == NULL && !p->r.sparse)
-		p->copy_start = copy_carry_find(p);
-	return p->copy_start;
+	if (p->copy_carried == NULL && !p->r.sparse)
+		p->copy_carried = proof_carry_copy_find(p);
+	return p->copy_carried;
 }
 
 time_t
@@ -1419,7 +1422,7 @@ proof_reused_time(struct proof *p)
 {
 	struct stat	st;
 
-	if (proof_reused_index(p) == NULL || stat(p->copy_start, &st) == -1)
+	if (proof_reused_index(p) == NULL || stat(p->copy_carried, &st) == -1)
 		return 0;
 	return st.st_mtim.tv_sec;
 }
@@ -1465,7 +1468,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	else if (p->copy_runs > 0 || proof_reused_index(p) == NULL)
 		return -1;
 	else
-		start = xstrdup(p->copy_start);
+		start = xstrdup(p->copy_carried);
 	dst_git_of(p, p->dst_gitdir);
 	p->copy_idle.fn = poll_source;
 	p->copy_idle.arg = p;
@@ -1665,12 +1668,12 @@ proof_finish(struct proof *p)
 		if ((b = copy_tree(p, &q, &edits)) == NULL)
 			goto fail;
 	}
-	if (strcmp(a, b) != 0 && p->carry != NULL) {
+	if (strcmp(a, b) != 0 && p->src_carried != NULL) {
 		/* Not a word before the source's side is its own. */
-		carry_drop(p, "src");
+		proof_carry_drop(p, "src");
 		free(a);
-		free(p->carry);
-		p->carry = NULL;
+		free(p->src_carried);
+		p->src_carried = NULL;
 		free(p->src_tree);
 		if ((p->src_tree = src_side_afresh(p)) == NULL) {
 			p->src_failed = 1;
@@ -1683,15 +1686,15 @@ proof_finish(struct proof *p)
 		goto fail;
 	}
 	if (p->r.carry) {
-		carry_keep(p);
-		copy_carry_keep(p);
+		proof_carry_leave_src(p);
+		proof_carry_leave_copy(p);
 	}
 	free(b);
 	strv_free(&edits);
 	return a;
 fail:
-	carry_drop(p, "src");
-	carry_drop(p, "dst");
+	proof_carry_drop(p, "src");
+	proof_carry_drop(p, "dst");
 	free(a);
 	free(b);
 	strv_free(&edits);
@@ -1721,14 +1724,14 @@ proof_free(struct proof *p)
 	strv_free(&p->prep_edits);
 	free(p->dst_index);
 	free(p->dst_gitdir);
-	free(p->key);
-	free(p->carry);
+	free(p->src_key);
+	free(p->src_carried);
 	free(p->src_tree);
 	if (p->copy_index != NULL)
 		(void)unlink(p->copy_index);
 	free(p->copy_index);
 	free(p->settled);
-	free(p->copy_start);
+	free(p->copy_carried);
 	strv_free(&p->fixed);
 	strv_free(&p->recent);
 	strv_free(&p->written);

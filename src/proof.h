@@ -158,9 +158,9 @@ struct proof_repo {
 						   to read */
 	int			 own_ignored;	/* the copy has ignored files
 						   of its own (--incremental) */
-	int			 carry;		/* the copy may be parked:
-						   keep what its next run's
-						   proof starts from */
+	int			 carry;		/* carry the indexes its proof
+						   ends with to the next run's
+						   (the copy may be parked) */
 	int			 reused;	/* a parked copy, proved as it
 						   stands first: the paths of
 						   the source that differ from
