@@ -229,19 +229,21 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 /* A file of a carried index, in the carry directory: side "src" (the
  * source's) or "dst" (the copy's), what "index" or "key" (its seal). */
 static char *
-proof_carry_path(const struct proof *p, const char *side, const char *what)
+proof_carry_path(const struct rundir *rd, size_t id, const char *side,
+    const char *what)
 {
-	return xasprintf("%s/%s%zu.%s", p->rd->carry, side, p->id, what);
+	return xasprintf("%s/%s%zu.%s", rd->carry, side, id, what);
 }
 
 /* The carried index of a side, if the last run left one for key. */
 static char *
-proof_carry_find(const struct proof *p, const char *side, const char *key)
+proof_carry_find(const struct rundir *rd, size_t id, const char *side,
+    const char *key)
 {
 	char	*path, *idx;
 
-	path = proof_carry_path(p, side, "key");
-	idx = proof_carry_path(p, side, "index");
+	path = proof_carry_path(rd, id, side, "key");
+	idx = proof_carry_path(rd, id, side, "index");
 	if (!seal_holds(path, key, idx)) {
 		free(idx);
 		idx = NULL;
@@ -251,14 +253,14 @@ proof_carry_find(const struct proof *p, const char *side, const char *key)
 }
 
 static void
-proof_carry_drop(const struct proof *p, const char *side)
+proof_carry_drop(const struct rundir *rd, size_t id, const char *side)
 {
 	char	*path;
 
-	path = proof_carry_path(p, side, "key");
+	path = proof_carry_path(rd, id, side, "key");
 	(void)unlink(path);
 	free(path);
-	path = proof_carry_path(p, side, "index");
+	path = proof_carry_path(rd, id, side, "index");
 	(void)unlink(path);
 	free(path);
 }
@@ -271,12 +273,12 @@ proof_carry_leave_src(struct proof *p)
 	struct timespec	 t[2];
 	char		*idx, *key;
 
-	proof_carry_drop(p, "src");
+	proof_carry_drop(p->rd, p->id, "src");
 	if (p->src_key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
 	    errno != EEXIST))
 		return;
-	idx = proof_carry_path(p, "src", "index");
-	key = proof_carry_path(p, "src", "key");
+	idx = proof_carry_path(p->rd, p->id, "src", "index");
+	key = proof_carry_path(p->rd, p->id, "src", "key");
 	/* Timed as the source's side began: a file changed since then may
 	 * have changed after git looked at it (proof_look_start()). */
 	t[0].tv_sec = 0;
@@ -331,7 +333,7 @@ proof_carry_copy_find(const struct proof *p)
 	char	*key, *idx;
 
 	key = copy_key(p);
-	idx = proof_carry_find(p, "dst", key);
+	idx = proof_carry_find(p->rd, p->id, "dst", key);
 	free(key);
 	return idx;
 }
@@ -340,16 +342,12 @@ char *
 proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
     int own_ignored, struct timespec *since)
 {
-	struct proof	 p;
 	struct strv	 none = STRV_INIT;
 	struct stat	 st;
 	char		*key, *idx;
 
-	memset(&p, 0, sizeof(p));
-	p.rd = rd;
-	p.id = id;
 	key = copy_key_of(dst, own_ignored, &none);
-	idx = proof_carry_find(&p, "dst", key);
+	idx = proof_carry_find(rd, id, "dst", key);
 	free(key);
 	since->tv_sec = 0;
 	since->tv_nsec = 0;
@@ -366,12 +364,12 @@ proof_carry_leave_copy(struct proof *p)
 	struct timespec	 t[2];
 	char		*idx, *key, *k;
 
-	proof_carry_drop(p, "dst");
+	proof_carry_drop(p->rd, p->id, "dst");
 	if (p->copy_index == NULL || p->r.sparse ||
 	    (mkdir(p->rd->carry, 0700) == -1 && errno != EEXIST))
 		return;
-	idx = proof_carry_path(p, "dst", "index");
-	key = proof_carry_path(p, "dst", "key");
+	idx = proof_carry_path(p->rd, p->id, "dst", "index");
+	key = proof_carry_path(p->rd, p->id, "dst", "key");
 	k = copy_key(p);
 	t[0].tv_sec = 0;
 	t[0].tv_nsec = UTIME_OMIT;
@@ -678,18 +676,13 @@ void
 proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
     const char *src, const char *common, const char *head)
 {
-	struct proof	 p;
-
 	memset(lk, 0, sizeof(*lk));
 	/* Taken before the look: what changes from now on is stamped no
 	 * earlier. */
 	proof_src_clock(src, common, &lk->since);
-	memset(&p, 0, sizeof(p));
-	p.rd = rd;
-	p.id = id;
 	/* Believed only if sealed for this run's key, which needs the
 	 * listing: proof_begin() says. */
-	lk->idx = proof_carry_path(&p, "src", "index");
+	lk->idx = proof_carry_path(rd, id, "src", "index");
 	lk->src = xstrdup(src);
 	lk->rawsz = strlen(head) / 2;
 	lk->running = sig_thread(&lk->thread, look_run, lk);
@@ -898,7 +891,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	strv_pushv(&p->conflicts, l->conflicts.v);
 	if (!pr->sparse) {
 		p->src_key = proof_carry_src_key(pr, l);
-		p->src_carried = proof_carry_find(p, "src", p->src_key);
+		p->src_carried = proof_carry_find(rd, id, "src", p->src_key);
 	}
 	memset(&p->src_git, 0, sizeof(p->src_git));
 	p->src_git.dir = pr->src;
@@ -1670,7 +1663,7 @@ proof_finish(struct proof *p)
 	}
 	if (strcmp(a, b) != 0 && p->src_carried != NULL) {
 		/* Not a word before the source's side is its own. */
-		proof_carry_drop(p, "src");
+		proof_carry_drop(p->rd, p->id, "src");
 		free(a);
 		free(p->src_carried);
 		p->src_carried = NULL;
@@ -1693,8 +1686,8 @@ proof_finish(struct proof *p)
 	strv_free(&edits);
 	return a;
 fail:
-	proof_carry_drop(p, "src");
-	proof_carry_drop(p, "dst");
+	proof_carry_drop(p->rd, p->id, "src");
+	proof_carry_drop(p->rd, p->id, "dst");
 	free(a);
 	free(b);
 	strv_free(&edits);
