@@ -72,7 +72,7 @@ struct proof {
 	int			 src_failed;
 	int			 src_afresh;	/* times computed again */
 	char			*copy_index;	/* the index the copy's side
-						   ended with, kept */
+						   ended with, held */
 	int			 copy_runs;
 	struct spawn_idle	 copy_idle;	/* the source's side moved on */
 	struct spawn_idle	 src_idle;	/* the early hash moved on */
@@ -91,13 +91,13 @@ struct proof {
 	struct strv		 written;	/* and those forge wrote */
 };
 
-static void	poll_source(void *);
+static void	proof_poll_src_side(void *);
 static void	poll_early(void *);
 
 /* The size of the repository's object ids, from HEAD's: 20 or 32 bytes
  * (0: not known). */
 static size_t
-hash_size(const struct proof *p)
+proof_hash_size(const struct proof *p)
 {
 	size_t	n = p->r.head != NULL ? strlen(p->r.head) : 0;
 
@@ -388,7 +388,7 @@ proof_carry_leave_copy(struct proof *p)
 
 /* The copy's git, for its side of the proof. */
 static void
-dst_git_of(struct proof *p, const char *dst_gitdir)
+proof_dst_git(struct proof *p, const char *dst_gitdir)
 {
 	memset(&p->dst_git, 0, sizeof(p->dst_git));
 	p->dst_git.dir = p->r.dst;
@@ -440,7 +440,7 @@ flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
 
 /* "0 <zeros>\tpath": path's entry removed. */
 static void
-push_no_entry(const struct proof *p, struct strv *v, const char *path)
+proof_no_entry(const struct proof *p, struct strv *v, const char *path)
 {
 	struct buf	 b = BUF_INIT;
 	size_t		 k, oidlen = strlen(p->r.head);
@@ -462,7 +462,7 @@ push_no_entry(const struct proof *p, struct strv *v, const char *path)
  * where the source's index has none.
  */
 static void
-fresh_entries(const struct proof *p, struct strv *v,
+proof_fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
 {
 	const char	*e;
@@ -472,7 +472,7 @@ fresh_entries(const struct proof *p, struct strv *v,
 		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL)
 			strv_push(v, e);
 		else
-			push_no_entry(p, v, paths->v[i]);
+			proof_no_entry(p, v, paths->v[i]);
 	}
 }
 
@@ -484,7 +484,7 @@ fresh_entries(const struct proof *p, struct strv *v,
  * stat data, put in first for git to look at afresh.
  */
 static void
-conflict_entries(const struct proof *p, struct strv *v)
+proof_conflict_entries(const struct proof *p, struct strv *v)
 {
 	if (p->r.own_ignored)
 		strv_pushv(v, p->conflicts.v);
@@ -503,7 +503,7 @@ removal_entries(const struct proof *p, struct strv *v,
 	size_t	i;
 
 	for (i = 0; i < paths->n; i++)
-		push_no_entry(p, v, paths->v[i]);
+		proof_no_entry(p, v, paths->v[i]);
 }
 
 /* Is path below top a directory (no symlink followed at its end)? */
@@ -538,7 +538,7 @@ copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
 		    !is_dir(p->r.dst, paths->v[i]))
 			strv_push(v, e);
 		else
-			push_no_entry(p, v, paths->v[i]);
+			proof_no_entry(p, v, paths->v[i]);
 	}
 }
 
@@ -821,7 +821,7 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	}
 	/* A symlink's entry kept (with core.symlinks false, git keeps one
 	 * that is a file on disk), the others removed (removal_entries()). */
-	fresh_entries(p, &p->edits, &fresh);
+	proof_fresh_entries(p, &p->edits, &fresh);
 	removal_entries(p, &p->edits, &gone);
 	for (i = 0; i < stale.n; i++)
 		strv_push(&p->look_only, stale.v[i]);
@@ -841,7 +841,7 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
  * now -- is put in it first (update-index --index-info) for git add -A
  * to look at as the tracked file it is: as an untracked one, it would
  * leave it out where the working state ignores it.  A conflict's path,
- * the same (with the entry of conflict_entries()) -- always, where git
+ * the same (with the entry of proof_conflict_entries()) -- always, where git
  * may convert files: the line endings git keeps are those of the blob
  * of that entry, not of the one the carried index has.  0: so it is;
  * -1: the carried index is not to be started from (it cannot be read).
@@ -854,7 +854,7 @@ carried_lacks(struct proof *p, const struct lsfiles *l, struct strv *edits)
 	size_t		 i, k;
 	int		 c;
 
-	if (gitindex_read(&had, p->src_carried, hash_size(p)) == -1)
+	if (gitindex_read(&had, p->src_carried, proof_hash_size(p)) == -1)
 		return -1;
 	for (i = 0; i < l->conflicts.n; i++)
 		if (p->r.convert || gitindex_find(&had,
@@ -920,7 +920,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		/* Nothing reads what they hold (no conversion): their
 		 * ids will do, and the tree's id, computed here, too. */
 		p->src_req.info_only = 1;
-		p->src_req.own = hash_size(p);
+		p->src_req.own = proof_hash_size(p);
 		p->src_req.own_early = 1;
 	} else if (p->src_carried != NULL &&
 	    carried_lacks(p, l, &p->edits) == -1) {
@@ -999,7 +999,7 @@ proof_index_ready(struct proof *p, const char *dst_gitdir)
 /*
  * Once the source's side knows which paths differ from HEAD, and git is
  * done with the copy's index, prepare that index for the copy's side:
- * those paths' entries lose their stat data (fresh_entries()), so that
+ * those paths' entries lose their stat data (proof_fresh_entries()), so that
  * git looks at their files afresh.  The others keep what the checkout
  * recorded, which git compares with each file as it stands -- and forge
  * too, in touched_since_checkout(), for a change git's stat data could
@@ -1029,8 +1029,8 @@ start_prep(struct proof *p)
 		if (done == NULL || !strv_sorted_has(done,
 		    p->src_job.changed.v[i]))
 			strv_push(&p->rest, p->src_job.changed.v[i]);
-	fresh_entries(p, &p->prep_edits, &p->rest);
-	dst_git_of(p, p->dst_gitdir);
+	proof_fresh_entries(p, &p->prep_edits, &p->rest);
+	proof_dst_git(p, p->dst_gitdir);
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
 	p->prep_req.index = early != NULL ? early : p->dst_index;
@@ -1054,7 +1054,7 @@ start_prep(struct proof *p)
  * The files copied whole are the large ones: git hashes those in the
  * copy as soon as forge has written them, while the source's side still
  * runs, rather than after it.  Each starts from the source's entry, as
- * fresh_entries() makes it (what git converts a file to can depend on
+ * proof_fresh_entries() makes it (what git converts a file to can depend on
  * it); those the source's index has no plain file entry for are left to
  * the copy's side.  The caller vouches that git would convert them as
  * the copy's side would (proof.h).  One that anything changes after
@@ -1082,9 +1082,9 @@ proof_copied(struct proof *p, const struct strv *paths)
 	}
 	if (p->early_paths.n == 0)
 		return;
-	dst_git_of(p, p->dst_gitdir);
+	proof_dst_git(p, p->dst_gitdir);
 	/* Waiting for it, the source's side is moved on. */
-	p->copy_idle.fn = poll_source;
+	p->copy_idle.fn = proof_poll_src_side;
 	p->copy_idle.arg = p;
 	p->dst_git.idle = &p->copy_idle;
 	p->early_req = (struct treeid_req)TREEID_INIT;
@@ -1187,10 +1187,10 @@ changed_since(const struct proof *p, const struct strv *v,
 		close(root);
 }
 
-/* Keep the index a job of the copy's side ended with, for
+/* Hold the index a job of the copy's side ended with, for
  * proof_carry_leave_copy() once the two sides agree. */
 static void
-keep_copy_index(struct proof *p, struct treeid_job *job)
+proof_hold_copy_index(struct proof *p, struct treeid_job *job)
 {
 	char	*path;
 
@@ -1218,7 +1218,7 @@ keep_copy_index(struct proof *p, struct treeid_job *job)
  * counts there too (-f) -- except in a copy that keeps ignored files of
  * its own (build output), where git must leave them out as it does in
  * the source: the source's staged files are tracked there too, by the
- * entries fresh_entries() put back.
+ * entries proof_fresh_entries() put back.
  */
 static char *
 copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
@@ -1241,7 +1241,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	q->edits = edits;
 	q->exclude = p->r.exclude;
 	q->force = !p->r.own_ignored;
-	conflict_entries(p, edits);
+	proof_conflict_entries(p, edits);
 	q->trust = 1;
 	q->sparse = p->r.sparse;
 	if (!p->r.convert) {
@@ -1266,13 +1266,13 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		b = NULL;
 		q->big = 0;
 		q->big_from = NULL;
-		fresh_entries(p, edits, &paths);
+		proof_fresh_entries(p, edits, &paths);
 		snprintf(tag, sizeof(tag), "copy%zu-again", p->id);
 		if (treeid_start(&job, q, tag) == 0)
 			b = treeid_finish(&job);
 	}
 	if (b != NULL)
-		keep_copy_index(p, &job);
+		proof_hold_copy_index(p, &job);
 	treeid_free(&job);
 	strv_free(&paths);
 	free(ci);
@@ -1338,7 +1338,7 @@ src_side_done(struct proof *p)
 
 /* While the copy's side runs: the source's moves on too. */
 static void
-poll_source(void *arg)
+proof_poll_src_side(void *arg)
 {
 	struct proof	*p = arg;
 
@@ -1462,8 +1462,8 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 		return -1;
 	else
 		start = xstrdup(p->copy_carried);
-	dst_git_of(p, p->dst_gitdir);
-	p->copy_idle.fn = poll_source;
+	proof_dst_git(p, p->dst_gitdir);
+	p->copy_idle.fn = proof_poll_src_side;
 	p->copy_idle.arg = p;
 	p->dst_git.idle = &p->copy_idle;
 	q.git = &p->dst_git;
@@ -1491,7 +1491,8 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 			if (p->recent_only)
 				copy_entries(p, &p->fast_edits, &p->recent);
 			else
-				fresh_entries(p, &p->fast_edits, &p->recent);
+				proof_fresh_entries(p, &p->fast_edits,
+				    &p->recent);
 			q.edits = &p->fast_edits;
 		}
 		if (p->recent_only) {
@@ -1500,7 +1501,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 			not_dirs(p->r.dst, &p->written, &p->recent_files);
 			q.only = &p->recent_files;
 		} else if (p->r.own_ignored && p->conflicts.n > 0) {
-			conflict_entries(p, &p->fast_edits);
+			proof_conflict_entries(p, &p->fast_edits);
 			q.edits = &p->fast_edits;
 		}
 	}
@@ -1508,7 +1509,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	 * (snapshot.c): the ids of what git hashes will do, and the
 	 * tree's id, computed here. */
 	q.info_only = 1;
-	q.own = hash_size(p);
+	q.own = proof_hash_size(p);
 	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
 	p->fast_started = 1;
 	if (treeid_start(&p->fast_job, &q, tag) == -1)
@@ -1565,7 +1566,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 	p->dst_git.idle = NULL;
 	if (ours == NULL && b == NULL)
 		goto out;
-	keep_copy_index(p, &p->fast_job);
+	proof_hold_copy_index(p, &p->fast_job);
 	if (ours != NULL) {
 		afresh = p->src_afresh;
 		if ((theirs = src_side_entries(p, ours->rawsz, &read)) != NULL)
