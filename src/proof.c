@@ -1,15 +1,11 @@
-/* The proof that a copy is the working state, by tree ids. */
+/* The proof of a fresh copy: the source's side and the copy's, by tree ids. */
 #include "config.h"
 
 #include <sys/stat.h>
 
 #include <err.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pthread.h>
-#include <signal.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,81 +18,15 @@
 #include "gitindex.h"
 #include "lsfiles.h"
 #include "proof.h"
-#include "sig.h"
-#include "sum.h"
+#include "proof_int.h"
 #include "treeid.h"
 #include "xmalloc.h"
 
-struct proof {
-	struct proof_repo	 r;
-	struct rundir		*rd;
-	size_t			 id;		/* names its temporary files */
-	struct strv		 edits;		/* flagged entries, as on disk */
-	struct strv		 conflicts;	/* the source's conflicts' entries
-						   (lsfiles.h) */
-	struct strv		 look_only;	/* the source's paths git is to
-						   look at (proof_look) */
-	struct strv		 look_gone;	/* and those it has no longer */
-	struct timespec		 src_since;	/* taken before the source's
-						   side looked at its files */
-	struct git		 src_git;
-	struct treeid_req	 src_req;	/* the source's tree, computed */
-	struct treeid_job	 src_job;	/* while the copy is built */
-	int			 src_started;
-	char			*dst_gitdir;	/* the copy's registration */
-	struct git		 dst_git;
-	struct strv		 prep_edits;	/* the copy's index, made ready
-						   for its side of the proof */
-	struct treeid_req	 prep_req;	/* as soon as the source's side */
-	struct treeid_job	 prep_job;	/* and git are done */
-	int			 prep_started;
-	struct strv		 early_paths;	/* big files copied whole, */
-	struct strv		 early_edits;	/* hashed in the copy as soon */
-	struct treeid_req	 early_req;	/* as they are there, while */
-	struct treeid_job	 early_job;	/* the source's side runs */
-	int			 early_started;
-	struct timespec		 early_at;	/* when its git started */
-	struct strv		 early_done;	/* the paths it hashed */
-	struct strv		 rest;		/* the paths where the source
-						   differs from HEAD, but those
-						   hashed early */
-	char			*dst_index;
-	int			 index_ready;	/* nothing more will write it */
-	struct timespec		 checked_out;	/* when git worktree add was
-						   done */
-	char			*src_key;	/* what the source's carried
-						   index is to be for */
-	char			*src_carried;	/* that index, if the last run
-						   left one sealed for it */
-	char			*src_tree;	/* the source's side's tree */
-	int			 src_failed;
-	int			 src_afresh;	/* times computed again */
-	char			*copy_index;	/* the index the copy's side
-						   ended with, held */
-	int			 copy_runs;
-	struct spawn_idle	 copy_idle;	/* the source's side moved on */
-	struct spawn_idle	 src_idle;	/* the early hash moved on */
-	char			*settled;	/* the tree both sides had,
-						   before the copy was built */
-	char			*copy_carried;	/* the copy's carried index,
-						   its last proof's */
-	struct strv		 fixed;		/* the paths it had wrong */
-	struct treeid_job	 fast_job;	/* its side, as it stands */
-	int			 fast_started;
-	struct strv		 fast_edits;
-	int			 recent_only;	/* and nothing else */
-	struct strv		 recent_files;	/* those not directories */
-	struct strv		 recent;	/* the copy's paths to look at
-						   again, for its carried index */
-	struct strv		 written;	/* and those forge wrote */
-};
-
-static void	proof_poll_src_side(void *);
 static void	poll_early(void *);
 
 /* The size of the repository's object ids, from HEAD's: 20 or 32 bytes
  * (0: not known). */
-static size_t
+size_t
 proof_hash_size(const struct proof *p)
 {
 	size_t	n = p->r.head != NULL ? strlen(p->r.head) : 0;
@@ -120,274 +50,8 @@ proof_big(const struct proof *p)
 	return t < 0 ? 1 : t < LLONG_MAX ? t + 1 : t;
 }
 
-/*
- * The source's side of a reused copy's proof starts from the index the
- * last run's source side ended with, not from the source's own: git's
- * stat cache then spares every file that did not change since, untracked
- * ones included, where the source's index would have git read again
- * each file it differs from, every run.  That index is git add -A's from
- * an index with the same entries, which is what the key says; what it
- * says of a file is git's own stat cache, no more trusted than git
- * trusts it.  The untracked files are in the key too: git add -A would
- * keep the entry it made of one that has since become ignored.  When
- * the two sides differ, the source's side is computed again without it
- * before anything is said.
- */
-/*
- * What the key file holds: the key, and what the index kept with it was
- * as forge left it -- its inode, size and times, to the nanosecond (a
- * change time nothing can set), and the checksum git wrote at its end
- * -- so that an index anything but forge changed since (a git run with
- * it for GIT_INDEX_FILE, a command writing beside its copy) is not taken
- * for the one forge kept.  Nothing of it is read but its end: a digest
- * of it all cost each run a few milliseconds per index.  NULL if the
- * index cannot be looked at.
- */
-static char *
-seal_of(const char *key, const char *idx)
-{
-	struct stat	 st;
-	struct sum	 s;
-	unsigned char	 end[32];
-	char		*prefix, *seal;
-	int		 fd;
-
-	if ((fd = open(idx, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
-		return NULL;
-	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
-	    st.st_size < (off_t)sizeof(end) ||
-	    pread(fd, end, sizeof(end), st.st_size - (off_t)sizeof(end)) !=
-	    (ssize_t)sizeof(end)) {
-		close(fd);
-		return NULL;
-	}
-	close(fd);
-	sum_init(&s);
-	sum_add(&s, end, sizeof(end));
-	prefix = xasprintf("%sindex %ju %ju %jd %jd.%09ld %jd.%09ld ", key,
-	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
-	    (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
-	    st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec,
-	    st.st_ctim.tv_nsec);
-	seal = sum_line(&s, prefix);
-	free(prefix);
-	return seal;
-}
-
-/* Does the key file at path seal idx for key? */
-static int
-seal_holds(const char *path, const char *key, const char *idx)
-{
-	struct buf	 b = BUF_INIT;
-	struct stat	 st;
-	char		*seal = NULL;
-	int		 ok;
-
-	ok = lstat(idx, &st) == 0 && S_ISREG(st.st_mode) &&
-	    fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
-	    (seal = seal_of(key, idx)) != NULL && strcmp(b.data, seal) == 0;
-	free(seal);
-	buf_free(&b);
-	return ok;
-}
-
-/* Seal idx for key in the key file at path: -1 if it cannot be. */
-static int
-seal_write(const char *path, const char *key, const char *idx)
-{
-	char	*seal;
-	int	 ret;
-
-	if ((seal = seal_of(key, idx)) == NULL)
-		return -1;
-	ret = fs_write_atomic(path, seal, strlen(seal), 0600);
-	free(seal);
-	return ret;
-}
-
-static char *
-proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
-{
-	struct sum	 s;
-
-	sum_init(&s);
-	sum_str(&s, pr->src);
-	sum_str(&s, pr->gitdir);
-	sum_strv(&s, "entries", pr->entries);
-	/* git add -A keeps an entry it made of an untracked file that has
-	 * since become ignored: the same untracked files, or none. */
-	sum_strv(&s, "untracked", &l->untracked);
-	sum_strv(&s, "flagged", &l->flagged);
-	sum_strv(&s, "nested", &l->nested);
-	/* A conflict's path resolved with git rm --cached leaves the
-	 * entries as they were. */
-	sum_strv(&s, "conflicts", &l->conflicts);
-	sum_strv(&s, "exclude", pr->exclude);
-	return sum_line(&s, "forge carry 5 ");
-}
-
-/* A file of a carried index, in the carry directory: side "src" (the
- * source's) or "dst" (the copy's), what "index" or "key" (its seal). */
-static char *
-proof_carry_path(const struct rundir *rd, size_t id, const char *side,
-    const char *what)
-{
-	return xasprintf("%s/%s%zu.%s", rd->carry, side, id, what);
-}
-
-/* The carried index of a side, if the last run left one for key. */
-static char *
-proof_carry_find(const struct rundir *rd, size_t id, const char *side,
-    const char *key)
-{
-	char	*path, *idx;
-
-	path = proof_carry_path(rd, id, side, "key");
-	idx = proof_carry_path(rd, id, side, "index");
-	if (!seal_holds(path, key, idx)) {
-		free(idx);
-		idx = NULL;
-	}
-	free(path);
-	return idx;
-}
-
-static void
-proof_carry_drop(const struct rundir *rd, size_t id, const char *side)
-{
-	char	*path;
-
-	path = proof_carry_path(rd, id, side, "key");
-	(void)unlink(path);
-	free(path);
-	path = proof_carry_path(rd, id, side, "index");
-	(void)unlink(path);
-	free(path);
-}
-
-/* Carry the source's side's index to the next run (if that fails, the
- * next run starts from the source's own). */
-static void
-proof_carry_leave_src(struct proof *p)
-{
-	struct timespec	 t[2];
-	char		*idx, *key;
-
-	proof_carry_drop(p->rd, p->id, "src");
-	if (p->src_key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
-	    errno != EEXIST))
-		return;
-	idx = proof_carry_path(p->rd, p->id, "src", "index");
-	key = proof_carry_path(p->rd, p->id, "src", "key");
-	/* Timed as the source's side began: a file changed since then may
-	 * have changed after git looked at it (proof_look_start()). */
-	t[0].tv_sec = 0;
-	t[0].tv_nsec = UTIME_OMIT;
-	t[1] = p->src_since;
-	if (treeid_keep(&p->src_job, idx) == 0 &&
-	    (utimensat(AT_FDCWD, idx, t, 0) == -1 ||
-	    seal_write(key, p->src_key, idx) == -1))
-		(void)unlink(idx);
-	free(idx);
-	free(key);
-}
-
-/*
- * The copy's side of a reused copy can start from the index the last
- * run's copy's side ended with: git's stat cache of the copy's own files,
- * which the next run's git compares with each file as it then stands.
- * It is forge's, in the run's scratch space, never the copy's index that
- * the command sees and may rewrite; it has no flag that would make git
- * take an entry as it is, and its time is set when it is carried, so
- * that git looks again at every file as recent as that ("racily clean").
- * The key names the copy and how its side is computed.
- */
-static char *
-copy_key_of(const char *dst, int own_ignored, const struct strv *exclude)
-{
-	struct sum	 s;
-	char		 m[16];
-	mode_t		 mask;
-
-	/* A file git's stat data says is untouched keeps the mode it was
-	 * given under this umask (reuse.h's reuse_look_end()). */
-	mask = fs_umask();
-	snprintf(m, sizeof(m), "%o", (unsigned)mask);
-	sum_init(&s);
-	sum_str(&s, dst);
-	sum_str(&s, own_ignored ? "own" : "none");
-	sum_strv(&s, "exclude", exclude);
-	sum_str(&s, m);
-	return sum_line(&s, "forge carry copy 3 ");
-}
-
-static char *
-copy_key(const struct proof *p)
-{
-	return copy_key_of(p->r.dst, p->r.own_ignored, p->r.exclude);
-}
-
-static char *
-proof_carry_copy_find(const struct proof *p)
-{
-	char	*key, *idx;
-
-	key = copy_key(p);
-	idx = proof_carry_find(p->rd, p->id, "dst", key);
-	free(key);
-	return idx;
-}
-
-char *
-proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
-    int own_ignored, struct timespec *since)
-{
-	struct strv	 none = STRV_INIT;
-	struct stat	 st;
-	char		*key, *idx;
-
-	key = copy_key_of(dst, own_ignored, &none);
-	idx = proof_carry_find(rd, id, "dst", key);
-	free(key);
-	since->tv_sec = 0;
-	since->tv_nsec = 0;
-	if (idx != NULL && stat(idx, &st) == 0)
-		*since = st.st_mtim;
-	return idx;
-}
-
-/* Carry the index the copy's side ended with to the next run, timed
- * now: no later change to a file can look older. */
-static void
-proof_carry_leave_copy(struct proof *p)
-{
-	struct timespec	 t[2];
-	char		*idx, *key, *k;
-
-	proof_carry_drop(p->rd, p->id, "dst");
-	if (p->copy_index == NULL || p->r.sparse ||
-	    (mkdir(p->rd->carry, 0700) == -1 && errno != EEXIST))
-		return;
-	idx = proof_carry_path(p->rd, p->id, "dst", "index");
-	key = proof_carry_path(p->rd, p->id, "dst", "key");
-	k = copy_key(p);
-	t[0].tv_sec = 0;
-	t[0].tv_nsec = UTIME_OMIT;
-	clock_gettime(CLOCK_REALTIME_COARSE, &t[1]);
-	fs_present(p->r.dst, &t[1]);
-	if (rename(p->copy_index, idx) == -1 ||
-	    utimensat(AT_FDCWD, idx, t, 0) == -1 ||
-	    seal_write(key, k, idx) == -1)
-		(void)unlink(idx);
-	free(p->copy_index);
-	p->copy_index = NULL;
-	free(idx);
-	free(key);
-	free(k);
-}
-
 /* The copy's git, for its side of the proof. */
-static void
+void
 proof_dst_git(struct proof *p, const char *dst_gitdir)
 {
 	memset(&p->dst_git, 0, sizeof(p->dst_git));
@@ -439,7 +103,7 @@ flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
 }
 
 /* "0 <zeros>\tpath": path's entry removed. */
-static void
+void
 proof_no_entry(const struct proof *p, struct strv *v, const char *path)
 {
 	struct buf	 b = BUF_INIT;
@@ -461,7 +125,7 @@ proof_no_entry(const struct proof *p, struct strv *v, const char *path)
  * already in the index are kept), or "0 <zeros>\tpath", removing it,
  * where the source's index has none.
  */
-static void
+void
 proof_fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
 {
@@ -483,75 +147,11 @@ proof_fresh_entries(const struct proof *p, struct strv *v,
  * stages): the entry of the stage git add takes the mode of, without
  * stat data, put in first for git to look at afresh.
  */
-static void
+void
 proof_conflict_entries(const struct proof *p, struct strv *v)
 {
 	if (p->r.own_ignored)
 		strv_pushv(v, p->conflicts.v);
-}
-
-/*
- * The update-index --index-info lines that remove each path's entry:
- * git then adds the file as it finds it, with nothing of the entry it
- * had -- and none at all where it will not take the path (a .gitmodules
- * that is a symlink, say), which the proof then sees.
- */
-static void
-removal_entries(const struct proof *p, struct strv *v,
-    const struct strv *paths)
-{
-	size_t	i;
-
-	for (i = 0; i < paths->n; i++)
-		proof_no_entry(p, v, paths->v[i]);
-}
-
-/* Is path below top a directory (no symlink followed at its end)? */
-static int
-is_dir(const char *top, const char *path)
-{
-	struct stat	 st;
-	char		*full;
-	int		 r;
-
-	full = xasprintf("%s/%s", top, path);
-	r = lstat(full, &st) == 0 && S_ISDIR(st.st_mode);
-	free(full);
-	return r;
-}
-
-/*
- * The entries the copy's changed paths start from: none
- * (removal_entries()), but where the working tree's is a symlink --
- * with core.symlinks false git keeps a link's mode for the file it
- * checked out, from that entry -- and the path is no directory now.
- */
-static void
-copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
-{
-	const char	*e;
-	size_t		 i;
-
-	for (i = 0; i < paths->n; i++) {
-		e = lsfiles_find(p->r.entries, paths->v[i]);
-		if (e != NULL && strncmp(e, "120000 ", 7) == 0 &&
-		    !is_dir(p->r.dst, paths->v[i]))
-			strv_push(v, e);
-		else
-			proof_no_entry(p, v, paths->v[i]);
-	}
-}
-
-/* The paths whose file below top is not a directory (a file, a symlink,
- * or gone): git takes no directory for a path, where a file was. */
-static void
-not_dirs(const char *top, const struct strv *paths, struct strv *out)
-{
-	size_t	i;
-
-	for (i = 0; i < paths->n; i++)
-		if (!is_dir(top, paths->v[i]))
-			strv_push(out, paths->v[i]);
 }
 
 /* Is a later than or as late as b? */
@@ -631,13 +231,12 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 	buf_free(&cur);
 }
 
-
 /*
  * The present on the source's file system's clock, as stamps its files,
  * from the harness's directory in common when it is on the same file
  * system; else the clock's, to two seconds down (fs_present()).
  */
-static void
+void
 proof_src_clock(const char *src, const char *common, struct timespec *t)
 {
 	struct stat	 a, b;
@@ -652,187 +251,6 @@ proof_src_clock(const char *src, const char *common, struct timespec *t)
 		t->tv_nsec = 0;
 	}
 	free(dir);
-}
-
-/* The look itself: in a thread of its own, nothing but lk touched. */
-static void *
-look_run(void *arg)
-{
-	struct proof_look	*lk = arg;
-	struct stat		 st;
-
-	/* Not if the clock was set back since: a change could then be
-	 * stamped before that index's time. */
-	if (stat(lk->idx, &st) == 0 && st.st_mtim.tv_sec <= lk->since.tv_sec &&
-	    gitindex_read(&lk->had, lk->idx, lk->rawsz) == 0) {
-		lk->ok = gitindex_look(lk->src, &lk->had, &st.st_mtim,
-		    &lk->stale, &lk->unsure) == 0;
-		lk->seen = st;
-	}
-	return NULL;
-}
-
-void
-proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
-    const char *src, const char *common, const char *head)
-{
-	memset(lk, 0, sizeof(*lk));
-	/* Taken before the look: what changes from now on is stamped no
-	 * earlier. */
-	proof_src_clock(src, common, &lk->since);
-	/* Believed only if sealed for this run's key, which needs the
-	 * listing: proof_begin() says. */
-	lk->idx = proof_carry_path(rd, id, "src", "index");
-	lk->src = xstrdup(src);
-	lk->rawsz = strlen(head) / 2;
-	lk->running = sig_thread(&lk->thread, look_run, lk);
-}
-
-void
-proof_look_wait(struct proof_look *lk)
-{
-	if (lk->running)
-		(void)pthread_join(lk->thread, NULL);
-	lk->running = 0;
-}
-
-const struct strv *
-proof_source_paths(const struct proof *p)
-{
-	return p->src_req.only != NULL ? &p->look_only : NULL;
-}
-
-const struct strv *
-proof_source_gone(const struct proof *p)
-{
-	return p->src_req.only != NULL ? &p->look_gone : NULL;
-}
-
-long
-proof_source_looked(const struct proof *p)
-{
-	return p->src_req.only != NULL ? (long)p->look_only.n : -1;
-}
-
-void
-proof_look_free(struct proof_look *lk)
-{
-	proof_look_wait(lk);
-	gitindex_free(&lk->had);
-	strv_free(&lk->stale);
-	strv_free(&lk->unsure);
-	free(lk->idx);
-	free(lk->src);
-	memset(lk, 0, sizeof(*lk));
-}
-
-/*
- * The source's side from the carried index and the look at the source
- * begun before (proof_look_start()): git looks at the paths whose files
- * changed since, the ones the working state has that the index has not,
- * and nothing else; what the index has that the working state has not
- * (an untracked file gone or now ignored) is removed.  0: so it is set
- * up; -1: git is to look at every file (git add -A).
- */
-static int
-proof_look_take(struct proof *p, const struct lsfiles *l)
-{
-	const struct proof_look	*lk = p->r.look;
-	struct strv		 fresh = STRV_INIT, untracked = STRV_INIT;
-	struct strv		 gone = STRV_INIT, stale = STRV_INIT;
-	struct strv		 add = STRV_INIT;
-	struct stat		 st;
-	const char		**want, *w, *h;
-	size_t			 i, j, k, m, n, u;
-	int			 c, isdir;
-
-	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
-	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
-	    p->r.exclude->n > 0)
-		return -1;
-	/* The index looked at is the one sealed for this key. */
-	if (stat(p->src_carried, &st) == -1 || st.st_ino != lk->seen.st_ino ||
-	    st.st_dev != lk->seen.st_dev || st.st_size != lk->seen.st_size ||
-	    st.st_mtim.tv_sec != lk->seen.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != lk->seen.st_mtim.tv_nsec ||
-	    st.st_ctim.tv_sec != lk->seen.st_ctim.tv_sec ||
-	    st.st_ctim.tv_nsec != lk->seen.st_ctim.tv_nsec)
-		return -1;
-	/* What the working state has, sorted as the index is: the
-	 * entries, the untracked files and the conflicts' paths, each
-	 * what is on disk (none of them an entry). */
-	strv_pushv(&untracked, l->untracked.v);
-	strv_pushv(&untracked, l->unmerged.v);
-	strv_sort(&untracked);
-	n = p->r.entries->n + untracked.n;
-	want = xreallocarray(NULL, n + 1, sizeof(*want));
-	for (i = j = k = 0; k < n; k++) {
-		w = i < p->r.entries->n ?
-		    lsfiles_entry_path(p->r.entries->v[i]) : NULL;
-		if (w != NULL && (j == untracked.n ||
-		    strcmp(w, untracked.v[j]) < 0)) {
-			want[k] = w;
-			i++;
-		} else
-			want[k] = untracked.v[j++];
-	}
-	/*
-	 * Against what the carried index has: what the working state has
-	 * that changed since or is not in it, git is to look at (its entry
-	 * afresh); what it has not, removed (an untracked file gone, or
-	 * now ignored).  The changed paths come in the index's order.
-	 */
-	for (i = k = m = u = 0; i < n || k < lk->had.n;) {
-		h = k < lk->had.n ? lk->had.v[k].path : NULL;
-		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
-		if (c < 0)
-			strv_push(&add, want[i++]);
-		else if (c > 0) {
-			strv_push(&gone, h);
-			strv_push(&p->look_gone, h);
-			k++;
-		} else {
-			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)
-				m++;
-			while (u < lk->unsure.n &&
-			    strcmp(lk->unsure.v[u], h) < 0)
-				u++;
-			/* Changed where git's own look might miss it: its
-			 * entry goes first; and where it is a directory now,
-			 * which git would not take for the file it was. */
-			isdir = m < lk->stale.n &&
-			    strcmp(lk->stale.v[m], h) == 0 &&
-			    is_dir(p->r.src, h);
-			if (isdir)
-				strv_push(&gone, h);
-			else if (u < lk->unsure.n &&
-			    strcmp(lk->unsure.v[u], h) == 0) {
-				if (lk->had.v[k].mode == 0120000)
-					strv_push(&fresh, h);
-				else
-					strv_push(&gone, h);
-			}
-			if (!isdir && m < lk->stale.n &&
-			    strcmp(lk->stale.v[m], h) == 0)
-				strv_push(&stale, h);
-			i++;
-			k++;
-		}
-	}
-	/* A symlink's entry kept (with core.symlinks false, git keeps one
-	 * that is a file on disk), the others removed (removal_entries()). */
-	proof_fresh_entries(p, &p->edits, &fresh);
-	removal_entries(p, &p->edits, &gone);
-	for (i = 0; i < stale.n; i++)
-		strv_push(&p->look_only, stale.v[i]);
-	not_dirs(p->r.src, &add, &p->look_only);
-	free(want);
-	strv_free(&fresh);
-	strv_free(&gone);
-	strv_free(&stale);
-	strv_free(&add);
-	strv_free(&untracked);
-	return 0;
 }
 
 /*
@@ -1189,7 +607,7 @@ changed_since(const struct proof *p, const struct strv *v,
 
 /* Hold the index a job of the copy's side ended with, for
  * proof_carry_leave_copy() once the two sides agree. */
-static void
+void
 proof_hold_copy_index(struct proof *p, struct treeid_job *job)
 {
 	char	*path;
@@ -1305,7 +723,7 @@ src_side_afresh(struct proof *p)
 }
 
 /* The source's side's tree, once: NULL if it failed (said why). */
-static const char *
+const char *
 proof_src_side_tree(struct proof *p)
 {
 	const char	*t;
@@ -1337,7 +755,7 @@ src_side_done(struct proof *p)
 }
 
 /* While the copy's side runs: the source's moves on too. */
-static void
+void
 proof_poll_src_side(void *arg)
 {
 	struct proof	*p = arg;
@@ -1353,288 +771,6 @@ poll_early(void *arg)
 
 	if (p->early_started)
 		treeid_poll(&p->early_job);
-}
-
-/*
- * "old new\tpath" for each path where tree b differs from tree a: the
- * modes, "000000" where a tree has none.  With index (b NULL), where the
- * tree that index would make differs from a -- and with swap, each line
- * the other way round: where a differs from that index's tree.
- */
-static int
-tree_changes(const struct git *dg, const struct rundir *rd,
-    const char *objects, const char *a, const char *b, const char *index,
-    int swap, struct strv *fix)
-{
-	const char *const	 trees[] = { "diff-tree", "-r", "-z",
-	    "--no-renames", "--raw", "--no-abbrev", a, b, NULL };
-	const char *const	 cached[] = { "diff-index", "--cached", "-z",
-	    "--no-renames", "--raw", "--no-abbrev", a, "--", NULL };
-	struct git		 g;
-	struct buf		 out = BUF_INIT;
-	const char		*r, *path, *end;
-	int			 st;
-
-	g = *dg;
-	g.index = index;
-	g.idle = NULL;
-	g.objdir = rd->objects;
-	g.alternates = objects;
-	if ((st = git_run(&g, index != NULL ? cached : trees, 0, NULL, &out,
-	    NULL)) != 0) {
-		buf_free(&out);
-		return -1;
-	}
-	/* ":100644 100644 <oid> <oid> M" NUL path NUL, each. */
-	for (r = out.data, end = r + out.len; r != NULL && r < end;
-	    r = path + strlen(path) + 1) {
-		path = r + strlen(r) + 1;
-		if (path >= end || strlen(r) < 15 || r[0] != ':') {
-			st = -1;
-			break;
-		}
-		if (swap)
-			strv_pushf(fix, "%.6s %.6s\t%s", r + 8, r + 1, path);
-		else
-			strv_pushf(fix, "%.6s %.6s\t%s", r + 1, r + 8, path);
-	}
-	buf_free(&out);
-	return st == 0 ? 0 : -1;
-}
-
-const char *
-proof_reused_index(struct proof *p)
-{
-	if (p->copy_carried == NULL && !p->r.sparse)
-		p->copy_carried = proof_carry_copy_find(p);
-	return p->copy_carried;
-}
-
-time_t
-proof_reused_time(struct proof *p)
-{
-	struct stat	st;
-
-	if (proof_reused_index(p) == NULL || stat(p->copy_carried, &st) == -1)
-		return 0;
-	return st.st_mtim.tv_sec;
-}
-
-void
-proof_reused_look(struct proof *p, const struct strv *paths, int only)
-{
-	size_t	i;
-
-	for (i = 0; i < paths->n; i++)
-		strv_push(&p->recent, paths->v[i]);
-	p->recent_only = only;
-}
-
-void
-proof_reused_written(struct proof *p, const struct strv *paths)
-{
-	size_t	i;
-
-	for (i = 0; i < paths->n; i++)
-		strv_push(&p->written, paths->v[i]);
-}
-
-const char *
-proof_copy_index(const struct proof *p)
-{
-	return p->copy_index;
-}
-
-int
-proof_reused_start(struct proof *p, const char *dst_gitdir)
-{
-	struct treeid_req	 q = TREEID_INIT;
-	char			*start, tag[32];
-
-	if (p->r.sparse || p->settled != NULL || p->copy_runs > 1 ||
-	    p->fast_started)
-		return -1;
-	if (p->dst_gitdir == NULL)
-		p->dst_gitdir = xstrdup(dst_gitdir);
-	if (p->copy_index != NULL)
-		start = xstrdup(p->copy_index);
-	else if (p->copy_runs > 0 || proof_reused_index(p) == NULL)
-		return -1;
-	else
-		start = xstrdup(p->copy_carried);
-	proof_dst_git(p, p->dst_gitdir);
-	p->copy_idle.fn = proof_poll_src_side;
-	p->copy_idle.arg = p;
-	p->dst_git.idle = &p->copy_idle;
-	q.git = &p->dst_git;
-	q.start = start;
-	proof_scratch(&q, p->rd);
-	q.alternates = p->r.objects;
-	q.exclude = p->r.exclude;
-	q.force = !p->r.own_ignored;
-	/*
-	 * Once forge has put paths right, git looks at those again, and at
-	 * nothing else: nothing but forge wrote in the copy since git
-	 * looked at all of it, and each file forge wrote is a new inode
-	 * (reuse_fix()), which git's stat data cannot take for the old.
-	 */
-	strv_free(&p->fast_edits);
-	if (p->copy_runs > 0)
-		q.only = &p->fixed;
-	else {
-		/* Each path whose file is not as git saw it last is looked
-		 * at afresh, its entry gone first: git would otherwise
-		 * trust its stat data where it cannot tell a change (a git
-		 * that keeps whole seconds), or keep the entry of a path it
-		 * will not take. */
-		if (p->recent.n > 0) {
-			if (p->recent_only)
-				copy_entries(p, &p->fast_edits, &p->recent);
-			else
-				proof_fresh_entries(p, &p->fast_edits,
-				    &p->recent);
-			q.edits = &p->fast_edits;
-		}
-		if (p->recent_only) {
-			strv_clear(&p->recent_files);
-			not_dirs(p->r.dst, &p->recent, &p->recent_files);
-			not_dirs(p->r.dst, &p->written, &p->recent_files);
-			q.only = &p->recent_files;
-		} else if (p->r.own_ignored && p->conflicts.n > 0) {
-			proof_conflict_entries(p, &p->fast_edits);
-			q.edits = &p->fast_edits;
-		}
-	}
-	/* Proved as it stands only where git converts nothing
-	 * (snapshot.c): the ids of what git hashes will do, and the
-	 * tree's id, computed here. */
-	q.info_only = 1;
-	q.own = proof_hash_size(p);
-	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
-	p->fast_started = 1;
-	if (treeid_start(&p->fast_job, &q, tag) == -1)
-		p->fast_job.failed = 1;
-	free(start);
-	return 0;
-}
-
-/*
- * The source's side's entries, to compare the copy's with, as soon as
- * git has staged its files: those its job computed its tree from, else
- * those of the index git writes its tree from, while it still does
- * (read into own, which the caller frees).  NULL if neither: the tree
- * is to be waited for.
- */
-static const struct gitindex *
-src_side_entries(struct proof *p, size_t rawsz, struct gitindex *own)
-{
-	const struct gitindex	*e;
-	const char		*idx;
-
-	if (p->src_failed)
-		return NULL;
-	if (p->src_req.own != 0 &&
-	    (e = treeid_wait_entries(&p->src_job)) != NULL)
-		return e;
-	if (p->src_tree != NULL ||
-	    (idx = treeid_wait_added(&p->src_job)) == NULL ||
-	    p->src_job.tree != NULL || gitindex_read(own, idx, rawsz) == -1)
-		return NULL;
-	return own;
-}
-
-int
-proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
-{
-	const struct gitindex	*ours, *theirs = NULL;
-	struct gitindex		 read;
-	const char		*a, *idx;
-	char			*b = NULL;
-	size_t			 i;
-	int			 ret = -1, afresh;
-
-	memset(&read, 0, sizeof(read));
-	if (!p->fast_started && proof_reused_start(p, dst_gitdir) == -1)
-		return -1;
-	p->fast_started = 0;
-	/* The copy's entries as git staged its files (no tree hashed:
-	 * the same entries as the source's are the same tree), else the
-	 * tree git wrote. */
-	ours = p->fast_job.failed ? NULL : treeid_wait_entries(&p->fast_job);
-	if (ours == NULL && !p->fast_job.failed)
-		b = treeid_finish(&p->fast_job);
-	p->dst_git.idle = NULL;
-	if (ours == NULL && b == NULL)
-		goto out;
-	proof_hold_copy_index(p, &p->fast_job);
-	if (ours != NULL) {
-		afresh = p->src_afresh;
-		if ((theirs = src_side_entries(p, ours->rawsz, &read)) != NULL)
-			gitindex_diff(ours, theirs, fix);
-		else if ((a = proof_src_side_tree(p)) == NULL ||
-		    p->copy_index == NULL || tree_changes(&p->dst_git, p->rd,
-		    p->r.objects, a, NULL, p->copy_index, 1, fix) == -1)
-			goto out;
-		if (fix->n > 0) {
-			ret = 0;
-			goto fixed;
-		}
-		/* The same entries: the source's tree -- of those entries,
-		 * not one computed again since (its git failed). */
-		if ((a = proof_src_side_tree(p)) == NULL ||
-		    (theirs != NULL && p->src_afresh != afresh))
-			goto out;
-		p->settled = xstrdup(a);
-		ret = 1;
-		goto out;
-	}
-	/*
-	 * The source's tree may still be being written (git writes each
-	 * tree that changed): what differs is then found from the index it
-	 * is written from, and the copy put right meanwhile.  Only when
-	 * nothing does is the tree waited for here.
-	 */
-	if (p->src_tree == NULL && !p->src_failed &&
-	    (idx = treeid_wait_added(&p->src_job)) != NULL &&
-	    p->src_job.tree == NULL && treeid_entries(&p->src_job) == NULL) {
-		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
-		    idx, 0, fix) == 0 && fix->n > 0) {
-			ret = 0;
-			goto fixed;
-		}
-		strv_clear(fix);
-	}
-	if ((a = proof_src_side_tree(p)) == NULL)
-		goto out;
-	if (strcmp(a, b) == 0) {
-		p->settled = b;
-		b = NULL;
-		ret = 1;
-	} else if (treeid_entries(&p->src_job) != NULL) {
-		/* No tree of the source's for git to read. */
-		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
-		    p->src_job.index, 0, fix) == 0)
-			ret = 0;
-	} else if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, a,
-	    NULL, 0, fix) == 0)
-		ret = 0;
-fixed:
-	for (i = 0; ret == 0 && i < fix->n; i++)
-		strv_push(&p->fixed, strchr(fix->v[i], '\t') + 1);
-out:
-	if (theirs == &read)
-		gitindex_free(&read);
-	treeid_free(&p->fast_job);
-	if (ret == -1) {
-		/* The full way, from the copy's checkout index. */
-		if (p->copy_index != NULL)
-			(void)unlink(p->copy_index);
-		free(p->copy_index);
-		p->copy_index = NULL;
-		strv_clear(fix);
-	}
-	free(b);
-	return ret;
 }
 
 char *

@@ -15,8 +15,8 @@
  *	rd.blobs_last	scratch/blobs.last: the last run's, if this one
  *			reuses its copy (else empty), for git to find
  *	rd.carry	scratch/carry: what a run leaves for the next to
- *			reuse with the copy (proof.c), kept when the
- *			scratch space is emptied
+ *			reuse with the copy (proof_carry.c), kept when
+ *			the scratch space is emptied
  *	idx = rundir_index(&rd, "/repo/.git/index");
  *			a private copy of an index (times kept) for git to
  *			read the working state through: whatever git

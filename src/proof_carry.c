@@ -1,0 +1,288 @@
+/* The indexes a proof carries to the next run, each sealed for its key. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "lsfiles.h"
+#include "proof.h"
+#include "proof_int.h"
+#include "sum.h"
+#include "treeid.h"
+#include "xmalloc.h"
+
+/*
+ * The source's side of a reused copy's proof starts from the index the
+ * last run's source side ended with, not from the source's own: git's
+ * stat cache then spares every file that did not change since, untracked
+ * ones included, where the source's index would have git read again
+ * each file it differs from, every run.  That index is git add -A's from
+ * an index with the same entries, which is what the key says; what it
+ * says of a file is git's own stat cache, no more trusted than git
+ * trusts it.  The untracked files are in the key too: git add -A would
+ * keep the entry it made of one that has since become ignored.  When
+ * the two sides differ, the source's side is computed again without it
+ * before anything is said.
+ */
+/*
+ * What the key file holds: the key, and what the index kept with it was
+ * as forge left it -- its inode, size and times, to the nanosecond (a
+ * change time nothing can set), and the checksum git wrote at its end
+ * -- so that an index anything but forge changed since (a git run with
+ * it for GIT_INDEX_FILE, a command writing beside its copy) is not taken
+ * for the one forge kept.  Nothing of it is read but its end: a digest
+ * of it all cost each run a few milliseconds per index.  NULL if the
+ * index cannot be looked at.
+ */
+static char *
+seal_of(const char *key, const char *idx)
+{
+	struct stat	 st;
+	struct sum	 s;
+	unsigned char	 end[32];
+	char		*prefix, *seal;
+	int		 fd;
+
+	if ((fd = open(idx, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == -1 || !S_ISREG(st.st_mode) ||
+	    st.st_size < (off_t)sizeof(end) ||
+	    pread(fd, end, sizeof(end), st.st_size - (off_t)sizeof(end)) !=
+	    (ssize_t)sizeof(end)) {
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	sum_init(&s);
+	sum_add(&s, end, sizeof(end));
+	prefix = xasprintf("%sindex %ju %ju %jd %jd.%09ld %jd.%09ld ", key,
+	    (uintmax_t)st.st_dev, (uintmax_t)st.st_ino,
+	    (intmax_t)st.st_size, (intmax_t)st.st_mtim.tv_sec,
+	    st.st_mtim.tv_nsec, (intmax_t)st.st_ctim.tv_sec,
+	    st.st_ctim.tv_nsec);
+	seal = sum_line(&s, prefix);
+	free(prefix);
+	return seal;
+}
+
+/* Does the key file at path seal idx for key? */
+static int
+seal_holds(const char *path, const char *key, const char *idx)
+{
+	struct buf	 b = BUF_INIT;
+	struct stat	 st;
+	char		*seal = NULL;
+	int		 ok;
+
+	ok = lstat(idx, &st) == 0 && S_ISREG(st.st_mode) &&
+	    fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
+	    (seal = seal_of(key, idx)) != NULL && strcmp(b.data, seal) == 0;
+	free(seal);
+	buf_free(&b);
+	return ok;
+}
+
+/* Seal idx for key in the key file at path: -1 if it cannot be. */
+static int
+seal_write(const char *path, const char *key, const char *idx)
+{
+	char	*seal;
+	int	 ret;
+
+	if ((seal = seal_of(key, idx)) == NULL)
+		return -1;
+	ret = fs_write_atomic(path, seal, strlen(seal), 0600);
+	free(seal);
+	return ret;
+}
+
+char *
+proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
+{
+	struct sum	 s;
+
+	sum_init(&s);
+	sum_str(&s, pr->src);
+	sum_str(&s, pr->gitdir);
+	sum_strv(&s, "entries", pr->entries);
+	/* git add -A keeps an entry it made of an untracked file that has
+	 * since become ignored: the same untracked files, or none. */
+	sum_strv(&s, "untracked", &l->untracked);
+	sum_strv(&s, "flagged", &l->flagged);
+	sum_strv(&s, "nested", &l->nested);
+	/* A conflict's path resolved with git rm --cached leaves the
+	 * entries as they were. */
+	sum_strv(&s, "conflicts", &l->conflicts);
+	sum_strv(&s, "exclude", pr->exclude);
+	return sum_line(&s, "forge carry 5 ");
+}
+
+/* A file of a carried index, in the carry directory: side "src" (the
+ * source's) or "dst" (the copy's), what "index" or "key" (its seal). */
+char *
+proof_carry_path(const struct rundir *rd, size_t id, const char *side,
+    const char *what)
+{
+	return xasprintf("%s/%s%zu.%s", rd->carry, side, id, what);
+}
+
+/* The carried index of a side, if the last run left one for key. */
+char *
+proof_carry_find(const struct rundir *rd, size_t id, const char *side,
+    const char *key)
+{
+	char	*path, *idx;
+
+	path = proof_carry_path(rd, id, side, "key");
+	idx = proof_carry_path(rd, id, side, "index");
+	if (!seal_holds(path, key, idx)) {
+		free(idx);
+		idx = NULL;
+	}
+	free(path);
+	return idx;
+}
+
+void
+proof_carry_drop(const struct rundir *rd, size_t id, const char *side)
+{
+	char	*path;
+
+	path = proof_carry_path(rd, id, side, "key");
+	(void)unlink(path);
+	free(path);
+	path = proof_carry_path(rd, id, side, "index");
+	(void)unlink(path);
+	free(path);
+}
+
+/* Carry the source's side's index to the next run (if that fails, the
+ * next run starts from the source's own). */
+void
+proof_carry_leave_src(struct proof *p)
+{
+	struct timespec	 t[2];
+	char		*idx, *key;
+
+	proof_carry_drop(p->rd, p->id, "src");
+	if (p->src_key == NULL || (mkdir(p->rd->carry, 0700) == -1 &&
+	    errno != EEXIST))
+		return;
+	idx = proof_carry_path(p->rd, p->id, "src", "index");
+	key = proof_carry_path(p->rd, p->id, "src", "key");
+	/* Timed as the source's side began: a file changed since then may
+	 * have changed after git looked at it (proof_look_start()). */
+	t[0].tv_sec = 0;
+	t[0].tv_nsec = UTIME_OMIT;
+	t[1] = p->src_since;
+	if (treeid_keep(&p->src_job, idx) == 0 &&
+	    (utimensat(AT_FDCWD, idx, t, 0) == -1 ||
+	    seal_write(key, p->src_key, idx) == -1))
+		(void)unlink(idx);
+	free(idx);
+	free(key);
+}
+
+/*
+ * The copy's side of a reused copy can start from the index the last
+ * run's copy's side ended with: git's stat cache of the copy's own files,
+ * which the next run's git compares with each file as it then stands.
+ * It is forge's, in the run's scratch space, never the copy's index that
+ * the command sees and may rewrite; it has no flag that would make git
+ * take an entry as it is, and its time is set when it is carried, so
+ * that git looks again at every file as recent as that ("racily clean").
+ * The key names the copy and how its side is computed.
+ */
+static char *
+copy_key_of(const char *dst, int own_ignored, const struct strv *exclude)
+{
+	struct sum	 s;
+	char		 m[16];
+	mode_t		 mask;
+
+	/* A file git's stat data says is untouched keeps the mode it was
+	 * given under this umask (reuse.h's reuse_look_end()). */
+	mask = fs_umask();
+	snprintf(m, sizeof(m), "%o", (unsigned)mask);
+	sum_init(&s);
+	sum_str(&s, dst);
+	sum_str(&s, own_ignored ? "own" : "none");
+	sum_strv(&s, "exclude", exclude);
+	sum_str(&s, m);
+	return sum_line(&s, "forge carry copy 3 ");
+}
+
+static char *
+copy_key(const struct proof *p)
+{
+	return copy_key_of(p->r.dst, p->r.own_ignored, p->r.exclude);
+}
+
+char *
+proof_carry_copy_find(const struct proof *p)
+{
+	char	*key, *idx;
+
+	key = copy_key(p);
+	idx = proof_carry_find(p->rd, p->id, "dst", key);
+	free(key);
+	return idx;
+}
+
+char *
+proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
+    int own_ignored, struct timespec *since)
+{
+	struct strv	 none = STRV_INIT;
+	struct stat	 st;
+	char		*key, *idx;
+
+	key = copy_key_of(dst, own_ignored, &none);
+	idx = proof_carry_find(rd, id, "dst", key);
+	free(key);
+	since->tv_sec = 0;
+	since->tv_nsec = 0;
+	if (idx != NULL && stat(idx, &st) == 0)
+		*since = st.st_mtim;
+	return idx;
+}
+
+/* Carry the index the copy's side ended with to the next run, timed
+ * now: no later change to a file can look older. */
+void
+proof_carry_leave_copy(struct proof *p)
+{
+	struct timespec	 t[2];
+	char		*idx, *key, *k;
+
+	proof_carry_drop(p->rd, p->id, "dst");
+	if (p->copy_index == NULL || p->r.sparse ||
+	    (mkdir(p->rd->carry, 0700) == -1 && errno != EEXIST))
+		return;
+	idx = proof_carry_path(p->rd, p->id, "dst", "index");
+	key = proof_carry_path(p->rd, p->id, "dst", "key");
+	k = copy_key(p);
+	t[0].tv_sec = 0;
+	t[0].tv_nsec = UTIME_OMIT;
+	clock_gettime(CLOCK_REALTIME_COARSE, &t[1]);
+	fs_present(p->r.dst, &t[1]);
+	if (rename(p->copy_index, idx) == -1 ||
+	    utimensat(AT_FDCWD, idx, t, 0) == -1 ||
+	    seal_write(key, k, idx) == -1)
+		(void)unlink(idx);
+	free(p->copy_index);
+	p->copy_index = NULL;
+	free(idx);
+	free(key);
+	free(k);
+}
