@@ -92,3 +92,9 @@ tests_check_gitindex_SOURCES = tests/check_gitindex.c $(UNITFS)
 tests_check_gitindex_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_gitindex_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_gitindex_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_proof
+tests_check_proof_SOURCES = tests/check_proof.c $(UNITFS)
+tests_check_proof_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_proof_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_proof_LDADD = $(TEST_LIBS_COMMON)

@@ -1,0 +1,566 @@
+/*
+ * proof_reused.c and proof_carry.c, against the real git, on a small
+ * repository and a worktree of it for the copy: the carried indexes a
+ * proof leaves and what they are for (the copy, its kind, what is left
+ * out, the source's listing), refused when damaged or gone; the look at
+ * the source that starts from one; and a reused copy proved as it
+ * stands, put right where it differs.
+ */
+#include "config.h"
+
+#include "unit.h"
+
+#include <sys/stat.h>
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "lsfiles.h"
+#include "proof.h"
+#include "proof_int.h"
+#include "rundir.h"
+#include "strv.h"
+#include "unitfs.h"
+
+static char		*base, *repo, *gitdir, *copy, *copy_gitdir;
+static struct rundir	 rd;
+static const struct timespec settle = { 0, 50000000 };
+
+/* What a shell command in dir prints, trailing newlines cut. */
+static char *
+sh_in(const char *dir, const char *fmt, ...)
+{
+	char	 cmd[4096], out[1024];
+	FILE	*fp;
+	va_list	 ap;
+	size_t	 n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
+	n = strlen(cmd);
+	va_start(ap, fmt);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	n = fread(out, 1, sizeof(out) - 1, fp);
+	ck_assert_msg(pclose(fp) == 0, "failed: %s", cmd);
+	out[n] = '\0';
+	while (n > 0 && out[n - 1] == '\n')
+		out[--n] = '\0';
+	return strdup(out);
+}
+
+static void
+sh(const char *cmd)
+{
+	free(sh_in(repo, "%s", cmd));
+}
+
+static char *
+path_of(const char *dir, const char *name)
+{
+	char	*p;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
+	return p;
+}
+
+/*
+ * A repository of a.txt and b.txt committed, a.txt then changed and u.txt
+ * untracked; the run directory's scratch space beside it, as rundir.c
+ * makes it.  The copy is made by each proof of a fresh copy.
+ */
+static void
+setup(void)
+{
+	/* A test's own, should tests run in one process (CK_FORK=no). */
+	free(base);
+	free(repo);
+	free(gitdir);
+	free(copy);
+	free(copy_gitdir);
+	copy_gitdir = NULL;
+	free(rd.scratch);
+	free(rd.objects);
+	free(rd.blobs);
+	free(rd.blobs_last);
+	free(rd.carry);
+	ck_assert_int_eq(git_init(), 0);
+	base = unitfs_dir("proof");
+	/* No configuration of the machine's or the user's. */
+	ck_assert_int_eq(setenv("HOME", base, 1), 0);
+	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
+	repo = path_of(base, "repo");
+	gitdir = path_of(repo, ".git");
+	copy = path_of(base, "copy");
+	memset(&rd, 0, sizeof(rd));
+	rd.top = base;
+	rd.scratch = path_of(base, "scratch");
+	rd.objects = path_of(rd.scratch, "objects");
+	rd.blobs = path_of(rd.scratch, "blobs");
+	rd.blobs_last = path_of(rd.scratch, "blobs.last");
+	rd.carry = path_of(rd.scratch, "carry");
+	ck_assert_int_eq(fs_mkdirs(rd.objects, 0700), 0);
+	ck_assert_int_eq(fs_mkdirs(rd.blobs, 0700), 0);
+	ck_assert_int_eq(fs_mkdirs(rd.blobs_last, 0700), 0);
+	free(sh_in(base, "git init -q repo"));
+	sh("git config user.name t && git config user.email t@t && "
+	    "printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && "
+	    "git add a.txt b.txt && git commit -q -m t && "
+	    "printf 'A\\n' >>a.txt && printf 'u\\n' >u.txt && "
+	    "mkdir .git/forge");
+	/* The files older than anything the proofs will stamp: none of
+	 * them is as recent as a carried index ("racily clean"). */
+	(void)nanosleep(&settle, NULL);
+}
+
+/* The tree git makes of the working state, from a copy of its index. */
+static char *
+tree_now(void)
+{
+	return sh_in(repo, "cp -p .git/index '%s/tree.index' && "
+	    "GIT_INDEX_FILE='%s/tree.index' git add -A && "
+	    "GIT_INDEX_FILE='%s/tree.index' git write-tree", base, base, base);
+}
+
+/* A file replaced as reuse_fix() replaces it: a new inode. */
+static void
+put(const char *dir, const char *name, const char *text)
+{
+	char	*p, *tmp;
+
+	p = path_of(dir, name);
+	tmp = path_of(dir, ".put.tmp");
+	unitfs_write(tmp, text, 0644);
+	ck_assert_int_eq(rename(tmp, p), 0);
+	free(tmp);
+	free(p);
+}
+
+/* One proof, with what it borrows until proof_free(). */
+struct run {
+	struct proof_repo	 pr;
+	struct lsfiles		 l;
+	struct strv		 exclude;
+	struct git		 g;
+	char			*index, *objects, *head;
+	struct proof		*p;
+};
+
+static void
+run_begin(struct run *r, size_t id, int reused, const char *exclude,
+    const struct proof_look *lk)
+{
+	char	*idx;
+
+	memset(r, 0, sizeof(*r));
+	r->index = path_of(rd.scratch, "index.src");
+	idx = path_of(gitdir, "index");
+	ck_assert_int_eq(fs_copy_file(idx, r->index), 0);
+	free(idx);
+	r->objects = path_of(gitdir, "objects");
+	r->head = sh_in(repo, "git rev-parse HEAD");
+	r->g.dir = repo;
+	r->g.gitdir = gitdir;
+	r->g.worktree = repo;
+	r->g.index = r->index;
+	ck_assert_int_eq(lsfiles_read(&r->l, &r->g), 0);
+	if (exclude != NULL)
+		strv_push(&r->exclude, exclude);
+	r->pr.src = repo;
+	r->pr.common = gitdir;
+	r->pr.look = lk;
+	r->pr.gitdir = gitdir;
+	r->pr.index = r->index;
+	r->pr.objects = r->objects;
+	r->pr.head = r->head;
+	r->pr.dst = copy;
+	r->pr.rel = "";
+	r->pr.entries = &r->l.entries;
+	r->pr.exclude = &r->exclude;
+	r->pr.carry = 1;
+	r->pr.reused = reused;
+	r->p = proof_begin(&r->pr, &r->l, &rd, id);
+	ck_assert_ptr_nonnull(r->p);
+}
+
+static void
+run_free(struct run *r)
+{
+	proof_free(r->p);
+	lsfiles_free(&r->l);
+	strv_free(&r->exclude);
+	(void)unlink(r->index);
+	free(r->index);
+	free(r->objects);
+	free(r->head);
+}
+
+/*
+ * A fresh copy proved, as snapshot.c builds one: the proof begun, the
+ * copy checked out, then what of the working state differs from HEAD
+ * put in it.  Each side's index is carried.
+ */
+static void
+prove_fresh(size_t id)
+{
+	struct run	 r;
+	char		*tree, *want;
+
+	run_begin(&r, id, 0, NULL, NULL);
+	free(sh_in(base, "rm -rf copy && git -C repo worktree prune && "
+	    "git -C repo worktree add -q --detach '%s' HEAD", copy));
+	proof_checked_out(r.p);
+	free(sh_in(repo, "for f in $(git ls-files -m -o --exclude-standard); "
+	    "do cp -p \"$f\" '%s'/\"$f\"; done", copy));
+	free(copy_gitdir);
+	copy_gitdir = sh_in(copy, "git rev-parse --absolute-git-dir");
+	proof_index_ready(r.p, copy_gitdir);
+	tree = proof_finish(r.p);
+	want = tree_now();
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	run_free(&r);
+}
+
+/* The copy's carried index for the copy, as proof_copy_carried() finds
+ * it; NULL if none. */
+static char *
+carried(size_t id, const char *dst, int own_ignored)
+{
+	struct timespec	 t;
+	struct stat	 st;
+	char		*idx;
+
+	t.tv_sec = 1;
+	idx = proof_copy_carried(&rd, id, dst, own_ignored, &t);
+	if (idx == NULL) {
+		ck_assert(t.tv_sec == 0 && t.tv_nsec == 0);
+		return NULL;
+	}
+	ck_assert_int_eq(stat(idx, &st), 0);
+	ck_assert(t.tv_sec == st.st_mtim.tv_sec &&
+	    t.tv_nsec == st.st_mtim.tv_nsec);
+	return idx;
+}
+
+/* Is s in v? */
+static int
+has(const struct strv *v, const char *s)
+{
+	size_t	i;
+
+	for (i = 0; v != NULL && i < v->n; i++)
+		if (strcmp(v->v[i], s) == 0)
+			return 1;
+	return 0;
+}
+
+/* The source's key is made of everything its side is computed from:
+ * any of it changed, another key. */
+START_TEST(t_src_key)
+{
+	struct proof_repo	 pr;
+	struct lsfiles		 l;
+	struct strv		 entries = STRV_INIT, exclude = STRV_INIT;
+	struct strv		*lists[6];
+	char			*key, *other;
+	size_t			 i;
+
+	memset(&pr, 0, sizeof(pr));
+	memset(&l, 0, sizeof(l));
+	strv_push(&entries, "100644 0123456789012345678901234567890123456789"
+	    "\ta.txt");
+	pr.src = "/src";
+	pr.gitdir = "/src/.git";
+	pr.entries = &entries;
+	pr.exclude = &exclude;
+	key = proof_carry_src_key(&pr, &l);
+	other = proof_carry_src_key(&pr, &l);
+	ck_assert_str_eq(key, other);
+	free(other);
+	pr.src = "/elsewhere";
+	other = proof_carry_src_key(&pr, &l);
+	ck_assert_str_ne(key, other);
+	free(other);
+	pr.src = "/src";
+	pr.gitdir = "/src/.git/worktrees/w";
+	other = proof_carry_src_key(&pr, &l);
+	ck_assert_str_ne(key, other);
+	free(other);
+	pr.gitdir = "/src/.git";
+	lists[0] = &entries;
+	lists[1] = &exclude;
+	lists[2] = &l.untracked;
+	lists[3] = &l.flagged;
+	lists[4] = &l.nested;
+	lists[5] = &l.conflicts;
+	for (i = 0; i < 6; i++) {
+		strv_push(lists[i], "z.txt");
+		other = proof_carry_src_key(&pr, &l);
+		ck_assert_msg(strcmp(key, other) != 0, "list %zu", i);
+		free(other);
+		strv_free(lists[i]);
+		if (i == 0)
+			strv_push(&entries, "100644 01234567890123456789"
+			    "01234567890123456789\ta.txt");
+	}
+	other = proof_carry_src_key(&pr, &l);
+	ck_assert_str_eq(key, other);
+	free(other);
+	free(key);
+	strv_free(&entries);
+}
+END_TEST
+
+/* Nothing carried: none found, and a reused copy cannot be proved as it
+ * stands. */
+START_TEST(t_none)
+{
+	struct proof_look	 lk;
+	struct strv		 fix = STRV_INIT;
+	struct run		 r;
+
+	setup();
+	ck_assert_ptr_null(carried(0, copy, 0));
+	proof_look_start(&lk, &rd, 0, repo, gitdir, "0123456789012345678901"
+	    "234567890123456789");
+	proof_look_wait(&lk);
+	ck_assert_int_eq(lk.ok, 0);
+	proof_look_free(&lk);
+	run_begin(&r, 0, 1, NULL, NULL);
+	ck_assert_ptr_null(proof_reused_index(r.p));
+	ck_assert_int_eq(proof_reused_time(r.p), 0);
+	ck_assert_int_eq(proof_reused(r.p, copy, &fix), -1);
+	ck_assert_uint_eq(fix.n, 0);
+	ck_assert_int_eq(proof_source_looked(r.p), -1);
+	ck_assert_ptr_null(proof_source_paths(r.p));
+	ck_assert_ptr_null(proof_source_gone(r.p));
+	run_free(&r);
+}
+END_TEST
+
+/* A fresh copy's proof carries its index: found for that copy, that
+ * kind of copy and that proof's id alone, and for nothing left out. */
+START_TEST(t_carried)
+{
+	struct run	 r;
+	struct stat	 st;
+	char		*idx, *other;
+
+	setup();
+	prove_fresh(0);
+	idx = carried(0, copy, 0);
+	ck_assert_ptr_nonnull(idx);
+	ck_assert_ptr_null(carried(1, copy, 0));
+	other = path_of(base, "other");
+	ck_assert_ptr_null(carried(0, other, 0));
+	free(other);
+	/* A copy with ignored files of its own is another kind. */
+	ck_assert_ptr_null(carried(0, copy, 1));
+	/* The proof of a reused copy finds the same, if it leaves out
+	 * what the proof before left out. */
+	run_begin(&r, 0, 1, "sub", NULL);
+	ck_assert_ptr_null(proof_reused_index(r.p));
+	run_free(&r);
+	run_begin(&r, 0, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(proof_reused_index(r.p));
+	ck_assert_str_eq(proof_reused_index(r.p), idx);
+	ck_assert_int_eq(stat(idx, &st), 0);
+	ck_assert_int_eq(proof_reused_time(r.p), st.st_mtim.tv_sec);
+	run_free(&r);
+	free(idx);
+}
+END_TEST
+
+/* A carried index that is not as forge left it, or whose seal is not,
+ * is not found. */
+START_TEST(t_damaged)
+{
+	struct timespec	 t[2];
+	char		*idx, *key, *src_key;
+	int		 how, fd;
+
+	setup();
+	for (how = 0; how < 8; how++) {
+		prove_fresh(0);
+		idx = carried(0, copy, 0);
+		ck_assert_ptr_nonnull(idx);
+		key = proof_carry_path(&rd, 0, "dst", "key");
+		src_key = proof_carry_path(&rd, 0, "src", "key");
+		switch (how) {
+		case 0:		/* a byte more */
+			fd = open(idx, O_WRONLY | O_APPEND);
+			ck_assert_int_ne(fd, -1);
+			ck_assert_int_eq(write(fd, "x", 1), 1);
+			close(fd);
+			break;
+		case 1:		/* shorter */
+			ck_assert_int_eq(truncate(idx, 12), 0);
+			break;
+		case 2:		/* another time, its content as it was */
+			t[0].tv_sec = t[1].tv_sec = 1000000000;
+			t[0].tv_nsec = t[1].tv_nsec = 0;
+			ck_assert_int_eq(utimensat(AT_FDCWD, idx, t, 0), 0);
+			break;
+		case 3:		/* a copy of it, times and all */
+			free(sh_in(base, "cp -p '%s' '%s.cp' && "
+			    "mv '%s.cp' '%s'", idx, idx, idx, idx));
+			break;
+		case 4:		/* a symlink to such a copy */
+			free(sh_in(base, "cp -p '%s' '%s.cp' && "
+			    "ln -sf '%s.cp' '%s'", idx, idx, idx, idx));
+			break;
+		case 5:		/* the seal of another index */
+			free(sh_in(base, "cp '%s' '%s'", src_key, key));
+			break;
+		case 6:
+			ck_assert_int_eq(unlink(key), 0);
+			break;
+		case 7:
+			ck_assert_int_eq(unlink(idx), 0);
+			break;
+		}
+		ck_assert_msg(carried(0, copy, 0) == NULL, "damage %d", how);
+		free(idx);
+		free(key);
+		free(src_key);
+	}
+}
+END_TEST
+
+/* A reused copy that holds the working state is proved as it stands,
+ * and that proof is the tree of the working state. */
+START_TEST(t_reused_as_is)
+{
+	struct strv	 fix = STRV_INIT;
+	struct run	 r;
+	char		*tree, *want;
+
+	setup();
+	prove_fresh(0);
+	run_begin(&r, 0, 1, NULL, NULL);
+	ck_assert_ptr_nonnull(proof_reused_index(r.p));
+	ck_assert_int_eq(proof_reused_start(r.p, copy_gitdir), 0);
+	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &fix), 1);
+	ck_assert_uint_eq(fix.n, 0);
+	ck_assert_ptr_nonnull(proof_copy_index(r.p));
+	tree = proof_finish(r.p);
+	want = tree_now();
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	run_free(&r);
+}
+END_TEST
+
+/* Where it differs, each path is said with its modes in the copy and in
+ * the working state; once put right, it is proved. */
+START_TEST(t_reused_fix)
+{
+	struct strv	 fix = STRV_INIT, again = STRV_INIT;
+	struct run	 r;
+	char		*tree, *want, *p;
+
+	setup();
+	prove_fresh(0);
+	/* b.txt changed, u.txt gone, v.txt new. */
+	sh("printf 'B\\n' >>b.txt && rm u.txt && printf 'v\\n' >v.txt");
+	run_begin(&r, 0, 1, NULL, NULL);
+	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &fix), 0);
+	ck_assert_uint_eq(fix.n, 3);
+	ck_assert(has(&fix, "100644 100644\tb.txt"));
+	ck_assert(has(&fix, "100644 000000\tu.txt"));
+	ck_assert(has(&fix, "000000 100644\tv.txt"));
+	put(copy, "b.txt", "b\nB\n");
+	put(copy, "v.txt", "v\n");
+	p = path_of(copy, "u.txt");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &again), 1);
+	ck_assert_uint_eq(again.n, 0);
+	tree = proof_finish(r.p);
+	want = tree_now();
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	run_free(&r);
+	strv_free(&fix);
+	strv_free(&again);
+}
+END_TEST
+
+/* The look at the source finds what changed since the source's carried
+ * index, and its side looks at that alone. */
+START_TEST(t_look)
+{
+	struct proof_look	 lk;
+	struct strv		 fix = STRV_INIT;
+	struct run		 r;
+	char			*head, *tree, *want;
+
+	setup();
+	prove_fresh(0);
+	sh("printf 'AA\\n' >>a.txt");
+	head = sh_in(repo, "git rev-parse HEAD");
+	proof_look_start(&lk, &rd, 0, repo, gitdir, head);
+	proof_look_wait(&lk);
+	ck_assert_int_eq(lk.ok, 1);
+	ck_assert(has(&lk.stale, "a.txt"));
+	ck_assert(!has(&lk.stale, "b.txt"));
+	run_begin(&r, 0, 1, NULL, &lk);
+	proof_look_free(&lk);
+	ck_assert_int_ge(proof_source_looked(r.p), 1);
+	ck_assert(has(proof_source_paths(r.p), "a.txt"));
+	ck_assert(!has(proof_source_paths(r.p), "b.txt"));
+	ck_assert_ptr_nonnull(proof_source_gone(r.p));
+	ck_assert_uint_eq(proof_source_gone(r.p)->n, 0);
+	put(copy, "a.txt", "a\nA\nAA\n");
+	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &fix), 1);
+	tree = proof_finish(r.p);
+	want = tree_now();
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
+	free(head);
+	run_free(&r);
+	strv_free(&fix);
+}
+END_TEST
+
+static Suite *
+proof_suite(void)
+{
+	Suite	*s;
+	TCase	*tc;
+
+	s = suite_create("proof");
+	tc = tcase_create("keys");
+	tcase_add_test(tc, t_src_key);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("git");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_none);
+	tcase_add_test(tc, t_carried);
+	tcase_add_test(tc, t_damaged);
+	tcase_add_test(tc, t_reused_as_is);
+	tcase_add_test(tc, t_reused_fix);
+	tcase_add_test(tc, t_look);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+UNIT_MAIN(proof_suite)
