@@ -156,6 +156,64 @@ proof_look_free(struct proof_look *lk)
 }
 
 /*
+ * Can the source's side start from the look (proof_look_start()): was
+ * it made, of the index sealed for this run's key, for a side with
+ * nothing flagged, converted, sparse or left out?
+ */
+static int
+look_fits(const struct proof *p, const struct lsfiles *l)
+{
+	const struct proof_look	*lk = p->r.look;
+	struct stat		 st;
+
+	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
+	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
+	    p->r.exclude->n > 0)
+		return 0;
+	/* The index looked at is the one sealed for this key. */
+	return stat(p->src_carried, &st) == 0 &&
+	    st.st_ino == lk->seen.st_ino && st.st_dev == lk->seen.st_dev &&
+	    st.st_size == lk->seen.st_size &&
+	    st.st_mtim.tv_sec == lk->seen.st_mtim.tv_sec &&
+	    st.st_mtim.tv_nsec == lk->seen.st_mtim.tv_nsec &&
+	    st.st_ctim.tv_sec == lk->seen.st_ctim.tv_sec &&
+	    st.st_ctim.tv_nsec == lk->seen.st_ctim.tv_nsec;
+}
+
+/*
+ * What the working state has, sorted as the index is: the entries, the
+ * untracked files and the conflicts' paths, each what is on disk (none
+ * of them an entry).  *np paths, borrowed from p's entries and from
+ * untracked, which this fills with the others; the caller frees the
+ * array.
+ */
+static const char **
+look_want(const struct proof *p, const struct lsfiles *l,
+    struct strv *untracked, size_t *np)
+{
+	const char	**want, *w;
+	size_t		  i, j, k, n;
+
+	strv_pushv(untracked, l->untracked.v);
+	strv_pushv(untracked, l->unmerged.v);
+	strv_sort(untracked);
+	n = p->r.entries->n + untracked->n;
+	want = xreallocarray(NULL, n + 1, sizeof(*want));
+	for (i = j = k = 0; k < n; k++) {
+		w = i < p->r.entries->n ?
+		    lsfiles_entry_path(p->r.entries->v[i]) : NULL;
+		if (w != NULL && (j == untracked->n ||
+		    strcmp(w, untracked->v[j]) < 0)) {
+			want[k] = w;
+			i++;
+		} else
+			want[k] = untracked->v[j++];
+	}
+	*np = n;
+	return want;
+}
+
+/*
  * The source's side from the carried index and the look at the source
  * begun before (proof_look_start()): git looks at the paths whose files
  * changed since, the ones the working state has that the index has not,
@@ -170,41 +228,13 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	struct strv		 fresh = STRV_INIT, untracked = STRV_INIT;
 	struct strv		 gone = STRV_INIT, stale = STRV_INIT;
 	struct strv		 add = STRV_INIT;
-	struct stat		 st;
-	const char		**want, *w, *h;
-	size_t			 i, j, k, m, n, u;
+	const char		**want, *h;
+	size_t			 i, k, m, n, u;
 	int			 c, isdir;
 
-	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
-	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
-	    p->r.exclude->n > 0)
+	if (!look_fits(p, l))
 		return -1;
-	/* The index looked at is the one sealed for this key. */
-	if (stat(p->src_carried, &st) == -1 || st.st_ino != lk->seen.st_ino ||
-	    st.st_dev != lk->seen.st_dev || st.st_size != lk->seen.st_size ||
-	    st.st_mtim.tv_sec != lk->seen.st_mtim.tv_sec ||
-	    st.st_mtim.tv_nsec != lk->seen.st_mtim.tv_nsec ||
-	    st.st_ctim.tv_sec != lk->seen.st_ctim.tv_sec ||
-	    st.st_ctim.tv_nsec != lk->seen.st_ctim.tv_nsec)
-		return -1;
-	/* What the working state has, sorted as the index is: the
-	 * entries, the untracked files and the conflicts' paths, each
-	 * what is on disk (none of them an entry). */
-	strv_pushv(&untracked, l->untracked.v);
-	strv_pushv(&untracked, l->unmerged.v);
-	strv_sort(&untracked);
-	n = p->r.entries->n + untracked.n;
-	want = xreallocarray(NULL, n + 1, sizeof(*want));
-	for (i = j = k = 0; k < n; k++) {
-		w = i < p->r.entries->n ?
-		    lsfiles_entry_path(p->r.entries->v[i]) : NULL;
-		if (w != NULL && (j == untracked.n ||
-		    strcmp(w, untracked.v[j]) < 0)) {
-			want[k] = w;
-			i++;
-		} else
-			want[k] = untracked.v[j++];
-	}
+	want = look_want(p, l, &untracked, &n);
 	/*
 	 * Against what the carried index has: what the working state has
 	 * that changed since or is not in it, git is to look at (its entry
