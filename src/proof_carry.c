@@ -22,27 +22,14 @@
 #include "xmalloc.h"
 
 /*
- * The source's side of a reused copy's proof starts from the index the
- * last run's source side ended with, not from the source's own: git's
- * stat cache then spares every file that did not change since, untracked
- * ones included, where the source's index would have git read again
- * each file it differs from, every run.  That index is git add -A's from
- * an index with the same entries, which is what the key says; what it
- * says of a file is git's own stat cache, no more trusted than git
- * trusts it.  The untracked files are in the key too: git add -A would
- * keep the entry it made of one that has since become ignored.  When
- * the two sides differ, the source's side is computed again without it
- * before anything is said.
- */
-/*
- * What the key file holds: the key, and what the index kept with it was
- * as forge left it -- its inode, size and times, to the nanosecond (a
- * change time nothing can set), and the checksum git wrote at its end
- * -- so that an index anything but forge changed since (a git run with
- * it for GIT_INDEX_FILE, a command writing beside its copy) is not taken
- * for the one forge kept.  Nothing of it is read but its end: a digest
- * of it all cost each run a few milliseconds per index.  NULL if the
- * index cannot be looked at.
+ * The seal, what the key file holds: the key, and what the index carried
+ * with it was as forge left it -- its inode, size and times, to the
+ * nanosecond (a change time nothing can set), and the checksum git wrote
+ * at its end -- so that an index anything but forge changed since (a git
+ * run with it for GIT_INDEX_FILE, a command writing beside its copy) is
+ * not taken for the one forge carried.  Nothing of it is read but its
+ * end: a digest of it all cost each run a few milliseconds per index.
+ * NULL if the index cannot be looked at.
  */
 static char *
 seal_of(const char *key, const char *idx)
@@ -106,27 +93,6 @@ seal_write(const char *path, const char *key, const char *idx)
 	return ret;
 }
 
-char *
-proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
-{
-	struct sum	 s;
-
-	sum_init(&s);
-	sum_str(&s, pr->src);
-	sum_str(&s, pr->gitdir);
-	sum_strv(&s, "entries", pr->entries);
-	/* git add -A keeps an entry it made of an untracked file that has
-	 * since become ignored: the same untracked files, or none. */
-	sum_strv(&s, "untracked", &l->untracked);
-	sum_strv(&s, "flagged", &l->flagged);
-	sum_strv(&s, "nested", &l->nested);
-	/* A conflict's path resolved with git rm --cached leaves the
-	 * entries as they were. */
-	sum_strv(&s, "conflicts", &l->conflicts);
-	sum_strv(&s, "exclude", pr->exclude);
-	return sum_line(&s, "forge carry 5 ");
-}
-
 /* A file of a carried index, in the carry directory: side "src" (the
  * source's) or "dst" (the copy's), what "index" or "key" (its seal). */
 char *
@@ -164,6 +130,40 @@ proof_carry_drop(const struct rundir *rd, size_t id, const char *side)
 	path = proof_carry_path(rd, id, side, "index");
 	(void)unlink(path);
 	free(path);
+}
+
+/*
+ * The source's side of a reused copy's proof starts from the index the
+ * last run's source side ended with, not from the source's own: git's
+ * stat cache then spares every file that did not change since, untracked
+ * ones included, where the source's index would have git read again
+ * each file it differs from, every run.  That index is git add -A's from
+ * an index with the same entries, which is what the key says; what it
+ * says of a file is git's own stat cache, no more trusted than git
+ * trusts it.  The untracked files are in the key too: git add -A would
+ * keep the entry it made of one that has since become ignored.  When
+ * the two sides differ, the source's side is computed again without it
+ * before anything is said.
+ */
+char *
+proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
+{
+	struct sum	 s;
+
+	sum_init(&s);
+	sum_str(&s, pr->src);
+	sum_str(&s, pr->gitdir);
+	sum_strv(&s, "entries", pr->entries);
+	/* git add -A keeps an entry it made of an untracked file that has
+	 * since become ignored: the same untracked files, or none. */
+	sum_strv(&s, "untracked", &l->untracked);
+	sum_strv(&s, "flagged", &l->flagged);
+	sum_strv(&s, "nested", &l->nested);
+	/* A conflict's path resolved with git rm --cached leaves the
+	 * entries as they were. */
+	sum_strv(&s, "conflicts", &l->conflicts);
+	sum_strv(&s, "exclude", pr->exclude);
+	return sum_line(&s, "forge carry 5 ");
 }
 
 /* Carry the source's side's index to the next run (if that fails, the
