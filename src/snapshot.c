@@ -18,6 +18,7 @@
 
 #include "bigfile.h"
 #include "clone.h"
+#include "convert.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
@@ -1157,16 +1158,12 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 static int
 has_attributes(const struct strv *v, int entries)
 {
-	const char	*path;
-	size_t		 i, n = strlen(".gitattributes");
+	size_t	i;
 
-	for (i = 0; i < v->n; i++) {
-		path = entries ? lsfiles_entry_path(v->v[i]) : v->v[i];
-		if (strlen(path) >= n && strcmp(path + strlen(path) - n,
-		    ".gitattributes") == 0 && (strlen(path) == n ||
-		    path[strlen(path) - n - 1] == '/'))
+	for (i = 0; i < v->n; i++)
+		if (convert_is_attributes(entries ?
+		    lsfiles_entry_path(v->v[i]) : v->v[i]))
 			return 1;
-	}
 	return 0;
 }
 
@@ -1180,30 +1177,8 @@ has_attributes(const struct strv *v, int entries)
 static int
 may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 {
-	struct stat	 st;
-	const char	*home, *xdg;
-	char		*p;
-	int		 found;
-
-	if (sr->convert || has_attributes(&sr->entries, 1) ||
-	    has_attributes(&l->untracked, 0))
-		return 1;
-	p = xasprintf("%s/info/attributes", sr->common);
-	found = stat(p, &st) == 0;
-	free(p);
-	if (!found && (xdg = getenv("XDG_CONFIG_HOME")) != NULL && *xdg) {
-		p = xasprintf("%s/git/attributes", xdg);
-		found = stat(p, &st) == 0;
-		free(p);
-	} else if (!found && (home = getenv("HOME")) != NULL && *home) {
-		p = xasprintf("%s/.config/git/attributes", home);
-		found = stat(p, &st) == 0;
-		free(p);
-	}
-	/* The system's, where git's prefix puts it. */
-	return found || stat("/etc/gitattributes", &st) == 0 ||
-	    stat("/usr/etc/gitattributes", &st) == 0 ||
-	    stat("/usr/local/etc/gitattributes", &st) == 0;
+	return sr->convert || has_attributes(&sr->entries, 1) ||
+	    has_attributes(&l->untracked, 0) || convert_outside(sr->common);
 }
 
 /*
