@@ -90,6 +90,8 @@ cache_key(const struct cache_in *in)
 	str_or_null(&j, "tree", in->tree);
 	str_or_null(&j, "head", in->head);
 	str_or_null(&j, "index", in->index);
+	str_or_null(&j, "convert", in->convert);
+	str_or_null(&j, "as_is", in->as_is);
 	json_key(&j, "clone");
 	json_bool(&j, in->clone);
 	json_key(&j, "incremental");

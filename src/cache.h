@@ -60,6 +60,13 @@ struct cache_in {
 	const char	*index;		/* a digest of what the index
 					   stages (the working state's
 					   modes), or NULL */
+	const char	*convert;	/* a digest of how git converts a
+					   file's bytes, outside the tree
+					   (convert.h), or NULL */
+	const char	*as_is;		/* where git may convert, a copy
+					   of the working state's: a sum of
+					   the files it takes as they are
+					   (source.h), or NULL */
 	int		 clone;		/* a clone, not a worktree */
 	int		 incremental;	/* the copy's own build output */
 	int		 contain;	/* --contain */
@@ -91,9 +98,9 @@ struct cache_in {
 					   (untracked, flagged), or NULL */
 };
 
-#define CACHE_IN_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, \
-			  NULL, NULL, 0, -1, NULL, NULL, NULL, 0, NULL, NULL, \
-			  -1, NULL }
+#define CACHE_IN_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
+			  0, 0, 0, 0, NULL, NULL, 0, -1, NULL, NULL, NULL, 0, \
+			  NULL, NULL, -1, NULL }
 
 char	*cache_key(const struct cache_in *);
 int	cache_lookup(struct state *, const char *, char **);

@@ -17,6 +17,7 @@
 
 #include "breaker.h"
 #include "cache.h"
+#include "convert.h"
 #include "change.h"
 #include "cleanup.h"
 #include "cmd.h"
@@ -621,6 +622,8 @@ cache_key_of(struct run *r, const char *tree)
 	in.head = r->source.kind == SOURCE_WORKTREE ? r->ctx->repo.head :
 	    r->source.commit;
 	in.index = r->have_ss ? r->ss.staging : NULL;
+	in.convert = r->convert;
+	in.as_is = r->as_is;
 	in.clone = r->clone;
 	in.incremental = r->isolated && r->incremental;
 	in.contain = r->contain;
@@ -659,18 +662,29 @@ cache_key_of(struct run *r, const char *tree)
  * file only if the working tree does: there, it does not say what was
  * verified.  And what its index stages, which the key holds.  Decided
  * once.
+ * Nor does any tree id say how git converts a blob's bytes, which the
+ * key holds too (the tree's own attributes files are in its id); where
+ * git may convert, the working tree's bytes are not the blobs', which in
+ * place are what the command reads, and in a copy, what it takes as they
+ * are.  Decided once.
  */
 static int
 cache_usable(struct run *r)
 {
+	struct git	 g;
 	const char	*why = NULL;
+	int		 on;
 
 	if (!r->cache || r->cache_decided)
 		return r->cache;
 	r->cache_decided = 1;
-	if (r->source.kind != SOURCE_WORKTREE)
-		return r->cache;
-	if (source_state_read(&r->ss, &r->ctx->repo, &r->rd) == -1)
+	if (r->source.kind != SOURCE_WORKTREE) {
+		repo_git(&r->ctx->repo, &g);
+		g.index = NULL;
+		if ((r->convert = convert_digest(&g, r->ctx->repo.common, NULL,
+		    &on)) == NULL)
+			why = "git could not say how it converts files";
+	} else if (source_state_read(&r->ss, &r->ctx->repo, &r->rd) == -1)
 		why = "the index could not be read";
 	else {
 		r->have_ss = 1;
@@ -682,6 +696,18 @@ cache_usable(struct run *r)
 			    "checkout's, or set by hand) have a file in the "
 			    "copy only where the working tree has one, while "
 			    "its tree id holds them all";
+		else if (r->ss.convert == NULL)
+			why = "git could not say how it converts files";
+		else if (!r->isolated && r->ss.converts)
+			why = "git may convert this working tree's files "
+			    "(attributes, core.autocrlf), and in place their "
+			    "tree id cannot tell the bytes the command reads";
+		else if (r->ss.converts && (r->as_is = source_as_is(&r->ss,
+		    &r->ctx->repo, &r->rd)) == NULL)
+			why = "the files a copy takes as they are could not "
+			    "be read";
+		else
+			r->convert = xstrdup(r->ss.convert);
 	}
 	if (why != NULL) {
 		fprintf(stderr, "forge: not using the verdict cache: %s\n",
@@ -889,6 +915,8 @@ free_run(struct run *r)
 	source_free(&r->source);
 	free(r->cache_tree);
 	free(r->cached_at);
+	free(r->convert);
+	free(r->as_is);
 	if (r->have_ss)
 		source_state_free(&r->ss);
 	free_steps(r);

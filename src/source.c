@@ -6,12 +6,14 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "buf.h"
+#include "convert.h"
 #include "fsutil.h"
 #include "hash.h"
 #include "gitcmd.h"
@@ -20,6 +22,8 @@
 #include "repo.h"
 #include "rundir.h"
 #include "source.h"
+#include "strv.h"
+#include "sum.h"
 #include "treeid.h"
 #include "xmalloc.h"
 
@@ -190,6 +194,34 @@ hash_modes(struct hash *h, const char *tag, int top, const struct strv *v,
 	}
 }
 
+/*
+ * Whether git may convert the working state's files, what by (outside
+ * the tree: the tree id holds what is inside), and which files a copy
+ * takes as they are on disk.  No digest if git could not say.
+ */
+static void
+state_convert(struct source_state *ss, const struct repo *r,
+    const struct lsfiles *l)
+{
+	struct git	 g;
+	size_t		 i;
+	int		 on;
+
+	repo_git(r, &g);
+	g.index = NULL;
+	if ((ss->convert = convert_digest(&g, r->common, NULL, &on)) == NULL)
+		return;
+	for (i = 0; !on && i < l->entries.n; i++)
+		on = convert_is_attributes(lsfiles_entry_path(l->entries.v[i]));
+	for (i = 0; !on && i < l->untracked.n; i++)
+		on = convert_is_attributes(l->untracked.v[i]);
+	ss->converts = on;
+	strv_pushv(&ss->as_is, l->untracked.v);
+	for (i = 0; i < l->flagged.n; i++)
+		strv_push(&ss->as_is, lsfiles_entry_path(l->flagged.v[i]));
+	strv_pushv(&ss->as_is, l->unmerged.v);
+}
+
 int
 source_state_read(struct source_state *ss, const struct repo *r,
     struct rundir *rd)
@@ -236,6 +268,7 @@ source_state_read(struct source_state *ss, const struct repo *r,
 	ss->modes = xstrdup(hex);
 	if (top != -1)
 		close(top);
+	state_convert(ss, r, &l);
 	lsfiles_free(&l);
 	return 0;
 }
@@ -246,6 +279,80 @@ source_state_free(struct source_state *ss)
 	free(ss->staging);
 	free(ss->modes);
 	ss->staging = ss->modes = NULL;
+	free(ss->convert);
+	ss->convert = NULL;
+	strv_free(&ss->as_is);
+}
+
+/* A file's bytes into s, or what it is if it is no file. */
+static void
+sum_path(struct sum *s, const char *top, const char *path)
+{
+	struct stat	 st;
+	char		*p, to[PATH_MAX];
+	ssize_t		 n;
+
+	p = xasprintf("%s/%s", top, path);
+	sum_str(s, path);
+	if (lstat(p, &st) == -1)
+		sum_str(s, "none");
+	else if (S_ISLNK(st.st_mode) && (n = readlink(p, to,
+	    sizeof(to))) >= 0) {
+		sum_str(s, "link");
+		sum_add(s, to, (size_t)n);
+	} else if (!S_ISREG(st.st_mode))
+		sum_str(s, "other");
+	else {
+		sum_str(s, "file");
+		if (sum_file(s, p) == -1)
+			sum_str(s, "unreadable");
+	}
+	free(p);
+}
+
+char *
+source_as_is(const struct source_state *ss, const struct repo *r,
+    struct rundir *rd)
+{
+	const char *const	 a[] = { "diff-index", "-z", "--name-only",
+	    "--no-renames", r->head, "--", NULL };
+	struct strv		 paths = STRV_INIT;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct git		 g;
+	struct sum		 s;
+	char			*path, *idx, *line = NULL;
+	size_t			 i;
+	int			 st;
+
+	path = repo_index_path(r);
+	idx = rundir_index(rd, path);
+	free(path);
+	if (idx == NULL)
+		return NULL;
+	repo_git(r, &g);
+	g.index = idx;
+	/* Every tracked file whose stat data does not say it is HEAD's:
+	 * those that changed, and some that did not. */
+	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot list the changed files: git diff-index: "
+			    "%s", git_why(&err, st));
+		goto out;
+	}
+	strv_split_z(&paths, out.data != NULL ? out.data : "", out.len);
+	strv_pushv(&paths, ss->as_is.v);
+	strv_sort_uniq(&paths);
+	sum_init(&s);
+	for (i = 0; i < paths.n; i++)
+		sum_path(&s, r->top, paths.v[i]);
+	line = sum_line(&s, "");
+	line[strcspn(line, "\n")] = '\0';
+out:
+	free(idx);
+	strv_free(&paths);
+	buf_free(&out);
+	buf_free(&err);
+	return line;
 }
 
 /*

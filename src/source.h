@@ -46,6 +46,8 @@
 #ifndef SOURCE_H
 #define SOURCE_H
 
+#include "strv.h"
+
 struct git;
 struct repo;
 struct rundir;
@@ -92,10 +94,22 @@ struct source_state {
 	int	 sparse;
 	char	*staging;
 	char	*modes;
+	int	 converts;	/* git may convert its files (convert.h) */
+	char	*convert;	/* convert_digest() of what is outside
+				   the tree (NULL: git could not say) */
+	struct strv as_is;	/* private: untracked, flagged, conflicts */
 };
 int		 source_state_read(struct source_state *, const struct repo *,
 		    struct rundir *);
 void		 source_state_free(struct source_state *);
+/* Where git converts, a tree id holds the same blob for other bytes: a
+ * sum of those of the files a copy takes as they are on disk, rather
+ * than as git checks them out -- untracked and flagged ones, conflicts,
+ * and each tracked file git diff-index lists (it may copy changes whole,
+ * bigfile.h) -- which the caller frees; NULL if git could not say (said
+ * why). */
+char		*source_as_is(const struct source_state *, const struct repo *,
+		    struct rundir *);
 /* Would a copy of a resolved staged tree or commit be whole: is every
  * submodule it records, recursively, initialized here with its commit?
  * 1, 0 (the first that is not said), or -1 (said why). */

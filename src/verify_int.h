@@ -84,6 +84,10 @@ struct run {
 	const char	*contain_guess;	/* the method a lookup expects */
 	char		*cache_tree;	/* the tree looked up */
 	char		*cached_at;	/* a hit: when it was verified */
+	char		*convert;	/* how git converts the copy's
+					   files, for the key (convert.h) */
+	char		*as_is;		/* and where it may, the bytes of
+					   those the copy takes as they are */
 };
 
 /*

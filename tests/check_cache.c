@@ -81,6 +81,8 @@ key_base(struct key_fixture *f)
 	f->in.tree = "t1";
 	f->in.head = "h1";
 	f->in.index = "i1";
+	f->in.convert = "c1";
+	f->in.as_is = "a1";
 	f->in.writable = &f->writable;
 	f->in.timeout_ms = 0;
 	f->in.uid = 1000;
@@ -143,10 +145,14 @@ change(struct key_fixture *f, int i)
 	case 28: f->in.umask = -1; break;
 	case 29: f->in.modes = "m2"; break;
 	case 30: f->in.modes = NULL; break;
+	case 31: f->in.convert = "c2"; break;
+	case 32: f->in.convert = NULL; break;
+	case 33: f->in.as_is = "a2"; break;
+	case 34: f->in.as_is = NULL; break;
 	default: ck_abort();
 	}
 }
-#define NCHANGES	31
+#define NCHANGES	35
 
 START_TEST(t_key_inputs)
 {
