@@ -501,7 +501,8 @@ take_marks(struct reuse_marks *m, const char *copy, const struct buf *paths)
 	const char		*p, *end;
 	int			 dfd;
 
-	m->copy = xstrdup(copy);
+	if (m->copy == NULL)
+		m->copy = xstrdup(copy);
 	if ((dfd = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return;
 	for (p = paths->data, end = p + paths->len; p != NULL && p < end;
@@ -514,6 +515,26 @@ take_marks(struct reuse_marks *m, const char *copy, const struct buf *paths)
 		m->n++;
 	}
 	close(dfd);
+}
+
+void
+reuse_marks_add(struct reuse_marks *m, const char *copy,
+    const struct strv *paths)
+{
+	struct strv	 had = STRV_INIT;
+	struct buf	 more = BUF_INIT;
+	size_t		 i;
+
+	/* One mark a file: the first, of what it was before the sync. */
+	for (i = 0; i < m->n; i++)
+		strv_push(&had, m->v[i].path);
+	strv_sort(&had);
+	for (i = 0; i < paths->n; i++)
+		if (!strv_sorted_has(&had, paths->v[i]))
+			buf_add(&more, paths->v[i], strlen(paths->v[i]) + 1);
+	take_marks(m, copy, &more);
+	strv_free(&had);
+	buf_free(&more);
 }
 
 void

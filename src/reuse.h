@@ -247,6 +247,8 @@ int	reuse_index_same(const char *, const char *, const char *);
  *	reuse_sync(..., &m, ...);	notes, before it changes anything,
  *			the files that differ from the copy's index, and
  *			the untracked ones, with their times and a digest
+ *	reuse_marks_add(&m, copy, &paths);	those paths too, but
+ *			for any noted already
  *	... the sync, the changes, the untracked files ...
  *	reuse_marks_restore(&m);	each file of them whose content is
  *			what it was gets its time back (its ctime is new:
@@ -261,6 +263,8 @@ struct reuse_marks {
 };
 #define REUSE_MARKS_INIT	{ NULL, NULL, 0 }
 
+void	reuse_marks_add(struct reuse_marks *, const char *,
+	    const struct strv *);
 void	reuse_marks_restore(struct reuse_marks *);
 void	reuse_marks_free(struct reuse_marks *);
 

@@ -27,6 +27,7 @@
 #include "pathcopy.h"
 #include "progress.h"
 #include "proof.h"
+#include "reconvert.h"
 #include "reuse.h"
 #include "settings.h"
 #include "sig.h"
@@ -73,6 +74,8 @@ struct nested {
 static int	copy_repo(struct snapshot *, struct snap_repo *);
 static int	has_attributes(const struct strv *, int);
 static int	may_convert(const struct snap_repo *, const struct lsfiles *);
+static int	reconvert(struct snapshot *, struct snap_repo *,
+		    const struct lsfiles *);
 
 static void
 sr_free(struct snap_repo *sr)
@@ -982,6 +985,11 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	} else if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) ==
 	    -1)
 		return -1;
+	/* HEAD's files as a fresh checkout writes them, where git converts
+	 * or did, in a copy to be parked or that was. */
+	if ((s->park || s->reused) && s->reusable && sr == s->repos[0] &&
+	    l != NULL && reconvert(s, sr, l) == -1)
+		return -1;
 	if (sr->proof != NULL)
 		proof_checked_out(sr->proof);
 	poll_proofs(s);
@@ -1182,6 +1190,89 @@ may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 }
 
 /*
+ * A copy to be parked, or that was, where git converts or did: how git
+ * converts as HEAD is checked out is noted with it (reconvert.h).  A
+ * reused one had HEAD's files written only where they differed from the
+ * copy's own index, by its stat data, which a command can rewrite (a
+ * file rewritten with CRLF and staged, with text=auto: the same blob),
+ * and which nothing changes where git's settings or HEAD's attributes
+ * did: each tracked file that cannot be shown unchanged since the last
+ * proof, a checkout then, and checked out the same way since, is checked
+ * out again -- every one where how git converts is not as noted.
+ */
+static int
+reconvert(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
+{
+	struct strv	 entries = STRV_INIT, paths = STRV_INIT;
+	struct timespec	 since;
+	struct git	 dg, sg;
+	const char	*had = s->conv_had.digest;
+	char		*carried = NULL;
+	int		 r = -1;
+
+	if (!may_convert(sr, l)) {
+		s->conv_now = xstrdup("none");
+		/* Nothing converts, nor did. */
+		if (!s->reused || (had != NULL && strcmp(had, "none") == 0))
+			return 0;
+	}
+	dst_git(sr, &dg);
+	dg.idle = &s->idle;
+	if (reconvert_head(&dg, &entries) == -1)
+		goto out;
+	if (s->conv_now == NULL) {
+		src_git(sr, &sg);
+		sg.idle = &s->idle;
+		/* Not known: nothing is noted, and the next run checks out
+		 * every file again. */
+		s->conv_now = reconvert_digest(&sg, sr->common, &entries);
+	}
+	if (!s->reused) {
+		r = 0;
+		goto out;
+	}
+	if (had == NULL || s->conv_now == NULL ||
+	    strcmp(had, s->conv_now) != 0 ||
+	    (carried = proof_copy_carried(s->rd, s->nrepos, sr->dst,
+	    s->incremental, &since)) == NULL ||
+	    reconvert_paths(sr->dst, &entries, carried, &since,
+	    &s->conv_had.paths, &paths) == -1) {
+		strv_clear(&paths);
+		strv_pushv(&paths, entries.v);
+	}
+	r = reconvert_checkout(&dg, sr->dst, &paths, s->incremental ?
+	    &s->marks : NULL);
+out:
+	free(carried);
+	strv_free(&entries);
+	strv_free(&paths);
+	return r;
+}
+
+/* What the copy has that a checkout of HEAD did not write, for the next
+ * run to check out again (reconvert()): not known, nothing is noted. */
+static void
+conv_written(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l)
+{
+	size_t	i;
+
+	if (s->conv_now == NULL)
+		return;
+	if (sr->big == NULL) {
+		free(s->conv_now);
+		s->conv_now = NULL;
+		return;
+	}
+	strv_pushv(&s->conv_paths, sr->big->changed.v);
+	strv_pushv(&s->conv_paths, l->untracked.v);
+	for (i = 0; i < l->flagged.n; i++)
+		strv_push(&s->conv_paths, lsfiles_entry_path(l->flagged.v[i]));
+	strv_pushv(&s->conv_paths, l->unmerged.v);
+	strv_sort_uniq(&s->conv_paths);
+}
+
+/*
  * The copy's own index, as a fresh copy's: HEAD's, staged as the
  * source's is -- unless it is still as the last run made it, for the
  * same HEAD and the same staging, which is then what it would be made.
@@ -1243,6 +1334,15 @@ ignore_rules(const struct strv *fix)
 	return 0;
 }
 
+/* Were a reused copy's files written with nothing to convert, as noted
+ * (reconvert.h)?  Else it is not proved as it stands. */
+static int
+conv_none(const struct snapshot *s)
+{
+	return s->conv_had.digest != NULL &&
+	    strcmp(s->conv_had.digest, "none") == 0;
+}
+
 /*
  * A reused copy proved as it stands, before the sync: if it holds the
  * working state, or does once the paths where it differs are put right,
@@ -1275,7 +1375,8 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	}
 	/* An incremental copy whose own ignored files are not known from
 	 * the rest goes the whole way: without them. */
-	if (may_convert(sr, l) || (s->incremental && s->state_unknown) ||
+	if (may_convert(sr, l) || !conv_none(s) ||
+	    (s->incremental && s->state_unknown) ||
 	    (idx = proof_reused_index(sr->proof)) == NULL) {
 		stop_look(s);
 		strv_free(&prefixed);
@@ -1413,6 +1514,8 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 		r = own_index(s, sr, &mp);
 	mirror_plan_free(&mp);
 	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
+	/* Nothing converts, nor did: so it is noted again. */
+	s->conv_now = xstrdup("none");
 	return r == -1 ? -1 : 1;
 }
 
@@ -1428,7 +1531,7 @@ begin_look(struct snapshot *s, struct snap_repo *sr)
 	char		*idx;
 	int		 r;
 
-	if (!s->reused || sr != s->repos[0] || !s->check)
+	if (!s->reused || sr != s->repos[0] || !s->check || !conv_none(s))
 		return 0;
 	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
 	    s->incremental, &since)) == NULL)
@@ -1555,6 +1658,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	if (sig_pending() || copy_nested(s, sr) == -1)
 		goto out;
+	if (sr == s->repos[0])
+		conv_written(s, sr, &l);
 	ret = 0;
 out:
 	stop_look(s);
@@ -1678,6 +1783,12 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	idx = repo_index_path(r);
 	sr->index = rundir_index(rd, idx);
 	free(idx);
+	/* How a parked copy's files were written: not noted again until
+	 * this run's are proved, whatever it changes in between. */
+	if (s->reused) {
+		(void)reconvert_read(rd->carry, &s->conv_had);
+		reconvert_forget(rd->carry);
+	}
 	if (sr->index == NULL || copy_repo(s, sr) == -1)
 		goto out;
 	/* Before the proof, which then looks at those files again. */
@@ -1689,6 +1800,8 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	    prove(s)) == -1))
 		goto out;
 	s->ms[SNAP_PROOF] = time_now_ms() - t;
+	if ((s->park || s->reused) && s->reusable && s->conv_now != NULL)
+		(void)reconvert_write(rd->carry, s->conv_now, &s->conv_paths);
 	ret = 0;
 out:
 	stop_proofs(s);
@@ -1712,5 +1825,8 @@ snapshot_free(struct snapshot *s)
 	free(s->tree);
 	free(s->gitdir);
 	free(s->start_refs);
+	reconvert_note_free(&s->conv_had);
+	free(s->conv_now);
+	strv_free(&s->conv_paths);
 	memset(s, 0, sizeof(*s));
 }

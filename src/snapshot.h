@@ -48,6 +48,7 @@
 #define SNAPSHOT_H
 
 #include "proof.h"
+#include "reconvert.h"
 #include "repo.h"
 #include "reuse.h"
 #include "rundir.h"
@@ -131,6 +132,12 @@ struct snapshot {
 						   state */
 	const struct buf	 *core;		/* private: the repository's
 						   core.* (repo.h) */
+	struct reconvert_note	  conv_had;	/* private: reused, how its
+						   files were written */
+	char			 *conv_now;	/* private: how this run's
+						   are (NULL: not known) */
+	struct strv		  conv_paths;	/* and those written but by
+						   a checkout */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
 	long long		  big;		/* private: forge.copyThreshold

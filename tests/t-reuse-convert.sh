@@ -1,0 +1,103 @@
+#!/bin/sh
+# A reused copy where git converts bytes (line endings, filters) ends
+# with the bytes a fresh copy has: when git's settings or HEAD's
+# attributes change between runs, every tracked file is checked out
+# again; when a command rewrote a file to other bytes of the same blob
+# and staged it in the copy's own index, that file is.  Files nothing
+# touched are not rewritten, and an incremental copy's files whose bytes
+# stay the same keep their times.  Each check: the reused run's verdict
+# is the fresh one's.
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+
+new_repo "$T/r"
+git config forge.breakerThreshold 0
+printf 'a\nb\n' >f.txt
+printf 'one line, no newline' >g.txt
+git add f.txt g.txt
+git commit -q -m files
+NOCR='! grep -q "$(printf "\r")" f.txt'
+CR='grep -q "$(printf "\r")" f.txt'
+
+# same DESCRIPTION MODE CMD: a run with MODE (--reuse, --incremental),
+# then a fresh one: the same verdict.
+same() {
+	run_forge verify "$2" -- sh -c "$3"
+	_a=$rc
+	run_forge verify --isolated --no-reuse -- sh -c "$3"
+	is "$1" "$_a" "$rc"
+}
+
+for mode in --reuse --incremental; do
+	run_forge verify "$mode" -- sh -c "$NOCR"
+	is "$mode: a first run passes" "$rc" 0
+	run_forge verify "$mode" -- sh -c "$NOCR"
+	like "$mode: and reuses its copy" "$err" 'Verdict: PASS \(isolated, (reused|incremental)'
+	git config core.autocrlf true
+	same "$mode: core.autocrlf set since: CRLF, as in a fresh copy" \
+	    "$mode" "$NOCR"
+	same "$mode: and again" "$mode" "$CR"
+	git config --unset core.autocrlf
+	same "$mode: unset since: LF again" "$mode" "$NOCR"
+	printf 'f.txt text eol=crlf\n' >.gitattributes
+	git add .gitattributes
+	git commit -q -m crlf
+	same "$mode: an attributes file committed since: CRLF" "$mode" "$CR"
+	git rm -q .gitattributes
+	git commit -q -m lf
+	same "$mode: and removed: LF" "$mode" "$NOCR"
+	forge gc --all >/dev/null 2>&1
+done
+
+# A command rewrites a file with other bytes of the same blob, and stages
+# it: the copy's own index then takes it for checked out.
+printf '* text=auto\n' >.gitattributes
+git add .gitattributes
+git commit -q -m auto
+DIRTY='grep -q "$(printf "\r")" f.txt; st=$?; printf "a\r\nb\r\n" >f.txt;
+    git add f.txt; exit $st'
+for mode in --reuse --incremental; do
+	run_forge verify "$mode" -- sh -c "$DIRTY"
+	is "$mode: text=auto, a command leaves CRLF staged: LF first" "$rc" 1
+	same "$mode: LF again, as fresh" "$mode" "$DIRTY"
+	same "$mode: and again" "$mode" "$DIRTY"
+	forge gc --all >/dev/null 2>&1
+done
+git config core.autocrlf true
+LFDIRTY='grep -q "$(printf "\r")" f.txt; st=$?; printf "a\nb\n" >f.txt;
+    git add f.txt; exit $st'
+run_forge verify --reuse -- sh -c "$LFDIRTY"
+is "core.autocrlf: a command leaves LF staged: CRLF first" "$rc" 0
+same "CRLF again, as fresh" --reuse "$LFDIRTY"
+git config --unset core.autocrlf
+forge gc --all >/dev/null 2>&1
+
+# Only what may have changed is checked out again.
+printf 'c\n' >h.txt
+git add h.txt
+git commit -q -m h
+STAT='stat -c "%y" f.txt h.txt >"$1"; touch h.txt'
+run_forge verify --reuse -- sh -c "$STAT" sh "$T/s1"
+sleep 1
+run_forge verify --reuse -- sh -c "$STAT" sh "$T/s2"
+sleep 1
+run_forge verify --reuse -- sh -c "$STAT" sh "$T/s3"
+is "a file nothing touched is not written again" \
+    "$(sed -n 1p "$T/s3")" "$(sed -n 1p "$T/s1")"
+ok "one the command touched is" test "$(sed -n 2p "$T/s3")" != \
+    "$(sed -n 2p "$T/s2")"
+forge gc --all >/dev/null 2>&1
+
+# An incremental copy: a file whose bytes the new setting leaves as they
+# were keeps its time (only what changed is rebuilt).
+MT='stat -c "%y" g.txt >"$1"'
+run_forge verify --incremental -- sh -c "$MT" sh "$T/g1"
+sleep 1
+git config core.autocrlf true
+run_forge verify --incremental -- sh -c "$MT; $CR" sh "$T/g2"
+is "core.autocrlf set: the incremental copy has CRLF" "$rc" 0
+is "a file of one line without a newline keeps its time" \
+    "$(cat "$T/g2")" "$(cat "$T/g1")"
+git config --unset core.autocrlf
+forge gc --all >/dev/null 2>&1
+
+done_testing
