@@ -283,19 +283,37 @@ lock_reason(const struct snap_repo *sr, const char *reason)
 /*
  * On a terminal, the checkout is the git reset --hard that worktree add
  * would run, with the terminal for its standard error: git shows its
- * own "Updating files" progress there, after forge's delay.
+ * own "Updating files" progress there, after forge's delay.  A copy of
+ * the staged tree has that tree checked out, every file of it, into the
+ * empty copy: never HEAD's files patched where the blobs differ, which
+ * would keep HEAD's bytes where a staged attributes file changes how a
+ * file is checked out.
  */
 static int
 checkout_shown(struct snapshot *s, struct snap_repo *sr)
 {
-	const char *const	 a[] = { "reset", "--hard",
+	const char *const	 reset[] = { "reset", "--hard",
 	    "--no-recurse-submodules", NULL };
+	const char		*staged[7], *const *a = reset;
 	struct git		 g;
 	struct statvfs		 vfs;
 	struct buf		 why = BUF_INIT;
 	long long		 before;
+	size_t			 n = 0;
 	int			 st, set;
 
+	if (s->source != NULL && s->source->kind == SOURCE_STAGED &&
+	    sr == s->repos[0]) {
+		staged[n++] = "read-tree";
+		staged[n++] = "--reset";
+		staged[n++] = "-u";
+		staged[n++] = "--no-recurse-submodules";
+		if (progress_wanted())
+			staged[n++] = "-v";
+		staged[n++] = s->source->tree;
+		staged[n] = NULL;
+		a = staged;
+	}
 	dst_git(sr, &g);
 	g.idle = &s->idle;
 	/* What git reset wrote stays when it fails. */
@@ -307,10 +325,12 @@ checkout_shown(struct snapshot *s, struct snap_repo *sr)
 	if (set)
 		(void)unsetenv("GIT_PROGRESS_DELAY");
 	if (st > 0 && before != -1 && no_space(sr, s->rd->top, before, &why))
-		warnx("cannot check out HEAD into the copy: %s", why.data);
+		warnx("cannot check out %s into the copy: %s", a == reset ?
+		    "HEAD" : "the staged tree", why.data);
 	else if (st > 0)
-		warnx("cannot check out HEAD into the copy: git reset --hard: "
-		    "exit status %d", st);
+		warnx("cannot check out %s into the copy: git %s: exit status "
+		    "%d", a == reset ? "HEAD" : "the staged tree", a == reset ?
+		    "reset --hard" : "read-tree", st);
 	buf_free(&why);
 	return st == 0 ? 0 : -1;
 }
@@ -1117,27 +1137,16 @@ copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
 	return ret;
 }
 
-/* A copy of a tree (source.h): its commit checked out, then the tree,
- * then its submodules. */
+/* A copy of a tree (source.h): its commit checked out with the tree
+ * (checkout_shown()), then its submodules. */
 static int
 copy_source(struct snapshot *s, struct snap_repo *sr)
 {
-	struct git	dg;
-	long long	t;
-
 	if (sr == s->repos[0]) {
 		free(sr->head);
 		sr->head = xstrdup(s->source->commit);
 	}
-	if (checkout(s, sr, NULL) == -1)
-		return -1;
-	t = time_now_ms();
-	dst_git(sr, &dg);
-	if (sr == s->repos[0] && (sig_pending() ||
-	    source_fill(s->source, &dg) == -1))
-		return -1;
-	s->ms[SNAP_APPLY] += time_now_ms() - t;
-	if (sig_pending())
+	if (checkout(s, sr, NULL) == -1 || sig_pending())
 		return -1;
 	return copy_gitlinks(s, sr);
 }

@@ -475,25 +475,6 @@ source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
 	return s->tree != NULL ? 0 : -1;
 }
 
-int
-source_fill(const struct source *s, const struct git *dst)
-{
-	const char *const	 a[] = { "read-tree", "--reset", "-u",
-	    s->tree, NULL };
-	struct buf		 err = BUF_INIT;
-	int			 st;
-
-	/* The checkout is of src.commit: for a commit, it is all. */
-	if (s->kind != SOURCE_STAGED)
-		return 0;
-	if ((st = git_run(dst, a, GIT_RETRY, NULL, NULL, &err)) != 0 &&
-	    st > 0)
-		warnx("cannot check out the staged tree into the copy: git "
-		    "read-tree: %s", git_why(&err, st));
-	buf_free(&err);
-	return st == 0 ? 0 : -1;
-}
-
 /*
  * The entries of the copy's index, put back without their stat data or
  * flags: the checkout wrote the files just before the index, so git

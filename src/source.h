@@ -20,10 +20,8 @@
  * the repository's object directory, as git commit's would.  An index
  * with unmerged entries is refused.
  *
- * For a copy made from a tree, snapshot.c checks out src.commit, then:
- *	source_fill(&src, &dst_git);	makes the copy's index and files
- *					src.tree (read-tree -u); nothing
- *					to do for a commit
+ * For a copy made from a tree, snapshot.c checks out src.tree, every file
+ * of it, with src.commit as HEAD (for a commit, its own tree), then:
  *	tree = source_prove(&src, &dst_git, &rd, objects);
  *					the copy's tree id, which must be
  *					src.tree: NULL with what differs
@@ -69,7 +67,6 @@ void		 source_init(struct source *);
 void		 source_free(struct source *);
 int		 source_resolve(struct source *, const struct repo *,
 		    struct rundir *);
-int		 source_fill(const struct source *, const struct git *);
 char		*source_prove(const struct source *, const struct git *,
 		    struct rundir *, const char *);
 struct strv;

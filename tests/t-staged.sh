@@ -225,4 +225,23 @@ run_forge verify --rev=':/fix..bug' -- sh -c 'git log -1 --format=%s'
 is "--rev=:/fix..bug is one commit" "$rc" 0
 is "that commit" "$out" 'fix..bug'
 
+# The staged tree's files are checked out as that tree says, not HEAD's
+# kept where the blob is the same: a staged attributes file changes how
+# an unchanged file is written.
+new_repo "$T/attr"
+printf 'a\nb\n' >f.txt
+git add f.txt
+git commit -q -m lf
+printf 'f.txt text eol=crlf\n' >.gitattributes
+git add .gitattributes
+CR='grep -q "$(printf "\r")" f.txt'
+run_forge verify --staged --no-cache -- sh -c "$CR"
+is "--staged: a staged eol=crlf has f.txt checked out with CRLF" "$rc" 0
+git commit -q -m crlf
+run_forge verify --rev=HEAD --no-cache -- sh -c "$CR"
+is "as the commit of that tree has" "$rc" 0
+git rm -q --cached .gitattributes
+run_forge verify --staged --no-cache -- sh -c "! $CR"
+is "and one staged away: LF, as a checkout of that tree" "$rc" 0
+
 done_testing
