@@ -897,6 +897,10 @@ proof_source_tree(struct rundir *rd, const struct repo *r)
 	proof_scratch(&q, rd);
 	q.alternates = r->objects;
 	q.edits = &edits;
+	/* Files outside a sparse checkout's patterns that are on disk,
+	 * flagged or not, are git add's to take too: without --sparse it
+	 * refuses them, where a copy of the working state holds them. */
+	q.sparse = 1;
 	tree = treeid_compute(&q, "src");
 	free(idx);
 	strv_free(&edits);

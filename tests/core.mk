@@ -18,6 +18,7 @@ SHELL_TESTS += tests/t-hookinstall.sh
 SHELL_TESTS += tests/t-cache.sh
 SHELL_TESTS += tests/t-cache-key.sh
 SHELL_TESTS += tests/t-cache-convert.sh
+SHELL_TESTS += tests/t-cache-sparse.sh
 SHELL_TESTS += tests/t-hostile-config.sh
 SHELL_TESTS += tests/t-racy-index.sh
 SHELL_TESTS += tests/t-patch-fail.sh
