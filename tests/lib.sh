@@ -77,10 +77,20 @@ pass() {
 	echo "ok $_n - $1"
 }
 
+# KNOWN_BUG="what": while set, a check that fails is reported as a TAP
+# TODO (an expected failure that does not fail the suite), so a bug of
+# forge that is known and reported keeps its test without breaking
+# `make check`; checks that pass are reported as usual.  Unset it after.
+# FIDELITY_STRICT=1 in the environment makes those failures count.
+KNOWN_BUG=
 fail() {
 	_n=$((_n + 1))
-	_failed=$((_failed + 1))
-	echo "not ok $_n - $1"
+	if [ -n "$KNOWN_BUG" ] && [ -z "${FIDELITY_STRICT:-}" ]; then
+		echo "not ok $_n - $1 # TODO known forge bug: $KNOWN_BUG"
+	else
+		_failed=$((_failed + 1))
+		echo "not ok $_n - $1"
+	fi
 	shift
 	for _line in "$@"; do
 		printf '%s\n' "$_line" | sed 's/^/# /'
@@ -265,3 +275,6 @@ PREAMBLE
 json_lines() {
 	"$JSONPICK" -c <"$1"
 }
+
+# The helpers more than one test needs.
+. "${TESTLIB%/*}/lib-functions.sh"

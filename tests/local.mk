@@ -47,4 +47,4 @@ check_PROGRAMS += $(UNIT_TESTS_LIST)
 endif
 
 TESTS = $(SLOW_TESTS) $(UNIT_TESTS_LIST) $(SHELL_TESTS)
-EXTRA_DIST += tests/lib.sh tests/zcomp.zsh $(SLOW_TESTS) $(SHELL_TESTS)
+EXTRA_DIST += tests/lib.sh tests/lib-functions.sh tests/zcomp.zsh $(SLOW_TESTS) $(SHELL_TESTS)

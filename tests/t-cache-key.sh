@@ -11,9 +11,6 @@ tl=.git/forge/timeline.jsonl
 git config forge.breakerThreshold 0
 git config forge.cache true
 : >"$T/count"
-counter() {
-	wc -l <"$T/count" | tr -d ' '
-}
 # runs DESCRIPTION N forge-args...: forge verify, which must have run the
 # command N times in all by now.
 runs() {
@@ -84,38 +81,35 @@ forge gc --all >/dev/null 2>&1
 mkdir "$T/cw" "$T/cw2"
 git config forge.containWritable "$T/cw"
 CCOUNT="echo run >>$T/cw/count"
-ccounter() {
-	cat "$T/cw/count" 2>/dev/null | wc -l | tr -d ' '
-}
 run_forge verify --isolated --contain --no-cache -- true
 if [ "$rc" -eq 0 ]; then
 	run_forge verify --isolated -- sh -c "$CCOUNT"
 	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
-	is "--contain: runs" "$(ccounter)" 2
+	is "--contain: runs" "$(counter "$T/cw/count")" 2
 	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
-	is "--contain again: cached" "$(ccounter)" 2
+	is "--contain again: cached" "$(counter "$T/cw/count")" 2
 	run_forge verify --isolated --no-network -- sh -c "$CCOUNT"
-	is "--no-network: runs" "$(ccounter)" 3
+	is "--no-network: runs" "$(counter "$T/cw/count")" 3
 	run_forge verify --isolated --contain --no-network -- sh -c "$CCOUNT"
-	is "--contain --no-network: runs" "$(ccounter)" 4
+	is "--contain --no-network: runs" "$(counter "$T/cw/count")" 4
 	git config --add forge.containWritable "$T/cw2"
 	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
-	is "another writable place, contained: runs" "$(ccounter)" 5
+	is "another writable place, contained: runs" "$(counter "$T/cw/count")" 5
 	run_forge verify --isolated -- sh -c "$CCOUNT"
-	is "but not uncontained: cached" "$(ccounter)" 5
+	is "but not uncontained: cached" "$(counter "$T/cw/count")" 5
 	git config --unset forge.containWritable "$T/cw2"
 	# The method that contains: namespaces, or Landlock, which let a
 	# command do different things (forge(1)).
 	git config forge.containMethod namespaces
 	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
 	is "forced to namespaces, as auto took: the same method, cached" \
-	    "$rc $(ccounter)" "0 5"
+	    "$rc $(counter "$T/cw/count")" "0 5"
 	git config forge.containMethod landlock
 	run_forge verify --isolated --contain -- sh -c "$CCOUNT"
 	if [ "$rc" -eq 0 ]; then
-		is "contained by Landlock: runs" "$(ccounter)" 6
+		is "contained by Landlock: runs" "$(counter "$T/cw/count")" 6
 		run_forge verify --isolated --contain -- sh -c "$CCOUNT"
-		is "and again: cached" "$(ccounter)" 6
+		is "and again: cached" "$(counter "$T/cw/count")" 6
 	else
 		skip "contained by Landlock: runs" "no Landlock here"
 		skip "and again: cached" "no Landlock here"

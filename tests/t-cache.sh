@@ -11,10 +11,6 @@ git config forge.breakerThreshold 0
 printf 'edit\n' >>hello.txt
 printf 'new\n' >new.txt
 
-# count: a command that counts its runs, in $T/count.
-counter() {
-	wc -l <"$T/count" | tr -d ' '
-}
 : >"$T/count"
 COUNT="echo run >>$T/count"
 

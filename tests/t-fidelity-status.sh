@@ -10,34 +10,8 @@
 . "$top_srcdir/tests/fidelity-lib.sh"
 . "$top_srcdir/tests/fidelity-gen.sh"
 
-# What git status says, on disk whatever a monitor hook claims, with
-# every untracked file listed.
-STATUS='git -c core.fsmonitor= -c status.renames=true status --porcelain --untracked-files=all'
-
-# status_same DESCRIPTION: the copy's git status (and the staged diff's
-# paths) is the source's.
-status_same() {
-	eval "$STATUS" >"$T/src.st" 2>&1
-	git -c core.fsmonitor= diff --cached --name-status HEAD >>"$T/src.st" 2>&1
-	run_forge verify --isolated -- sh -c "$STATUS"' >"$1" 2>&1;
-	    git -c core.fsmonitor= diff --cached --name-status HEAD >>"$1" 2>&1' \
-	    sh "$T/copy.st"
-	[ -f "$T/copy.st" ] || : >"$T/copy.st"
-	# A nested repository without a commit is left out of the copy,
-	# and forge says so: the source's status lists it untracked.
-	printf '%s\n' "$err" | sed -n 's/^forge: leaving out \(.*\): a nested repository without a commit checked out$/?? \1\//p' >"$T/left-out"
-	if [ -s "$T/left-out" ]; then
-		grep -vxF -f "$T/left-out" "$T/src.st" >"$T/src.st.new"
-		mv "$T/src.st.new" "$T/src.st"
-	fi
-	if [ "$rc" -eq 0 ] && cmp -s "$T/src.st" "$T/copy.st"; then
-		pass "$1"
-	else
-		fail "$1" "exit status $rc; stderr:" "$err" \
-		    "status diff (- source, + copy):" \
-		    "$(diff -u "$T/src.st" "$T/copy.st" | sed '1,2d' | head -n 40)"
-	fi
-}
+# status_same (lib-functions.sh) compares git status, and the staged
+# diff's paths, in the copy and here.
 
 new_repo "$T/r"
 printf 'a\n' >a.txt

@@ -7,10 +7,6 @@ new_repo "$T/r"
 common="$T/r/.git"
 timeline="$common/forge/timeline.jsonl"
 
-# last_verify: the newest verify event of the timeline.
-last_verify() {
-	grep '"event":"verify"' "$timeline" | tail -n 1
-}
 
 # A verdict that cannot be recorded as it is becomes an ERROR, and the
 # timeline says so too.  The breaker cannot be saved here: a directory
@@ -24,7 +20,7 @@ is "a pass whose breaker cannot be saved exits 125" "$rc" 125
 like "and says the verdict could not be recorded" "$err" \
     'the verdict could not be recorded'
 like "the summary says ERROR" "$err" 'Verdict: ERROR'
-like "the timeline says ERROR too, never PASS" "$(last_verify)" \
+like "the timeline says ERROR too, never PASS" "$(last_verify "$T/r")" \
     '"verdict":"ERROR","status":125'
 run_forge log -n 1
 like "and so does forge log" "$out" 'ERROR'
@@ -36,8 +32,8 @@ run_forge verify --in-place --no-check --exit=verdict --timeout 1s -- \
     sh -c 'rm -f .git/forge/breaker.json; mkdir .git/forge/breaker.json; sleep 5'
 is "timed out, then not recorded: exit 125" "$rc" 125
 like "the summary says ERROR" "$err" 'Verdict: ERROR'
-like "and so does the timeline" "$(last_verify)" '"verdict":"ERROR"'
-unlike "without a time limit's mark" "$(last_verify)" '"timed_out"'
+like "and so does the timeline" "$(last_verify "$T/r")" '"verdict":"ERROR"'
+unlike "without a time limit's mark" "$(last_verify "$T/r")" '"timed_out"'
 rmdir "$common/forge/breaker.json"
 
 # A signal between two steps: the second never ran, and is not recorded.
@@ -48,7 +44,7 @@ wait_for 30 grep -q "test stall: step" "$T/step.err"
 kill -TERM "$forge_pid"
 wait "$forge_pid"
 is "interrupted between steps: forge dies of the signal" "$?" 143
-ev=$(last_verify)
+ev=$(last_verify "$T/r")
 like "the event says INTERRUPTED with 128+N" "$ev" \
     '"verdict":"INTERRUPTED","status":143'
 is "and lists only the step that ran" \

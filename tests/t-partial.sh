@@ -9,9 +9,6 @@
 
 tl=.git/forge/timeline.jsonl
 : >"$T/count"
-counter() {
-	wc -l <"$T/count" | tr -d ' '
-}
 COUNT="echo run >>$T/count"
 
 new_repo "$T/r"

@@ -130,43 +130,36 @@ is "and the copy's status is the working tree's" \
 # The copy's own index is made again only when what it is made of
 # changed, or a command wrote it: each time, git status in the copy is
 # the working tree's.
-status_same() {
-	run_forge verify --reuse -- git status --porcelain
-	if [ "$rc" -eq 0 ] && [ "$(printf '%s\n' "$out" | LC_ALL=C sort)" = \
-	    "$(git status --porcelain | LC_ALL=C sort)" ]; then
-		pass "$1: git status in the copy is the working tree's"
-	else
-		fail "$1: git status in the copy is the working tree's" \
-		    "$out" "---" "$(git status --porcelain)"
-	fi
-}
-status_same "nothing changed"
+st="git status in the copy is the working tree's"
+status_same "nothing changed: $st" --reuse
 git add f2
-status_same "a file staged"
+status_same "a file staged: $st" --reuse
 printf 'again\n' >>f2
-status_same "staged, then changed again"
+status_same "staged, then changed again: $st" --reuse
 git reset -q f2
-status_same "unstaged"
+status_same "unstaged: $st" --reuse
 printf 'n\n' >itanew && git add -N itanew
-status_same "added with intent to add"
+status_same "added with intent to add: $st" --reuse
 git rm -q --cached f6
-status_same "removed from the index only"
+status_same "removed from the index only: $st" --reuse
 run_forge verify --reuse -- sh -c 'git add -A && git reset -q f1 &&
     git update-index --assume-unchanged f4'
-status_same "after a command staged in its copy"
+status_same "after a command staged in its copy: $st" --reuse
 git add f6 itanew
 # What git said the source stages is kept for the next run, sealed: a
 # record that says otherwise, written by anything but forge, is not
 # believed.
 git add f2
-status_same "staged, kept for the next run"
-status_same "staged, read where it was kept"
+status_same "staged, kept for the next run: $st" --reuse
+status_same "staged, read where it was kept: $st" --reuse
 plan=$(ls "$TMPDIR"/forge-*/.forge/carry/mirror.plan)
 { printf 'forge mirror plan 1\n'; sed -n 2p "$plan"
   printf 'staged 0\nvisible 0\nsum 0123456789abcdef0123456789abcdef\n'
 } >"$plan.new" && mv "$plan.new" "$plan"
 run_forge verify --reuse -- sh -c 'git add -A && git reset -q'
-status_same "a record that lies, and the copy's index changed by a command"
+status_same \
+    "a record that lies, and the copy's index changed by a command: $st" \
+    --reuse
 git reset -q f2
 
 # Something that cannot be put right path by path: the copy is synced
@@ -203,12 +196,6 @@ ok "what they made it keep is gone" sh -c '! printf "%s\n" "$1" |
     grep -qx junk1' sh "$out"
 forge gc --all >/dev/null 2>&1
 
-# The tree git makes of the working state, from a copy of the index.
-tree_now() {
-	cp -p "$(git rev-parse --git-path index)" "$T/tree.index"
-	GIT_INDEX_FILE="$T/tree.index" git add -A &&
-	    GIT_INDEX_FILE="$T/tree.index" git write-tree | cut -c1-12
-}
 
 # An untracked file that becomes ignored: gone from the copy, and from
 # the tree proved -- not kept by the indexes kept from the last run.

@@ -11,12 +11,6 @@ git config forge.breakerThreshold 0
 for i in 1 2 3 4 5 6; do printf 'file %s\n' "$i" >"f$i"; done
 git add -A && git commit -q -m files
 
-# The tree git makes of the working state, from a copy of the index.
-tree_now() {
-	cp -p "$(git rev-parse --git-path index)" "$T/tree.index"
-	GIT_INDEX_FILE="$T/tree.index" git add -A &&
-	    GIT_INDEX_FILE="$T/tree.index" git write-tree | cut -c1-12
-}
 carried() {
 	ls "$TMPDIR"/forge-*/.forge/carry/src*.index 2>/dev/null | head -n 1
 }

@@ -39,9 +39,6 @@ before=$(guarded)
 left() {
 	leftovers "$T/r" | grep -v '^mine$\|^away$\|/mine$\|/away$'
 }
-parked() {
-	ls "$TMPDIR" | grep -c '^forge-' || true
-}
 
 # check_next MODE WHAT HOW: the next run passes in a copy that is the
 # working state file for file, a copy HOW (fresh or reused) says.

@@ -10,12 +10,6 @@ git config forge.breakerThreshold 0
 for i in 1 2 3 4 5 6 7 8; do printf 'file %s\n' "$i" >"f$i"; done
 git add -A && git commit -q -m files
 
-last_verify() {
-	grep '"event":"verify"' "$common/forge/timeline.jsonl" | tail -n 1
-}
-parked() {
-	ls "$TMPDIR" | grep -c '^forge-' || true
-}
 
 # A first run makes a fresh copy and parks it.
 printf 'edited\n' >>f1
@@ -30,7 +24,7 @@ like "it says the copy stays for the next run" "$err" \
     'the copy stays at .* for the next run to reuse'
 is "one copy is parked" "$(parked)" 1
 is "the timeline says so" \
-    "$(last_verify | "$JSONPICK" mode copy)" "$(printf 'isolated\tfresh')"
+    "$(last_verify "$T/r" | "$JSONPICK" mode copy)" "$(printf 'isolated\tfresh')"
 
 # The next run reuses it: same place, up to date, nothing of the last.
 printf 'again\n' >>f2
@@ -48,7 +42,7 @@ is "the copy holds the working state, and nothing of the last run" \
     "$(cat "$T/ls2" | tr '\n' ' ')" \
     ".git .gitignore f1 f2 f4 f5 f6 f7 f8 hello.txt run.sh src u2 "
 like "the new edit is there" "$out" '^again$'
-is "the timeline says reused" "$(last_verify | "$JSONPICK" copy)" reused
+is "the timeline says reused" "$(last_verify "$T/r" | "$JSONPICK" copy)" reused
 is "still one copy parked" "$(parked)" 1
 
 # The copy is proved like a fresh one: verify the manifest.
@@ -373,7 +367,7 @@ is "the source's ignored files are never copied" "$out" c
 like "its verdict line says incremental" "$err" \
     'Verdict: PASS \(isolated, incremental, tree'
 is "the timeline says incremental" \
-    "$(last_verify | "$JSONPICK" incremental)" true
+    "$(last_verify "$T/r" | "$JSONPICK" incremental)" true
 printf 'edit\n' >>f2
 run_forge verify --incremental -- sh -c 'cat obj.o gen.cfg; echo u >junk'
 is "the next run finds its build output" "$out" "$(printf 'built\nc')"
@@ -571,16 +565,11 @@ git checkout -q "$branch"
 git -C sub checkout -q one
 git add sub && git commit -q -m ours
 git merge -q side >/dev/null 2>&1
-tree_of_now() {
-	cp -p "$(git rev-parse --git-path index)" "$T/now.index"
-	GIT_INDEX_FILE="$T/now.index" git add -A &&
-	    GIT_INDEX_FILE="$T/now.index" git write-tree | cut -c1-12
-}
 for n in 1 2; do
 	run_forge verify --reuse -- true
 	is "a conflict over a submodule, run $n: passes" "$rc" 0
 	like "run $n: proved the working state's tree" "$err" \
-	    "tree $(tree_of_now)"
+	    "tree $(tree_now)"
 done
 like "and the copy is not reused" "$err" \
     'with (nested repositories|a conflict over a submodule) is not reused|isolated, fresh'
@@ -592,7 +581,7 @@ git -C sub checkout -q two
 run_forge verify --reuse -- cat sub/s
 is "the submodule on their side's commit: passes" "$rc" 0
 is "with that commit's files" "$out" two
-like "proved the working state's tree" "$err" "tree $(tree_of_now)"
+like "proved the working state's tree" "$err" "tree $(tree_now)"
 git merge --abort 2>/dev/null || git reset -q --merge
 git checkout -q "$branch"
 git reset -q --hard HEAD~2
@@ -613,7 +602,7 @@ for mode in --incremental --reuse; do
 	run_forge verify $mode -- true
 	is "and there again ($mode): passes" "$rc" 0
 	like "proving the tree git makes of it ($mode)" "$err" \
-	    "tree $(tree_of_now)"
+	    "tree $(tree_now)"
 done
 git config --unset core.autocrlf
 resolved crlf.txt
@@ -629,7 +618,7 @@ printf 'y\r\n' >crlf2.txt
 run_forge verify --reuse -- true
 if [ "$rc" -eq 0 ]; then
 	like "CRLF after LF in a conflict: a PASS proves git's tree" "$err" \
-	    "tree $(tree_of_now)"
+	    "tree $(tree_now)"
 else
 	is "CRLF after LF in a conflict: or the run refuses" "$rc" 125
 fi

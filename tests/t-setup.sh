@@ -5,7 +5,6 @@
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
-common="$T/r/.git"
 printf 'generated.cfg\n' >>.gitignore
 git add .gitignore && git commit -q -m ignore
 git config forge.breakerThreshold 0
@@ -13,17 +12,13 @@ git config --add forge.setup 'echo made >generated.cfg'
 git config --add forge.setup 'echo second setup step'
 before=$(state_of "$T/r")
 
-last_verify() {
-	grep '"event":"verify"' "$common/forge/timeline.jsonl" | tail -n 1
-}
-
 run_forge verify --isolated -- cat generated.cfg
 is "in a copy, the setup steps run first: the command passes" "$rc" 0
 like "what setup made is there" "$out" '^made$'
 like "setup's own output is shown" "$out" 'second setup step'
 like "the verdict line names the verification" "$err" \
     'Verify: cat generated.cfg \.\.\. Verdict: PASS'
-ev=$(last_verify)
+ev=$(last_verify "$T/r")
 is "the timeline records the setup steps as such" \
     "$(printf '%s\n' "$ev" | "$JSONPICK" steps.0.command steps.0.setup)" \
     "$(printf 'setup: echo made >generated.cfg\ttrue')"
@@ -41,7 +36,7 @@ git config --add forge.setup 'exit 3'
 run_forge verify --isolated -- touch "$T/ran"
 is "a failing setup step: its status" "$rc" 3
 like "the verdict is FAIL" "$err" 'Verdict: FAIL \(exit status 3'
-like "and names the setup step" "$(last_verify)" \
+like "and names the setup step" "$(last_verify "$T/r")" \
     '"failed":"setup: exit 3 \(exit status 3\)"'
 ok "the verification did not run" test ! -e "$T/ran"
 git config --unset-all forge.setup

@@ -1,0 +1,141 @@
+# Helpers that more than one shell test needs; lib.sh sources this file
+# after its own setup, so every test has them.  A function two tests
+# would each write goes here, once (t-testlib.sh fails otherwise).
+#
+#	last_verify REPO		the newest verify event of REPO's timeline
+#	counter [FILE]			how many runs a counting command recorded
+#	tree_now			the working state's tree, abbreviated
+#	parked				how many copies are parked in TMPDIR
+#	real_state REPO			state_of, and REPO's git directory
+#	status_same DESCRIPTION [MODE]	git status in the copy is the source's
+#	need_pty DESCRIPTION		a pseudo-terminal, or the whole test skips
+#	on_tty CODE			sh code run on a new terminal
+#	in_ns CODE [ARG...]		sh code run in a mount namespace of its own
+
+# common_dir REPO: REPO's common git directory, as an absolute path.
+common_dir() {
+	(cd "$1" && cd "$(git rev-parse --git-common-dir)" && pwd -P)
+}
+
+# last_verify REPO: the newest verify event of REPO's timeline (a JSON
+# line), empty if there is none.
+last_verify() {
+	_tl="$(common_dir "$1")/forge/timeline.jsonl"
+	grep '"event":"verify"' "$_tl" | tail -n 1
+}
+
+# counter [FILE]: how many lines a command that counts its runs (echo run
+# >>FILE) has written to FILE, $T/count unless given; 0 before it
+# ever ran.
+counter() {
+	_cf=${1:-$T/count}
+	if [ -f "$_cf" ]; then
+		wc -l <"$_cf" | tr -d ' '
+	else
+		echo 0
+	fi
+}
+
+# tree_now: the tree git makes of the working state of the repository
+# here, every change added to a copy of its index, abbreviated as forge's
+# verdict line shows it.
+tree_now() {
+	cp -p "$(git rev-parse --git-path index)" "$T/.tree.index" &&
+	    GIT_INDEX_FILE="$T/.tree.index" git add -A &&
+	    GIT_INDEX_FILE="$T/.tree.index" git write-tree | cut -c1-12
+}
+
+# parked: how many copies are in TMPDIR, parked for reuse.
+parked() {
+	ls "$TMPDIR" | grep -c '^forge-' || true
+}
+
+# real_state REPO: what a verification must never change in REPO: its
+# state_of, its configuration, and what its git directory holds.
+real_state() {
+	state_of "$1"
+	cksum <"$1/.git/config"
+	ls -A "$1/.git"
+}
+
+# status_same DESCRIPTION [MODE]: forge verify MODE (--isolated unless
+# given) runs git status in the copy, with every untracked file listed,
+# renames found and the files on disk read whatever a monitor hook
+# claims, and lists the staged diff's paths: the run passes and all of
+# it is what the same commands say here.  A nested repository forge says
+# it left out (it has no commit) is taken out of the source's list.
+STATUS_SAME='git -c core.fsmonitor= -c status.renames=true status --porcelain --untracked-files=all'
+status_same() {
+	eval "$STATUS_SAME" >"$T/src.st" 2>&1
+	git -c core.fsmonitor= diff --cached --name-status HEAD \
+	    >>"$T/src.st" 2>&1
+	rm -f "$T/copy.st"
+	run_forge verify "${2:---isolated}" -- \
+	    sh -c "$STATUS_SAME"' >"$1" 2>&1;
+	    git -c core.fsmonitor= diff --cached --name-status HEAD >>"$1" 2>&1' \
+	    sh "$T/copy.st"
+	[ -f "$T/copy.st" ] || : >"$T/copy.st"
+	printf '%s\n' "$err" | sed -n 's/^forge: leaving out \(.*\): a nested repository without a commit checked out$/?? \1\//p' >"$T/left-out"
+	if [ -s "$T/left-out" ]; then
+		grep -vxF -f "$T/left-out" "$T/src.st" >"$T/src.st.new"
+		mv "$T/src.st.new" "$T/src.st"
+	fi
+	if [ "$rc" -eq 0 ] && cmp -s "$T/src.st" "$T/copy.st"; then
+		pass "$1"
+	else
+		fail "$1" "exit status $rc; stderr:" "$err" \
+		    "status diff (- source, + copy):" \
+		    "$(diff -u "$T/src.st" "$T/copy.st" | sed '1,2d' | head -n 40)"
+	fi
+}
+
+# need_pty DESCRIPTION: script(1) from util-linux makes pseudo-terminals
+# here; if not, the whole test is one skip, DESCRIPTION, and ends.
+# After it, SHELL is /bin/sh, the shell script(1) runs.
+need_pty() {
+	if ! script --version 2>/dev/null | grep -q util-linux; then
+		skip "$1" "script(1) from util-linux is not installed"
+	elif ! SHELL=/bin/sh script -qec \
+	    'test -t 0 && test -t 1 && test -t 2' /dev/null </dev/null \
+	    >/dev/null 2>&1; then
+		skip "$1" "script(1) cannot make a pseudo-terminal here"
+	else
+		SHELL=/bin/sh
+		export SHELL
+		return 0
+	fi
+	done_testing
+	exit
+}
+
+# on_tty CODE: sh code run on a new terminal (see need_pty), from here,
+# with the environment's variables.  Prints what the terminal showed,
+# stdout and stderr as they came, each line without the carriage return
+# that ends it, and with any other one (a line redrawn in place) made a
+# line break; its status is the code's.
+on_tty() {
+	printf '%s\n' "$1" >"$T/.tty.sh"
+	rm -f "$T/.tty.rc"
+	script -qec "sh '$T/.tty.sh'; echo \$? >'$T/.tty.rc'" /dev/null \
+	    </dev/null >"$T/.tty.out" 2>&1
+	_cr=$(printf '\r')
+	sed "s/$_cr\$//" "$T/.tty.out" | tr '\r' '\n'
+	[ -s "$T/.tty.rc" ] || return 99
+	return "$(cat "$T/.tty.rc")"
+}
+
+# in_ns CODE [ARG...]: sh code run with ARGs in a private mount namespace
+# of its own, so that nothing it mounts outlives it (root and unshare(1)
+# needed); FORGE, FORGE_WRAPPER and T are in its environment.  Its
+# stdout, stderr and status in $out, $err and $rc, as run_forge leaves
+# forge's.
+in_ns() {
+	printf '%s\n' "$1" >"$T/.ns.sh"
+	shift
+	FORGE_WRAPPER=${FORGE_WRAPPER:-} T=$T FORGE=$FORGE \
+	    unshare -m --propagation private sh "$T/.ns.sh" "$@" \
+	    >"$T/.stdout" 2>"$T/.stderr" </dev/null
+	rc=$?
+	out=$(cat "$T/.stdout")
+	err=$(cat "$T/.stderr")
+}
