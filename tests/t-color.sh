@@ -5,13 +5,7 @@
 # terminal is a pseudo-terminal made by script(1) from util-linux.
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
-if ! script --version 2>/dev/null | grep -q util-linux ||
-    ! SHELL=/bin/sh script -qec 'test -t 1' /dev/null </dev/null \
-    >/dev/null 2>&1; then
-	skip "colour on a terminal" "no script(1) from util-linux, or no pty"
-	done_testing
-	exit
-fi
+need_pty "colour on a terminal"
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0
@@ -23,11 +17,6 @@ RED="$E\\[31m"
 YELLOW="$E\\[33m"
 RESET="$E\\[m"
 
-# on_tty COMMAND: the shell command on a new terminal (stdout and stderr
-# both), its output without the terminal's carriage returns.
-on_tty() {
-	SHELL=/bin/sh script -qec "$1" /dev/null </dev/null 2>&1 | tr -d '\r'
-}
 F='${FORGE_WRAPPER:-} "$FORGE"'
 
 out=$(on_tty "$F verify -- true")

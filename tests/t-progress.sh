@@ -7,19 +7,7 @@
 # speed.  The terminal is a pseudo-terminal made by script(1).
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
-if ! script --version 2>/dev/null | grep -q util-linux; then
-	skip "a terminal" "script(1) from util-linux is not installed"
-	done_testing
-	exit
-fi
-SHELL=/bin/sh
-export SHELL
-if ! script -qec 'test -t 0 && test -t 2' /dev/null </dev/null \
-    >/dev/null 2>&1; then
-	skip "a terminal" "script(1) cannot make a pseudo-terminal here"
-	done_testing
-	exit
-fi
+need_pty "a terminal"
 
 # A submodule, checked out by a worktree of its own.
 init_repo "$T/sub-up"
@@ -45,20 +33,11 @@ while [ $i -lt 7 ]; do
 done
 before=$(state_of "$T/r")
 
-# on_tty ARGS...: forge verify ARGS on a terminal; its output (stdout
-# and stderr, as the terminal shows them) in $tty, carriage returns
-# made newlines, and its status in $rc.
-on_tty() {
-	# shellcheck disable=SC2016
-	FORGE_ARGS="$*" script -qec \
-	    '"$FORGE" verify $FORGE_ARGS; echo "rc=$?" >"$T/tty.rc"' \
-	    /dev/null </dev/null >"$T/tty.out" 2>&1
-	tty=$(tr '\r' '\n' <"$T/tty.out")
-	rc=$(sed -n 's/^rc=//p' "$T/tty.rc")
-}
 export FORGE T
 
-FORGE_TEST_PROGRESS_DELAY=0 on_tty --isolated -- cat u6.txt
+tty=$(FORGE_TEST_PROGRESS_DELAY=0 on_tty \
+    '"$FORGE" verify --isolated -- cat u6.txt')
+rc=$?
 is "on a terminal, the run passes: the copy was proved" "$rc" 0
 like "git shows its checkout, files done of total" "$tty" \
     "^Updating files: 100% \\($tracked/$tracked\\), done\\.\$"
@@ -70,7 +49,9 @@ like "forge counts the untracked files it copies" "$tty" \
 like "the command's output is there" "$tty" '^u6$'
 is "the working tree is untouched" "$(state_of "$T/r")" "$before"
 
-FORGE_TEST_PROGRESS_DELAY=3600000 on_tty --isolated -- true
+tty=$(FORGE_TEST_PROGRESS_DELAY=3600000 on_tty \
+    '"$FORGE" verify --isolated -- true')
+rc=$?
 is "work done within the delay" "$rc" 0
 unlike "shows no progress of git's" "$tty" 'Updating files'
 unlike "nor of forge's" "$tty" 'copying untracked'

@@ -9,19 +9,7 @@
 
 ulimit -c 0
 
-if ! script --version 2>/dev/null | grep -q util-linux; then
-	skip "a terminal" "script(1) from util-linux is not installed"
-	done_testing
-	exit
-fi
-SHELL=/bin/sh
-export SHELL
-if ! script -qec 'test -t 0 && test -t 1' /dev/null </dev/null \
-    >/dev/null 2>&1; then
-	skip "a terminal" "script(1) cannot make a pseudo-terminal here"
-	done_testing
-	exit
-fi
+need_pty "a terminal"
 
 new_repo "$T/r"
 printf 'edit\n' >>hello.txt
