@@ -26,13 +26,6 @@ if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null 2>&1 &&
     2>/dev/null; then
 	can_mount=yes
 fi
-# in_ns SETUP COMMAND...: run the command after SETUP (sh code) in a
-# private mount namespace.
-in_ns() {
-	_setup=$1
-	shift
-	unshare -m sh -c "$_setup"' && exec "$@"' sh "$@"
-}
 
 PATH=/nonexistent "$FORGE" verify --isolated -- touch "$T/ran" \
     >"$T/.stdout" 2>"$T/.stderr"
@@ -69,10 +62,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	chmod 755 "$T/ro"
 elif [ $can_mount = yes ]; then
 	TMPDIR="$T/ro" in_ns 'mount --bind "$TMPDIR" "$TMPDIR" &&
-	    mount -o remount,ro,bind "$TMPDIR" "$TMPDIR"' \
-	    "$FORGE" verify --isolated -- touch "$T/ran" \
-	    >"$T/.stdout" 2>"$T/.stderr"
-	rc=$? err=$(cat "$T/.stderr")
+	    mount -o remount,ro,bind "$TMPDIR" "$TMPDIR" &&
+	    exec "$FORGE" verify --isolated -- touch "$T/ran"'
 	expect_125 "TMPDIR not writable" "Read-only file system"
 else
 	skip "TMPDIR not writable" "root without mount namespaces"
@@ -83,10 +74,8 @@ head -c 300000 /dev/zero | tr '\0' 'x' >big.txt
 git add big.txt && git commit -q -m big
 before=$(state_of "$T/r")
 if [ $can_mount = yes ]; then
-	in_ns 'mount -t tmpfs -o size=128k tmpfs "$TMPDIR"' \
-	    "$FORGE" verify --isolated -- touch "$T/ran" \
-	    >"$T/.stdout" 2>"$T/.stderr"
-	rc=$? err=$(cat "$T/.stderr")
+	in_ns 'mount -t tmpfs -o size=128k tmpfs "$TMPDIR" &&
+	    exec "$FORGE" verify --isolated -- touch "$T/ran"'
 	expect_125 "TMPDIR full" "No space left on device"
 else
 	# Without a small file system, a file size limit does the same.
@@ -103,10 +92,8 @@ if [ "$(id -u)" -ne 0 ]; then
 	chmod -R u+w .git
 	expect_125 ".git read-only" "Permission denied"
 elif [ $can_mount = yes ]; then
-	in_ns 'mount --bind .git .git && mount -o remount,ro,bind .git .git' \
-	    "$FORGE" verify --isolated -- touch "$T/ran" \
-	    >"$T/.stdout" 2>"$T/.stderr"
-	rc=$? err=$(cat "$T/.stderr")
+	in_ns 'mount --bind .git .git && mount -o remount,ro,bind .git .git &&
+	    exec "$FORGE" verify --isolated -- touch "$T/ran"'
 	expect_125 ".git read-only" "Read-only file system"
 else
 	skip ".git read-only" "root without mount namespaces"

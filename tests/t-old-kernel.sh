@@ -34,14 +34,15 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 
-# in_ns HOW SCRIPT: sh code run in a private mount namespace, where
-# oldforge is forge on a kernel as HOW says; T, TMPDIR and victim are
-# in its environment.  (Preloaded beside AddressSanitizer, the shim
-# comes before its runtime, which it would otherwise refuse.)
-in_ns() {
+# old_kernel_ns HOW SCRIPT: in_ns, with oldforge in SCRIPT being forge
+# on a kernel as HOW says; TMPDIR and victim are in its environment
+# too.  (Preloaded beside AddressSanitizer, the shim comes before its
+# runtime, which it would otherwise refuse.)
+victim=$T/victim
+export victim
+old_kernel_ns() {
 	rm -f "$T/seen"
-	{
-		cat <<EOF
+	_old=$(cat <<EOF
 LD_PRELOAD='$SHIM' OLDKERNEL_STATX=$1 OLDKERNEL_SEEN='$T/seen'
 ASAN_OPTIONS=\${ASAN_OPTIONS:+\$ASAN_OPTIONS:}verify_asan_link_order=0
 oldforge() {
@@ -50,20 +51,15 @@ oldforge() {
 	    \${FORGE_WRAPPER} "\$FORGE" "\$@"
 }
 EOF
-		printf '%s\n' "$2"
-	} >"$T/ns.sh"
-	FORGE_WRAPPER=${FORGE_WRAPPER:-} T=$T FORGE=$FORGE victim=$T/victim \
-	    unshare -m --propagation private sh "$T/ns.sh" \
-	    >"$T/.stdout" 2>"$T/.stderr" </dev/null
-	rc=$?
-	out=$(cat "$T/.stdout")
-	err=$(cat "$T/.stderr")
+)
+	in_ns "$_old
+$2"
 }
 
 for how in noroot nomnt enosys; do
 	# The command bind-mounts a directory of the victim's, and mounts
 	# a file system of its own, in the copy, and leaves them there.
-	in_ns "$how" '
+	old_kernel_ns "$how" '
 oldforge verify --isolated -- sh -c "mkdir -p sub/m sub/t &&
     mount --bind \"\$0\" sub/m && mount -t tmpfs t sub/t &&
     echo kept >sub/t/kept && echo beside >sub/beside" "$victim"
@@ -100,7 +96,7 @@ done
 # parked copy's scratch space, which the next run, finding the copy
 # tampered with, empties by the directory (no mount table read) before
 # it removes what it can of the copy.
-in_ns nomnt '
+old_kernel_ns nomnt '
 oldforge verify --reuse -- true
 echo "parked: $?"
 for top in "$TMPDIR"/forge-*; do :; done
@@ -120,7 +116,7 @@ is "[nomnt] and nothing is left" "$(leftovers "$T/r")" ""
 
 # forge gc on a dead run's copy, a bind mount in it: the mount table
 # keeps it out, and a later gc removes the rest.
-in_ns nomnt '
+old_kernel_ns nomnt '
 LD_PRELOAD=$LD_PRELOAD OLDKERNEL_STATX=$OLDKERNEL_STATX \
     OLDKERNEL_SEEN=$OLDKERNEL_SEEN ASAN_OPTIONS=$ASAN_OPTIONS \
     ${FORGE_WRAPPER} "$FORGE" verify --isolated -- sh -c \

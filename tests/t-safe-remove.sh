@@ -24,17 +24,9 @@ else
 	why=
 fi
 
-# in_ns SCRIPT: run sh code in a private mount namespace; FORGE, T and
-# victim are in its environment.
-in_ns() {
-	printf '%s\n' "$1" >"$T/ns.sh"
-	FORGE_WRAPPER=${FORGE_WRAPPER:-} T=$T FORGE=$FORGE victim=$T/victim \
-	    unshare -m --propagation private sh "$T/ns.sh" \
-	    >"$T/.stdout" 2>"$T/.stderr" </dev/null
-	rc=$?
-	out=$(cat "$T/.stdout")
-	err=$(cat "$T/.stderr")
-}
+# The code in_ns runs finds the victim in its environment.
+victim=$T/victim
+export victim
 
 if [ -n "$why" ]; then
 	for d in "a bind mount left in the copy empties nothing" \
