@@ -19,14 +19,6 @@ NOSHARE=$B/tests/noshare
 NETPROBE=$B/tests/netprobe
 me=$(id -un)
 
-# What a contained command may not change: the tree, index, HEAD, refs,
-# and the repository's configuration.
-real_state() {
-	state_of "$T/r"
-	cksum <"$T/r/.git/config"
-	ls -A "$T/r/.git"
-}
-
 # cforge [forge args]: run_forge, under the wrapper if there is one.
 cforge() {
 	$WRAP "$FORGE" "$@" >"$T/.stdout" 2>"$T/.stderr" </dev/null
@@ -46,7 +38,7 @@ adversary_setup() {
 	# Once uncontained: what any run leaves in .git (forge's state) is
 	# there.
 	forge verify --isolated -- true >/dev/null 2>&1
-	before=$(real_state)
+	before=$(real_state "$T/r")
 	# Where the host's /tmp, /dev/shm and /run are written to, if at all.
 	hostprobe=$(basename "$T").probe
 	# A listener on the host's loopback, v4 and v6, and an abstract
@@ -65,8 +57,8 @@ adversary_setup() {
 # Nothing the command wrote outside got there.
 nothing_outside() {
 	_l="[$me $1]"
-	is "$_l the real repository is byte-identical" "$(real_state)" \
-	    "$before"
+	is "$_l the real repository is byte-identical" \
+	    "$(real_state "$T/r")" "$before"
 	is "$_l nothing written outside" "$(ls -A "$T/outside")" victim
 	is "$_l which is intact" "$(cat "$T/outside/victim")" kept
 	for _p in "/tmp/$hostprobe" "/dev/shm/$hostprobe" \
@@ -90,7 +82,7 @@ adversary() {
 		git config forge.containMethod "$_m"
 		_want=$_m
 	fi
-	before=$(real_state)
+	before=$(real_state "$T/r")
 	_abi=99
 	[ "$_want" = landlock ] && _abi=$(landlock_abi)
 
@@ -180,7 +172,7 @@ adversary() {
 		echo edit >>hello.txt && rm notes.txt && echo copy-ok'
 	is "$l writes inside the copy work" "$rc" 0
 	like "$l all of them" "$out" 'copy-ok'
-	is "$l and none reach the tree" "$(real_state)" "$before"
+	is "$l and none reach the tree" "$(real_state "$T/r")" "$before"
 
 	# forge.containWritable: the exceptions, and what it may not open,
 	# however it is spelt.

@@ -26,12 +26,7 @@ if [ "$rc" -ne 0 ]; then
 	exit 0
 fi
 
-real_state() {
-	state_of "$S/r"
-	cksum <"$S/r/.git/config"
-	ls -A "$S/r/.git"
-}
-before=$(real_state)
+before=$(real_state "$S/r")
 
 for where in tmp shm; do
 	if [ "$where" = shm ]; then
@@ -57,8 +52,8 @@ for where in tmp shm; do
 	like "[$where] and writable" "$out" 'copy: writable'
 	like "[$where] /dev/shm is writable" "$out" 'shm: writable'
 	is "[$where] and private" "$(ls /dev/shm | grep -c '^probe\.')" 0
-	is "[$where] nothing outside the copy changed" "$(real_state)" \
-	    "$before"
+	is "[$where] nothing outside the copy changed" \
+	    "$(real_state "$S/r")" "$before"
 	is "[$where] nothing is left" "$(leftovers "$S/r")" ""
 done
 done_testing

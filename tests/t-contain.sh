@@ -19,7 +19,7 @@ adversary_setup
 adversary namespaces 'Read-only file system'
 setuid_gains namespaces
 git config --unset forge.containMethod
-before=$(real_state)
+before=$(real_state "$T/r")
 
 # Unless root, a step cannot undo it: mount(2) itself, not mount(8),
 # which would refuse before asking.
@@ -136,7 +136,7 @@ is "[$me] a method forge does not know is a usage error" "$rc" 64
 like "[$me] naming the ones it knows" "$err" \
     "bad value 'sandbox' for forge.containmethod: say auto, namespaces or landlock"
 git config --unset forge.containMethod
-before=$(real_state)
+before=$(real_state "$T/r")
 
 # --no-network, in place too.
 port=$(cat "$T/port")
@@ -163,7 +163,7 @@ else
 	like "[$me] the command ran" "$out" '^ran$'
 	like "[$me] and could not write the tree" "$err" \
 	    'r/hello.txt: Permission denied'
-	is "[$me] which is intact" "$(real_state)" "$before"
+	is "[$me] which is intact" "$(real_state "$T/r")" "$before"
 
 	git config forge.containMethod namespaces
 	cforge verify --isolated --contain -- sh -c 'echo ran >"$1/ran"' \
@@ -204,7 +204,7 @@ else
 	WRAP=
 fi
 is "[$me] the real repository is byte-identical at the end" \
-    "$(real_state)" "$before"
+    "$(real_state "$T/r")" "$before"
 is "[$me] nothing is left" "$(leftovers "$T/r")" ""
 
 NEEDS_USERNS=1 as_unprivileged "$self"

@@ -28,7 +28,7 @@ else
 	adversary 'auto without namespaces' 'Permission denied' "$NOSHARE"
 fi
 git config forge.containMethod landlock
-before=$(real_state)
+before=$(real_state "$T/r")
 
 # TMPDIR: a directory of the run's own, empty, private to the user, gone
 # with the run; /tmp and /dev/shm are the host's, and read-only.
@@ -128,7 +128,7 @@ else
 fi
 
 is "$l the real repository is byte-identical at the end" \
-    "$(real_state)" "$before"
+    "$(real_state "$T/r")" "$before"
 is "$l nothing is left" "$(leftovers "$T/r")" ""
 git config --unset forge.containMethod
 
