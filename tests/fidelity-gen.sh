@@ -9,6 +9,8 @@
 # Afterwards $GEN_NESTED lists the nested repositories made (paths below
 # DIR, space-separated, plain names), and $GEN_LOG names a file saying
 # what was done, one step a line.  The same SEED makes the same state.
+# With $GEN_NO_NESTED set, a step that would make a nested repository
+# writes a file instead.
 #
 # The mix: text (CRLF, whitespace errors, no final newline, lines that
 # look like patch syntax) and binary content, and files past
@@ -398,7 +400,12 @@ op_ignore() {
 	gen_note ignore "$_g_rule" in "$_g_ign"
 }
 
+# A nested repository; a write instead with $GEN_NO_NESTED set.
 op_nested() {
+	if [ -n "${GEN_NO_NESTED:-}" ]; then
+		op_write
+		return
+	fi
 	gen_rand 1000
 	_g_n=nest$R
 	[ -e "$_g_n" ] && return 0

@@ -31,8 +31,9 @@ hostile_edits() {
 	printf 'untracked\n' >sub/dir/u.txt
 }
 
-# hostile SCOPE: settings that would each change the patch, if obeyed.
-hostile() {
+# hostile_settings SCOPE: settings that would each change the patch, if
+# obeyed.
+hostile_settings() {
 	printf '#!/bin/sh\necho "external diff: not a patch"\n' >"$T/ext-diff"
 	chmod +x "$T/ext-diff"
 	printf 'z*\nlong.txt\n' >"$T/order"
@@ -66,7 +67,7 @@ hostile() {
 
 new_repo "$T/global"
 hostile_edits
-hostile --global
+hostile_settings --global
 like "the user's git diff runs the external diff" "$(git diff HEAD)" \
     'external diff: not a patch'
 copy_is_working_state "hostile global configuration"
@@ -77,7 +78,7 @@ done
 
 new_repo "$T/local"
 hostile_edits
-hostile --local
+hostile_settings --local
 copy_is_working_state "hostile repository configuration"
 
 # core.fsmonitor: a hook that swears nothing ever changed.

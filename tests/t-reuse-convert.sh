@@ -18,9 +18,9 @@ git commit -q -m files
 NOCR='! grep -q "$(printf "\r")" f.txt'
 CR='grep -q "$(printf "\r")" f.txt'
 
-# same DESCRIPTION MODE CMD: a run with MODE (--reuse, --incremental),
+# as_fresh DESCRIPTION MODE CMD: a run with MODE (--reuse, --incremental),
 # then a fresh one: the same verdict.
-same() {
+as_fresh() {
 	run_forge verify "$2" -- sh -c "$3"
 	_a=$rc
 	run_forge verify --isolated --no-reuse -- sh -c "$3"
@@ -33,18 +33,18 @@ for mode in --reuse --incremental; do
 	run_forge verify "$mode" -- sh -c "$NOCR"
 	like "$mode: and reuses its copy" "$err" 'Verdict: PASS \(isolated, (reused|incremental)'
 	git config core.autocrlf true
-	same "$mode: core.autocrlf set since: CRLF, as in a fresh copy" \
+	as_fresh "$mode: core.autocrlf set since: CRLF, as in a fresh copy" \
 	    "$mode" "$NOCR"
-	same "$mode: and again" "$mode" "$CR"
+	as_fresh "$mode: and again" "$mode" "$CR"
 	git config --unset core.autocrlf
-	same "$mode: unset since: LF again" "$mode" "$NOCR"
+	as_fresh "$mode: unset since: LF again" "$mode" "$NOCR"
 	printf 'f.txt text eol=crlf\n' >.gitattributes
 	git add .gitattributes
 	git commit -q -m crlf
-	same "$mode: an attributes file committed since: CRLF" "$mode" "$CR"
+	as_fresh "$mode: an attributes file committed since: CRLF" "$mode" "$CR"
 	git rm -q .gitattributes
 	git commit -q -m lf
-	same "$mode: and removed: LF" "$mode" "$NOCR"
+	as_fresh "$mode: and removed: LF" "$mode" "$NOCR"
 	forge gc --all >/dev/null 2>&1
 done
 
@@ -58,8 +58,8 @@ DIRTY='grep -q "$(printf "\r")" f.txt; st=$?; printf "a\r\nb\r\n" >f.txt;
 for mode in --reuse --incremental; do
 	run_forge verify "$mode" -- sh -c "$DIRTY"
 	is "$mode: text=auto, a command leaves CRLF staged: LF first" "$rc" 1
-	same "$mode: LF again, as fresh" "$mode" "$DIRTY"
-	same "$mode: and again" "$mode" "$DIRTY"
+	as_fresh "$mode: LF again, as fresh" "$mode" "$DIRTY"
+	as_fresh "$mode: and again" "$mode" "$DIRTY"
 	forge gc --all >/dev/null 2>&1
 done
 git config core.autocrlf true
@@ -67,7 +67,7 @@ LFDIRTY='grep -q "$(printf "\r")" f.txt; st=$?; printf "a\nb\n" >f.txt;
     git add f.txt; exit $st'
 run_forge verify --reuse -- sh -c "$LFDIRTY"
 is "core.autocrlf: a command leaves LF staged: CRLF first" "$rc" 0
-same "CRLF again, as fresh" --reuse "$LFDIRTY"
+as_fresh "CRLF again, as fresh" --reuse "$LFDIRTY"
 git config --unset core.autocrlf
 forge gc --all >/dev/null 2>&1
 

@@ -17,9 +17,9 @@ printf 'hello\n' >f
 git add .gitignore f
 git commit -q -m 'ignore dot files'
 
-# verdicts NAME: an incremental run, then a fresh one of the same
+# both_runs NAME: an incremental run, then a fresh one of the same
 # command: their exit statuses in $both, the first one's stderr in $ierr.
-verdicts() {
+both_runs() {
 	run_forge verify --incremental -- sh "$T/$1"
 	both=$rc
 	ierr=$err
@@ -36,9 +36,9 @@ printf '* text eol=crlf\n' >.gitattributes
 printf 'hello\r\n' >f
 exit 1
 EOF
-verdicts crlf.sh
+both_runs crlf.sh
 is "a first incremental run fails, as a fresh one" "$both" "1 1"
-verdicts crlf.sh
+both_runs crlf.sh
 is "the next one too: CRLF is not what the working tree has" "$both" "1 1"
 like "forge says what it removed" "$ierr" \
     'removed from the incremental copy 1 file of its own that git reads as instructions \(\.gitattributes\)'
@@ -55,8 +55,8 @@ printf 'extra.c\n' >src/.gitignore
 printf 'int extra;\n' >src/extra.c
 exit 1
 EOF
-verdicts shield.sh
-verdicts shield.sh
+both_runs shield.sh
+both_runs shield.sh
 is "a file a stray .gitignore hid is gone at the next run" "$both" "1 1"
 
 # Submodules' and Git LFS's settings go too.
@@ -70,8 +70,8 @@ printf '[submodule "y"]\n\tpath = y\n' >src/.gitmodules
 printf '[lfs]\n\turl = file:///x\n' >.lfsconfig
 exit $found
 EOF
-verdicts others.sh
-verdicts others.sh
+both_runs others.sh
+both_runs others.sh
 is "ignored .gitmodules and .lfsconfig files are gone at the next run" "$both" "0 0"
 
 # One that hid a directory whole hid another rule file in it: listed
@@ -85,8 +85,8 @@ printf '*\n' >src/gen/.gitignore
 printf 'x\n' >src/gen/out.txt
 exit $found
 EOF
-verdicts deep.sh
-verdicts deep.sh
+both_runs deep.sh
+both_runs deep.sh
 is "a rule file in a directory another one hid is found and removed" "$both" "0 0"
 
 # A directory that holds nothing but a directory hidden by its own rule
@@ -100,8 +100,8 @@ printf '*\n' >src/only/sub/.gitignore
 printf 'x\n' >src/only/sub/out.txt
 exit $found
 EOF
-verdicts nested.sh
-verdicts nested.sh
+both_runs nested.sh
+both_runs nested.sh
 is "a rule file below a directory git lists whole is found and removed" \
     "$both" "0 0"
 like "and said" "$ierr" 'src/only/sub/\.gitignore'
