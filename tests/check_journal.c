@@ -443,22 +443,72 @@ reclaim(const char *common, int flags)
 	return n;
 }
 
-START_TEST(t_reclaim_dead_run)
-{
-	char	*common, *top, *rec, *line;
+/*
+ * One record, as a run that is gone or not would have left it, its copy
+ * beside it: whose pid (one that is dead, or this process), with what
+ * start time and boot id.  reclaim with no flags must remove what it
+ * says, then nothing more; with JOURNAL_KEPT, the rest of what it says.
+ */
+enum owner { DEAD, SELF };
+enum started { AT_ONE, AS_SELF, AFTER_SELF };
 
+static const struct reclaim_case {
+	const char	*run;
+	enum owner	 owner;
+	enum started	 started;
+	int		 other_boot;	/* a boot id that is not this one's */
+	int		 kept;		/* the record says the copy was kept */
+	int		 plain;		/* what reclaim(common, 0) removes */
+	int		 with_kept;	/* what JOURNAL_KEPT then removes */
+} reclaim_cases[] = {
+	/* The run is dead: its copy goes, once. */
+	{ "deadrun", DEAD, AT_ONE, 0, 0, 1, 0 },
+	/* Even unlocked (a lost lock, a copied record), a live owner
+	 * counts: the pid with its start time. */
+	{ "mine", SELF, AS_SELF, 0, 0, 0, 0 },
+	/* Our pid, recycled: another start time is another process. */
+	{ "recycled", SELF, AFTER_SELF, 0, 0, 1, 0 },
+	/* A record from before a reboot: its pid means nothing now. */
+	{ "oldboot", SELF, AS_SELF, 1, 0, 1, 0 },
+	/* A copy the run kept stays, unless JOURNAL_KEPT. */
+	{ "keptrun", DEAD, AT_ONE, 0, 1, 0, 1 },
+};
+
+START_TEST(t_reclaim_one)
+{
+	const struct reclaim_case	*c = &reclaim_cases[_i];
+	struct buf			 b = BUF_INIT;
+	unsigned long long		 start = 1;
+	pid_t				 pid;
+	char				*common, *top, *rec, *line;
+
+	if (c->other_boot && *boot_id() == '\0')
+		return;		/* no boot id here: nothing to compare */
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
-	mark_copy(top, "deadrun");
-	line = first_line("deadrun", dead_pid(), 1, boot_id(), top);
-	rec = write_record(common, "deadrun", line);
-	ck_assert_int_eq(reclaim(common, 0), 1);
-	ck_assert(!unitfs_exists(top));
-	ck_assert(!unitfs_exists(rec));
+	pid = c->owner == DEAD ? dead_pid() : getpid();
+	if (c->started != AT_ONE)
+		ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
+	if (c->started == AFTER_SELF)
+		start++;
+	mark_copy(top, c->run);
+	line = first_line(c->run, pid, start, c->other_boot ?
+	    "00000000-0000-0000-0000-000000000000" : boot_id(), top);
+	buf_adds(&b, line);
+	if (c->kept)
+		buf_addf(&b, "{\"kept\":\"%s/r\"}\n", top);
+	rec = write_record(common, c->run, b.data);
+	ck_assert_int_eq(reclaim(common, 0), c->plain);
+	ck_assert(unitfs_exists(top) == !c->plain);
+	ck_assert(unitfs_exists(rec) == !c->plain);
 	/* Nothing more to do the second time. */
 	ck_assert_int_eq(reclaim(common, 0), 0);
+	ck_assert_int_eq(reclaim(common, JOURNAL_KEPT), c->with_kept);
+	ck_assert(unitfs_exists(top) == !(c->plain || c->with_kept));
+	ck_assert(unitfs_exists(rec) == !(c->plain || c->with_kept));
 	/* No journal directory at all: nothing, no error. */
 	ck_assert_int_eq(reclaim("/nonexistent-forge-unit", 0), 0);
+	buf_free(&b);
 	free(line);
 	free(rec);
 	free(top);
@@ -482,101 +532,6 @@ START_TEST(t_reclaim_live_run)
 	ck_assert_int_eq(reclaim(common, JOURNAL_KEPT), 0);
 	ck_assert(unitfs_exists(top));
 	journal_close(&j, 1);
-	free(top);
-	free(common);
-}
-END_TEST
-
-/* Even unlocked (a lost lock, a copied record), a live owner counts: the
- * pid with its start time. */
-START_TEST(t_reclaim_live_owner_unlocked)
-{
-	unsigned long long	 start;
-	char			*common, *top, *rec, *line;
-
-	common = unitfs_dir("common");
-	top = make_copy(unitfs_base());
-	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
-	mark_copy(top, "mine");
-	line = first_line("mine", getpid(), start, boot_id(), top);
-	rec = write_record(common, "mine", line);
-	ck_assert_int_eq(reclaim(common, 0), 0);
-	ck_assert(unitfs_exists(top));
-	ck_assert(unitfs_exists(rec));
-	free(line);
-	free(rec);
-	free(top);
-	free(common);
-}
-END_TEST
-
-/* Our pid, recycled: another start time is another process. */
-START_TEST(t_reclaim_recycled_pid)
-{
-	unsigned long long	 start;
-	char			*common, *top, *rec, *line;
-
-	common = unitfs_dir("common");
-	top = make_copy(unitfs_base());
-	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
-	mark_copy(top, "recycled");
-	line = first_line("recycled", getpid(), start + 1, boot_id(), top);
-	rec = write_record(common, "recycled", line);
-	ck_assert_int_eq(reclaim(common, 0), 1);
-	ck_assert(!unitfs_exists(top));
-	ck_assert(!unitfs_exists(rec));
-	free(line);
-	free(rec);
-	free(top);
-	free(common);
-}
-END_TEST
-
-/* A record from before a reboot: its pid means nothing now. */
-START_TEST(t_reclaim_other_boot)
-{
-	unsigned long long	 start;
-	char			*common, *top, *rec, *line;
-
-	if (*boot_id() == '\0')
-		return;		/* no boot id here: nothing to compare */
-	common = unitfs_dir("common");
-	top = make_copy(unitfs_base());
-	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
-	mark_copy(top, "oldboot");
-	line = first_line("oldboot", getpid(), start,
-	    "00000000-0000-0000-0000-000000000000", top);
-	rec = write_record(common, "oldboot", line);
-	ck_assert_int_eq(reclaim(common, 0), 1);
-	ck_assert(!unitfs_exists(top));
-	free(line);
-	free(rec);
-	free(top);
-	free(common);
-}
-END_TEST
-
-START_TEST(t_reclaim_kept)
-{
-	struct buf	 b = BUF_INIT;
-	char		*common, *top, *rec, *line;
-
-	common = unitfs_dir("common");
-	top = make_copy(unitfs_base());
-	mark_copy(top, "keptrun");
-	line = first_line("keptrun", dead_pid(), 1, boot_id(), top);
-	buf_adds(&b, line);
-	buf_addf(&b, "{\"kept\":\"%s/r\"}\n", top);
-	rec = write_record(common, "keptrun", b.data);
-	ck_assert_int_eq(reclaim(common, 0), 0);
-	ck_assert(unitfs_exists(top));
-	ck_assert(unitfs_exists(rec));
-	ck_assert_int_eq(reclaim(common, JOURNAL_KEPT), 1);
-	ck_assert(!unitfs_exists(top));
-	ck_assert(!unitfs_exists(rec));
-	buf_free(&b);
-	free(line);
-	free(rec);
 	free(top);
 	free(common);
 }
@@ -931,12 +886,9 @@ journal_suite(void)
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, t_journal_write);
-	tcase_add_test(tc, t_reclaim_dead_run);
+	tcase_add_loop_test(tc, t_reclaim_one, 0,
+	    (int)(sizeof(reclaim_cases) / sizeof(reclaim_cases[0])));
 	tcase_add_test(tc, t_reclaim_live_run);
-	tcase_add_test(tc, t_reclaim_live_owner_unlocked);
-	tcase_add_test(tc, t_reclaim_recycled_pid);
-	tcase_add_test(tc, t_reclaim_other_boot);
-	tcase_add_test(tc, t_reclaim_kept);
 	tcase_add_test(tc, t_reclaim_dry_run);
 	tcase_add_test(tc, t_reclaim_refuses_odd_tops);
 	tcase_add_test(tc, t_reclaim_odd_records);
