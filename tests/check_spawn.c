@@ -31,6 +31,9 @@
 
 extern char	**environ;
 
+/* How many rows a table of cases has, for tcase_add_loop_test. */
+#define NCASES(t)	((int)(sizeof(t) / sizeof((t)[0])))
+
 static char *
 path(const char *dir, const char *name)
 {
@@ -358,14 +361,22 @@ END_TEST
 
 /* spawn_start and spawn_wait */
 
+static const struct exit_case {
+	const char	*script;
+	int		 status;
+} exit_cases[] = {
+	{ "exit 0", 0 },
+	{ "exit 3", 3 },
+	{ "exit 255", 255 },
+	{ "kill -TERM $$", 128 + SIGTERM },
+	{ "kill -KILL $$", 128 + SIGKILL },
+};
+
 START_TEST(t_exit_statuses)
 {
 	sig_init();
-	ck_assert_int_eq(sh_status("exit 0"), 0);
-	ck_assert_int_eq(sh_status("exit 3"), 3);
-	ck_assert_int_eq(sh_status("exit 255"), 255);
-	ck_assert_int_eq(sh_status("kill -TERM $$"), 128 + SIGTERM);
-	ck_assert_int_eq(sh_status("kill -KILL $$"), 128 + SIGKILL);
+	ck_assert_int_eq(sh_status(exit_cases[_i].script),
+	    exit_cases[_i].status);
 	no_children();
 }
 END_TEST
@@ -919,8 +930,6 @@ START_TEST(t_timeout_plain)
 }
 END_TEST
 
-/* The whole group goes, even a grandchild that ignores SIGTERM, and even
- * when the leader itself dies of the SIGTERM. */
 /* Wait for pid, which must end within ms, whoever reaps it. */
 static int
 gone_within(pid_t pid, long ms)
@@ -935,133 +944,49 @@ gone_within(pid_t pid, long ms)
 }
 
 /*
- * The time limit ends the whole group, even a grandchild that ignores
- * SIGTERM, and even when the leader itself dies of the SIGTERM.  As
- * forge does, we adopt orphans (spawn_adopt()), so that what was killed
- * is reaped, whatever init does on this machine.
+ * A leader that leaves a straggler in its group (straggler_script), run
+ * with flags and a time limit.  As forge does, we adopt orphans
+ * (spawn_adopt()), so that what was killed is reaped, whatever init
+ * does on this machine.
  */
-START_TEST(t_timeout_group)
-{
-	struct spawn_limit	 lim = { 1000, 300, NULL };
-	struct spawn_exit	 ex;
-	long long		 t0, took;
-	pid_t			 gc;
-	char			*d, *pidfile, *argv[4];
-
-	sig_init();
-	spawn_adopt();
-	d = unitfs_dir("group");
-	pidfile = path(d, "pid");
-	argv[0] = "sh";
-	argv[1] = "-c";
-	argv[2] = straggler_script(d, 1, "wait");
-	argv[3] = NULL;
-	t0 = time_now_ms();
-	ex = run(argv, SPAWN_PGROUP, NULL, &lim, NULL, NULL);
-	took = time_now_ms() - t0;
-	ck_assert_int_eq(ex.timed_out, 1);
-	ck_assert_int_eq(ex.status, 128 + SIGTERM);
-	ck_assert_msg(took >= 900 && took < 8000, "took %lldms", took);
-	gc = read_pid(pidfile);
-	ck_assert_msg(gone(gc), "the grandchild outlived the time limit");
-	no_children();
-	free(argv[2]);
-	free(pidfile);
-	free(d);
-}
-END_TEST
-
-/* The leader ignores SIGTERM too: SIGKILL after the grace period. */
-START_TEST(t_timeout_leader_ignores)
-{
-	struct spawn_limit	 lim = { 1000, 300, NULL };
-	struct spawn_exit	 ex;
-	long long		 t0, took;
-	pid_t			 gc;
-	char			*d, *pidfile, *argv[4];
-
-	sig_init();
-	spawn_adopt();
-	d = unitfs_dir("group");
-	pidfile = path(d, "pid");
-	argv[0] = "sh";
-	argv[1] = "-c";
-	argv[2] = straggler_script(d, 1, "trap '' TERM; wait; wait");
-	argv[3] = NULL;
-	t0 = time_now_ms();
-	ex = run(argv, SPAWN_PGROUP, NULL, &lim, NULL, NULL);
-	took = time_now_ms() - t0;
-	ck_assert_int_eq(ex.timed_out, 1);
-	ck_assert_int_eq(ex.status, 128 + SIGKILL);
-	ck_assert_msg(took >= 1200 && took < 8000, "took %lldms", took);
-	gc = read_pid(pidfile);
-	ck_assert_msg(gone(gc), "the grandchild outlived the time limit");
-	no_children();
-	free(argv[2]);
-	free(pidfile);
-	free(d);
-}
-END_TEST
-
-/* Remove the files of a straggler script, for the next one. */
-static void
-reset_dir(const char *d)
-{
-	char	*p;
-
-	p = path(d, "pid");
-	(void)unlink(p);
-	free(p);
-	p = path(d, "ready");
-	(void)unlink(p);
-	free(p);
-}
-
-/* With SPAWN_ENDGROUP, a background job the leader leaves behind is
- * ended too, so that nothing runs on in a copy about to be removed. */
-START_TEST(t_stragglers)
-{
-	struct spawn_limit	 lim = { 0, 300, NULL };
-	struct spawn_exit	 ex;
-	long long		 t0;
-	pid_t			 gc;
-	char			*d, *pidfile, *argv[4];
-
-	sig_init();
-	spawn_adopt();
-	d = unitfs_dir("group");
-	pidfile = path(d, "pid");
-	argv[0] = "sh";
-	argv[1] = "-c";
-	argv[2] = straggler_script(d, 0, "exit 4");
-	argv[3] = NULL;
-	ex = run(argv, SPAWN_PGROUP | SPAWN_ENDGROUP, NULL, &lim, NULL, NULL);
-	ck_assert_int_eq(ex.status, 4);
-	ck_assert_int_eq(ex.timed_out, 0);
-	gc = read_pid(pidfile);
-	ck_assert_msg(gone(gc), "the straggler is still there");
-	free(argv[2]);
-
+static const struct group_case {
+	int			ignore;		/* the straggler ignores TERM */
+	const char		*rest;		/* what the leader does next */
+	int			flags;
+	int			limited;	/* lim applies, or none */
+	struct spawn_limit	lim;
+	int			status;
+	int			timed_out;
+	long			min_ms;		/* how long it takes, at least */
+	long			max_ms;		/* and below: 0, no bound */
+	int			ended;		/* the straggler is gone after */
+} group_cases[] = {
+	/* The time limit ends the whole group, even a grandchild that
+	 * ignores SIGTERM, and even when the leader itself dies of the
+	 * SIGTERM. */
+	{ 1, "wait", SPAWN_PGROUP, 1, { 1000, 300, NULL },
+	    128 + SIGTERM, 1, 900, 8000, 1 },
+	/* The leader ignores SIGTERM too: SIGKILL after the grace period. */
+	{ 1, "trap '' TERM; wait; wait", SPAWN_PGROUP, 1, { 1000, 300, NULL },
+	    128 + SIGKILL, 1, 1200, 8000, 1 },
+	/* With SPAWN_ENDGROUP, a background job the leader leaves behind
+	 * is ended too, so that nothing runs on in a copy about to be
+	 * removed. */
+	{ 0, "exit 4", SPAWN_PGROUP | SPAWN_ENDGROUP, 1, { 0, 300, NULL },
+	    4, 0, 0, 0, 1 },
 	/* One that ignores SIGTERM: killed after the grace period. */
-	reset_dir(d);
-	argv[2] = straggler_script(d, 1, "exit 0");
-	t0 = time_now_ms();
-	ex = run(argv, SPAWN_PGROUP | SPAWN_ENDGROUP, NULL, &lim, NULL, NULL);
-	ck_assert_int_eq(ex.status, 0);
-	ck_assert_int_ge(time_now_ms() - t0, 250);
-	gc = read_pid(pidfile);
-	ck_assert_msg(gone(gc), "the straggler is still there");
-	no_children();
-	free(argv[2]);
-	free(pidfile);
-	free(d);
-}
-END_TEST
+	{ 1, "exit 0", SPAWN_PGROUP | SPAWN_ENDGROUP, 1, { 0, 300, NULL },
+	    0, 0, 250, 0, 1 },
+	/* Without SPAWN_ENDGROUP, a normal exit leaves the group alone. */
+	{ 0, "exit 0", SPAWN_PGROUP, 0, { 0, 0, NULL },
+	    0, 0, 0, 0, 0 },
+};
 
-/* Without SPAWN_ENDGROUP, a normal exit leaves the group alone. */
-START_TEST(t_no_endgroup)
+START_TEST(t_group)
 {
+	const struct group_case	*c = &group_cases[_i];
 	struct spawn_exit	 ex;
+	long long		 t0, took;
 	pid_t			 gc;
 	char			*d, *pidfile, *argv[4];
 
@@ -1071,14 +996,26 @@ START_TEST(t_no_endgroup)
 	pidfile = path(d, "pid");
 	argv[0] = "sh";
 	argv[1] = "-c";
-	argv[2] = straggler_script(d, 0, "exit 0");
+	argv[2] = straggler_script(d, c->ignore, c->rest);
 	argv[3] = NULL;
-	ex = run(argv, SPAWN_PGROUP, NULL, NULL, NULL, NULL);
-	ck_assert_int_eq(ex.status, 0);
+	t0 = time_now_ms();
+	ex = run(argv, c->flags, NULL, c->limited ? &c->lim : NULL, NULL,
+	    NULL);
+	took = time_now_ms() - t0;
+	ck_assert_int_eq(ex.status, c->status);
+	ck_assert_int_eq(ex.timed_out, c->timed_out);
+	ck_assert_msg(took >= c->min_ms && (c->max_ms == 0 ||
+	    took < c->max_ms), "took %lldms", took);
 	gc = read_pid(pidfile);
-	ck_assert_int_eq(kill(gc, 0), 0);
-	ck_assert_int_eq(kill(gc, SIGKILL), 0);
-	ck_assert_msg(gone_within(gc, 5000), "cannot end the straggler");
+	if (c->ended)
+		ck_assert_msg(gone(gc), "the straggler is still there");
+	else {
+		ck_assert_int_eq(kill(gc, 0), 0);
+		ck_assert_int_eq(kill(gc, SIGKILL), 0);
+		ck_assert_msg(gone_within(gc, 5000),
+		    "cannot end the straggler");
+	}
+	no_children();
 	free(argv[2]);
 	free(pidfile);
 	free(d);
@@ -1195,46 +1132,39 @@ START_TEST(t_tied)
 }
 END_TEST
 
-/* A fatal signal to forge while it waits: the child is stopped, and the
- * exit says it was interrupted. */
+/*
+ * A fatal signal to forge while it waits: the child is stopped, and the
+ * exit says it was interrupted.  With SPAWN_FORWARD the group gets the
+ * very signal forge got.
+ */
+static const struct interrupt_case {
+	int	flags;
+	int	sig;
+} interrupt_cases[] = {
+	{ 0, SIGTERM },
+	{ SPAWN_PGROUP | SPAWN_FORWARD, SIGINT },
+};
+
 START_TEST(t_interrupted)
 {
-	char *const		argv[] = { "sleep", "30", NULL };
-	struct spawn		sp = SPAWN_INIT;
-	struct spawn_limit	lim = { 0, 300, NULL };
-	struct spawn_exit	ex;
+	const struct interrupt_case	*c = &interrupt_cases[_i];
+	char *const			 argv[] = { "sleep", "30", NULL };
+	struct spawn			 sp = SPAWN_INIT;
+	struct spawn_limit		 lim = { 0, 300, NULL };
+	struct spawn_exit		 ex;
 
 	sig_init();
 	sp.argv = argv;
 	sp.in = SPAWN_NULL;
+	sp.flags = c->flags;
 	ck_assert_int_eq(spawn_start(&sp), 0);
-	raise(SIGTERM);
+	if (c->flags & SPAWN_PGROUP)
+		ck_assert_int_eq(getpgid(sp.pid), sp.pid);
+	raise(c->sig);
 	ck_assert_int_eq(spawn_wait(&sp, &lim, &ex), 0);
 	ck_assert_int_eq(ex.interrupted, 1);
 	ck_assert_int_eq(ex.timed_out, 0);
-	ck_assert_int_eq(ex.status, 128 + SIGTERM);
-	no_children();
-}
-END_TEST
-
-/* With SPAWN_FORWARD the group gets the very signal forge got. */
-START_TEST(t_forward)
-{
-	char *const		argv[] = { "sleep", "30", NULL };
-	struct spawn		sp = SPAWN_INIT;
-	struct spawn_limit	lim = { 0, 300, NULL };
-	struct spawn_exit	ex;
-
-	sig_init();
-	sp.argv = argv;
-	sp.in = SPAWN_NULL;
-	sp.flags = SPAWN_PGROUP | SPAWN_FORWARD;
-	ck_assert_int_eq(spawn_start(&sp), 0);
-	ck_assert_int_eq(getpgid(sp.pid), sp.pid);
-	raise(SIGINT);
-	ck_assert_int_eq(spawn_wait(&sp, &lim, &ex), 0);
-	ck_assert_int_eq(ex.interrupted, 1);
-	ck_assert_int_eq(ex.status, 128 + SIGINT);
+	ck_assert_int_eq(ex.status, 128 + c->sig);
 	no_children();
 }
 END_TEST
@@ -1350,7 +1280,7 @@ spawn_suite(void)
 	tcase_add_test(tc, t_sig_record);
 	tcase_add_test(tc, t_env_child);
 	tcase_add_test(tc, t_which);
-	tcase_add_test(tc, t_exit_statuses);
+	tcase_add_loop_test(tc, t_exit_statuses, 0, NCASES(exit_cases));
 	tcase_add_test(tc, t_start_failures);
 	tcase_add_test(tc, t_script_without_shebang);
 	tcase_add_test(tc, t_dir);
@@ -1375,15 +1305,11 @@ spawn_suite(void)
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, t_timeout_plain);
-	tcase_add_test(tc, t_timeout_group);
-	tcase_add_test(tc, t_timeout_leader_ignores);
-	tcase_add_test(tc, t_stragglers);
-	tcase_add_test(tc, t_no_endgroup);
+	tcase_add_loop_test(tc, t_group, 0, NCASES(group_cases));
 	tcase_add_test(tc, t_endgroup_adopted);
 	tcase_add_test(tc, t_wait_spares_siblings);
 	tcase_add_test(tc, t_tied);
-	tcase_add_test(tc, t_interrupted);
-	tcase_add_test(tc, t_forward);
+	tcase_add_loop_test(tc, t_interrupted, 0, NCASES(interrupt_cases));
 	suite_add_tcase(s, tc);
 	return s;
 }
