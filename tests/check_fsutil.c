@@ -30,6 +30,9 @@
 #include "unitfs.h"
 #include "xmalloc.h"
 
+/* How many rows a table of cases has, for tcase_add_loop_test. */
+#define NCASES(t)	((int)(sizeof(t) / sizeof((t)[0])))
+
 static char *
 path(const char *dir, const char *name)
 {
@@ -412,22 +415,32 @@ check_copy_file(const char *src, const char *dst, const char *name,
 	close(dfd);
 }
 
+static const struct file_case {
+	const char	*name;
+	const char	*text;
+	mode_t		 mode;
+} file_cases[] = {
+	{ "script", "#!/bin/sh\nexit 0\n", 0755 },
+	{ "private", "secret", 0600 },
+	{ "shared", "text", 0664 },
+	{ "readonly", "ro", 0444 },
+	{ "odd", "x", 0517 },
+	{ "empty", "", 0644 },
+	{ "name with\ttab\nand newline", "n", 0644 },
+};
+
 START_TEST(t_copy_file_modes)
 {
-	char	*src, *dst;
+	const struct file_case	*c = &file_cases[_i];
+	char			*src, *dst;
 
 	src = unitfs_dir("src");
 	dst = unitfs_dir("dst");
 	/* The source's bits, not the umask's. */
 	umask(077);
-	check_copy_file(src, dst, "script", "#!/bin/sh\nexit 0\n", 0755);
-	check_copy_file(src, dst, "private", "secret", 0600);
-	check_copy_file(src, dst, "shared", "text", 0664);
-	check_copy_file(src, dst, "readonly", "ro", 0444);
-	check_copy_file(src, dst, "odd", "x", 0517);
-	check_copy_file(src, dst, "empty", "", 0644);
-	check_copy_file(src, dst, "name with\ttab\nand newline", "n", 0644);
+	check_copy_file(src, dst, c->name, c->text, c->mode);
 	umask(022);
+	ck_assert_uint_eq(count_entries(dst), 1);
 	free(src);
 	free(dst);
 }
@@ -523,27 +536,53 @@ check_copy_link(const char *src, const char *dst, const char *name,
 	close(dfd);
 }
 
+/* A link's target: as written, or a directory outside, or a file in it,
+ * or 4000 bytes long. */
+enum target { AS_IS, OUTSIDE, OUTSIDE_FILE, LONG };
+
+static const struct link_case {
+	const char	*name;
+	enum target	 kind;
+	const char	*target;
+} link_cases[] = {
+	{ "rel", AS_IS, "real" },
+	{ "up", AS_IS, "../../etc/passwd" },
+	{ "dangling", AS_IS, "does/not/exist" },
+	{ "abs-dir", OUTSIDE, NULL },
+	{ "abs-file", OUTSIDE_FILE, NULL },
+	{ "long", LONG, NULL },
+};
+
 START_TEST(t_copy_symlinks)
 {
-	char	*src, *dst, *o, *target, long_target[4001];
+	const struct link_case	*c = &link_cases[_i];
+	char			*src, *dst, *o, *target;
 
 	src = unitfs_dir("src");
 	dst = unitfs_dir("dst");
 	o = outside();
 	file_in(src, "real", "real", 0644);
-	check_copy_link(src, dst, "rel", "real");
-	check_copy_link(src, dst, "up", "../../etc/passwd");
-	check_copy_link(src, dst, "dangling", "does/not/exist");
-	check_copy_link(src, dst, "abs-dir", o);
-	target = path(o, "precious");
-	check_copy_link(src, dst, "abs-file", target);
-	free(target);
-	memset(long_target, 'x', sizeof(long_target) - 1);
-	long_target[sizeof(long_target) - 1] = '\0';
-	check_copy_link(src, dst, "long", long_target);
+	switch (c->kind) {
+	case AS_IS:
+		target = xstrdup(c->target);
+		break;
+	case OUTSIDE:
+		target = xstrdup(o);
+		break;
+	case OUTSIDE_FILE:
+		target = path(o, "precious");
+		break;
+	default:
+		target = xmalloc(4001);
+		memset(target, 'x', 4000);
+		target[4000] = '\0';
+		break;
+	}
+	check_copy_link(src, dst, c->name, target);
 	/* Copying a link to a directory copied nothing from inside it. */
 	outside_intact(o);
-	ck_assert_uint_eq(count_entries(dst), 6);
+	ck_assert_uint_eq(count_entries(dst), 1);
+	free(target);
 	free(o);
 	free(src);
 	free(dst);
@@ -803,10 +842,31 @@ START_TEST(t_open_dir_create)
 }
 END_TEST
 
+/* What fs_open_dir refuses, and with what errno. */
+static const struct refuse_case {
+	const char	*path;
+	int		 create;
+	int		 error;
+} refuse_cases[] = {
+	/* Through a symlink: never, not even to create. */
+	{ "link", 0, ENOTDIR },
+	{ "link/sub", 0, ENOTDIR },
+	{ "link/new/deeper", 1, ENOTDIR },
+	{ "real/inner/new", 1, ENOTDIR },
+	{ "dangling/new", 1, ENOTDIR },
+	/* Not a directory. */
+	{ "file", 1, ENOTDIR },
+	{ "file/x", 1, ENOTDIR },
+	/* No way up. */
+	{ "..", 0, EINVAL },
+	{ "real/../../x", 1, EINVAL },
+};
+
 START_TEST(t_open_dir_refuses)
 {
-	char	*d, *o;
-	int	 dfd;
+	const struct refuse_case	*c = &refuse_cases[_i];
+	char				*d, *o;
+	int				 dfd;
 
 	d = unitfs_dir("open");
 	o = outside();
@@ -816,42 +876,16 @@ START_TEST(t_open_dir_refuses)
 	link_in(d, "dangling", "nowhere");
 	file_in(d, "file", "f", 0644);
 	dfd = open_dir(d);
-
-	/* Through a symlink: never, not even to create. */
 	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "link", 0, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "link/sub", 0, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "link/new/deeper", 1, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "real/inner/new", 1, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "dangling/new", 1, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
+	ck_assert_int_eq(fs_open_dir(dfd, c->path, c->create, 0755), -1);
+	ck_assert_int_eq(errno, c->error);
+	/* Nothing was made, anywhere. */
 	ck_assert(!exists_in(o, "new"));
 	ck_assert_uint_eq(count_entries(o), 2);
 	outside_intact(o);
 	ck_assert(exists_in(d, "dangling"));
-	/* Not a directory. */
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "file", 1, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "file/x", 1, 0755), -1);
-	ck_assert_int_eq(errno, ENOTDIR);
-	/* No way up. */
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "..", 0, 0755), -1);
-	ck_assert_int_eq(errno, EINVAL);
-	errno = 0;
-	ck_assert_int_eq(fs_open_dir(dfd, "real/../../x", 1, 0755), -1);
-	ck_assert_int_eq(errno, EINVAL);
 	ck_assert(!exists_in(d, "x"));
+	ck_assert_uint_eq(count_entries(d), 4);
 	close(dfd);
 	free(o);
 	free(d);
@@ -1503,10 +1537,10 @@ fsutil_suite(void)
 	tc = tcase_create("copy");
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, t_copy_file_modes);
+	tcase_add_loop_test(tc, t_copy_file_modes, 0, NCASES(file_cases));
 	tcase_add_test(tc, t_copy_file_setid);
 	tcase_add_test(tc, t_copy_file_large);
-	tcase_add_test(tc, t_copy_symlinks);
+	tcase_add_loop_test(tc, t_copy_symlinks, 0, NCASES(link_cases));
 	tcase_add_test(tc, t_copy_fifo_not_opened);
 	tcase_add_test(tc, t_copy_other_types);
 	tcase_add_test(tc, t_copy_replaces);
@@ -1519,7 +1553,8 @@ fsutil_suite(void)
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_add_test(tc, t_open_dir_self);
 	tcase_add_test(tc, t_open_dir_create);
-	tcase_add_test(tc, t_open_dir_refuses);
+	tcase_add_loop_test(tc, t_open_dir_refuses, 0,
+	    NCASES(refuse_cases));
 	tcase_add_test(tc, t_pair);
 	tcase_add_test(tc, t_write_atomic);
 	tcase_add_test(tc, t_write_atomic_fails);
