@@ -7,7 +7,6 @@ new_repo "$T/r"
 common="$T/r/.git"
 timeline="$common/forge/timeline.jsonl"
 
-
 # A verdict that cannot be recorded as it is becomes an ERROR, and the
 # timeline says so too.  The breaker cannot be saved here: a directory
 # stands where its file goes.

@@ -196,7 +196,6 @@ ok "what they made it keep is gone" sh -c '! printf "%s\n" "$1" |
     grep -qx junk1' sh "$out"
 forge gc --all >/dev/null 2>&1
 
-
 # An untracked file that becomes ignored: gone from the copy, and from
 # the tree proved -- not kept by the indexes kept from the last run.
 new_repo "$T/ig"

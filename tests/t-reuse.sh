@@ -10,7 +10,6 @@ git config forge.breakerThreshold 0
 for i in 1 2 3 4 5 6 7 8; do printf 'file %s\n' "$i" >"f$i"; done
 git add -A && git commit -q -m files
 
-
 # A first run makes a fresh copy and parks it.
 printf 'edited\n' >>f1
 printf 'untracked\n' >u1
