@@ -381,60 +381,64 @@ START_TEST(t_exit_statuses)
 }
 END_TEST
 
+/* What spawn_start refuses to start, and the errno it says why with. */
+enum prog { NAMED, DATA_FILE, DIRECTORY };
+
+static const struct start_case {
+	enum prog	 prog;
+	const char	*name;		/* for NAMED */
+	int		 missing_dir;	/* run in a directory that is not there */
+	int		 error;
+} start_cases[] = {
+	{ NAMED, "no-such-command-forge-unit", 0, ENOENT },
+	{ NAMED, "/nonexistent-forge-unit/cmd", 0, ENOENT },
+	/* A file that is not executable. */
+	{ DATA_FILE, NULL, 0, EACCES },
+	/* A directory. */
+	{ DIRECTORY, NULL, 0, EACCES },
+	/* A directory to run in that is not there: not "not found". */
+	{ NAMED, "true", 1, ENOTDIR },
+};
+
 START_TEST(t_start_failures)
 {
-	char	*d, *p, *argv[2] = { NULL, NULL };
-	struct spawn	 sp = SPAWN_INIT;
+	const struct start_case	*c = &start_cases[_i];
+	struct spawn		 sp = SPAWN_INIT;
+	struct spawn_exit	 ex;
+	char			*d, *p = NULL, *dir = NULL, *argv[2];
 
 	sig_init();
 	d = unitfs_dir("start");
+	switch (c->prog) {
+	case NAMED:
+		argv[0] = (char *)c->name;
+		break;
+	case DATA_FILE:
+		p = path(d, "data.txt");
+		unitfs_write(p, "just data\n", 0644);
+		argv[0] = p;
+		break;
+	default:
+		argv[0] = d;
+		break;
+	}
+	argv[1] = NULL;
+	if (c->missing_dir)
+		dir = path(d, "missing");
 	sp.in = SPAWN_NULL;
 	sp.argv = argv;
-
-	argv[0] = "no-such-command-forge-unit";
+	sp.dir = dir;
 	errno = 0;
 	ck_assert_int_eq(spawn_start(&sp), -1);
-	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(errno, c->error);
 	ck_assert_int_eq(sp.pid, -1);
-
-	argv[0] = "/nonexistent-forge-unit/cmd";
-	errno = 0;
-	ck_assert_int_eq(spawn_start(&sp), -1);
-	ck_assert_int_eq(errno, ENOENT);
-
-	/* A file that is not executable. */
-	p = path(d, "data.txt");
-	unitfs_write(p, "just data\n", 0644);
-	argv[0] = p;
-	errno = 0;
-	ck_assert_int_eq(spawn_start(&sp), -1);
-	ck_assert_int_eq(errno, EACCES);
-	free(p);
-
-	/* A directory. */
-	argv[0] = d;
-	errno = 0;
-	ck_assert_int_eq(spawn_start(&sp), -1);
-	ck_assert_int_eq(errno, EACCES);
-
-	/* A directory to run in that is not there: not "not found". */
-	argv[0] = "true";
-	p = path(d, "missing");
-	sp.dir = p;
-	errno = 0;
-	ck_assert_int_eq(spawn_start(&sp), -1);
-	ck_assert_int_ne(errno, ENOENT);
-	ck_assert_int_eq(errno, ENOTDIR);
-	free(p);
-	/* The children that failed were reaped. */
+	/* The child that failed was reaped. */
 	no_children();
 	/* Waiting for nothing. */
-	{
-		struct spawn_exit	ex;
-
-		ck_assert_int_eq(spawn_wait(&sp, NULL, &ex), -1);
-		ck_assert_int_eq(errno, ECHILD);
-	}
+	ck_assert_int_eq(spawn_wait(&sp, NULL, &ex), -1);
+	ck_assert_int_eq(errno, ECHILD);
+	free(dir);
+	free(p);
 	free(d);
 }
 END_TEST
@@ -1281,7 +1285,7 @@ spawn_suite(void)
 	tcase_add_test(tc, t_env_child);
 	tcase_add_test(tc, t_which);
 	tcase_add_loop_test(tc, t_exit_statuses, 0, NCASES(exit_cases));
-	tcase_add_test(tc, t_start_failures);
+	tcase_add_loop_test(tc, t_start_failures, 0, NCASES(start_cases));
 	tcase_add_test(tc, t_script_without_shebang);
 	tcase_add_test(tc, t_dir);
 	tcase_add_test(tc, t_hook);
