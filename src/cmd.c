@@ -19,6 +19,7 @@ const struct cmd_entry *const cmd_table[] = {
 	&cmd_verify_entry,
 	&cmd_status_entry,
 	&cmd_log_entry,
+	&cmd_show_entry,
 	&cmd_breaker_entry,
 	&cmd_gc_entry,
 	&cmd_hook_entry,

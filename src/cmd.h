@@ -110,6 +110,7 @@ struct cmd_entry {
 extern const struct cmd_entry	cmd_verify_entry;
 extern const struct cmd_entry	cmd_status_entry;
 extern const struct cmd_entry	cmd_log_entry;
+extern const struct cmd_entry	cmd_show_entry;
 extern const struct cmd_entry	cmd_breaker_entry;
 extern const struct cmd_entry	cmd_gc_entry;
 extern const struct cmd_entry	cmd_hook_entry;

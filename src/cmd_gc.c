@@ -13,7 +13,9 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "runlog.h"
 #include "settings.h"
+#include "xmalloc.h"
 
 struct gc_opts {
 	int	flags;		/* JOURNAL_DRY_RUN, JOURNAL_KEPT, ... */
@@ -42,7 +44,8 @@ const struct cmd_entry cmd_gc_entry = {
 	"running, and forge's own worktree registrations whose copy is gone.\n"
 	"Copies kept by --keep or parked by --reuse go once unused for\n"
 	"forge.reuseExpiry (7d); the refs a clone's results came back as,\n"
-	"once older than forge.refsExpiry (30 days).\n",
+	"once older than forge.refsExpiry (30 days).  The output of runs that\n"
+	"died as it was being kept, and the oldest runs' past forge.logTotal.\n",
 	gc_opts,
 	cmd_gc
 };
@@ -88,6 +91,7 @@ cmd_gc(int argc, char **argv)
 	time_t			 before = 0;
 	struct strv		 refs = STRV_INIT;
 	struct gc_opts		 o = { 0, 0 };
+	char			*logs;
 	int			 n, flags, st, ret = 0;
 
 	switch (n = cmd_parse(&cmd_gc_entry, argc, argv, &o)) {
@@ -119,6 +123,13 @@ cmd_gc(int argc, char **argv)
 	    ctx.cfg.refs_expiry_ms, flags & JOURNAL_DRY_RUN ?
 	    CLONE_GC_DRY_RUN : 0, &refs) == -1)
 		ret = EXIT_FORGE;
+	/* Logs of runs that died half-way, and the oldest past
+	 * forge.logTotal: listed with the refs. */
+	logs = xasprintf("%s/logs", ctx.state.dir);
+	if (runlog_prune(logs, ctx.cfg.log_total, NULL, flags &
+	    JOURNAL_DRY_RUN, &refs) == -1)
+		ret = EXIT_FORGE;
+	free(logs);
 	report(&rc, flags, &refs);
 	strv_free(&refs);
 	if (!(flags & JOURNAL_DRY_RUN) && rc.n > 0 &&

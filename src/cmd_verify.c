@@ -41,6 +41,7 @@
 #include "verify_copy.h"
 #include "verify_event.h"
 #include "verify_int.h"
+#include "verify_log.h"
 #include "xmalloc.h"
 
 int	cmd_verify(int, char **);
@@ -372,6 +373,8 @@ run_step(struct run *r, struct step *s)
 		sp.hook = contain_hook(&r->plan);
 	sp.argv = s->argv.v;
 	sp.env = r->isolated ? env.v : NULL;
+	sp.out = verify_log_out(r);
+	sp.err = verify_log_err(r);
 	sp.dir = dir;
 	sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
 	/* In a copy about to be removed, nothing may run on. */
@@ -403,11 +406,14 @@ run_step(struct run *r, struct step *s)
 	if (r->have_rd)
 		(void)rundir_note_child(&r->rd, sp.pid);
 	if (spawn_wait(&sp, &lim, &ex) == -1) {
+		verify_log_sync(r);
 		warn("waiting for %s", fs_vis(s->display));
 		doing(r, "forge could not wait for the command");
 		goto out;
 	}
 	s->ms = time_now_ms() - t;
+	/* All it wrote is out before forge says anything more. */
+	verify_log_sync(r);
 	ret = judge_step(r, s, &ex);
 out:
 	strv_free(&env);
@@ -1025,7 +1031,9 @@ cmd_verify(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
+	verify_log_open(&r);
 	if ((st = prepare(&r, &o)) == 1) {
+		verify_log_close(&r, 0);
 		if (r.reused)
 			verify_copy_unclaim(&r);
 		else
@@ -1047,7 +1055,9 @@ cmd_verify(int argc, char **argv)
 	verify_copy_finish(&r, o.keep);
 	record(&r);
 	cache_remember(&r);
+	verify_log_announce(&r);
 	summary(&r);
+	verify_log_close(&r, 1);
 	st = exit_status(&r, o.exit_verdict);
 	free_run(&r);
 	context_close(&ctx);

@@ -9,6 +9,7 @@
 #include "color.h"
 #include "fsutil.h"
 #include "report.h"
+#include "runlog.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -41,6 +42,7 @@ events_load(struct events *e, struct state *st, const char *session,
 	memset(e, 0, sizeof(*e));
 	e->max = max;
 	e->session = session;
+	e->logs = xasprintf("%s/logs", st->dir);
 	e->v = xcalloc(max > 0 ? max : 1, sizeof(*e->v));
 	if (max > 0)
 		(void)state_events_back(st, keep_event, e);
@@ -66,6 +68,7 @@ events_free(struct events *e)
 	for (i = 0; i < e->n; i++)
 		jv_free(e->v[i]);
 	free(e->v);
+	free(e->logs);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -211,6 +214,22 @@ event_row(const struct jv *ev, struct buf *b, int color)
 	buf_free(&note);
 }
 
+/* A run whose log is still there: how to see it. */
+static void
+log_mark(const struct events *e, const struct jv *ev, struct buf *b)
+{
+	const char	*id = jv_str(jv_get(ev, "log"));
+	char		*p;
+	int		 whole, alive;
+
+	if (id == NULL || e->logs == NULL || (p = runlog_find(e->logs, id,
+	    &whole, &alive)) == NULL)
+		return;
+	free(p);
+	buf_addf(b, " [log %s%s]", id, whole ? "" : alive ? ", running" :
+	    ", incomplete");
+}
+
 void
 events_print_table(const struct events *e, FILE *fp, int color)
 {
@@ -227,6 +246,7 @@ events_print_table(const struct events *e, FILE *fp, int color)
 	for (i = 0; i < e->n; i++) {
 		buf_reset(&b);
 		event_row(events_at(e, i), &b, color);
+		log_mark(e, events_at(e, i), &b);
 		fprintf(fp, "%s\n", b.data);
 	}
 	buf_free(&b);

@@ -7,6 +7,9 @@
  *						if color (color.h)
  *	events_free(&e);
  *
+ * A run whose output is kept (runlog.h) has "[log ID]" at the end of
+ * its row: forge show ID prints it.
+ *
  * The struct owns the parsed events, oldest first.  The timeline is read
  * from its end, and only as far back as the last max events (of that
  * session) go.
@@ -24,6 +27,7 @@ struct events {
 	size_t		  n;		/* held */
 	size_t		  max;
 	const char	 *session;
+	char		 *logs;		/* where runs' logs are kept */
 };
 
 void	events_load(struct events *, struct state *, const char *, size_t);

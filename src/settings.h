@@ -56,6 +56,9 @@ struct repo;
 
 #define DEFAULT_THRESHOLD	3
 #define DEFAULT_TIMELINE_MAX	(10LL << 20)
+/* forge.logSize and forge.logTotal: each run's output kept, and all. */
+#define DEFAULT_LOG_SIZE	(2LL << 20)
+#define DEFAULT_LOG_TOTAL	(64LL << 20)
 #define DEFAULT_REUSE_COPIES	2
 /* forge.reuseExpiry: copies forge keeps (kept by --keep, or for reuse)
  * that no run has used for this long go at forge gc. */
@@ -84,6 +87,9 @@ struct settings {
 	long long	 grace_ms;	/* forge.killAfter */
 	int		 threshold;	/* forge.breakerThreshold: 0 off */
 	long long	 timeline_max;	/* forge.timelineMaxSize */
+	long long	 log_size;	/* forge.logSize: a run's log; 0
+					   keeps none */
+	long long	 log_total;	/* forge.logTotal: all the logs */
 	int		 keep;		/* forge.keep: enum keep */
 	long long	 reuse_expiry_ms; /* forge.reuseExpiry, or
 					   REUSE_EXPIRY_NEVER */

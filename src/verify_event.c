@@ -182,6 +182,11 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 		json_key(&j, "kept");
 		json_str(&j, r->snap.copy);
 	}
+	/* Where its output is kept (forge show), if anywhere. */
+	if (r->have_log) {
+		json_key(&j, "log");
+		json_str(&j, r->log.id);
+	}
 	json_key(&j, "breaker");
 	breaker_json(&r->after, &j);
 	json_close(&j, '}');

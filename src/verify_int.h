@@ -14,10 +14,12 @@
 #include <time.h>
 
 #include "breaker.h"
+#include "capture.h"
 #include "change.h"
 #include "contain.h"
 #include "context.h"
 #include "rundir.h"
+#include "runlog.h"
 #include "snapshot.h"
 #include "source.h"
 #include "strv.h"
@@ -88,6 +90,9 @@ struct run {
 					   files, for the key (convert.h) */
 	char		*as_is;		/* and where it may, the bytes of
 					   those the copy takes as they are */
+	struct runlog	 log;		/* if have_log: its output, kept */
+	struct capture	 cap;
+	int		 have_log;
 };
 
 /*

@@ -5,6 +5,7 @@ SHELL_TESTS += tests/t-timeout.sh
 SHELL_TESTS += tests/t-keep.sh
 SHELL_TESTS += tests/t-hostile.sh
 SHELL_TESTS += tests/t-timeline.sh
+SHELL_TESTS += tests/t-runlog.sh
 SHELL_TESTS += tests/t-status.sh
 SHELL_TESTS += tests/t-breaker.sh
 SHELL_TESTS += tests/t-change.sh

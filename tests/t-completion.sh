@@ -32,7 +32,7 @@ _forge forge
 	    "$(bash --norc --noprofile -c '. "$1" && complete -p forge' bash "$bashcomp")" \
 	    "complete -F _forge forge"
 	is "the commands" "$(comp forge '')" \
-	    "breaker gc help hook log status verify "
+	    "breaker gc help hook log show status verify "
 	is "forge's own options" "$(comp forge -)" "--help --version "
 	is "a command begun" "$(comp forge st)" "status "
 	like "verify's options" "$(comp forge verify --)" \
@@ -120,7 +120,7 @@ elif ! zsh -fc 'zmodload zsh/zpty' 2>/dev/null; then
 else
 	ok "the zsh completion parses" zsh -n "$zshdir/_forge"
 	is "zsh: the commands" "$(zcomp 'forge ')" \
-	    "breaker gc help hook log status verify "
+	    "breaker gc help hook log show status verify "
 	is "zsh: --exit= values" "$(zcomp 'forge verify --exit=')" \
 	    "status verdict "
 	is "zsh: --timeout units" "$(zcomp 'forge verify --timeout 10')" \

@@ -1,0 +1,307 @@
+/* The steps' output passed on live, and handed to the run's log. */
+#include "config.h"
+
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "capture.h"
+#include "runlog.h"
+#include "sig.h"
+#include "spawn.h"
+
+#define BUFSZ	(64 * 1024)
+
+static int
+write_all(int fd, const char *p, size_t n)
+{
+	ssize_t	w;
+
+	while (n > 0) {
+		if ((w = write(fd, p, n)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* A pseudo-terminal that passes bytes as written, sized as to is. */
+static int
+pty_open(struct capture_chan *c, int to)
+{
+	struct termios	 t;
+	struct winsize	 ws;
+	char		 name[128];
+	int		 m, s = -1;
+
+	if ((m = posix_openpt(O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1)
+		return -1;
+	if (grantpt(m) == -1 || unlockpt(m) == -1 ||
+	    ptsname_r(m, name, sizeof(name)) != 0 ||
+	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) == -1 ||
+	    tcgetattr(s, &t) == -1) {
+		close(m);
+		if (s != -1)
+			close(s);
+		return -1;
+	}
+	t.c_oflag &= ~(tcflag_t)OPOST;
+	(void)tcsetattr(s, TCSANOW, &t);
+	if (ioctl(to, TIOCGWINSZ, &ws) == 0)
+		(void)ioctl(s, TIOCSWINSZ, &ws);
+	c->rfd = m;
+	c->wfd = s;
+	return 0;
+}
+
+static int
+chan_open(struct capture_chan *c, int to)
+{
+	int	p[2];
+
+	c->to = to;
+	c->rfd = c->wfd = -1;
+	if (!isatty(to) || pty_open(c, to) == -1) {
+		if (pipe2(p, O_CLOEXEC) == -1)
+			return -1;
+		c->rfd = p[0];
+		c->wfd = p[1];
+	}
+	(void)fcntl(c->rfd, F_SETFL, fcntl(c->rfd, F_GETFL) | O_NONBLOCK);
+	return 0;
+}
+
+static void
+chan_close(struct capture_chan *c)
+{
+	if (c->rfd != -1)
+		close(c->rfd);
+	if (c->wfd != -1)
+		close(c->wfd);
+	c->rfd = c->wfd = -1;
+}
+
+/* What is there to read, passed on; 0 once nothing is. */
+static int
+pump(struct capture *cap, struct capture_chan *c, char *buf)
+{
+	ssize_t	n;
+
+	if (c->rfd == -1)
+		return 0;
+	if ((n = read(c->rfd, buf, BUFSZ)) == -1 && (errno == EINTR ||
+	    errno == EAGAIN))
+		return errno == EINTR;
+	if (n <= 0) {
+		close(c->rfd);
+		c->rfd = -1;
+		return 0;
+	}
+	/* Its reader gone, the channel goes too: the step's next write
+	 * meets the broken pipe it would have met without forge. */
+	if (write_all(c->to, buf, (size_t)n) == -1 && c->wfd != -1 &&
+	    !isatty(c->wfd)) {
+		close(c->rfd);
+		c->rfd = -1;
+	}
+	runlog_add(cap->log, buf, (size_t)n);
+	return 1;
+}
+
+static void
+drain(struct capture *cap, char *buf)
+{
+	while (pump(cap, &cap->out, buf) || pump(cap, &cap->err, buf))
+		;
+}
+
+static void *
+tee_thread(void *arg)
+{
+	struct capture	*cap = arg;
+	struct pollfd	 pfd[3];
+	char		*buf, cmd;
+
+	if ((buf = malloc(BUFSZ)) == NULL)
+		return NULL;
+	for (;;) {
+		pfd[0].fd = cap->ctl[0];
+		pfd[1].fd = cap->out.rfd;
+		pfd[2].fd = cap->err.rfd;
+		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
+		if (poll(pfd, 3, -1) == -1)
+			continue;
+		if (pfd[1].revents != 0)
+			(void)pump(cap, &cap->out, buf);
+		if (pfd[2].revents != 0)
+			(void)pump(cap, &cap->err, buf);
+		if (pfd[0].revents == 0 || read(cap->ctl[0], &cmd, 1) != 1)
+			continue;
+		drain(cap, buf);
+		(void)write_all(cap->ack[1], &cmd, 1);
+		if (cmd == 'q')
+			break;
+	}
+	free(buf);
+	return NULL;
+}
+
+/* forge's own stderr: fd 2, and the log. */
+static ssize_t
+own_write(void *arg, const char *p, size_t n)
+{
+	struct capture	*cap = arg;
+
+	(void)write_all(STDERR_FILENO, p, n);
+	if (n > 0 && p[0] != '\r')
+		runlog_add(cap->log, p, n);
+	return (ssize_t)n;
+}
+
+static int
+same_file(int a, int b)
+{
+	struct stat	sa, sb;
+
+	return fstat(a, &sa) == 0 && fstat(b, &sb) == 0 &&
+	    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int
+open_chans(struct capture *cap)
+{
+	struct stat	st;
+
+	cap->out.rfd = cap->out.wfd = cap->err.rfd = cap->err.wfd = -1;
+	if (fstat(STDOUT_FILENO, &st) == -1 || fstat(STDERR_FILENO, &st) ==
+	    -1) {
+		errno = EBADF;
+		return -1;
+	}
+	if (chan_open(&cap->out, STDOUT_FILENO) == -1)
+		return -1;
+	if (same_file(STDOUT_FILENO, STDERR_FILENO))
+		return 0;
+	if (chan_open(&cap->err, STDERR_FILENO) == -1) {
+		chan_close(&cap->out);
+		return -1;
+	}
+	return 0;
+}
+
+int
+capture_start(struct capture *cap, struct runlog *log)
+{
+	cookie_io_functions_t	 fns = { NULL, own_write, NULL, NULL };
+	sigset_t		 old;
+
+	memset(cap, 0, sizeof(*cap));
+	cap->log = log;
+	cap->ctl[0] = cap->ctl[1] = cap->ack[0] = cap->ack[1] = -1;
+	if (open_chans(cap) == -1 || pipe2(cap->ctl, O_CLOEXEC) == -1 ||
+	    pipe2(cap->ack, O_CLOEXEC) == -1) {
+		warn("the run's output will not be kept");
+		goto fail;
+	}
+	sig_block_all(&old);
+	cap->running = pthread_create(&cap->thread, NULL, tee_thread, cap) == 0;
+	sig_restore(&old);
+	if (!cap->running) {
+		warnx("the run's output will not be kept: no thread to pass "
+		    "it on");
+		goto fail;
+	}
+	if ((cap->mine = fopencookie(cap, "w", fns)) != NULL) {
+		setvbuf(cap->mine, NULL, _IONBF, 0);
+		fflush(stderr);
+		cap->saved_stderr = stderr;
+		stderr = cap->mine;
+	}
+	return 0;
+fail:
+	chan_close(&cap->out);
+	chan_close(&cap->err);
+	if (cap->ctl[0] != -1) {
+		close(cap->ctl[0]);
+		close(cap->ctl[1]);
+	}
+	if (cap->ack[0] != -1) {
+		close(cap->ack[0]);
+		close(cap->ack[1]);
+	}
+	memset(cap, 0, sizeof(*cap));
+	return -1;
+}
+
+int
+capture_out(const struct capture *cap)
+{
+	return cap->running && cap->out.wfd != -1 ? cap->out.wfd :
+	    SPAWN_INHERIT;
+}
+
+int
+capture_err(const struct capture *cap)
+{
+	if (!cap->running)
+		return SPAWN_INHERIT;
+	return cap->err.wfd != -1 ? cap->err.wfd : cap->out.wfd;
+}
+
+static void
+ask(struct capture *cap, char cmd)
+{
+	char	got;
+
+	if (!cap->running || write_all(cap->ctl[1], &cmd, 1) == -1)
+		return;
+	while (read(cap->ack[0], &got, 1) == -1 && errno == EINTR)
+		;
+}
+
+void
+capture_sync(struct capture *cap)
+{
+	ask(cap, 's');
+}
+
+void
+capture_stop(struct capture *cap)
+{
+	if (!cap->running)
+		return;
+	if (cap->mine != NULL) {
+		stderr = cap->saved_stderr;
+		fclose(cap->mine);
+	}
+	ask(cap, 'q');
+	(void)pthread_join(cap->thread, NULL);
+	chan_close(&cap->out);
+	chan_close(&cap->err);
+	close(cap->ctl[0]);
+	close(cap->ctl[1]);
+	close(cap->ack[0]);
+	close(cap->ack[1]);
+	memset(cap, 0, sizeof(*cap));
+}
+
+FILE *
+capture_stderr(const struct capture *cap)
+{
+	return cap->mine != NULL && stderr == cap->mine ? cap->saved_stderr :
+	    stderr;
+}

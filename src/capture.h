@@ -1,0 +1,63 @@
+/*
+ * What a run streams, passed on live and kept in its log (runlog.h).
+ *
+ *	struct capture cap;
+ *	if (capture_start(&cap, &log) == -1)	said why; the steps then
+ *		...				get forge's stdout and stderr
+ *	sp.out = capture_out(&cap);	SPAWN_INHERIT, or an fd of cap's
+ *	sp.err = capture_err(&cap);	for the child to write to
+ *	... spawn_start(), spawn_wait() ...
+ *	capture_sync(&cap);		returns once all the step wrote is
+ *					passed on: forge's next line comes
+ *					after it, on screen as in the log
+ *	capture_stop(&cap);		stops; fds closed, stderr restored
+ *
+ * A thread of its own reads what the steps write and writes it to
+ * forge's stdout (or stderr), then hands it to the log, which never
+ * blocks it.  A terminal stays a terminal to the steps: where forge's
+ * stdout or stderr is one, they write to a pseudo-terminal whose output
+ * passes unchanged (no output processing), sized as the real one, so
+ * colours and progress bars look as they would.  stdout and stderr
+ * that are the same file share one channel, so their order is kept.
+ * Where forge's own output loses its reader (forge ... | head), that
+ * channel is closed, and the step meets the broken pipe it would have
+ * met: spawn_wait() still tells it (spawn_exit.broken_pipe).
+ *
+ * forge's own lines (stderr, warn(3)) go to the log too while it runs:
+ * stderr is replaced by a stream that writes to fd 2 and to the log.
+ * A progress line (one that starts with a carriage return) is not kept.
+ */
+#ifndef CAPTURE_H
+#define CAPTURE_H
+
+#include <pthread.h>
+#include <stdio.h>
+
+struct runlog;
+
+struct capture_chan {
+	int	 rfd;		/* read by the thread, or -1 */
+	int	 wfd;		/* given to the child */
+	int	 to;		/* 1 or 2: where its bytes go */
+};
+
+struct capture {
+	struct runlog		*log;
+	struct capture_chan	 out, err;	/* err.rfd -1: shares out */
+	int			 ctl[2];	/* to the thread */
+	int			 ack[2];	/* from it */
+	pthread_t		 thread;
+	int			 running;
+	FILE			*saved_stderr;
+	FILE			*mine;
+};
+
+int	capture_start(struct capture *, struct runlog *);
+int	capture_out(const struct capture *);
+int	capture_err(const struct capture *);
+void	capture_sync(struct capture *);
+void	capture_stop(struct capture *);
+/* forge's stderr, without the log. */
+FILE	*capture_stderr(const struct capture *);
+
+#endif /* CAPTURE_H */

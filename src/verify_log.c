@@ -1,0 +1,67 @@
+/* A run's output and forge's own lines for it, kept for forge show. */
+#include "config.h"
+
+#include <stdio.h>
+
+#include "capture.h"
+#include "runlog.h"
+#include "verify_int.h"
+#include "verify_log.h"
+
+void
+verify_log_open(struct run *r)
+{
+	const struct settings	*cfg = &r->ctx->cfg;
+
+	if (cfg->log_size <= 0 || runlog_open(&r->log, r->ctx->state.dir,
+	    cfg->log_size, cfg->log_total) == -1)
+		return;
+	if (capture_start(&r->cap, &r->log) == -1) {
+		(void)runlog_close(&r->log, 0);
+		return;
+	}
+	r->have_log = 1;
+}
+
+int
+verify_log_out(const struct run *r)
+{
+	return r->have_log ? capture_out(&r->cap) : 0;
+}
+
+int
+verify_log_err(const struct run *r)
+{
+	return r->have_log ? capture_err(&r->cap) : 0;
+}
+
+void
+verify_log_sync(struct run *r)
+{
+	if (r->have_log)
+		capture_sync(&r->cap);
+}
+
+/*
+ * What scrolled away, or a hook's terminal lost: one line to get it
+ * back, just above the verdict's, which stays the last (gates read it).
+ * Not in the log it names.
+ */
+void
+verify_log_announce(struct run *r)
+{
+	if (!r->have_log || r->verdict == VERDICT_PASS)
+		return;
+	fprintf(capture_stderr(&r->cap), "forge: its output is kept: forge "
+	    "show %s\n", r->log.id);
+}
+
+void
+verify_log_close(struct run *r, int keep)
+{
+	if (!r->have_log)
+		return;
+	capture_stop(&r->cap);
+	(void)runlog_close(&r->log, keep);
+	r->have_log = 0;
+}
