@@ -99,8 +99,12 @@ for phase in claim adopt sync fix prefix park parked; do
 	is "killed at $phase: forge status works" "$rc" 0
 	case $phase in
 	claim|parked)
-		like "killed at $phase: gc would keep the copy" "$dry" \
-		    'nothing to remove'
+		# (The output the dead run was keeping is not whole: that
+		# goes.)
+		unlike "killed at $phase: gc would keep the copy" "$dry" \
+		    'would remove .*forge-[0-9a-f]+ '
+		like "killed at $phase: gc says it is reusable" "$dry" \
+		    '^reusable .*forge-[0-9a-f]+/r \(forge gc --all removes it\)$'
 		like "killed at $phase: status lists it as reusable" "$out" \
 		    'copies: 0 kept, 1 reusable'
 		check_next reuse "killed at $phase" reused
