@@ -914,6 +914,8 @@ free_run(struct run *r)
 	strv_free(&r->refs);
 	free(r->failed);
 	free(r->had_setup);
+	free(r->setup_inputs);
+	free(r->setup_read);
 	free(r->claimed);
 	if (r->have_change)
 		change_free(&r->change);
@@ -1048,6 +1050,7 @@ cmd_verify(int argc, char **argv)
 			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
 			    r.tree, ctx.repo.head);
 		run_steps(&r);
+		verify_copy_setup_hint(&r);
 	}
 	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED)
 		interrupted(&r, sig_pending());

@@ -1,4 +1,4 @@
-/* Hints for a copy that lacks the build inputs git ignores. */
+/* Hints for a copy that lacks its build inputs: ignored, or stale. */
 #include "config.h"
 
 #include <sys/stat.h>
@@ -154,4 +154,24 @@ out:
 	buf_free(&out);
 	strv_free(&a);
 	free(dir);
+}
+
+/*
+ * The files named are paths from the top, as the setup record shows them
+ * (escaped); the first is what the hint offers to list.
+ */
+void
+hint_setup_inputs(const struct strv *changed)
+{
+	const char	*p = changed->v[0];
+
+	fprintf(stderr, "forge: hint: %s%s changed since the copy's setup "
+	    "last ran, which did not run again, as forge.setupInputs does "
+	    "not list %s: ", p, changed->n > 1 ? " (and more)" : "",
+	    changed->n > 1 ? "them" : "it");
+	if (plain_word(p))
+		fprintf(stderr, "git config --add forge.setupInputs %s", p);
+	else
+		fprintf(stderr, "list it in forge.setupInputs");
+	fprintf(stderr, " (or run setup once: forge verify --setup)\n");
 }

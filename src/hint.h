@@ -11,12 +11,20 @@
  * would make it.  The caller asks only for a run in a copy with no
  * setup step configured.  Nothing is changed, and a failure to ask git
  * is silent: a hint is never a reason to stop.
+ *
+ *	hint_setup_inputs(&changed);
+ *
+ * after a step failed in an incremental copy whose setup did not run
+ * again: names the first of the changed files setup commonly reads
+ * (setupin.h), and how to have setup follow it.
  */
 #ifndef HINT_H
 #define HINT_H
 
 struct repo;
+struct strv;
 
 void	hint_ignored_inputs(const struct repo *, const char *);
+void	hint_setup_inputs(const struct strv *);
 
 #endif /* HINT_H */

@@ -88,6 +88,7 @@ settings_free(struct settings *c)
 {
 	strv_free(&c->verify);
 	strv_free(&c->setup);
+	strv_free(&c->setup_inputs);
 	strv_free(&c->contain_writable);
 	strv_free(&c->cache_env);
 	free(c->verify_from);
@@ -228,6 +229,8 @@ static const struct setting settings_table[] = {
 	  .flags = SET_FROM, .from = F(verify_from) },
 	{ .name = "forge.setup", .type = SET_LIST, .off = F(setup),
 	  .flags = SET_FROM, .from = F(setup_from) },
+	{ .name = "forge.setupInputs", .type = SET_LIST,
+	  .off = F(setup_inputs) },
 	{ .name = "forge.cacheEnv", .type = SET_NAMES, .off = F(cache_env),
 	  .bad = "not names of environment variables (PATH CC, or a prefix "
 	  "such as LC_*)" },

@@ -76,6 +76,9 @@ struct settings {
 	struct strv	 verify;	/* forge.verify */
 	struct strv	 setup;		/* forge.setup: run first in a
 					   fresh copy */
+	struct strv	 setup_inputs;	/* forge.setupInputs: the files
+					   an incremental copy's setup
+					   runs again for (glob pathspecs) */
 	int		 isolated;	/* forge.isolated: 0 or 1 */
 	int		 reuse;		/* forge.reuse */
 	int		 incremental;	/* forge.incremental */

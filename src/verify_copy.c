@@ -11,10 +11,12 @@
 #include "clone.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "hint.h"
 #include "patch.h"
 #include "reuse.h"
 #include "repo.h"
 #include "rundir.h"
+#include "setupin.h"
 #include "sig.h"
 #include "snapshot.h"
 #include "timeutil.h"
@@ -86,30 +88,62 @@ verify_copy_tmpdir(const struct repo *repo)
 	return ret;
 }
 
+/* Where a setup record's digests of the files setup commonly reads
+ * begin: they are for a hint, and never decide whether it runs. */
+#define READ_MARK	"\036read\n"
+
 /*
  * What the setup steps made of a copy, for an incremental copy to
- * remember when it is parked: the steps, or "" if any of them did not
- * run to success (as_run), or would be (!as_run).
+ * remember when it is parked: the steps and the digests of their inputs
+ * (forge.setupInputs), or "" if any of them did not run to success
+ * (as_run), or would be (!as_run).  A copy whose setup steps were all
+ * skipped keeps the record it was parked with.
  */
 static char *
 setup_state(const struct run *r, int as_run)
 {
 	struct buf	b = BUF_INIT;
 	size_t		i;
+	int		skipped = 0, ran = 0;
 
+	for (i = 0; as_run && i < r->nsteps; i++) {
+		if (!r->steps[i].setup)
+			continue;
+		if (r->steps[i].skip) {
+			skipped++;
+			continue;
+		}
+		if (!r->steps[i].ran || r->steps[i].status != 0)
+			return xstrdup("");
+		ran++;
+	}
+	if (skipped > 0 && ran == 0 && r->had_setup != NULL)
+		return xstrdup(r->had_setup);
+	if (r->setup_unsure)
+		return xstrdup("");
 	buf_adds(&b, "setup\n");
 	for (i = 0; i < r->nsteps; i++) {
 		if (!r->steps[i].setup)
 			continue;
-		if (as_run && !r->steps[i].skip && (!r->steps[i].ran ||
-		    r->steps[i].status != 0)) {
-			buf_free(&b);
-			return xstrdup("");
-		}
 		buf_adds(&b, r->steps[i].display);
 		buf_addc(&b, '\n');
 	}
+	if (r->setup_inputs != NULL)
+		buf_adds(&b, r->setup_inputs);
+	if (as_run && r->setup_read != NULL) {
+		buf_adds(&b, READ_MARK);
+		buf_adds(&b, r->setup_read);
+	}
 	return buf_detach(&b);
+}
+
+/* A setup record, up to its hint's part: what decides. */
+static size_t
+deciding_len(const char *rec)
+{
+	const char	*m = strstr(rec, READ_MARK);
+
+	return m != NULL ? (size_t)(m - rec) : strlen(rec);
 }
 
 /* A parked copy's run directory, if there is one to reuse. */
@@ -164,22 +198,123 @@ verify_copy_make(struct run *r, int verbose)
 	return verify_copy_make(r, verbose);
 }
 
-/* An incremental copy keeps what its setup made: not run again, unless
- * the steps changed or --setup says so. */
+/*
+ * The digests of the copy's setup inputs, as it stands before the steps:
+ * "inputs" and the patterns, then "<digest> <path>" a file.  -1 if they
+ * could not be had.
+ */
+static int
+inputs_state(struct run *r)
+{
+	const struct strv	*pat = &r->ctx->cfg.setup_inputs;
+	struct buf		 b = BUF_INIT;
+	size_t			 i;
+
+	if (pat->n == 0)
+		return 0;
+	buf_adds(&b, "inputs\n");
+	for (i = 0; i < pat->n; i++)
+		buf_addf(&b, "%s\n", pat->v[i]);
+	buf_adds(&b, "digests\n");
+	if (setupin_digest(r->snap.copy, pat, &b) == -1) {
+		buf_free(&b);
+		return -1;
+	}
+	r->setup_inputs = buf_detach(&b);
+	return 0;
+}
+
+/* Setup runs again for its inputs: say which changed. */
+static void
+say_inputs_changed(const struct run *r)
+{
+	struct strv	 changed = STRV_INIT;
+	const char	*then, *now;
+
+	if (r->had_setup == NULL || r->setup_inputs == NULL ||
+	    (now = strstr(r->setup_inputs, "digests\n")) == NULL ||
+	    (then = strstr(r->had_setup, "digests\n")) == NULL)
+		return;
+	{
+		char	*t = xstrndup(then, deciding_len(then));
+
+		setupin_changed(t + 8, now + 8, &changed);
+		free(t);
+	}
+	if (changed.n > 0)
+		fprintf(stderr, "forge: setup runs again: %s%s changed since "
+		    "it last ran (forge.setupInputs)\n", changed.v[0],
+		    changed.n > 1 ? " and more" : "");
+	strv_free(&changed);
+}
+
+/*
+ * An incremental copy keeps what its setup made: not run again, unless
+ * the steps changed, a file forge.setupInputs lists changed (or could
+ * not be read), or --setup says so.
+ */
 void
 verify_copy_skip_setup(struct run *r, int setup)
 {
 	char	*want;
-	size_t	 i;
+	size_t	 i, n = 0;
 
-	if (!r->reused || !r->incremental || setup)
+	for (i = 0; i < r->nsteps; i++)
+		n += r->steps[i].setup;
+	if (!r->incremental || n == 0)
 		return;
+	if (inputs_state(r) == -1)
+		r->setup_unsure = 1;
 	want = setup_state(r, 0);
-	if (r->had_setup != NULL && strcmp(want, r->had_setup) == 0)
+	if (r->reused && !setup && !r->setup_unsure && r->had_setup != NULL &&
+	    deciding_len(r->had_setup) == strlen(want) &&
+	    strncmp(want, r->had_setup, strlen(want)) == 0) {
 		for (i = 0; i < r->nsteps; i++)
 			if (r->steps[i].setup)
 				r->steps[i].skip = 1;
+	} else {
+		if (r->reused && !setup)
+			say_inputs_changed(r);
+		/* What it reads now, for a hint should a step fail once
+		 * setup no longer runs. */
+		{
+			struct buf	b = BUF_INIT;
+
+			if (setupin_known(r->snap.copy, &b) == 0)
+				r->setup_read = buf_detach(&b);
+			buf_free(&b);
+		}
+	}
 	free(want);
+}
+
+/*
+ * A step failed in a copy whose setup did not run: if a file setup
+ * commonly reads changed since it last ran, and forge.setupInputs does
+ * not list it, say so.  The working tree's files, as the copy was made
+ * of them; the copy's may be the steps' own by now.
+ */
+void
+verify_copy_setup_hint(struct run *r)
+{
+	struct strv	 changed = STRV_INIT;
+	struct buf	 now = BUF_INIT;
+	const char	*read;
+	size_t		 i;
+	int		 skipped = 0;
+
+	for (i = 0; i < r->nsteps; i++)
+		skipped |= r->steps[i].setup && r->steps[i].skip;
+	if (!skipped || r->verdict != VERDICT_FAIL || r->had_setup == NULL ||
+	    (read = strstr(r->had_setup, READ_MARK)) == NULL)
+		return;
+	if (setupin_known(r->ctx->repo.top, &now) == 0)
+		setupin_changed(read + strlen(READ_MARK), now.data != NULL ?
+		    now.data : "", &changed);
+	if (changed.n > 0)
+		hint_setup_inputs(&changed);
+	strv_free(&changed);
+	buf_free(&now);
 }
 
 /*

@@ -12,9 +12,12 @@
  *				said why
  *	verify_copy_skip_setup(r, setup);	an incremental copy's setup
  *				steps are marked skip, if they ran as they
- *				are, unless setup (--setup)
+ *				are on the same inputs (forge.setupInputs),
+ *				unless setup (--setup)
  *	verify_copy_phases(&r->snap);	--verbose: where the time went
  *	... the steps ...
+ *	verify_copy_setup_hint(r);	a step failed while setup did not
+ *				run: names a file it reads that changed
  *	verify_copy_results(r);	what a clone's command committed, brought
  *				back as refs (r->refs)
  *	verify_copy_finish(r, keep);	kept (--keep, forge.keep), parked
@@ -35,6 +38,7 @@ int	verify_copy_tmpdir(const struct repo *);
 void	verify_copy_claim(struct run *);
 int	verify_copy_make(struct run *, int);
 void	verify_copy_skip_setup(struct run *, int);
+void	verify_copy_setup_hint(struct run *);
 void	verify_copy_phases(const struct snapshot *);
 void	verify_copy_results(struct run *);
 void	verify_copy_unclaim(struct run *);

@@ -49,6 +49,11 @@ struct run {
 	int		 incremental;	/* ... with its own ignored files */
 	int		 reused;	/* this copy was parked before */
 	char		*had_setup;	/* what setup it was parked with */
+	char		*setup_inputs;	/* the digests of forge.setupInputs
+					   in the copy, before the steps */
+	char		*setup_read;	/* those of the files setup
+					   commonly reads, if it runs */
+	int		 setup_unsure;	/* the digests could not be had */
 	char		*claimed;	/* the parked copy, as parked */
 	int		 copy_ready;	/* built and proved */
 	int		 clone;		/* the copy is a private clone */

@@ -30,6 +30,7 @@ SHELL_TESTS += tests/t-color.sh
 SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
+SHELL_TESTS += tests/t-setup-inputs.sh
 SHELL_TESTS += tests/t-reuse.sh
 SHELL_TESTS += tests/t-reuse-carry.sh
 SHELL_TESTS += tests/t-reuse-asis.sh
