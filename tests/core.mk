@@ -31,6 +31,8 @@ SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
 SHELL_TESTS += tests/t-setup-inputs.sh
+# The README's example for each kind of project; autotools is slow.
+SLOW_TESTS += tests/t-projects.sh
 SHELL_TESTS += tests/t-reuse.sh
 SHELL_TESTS += tests/t-reuse-carry.sh
 SHELL_TESTS += tests/t-reuse-asis.sh
