@@ -20,7 +20,7 @@
 #include "sig.h"
 #include "spawn.h"
 
-#define BUFSZ	(64 * 1024)
+#define BUFSZ	(256 * 1024)
 
 static int
 write_all(int fd, const char *p, size_t n)
@@ -80,6 +80,8 @@ chan_open(struct capture_chan *c, int to)
 			return -1;
 		c->rfd = p[0];
 		c->wfd = p[1];
+		/* Fewer trips through forge for a step that writes much. */
+		(void)fcntl(c->wfd, F_SETPIPE_SZ, BUFSZ);
 	}
 	(void)fcntl(c->rfd, F_SETFL, fcntl(c->rfd, F_GETFL) | O_NONBLOCK);
 	return 0;
@@ -103,18 +105,18 @@ pump(struct capture *cap, struct capture_chan *c, char *buf)
 
 	if (c->rfd == -1)
 		return 0;
-	if ((n = read(c->rfd, buf, BUFSZ)) == -1 && (errno == EINTR ||
-	    errno == EAGAIN))
+	/* A pipe fails to read only when empty (or interrupted). */
+	if ((n = read(c->rfd, buf, BUFSZ)) == -1)
 		return errno == EINTR;
-	if (n <= 0) {
+	if (n == 0) {
 		close(c->rfd);
 		c->rfd = -1;
 		return 0;
 	}
 	/* Its reader gone, the channel goes too: the step's next write
-	 * meets the broken pipe it would have met without forge. */
-	if (write_all(c->to, buf, (size_t)n) == -1 && c->wfd != -1 &&
-	    !isatty(c->wfd)) {
+	 * meets the broken pipe it would have met without forge.  Any
+	 * other failure loses these bytes from the screen only. */
+	if (write_all(c->to, buf, (size_t)n) == -1 && errno == EPIPE) {
 		close(c->rfd);
 		c->rfd = -1;
 	}
@@ -129,15 +131,33 @@ drain(struct capture *cap, char *buf)
 		;
 }
 
+/* Told that a sync is done; a reply that cannot be written closes the
+ * channel, so that no caller waits for it ever. */
+static void
+reply(struct capture *cap, char cmd)
+{
+	int	tries;
+
+	if (cap->ack[1] == -1)
+		return;
+	for (tries = 0; tries < 4; tries++)
+		if (write_all(cap->ack[1], &cmd, 1) == 0)
+			return;
+	close(cap->ack[1]);
+	cap->ack[1] = -1;
+}
+
 static void *
 tee_thread(void *arg)
 {
+	/* One capture at a time: its buffer needs no allocation that
+	 * could fail with the steps' output waiting. */
+	static char	 buf[BUFSZ];
 	struct capture	*cap = arg;
 	struct pollfd	 pfd[3];
-	char		*buf, cmd;
+	char		 cmd;
+	ssize_t		 n;
 
-	if ((buf = malloc(BUFSZ)) == NULL)
-		return NULL;
 	for (;;) {
 		pfd[0].fd = cap->ctl[0];
 		pfd[1].fd = cap->out.rfd;
@@ -149,14 +169,18 @@ tee_thread(void *arg)
 			(void)pump(cap, &cap->out, buf);
 		if (pfd[2].revents != 0)
 			(void)pump(cap, &cap->err, buf);
-		if (pfd[0].revents == 0 || read(cap->ctl[0], &cmd, 1) != 1)
+		if (pfd[0].revents == 0 || (n = read(cap->ctl[0], &cmd,
+		    1)) == -1)
 			continue;
 		drain(cap, buf);
-		(void)write_all(cap->ack[1], &cmd, 1);
-		if (cmd == 'q')
+		/* Its end closed: stop. */
+		if (n != 1)
 			break;
+		reply(cap, cmd);
 	}
-	free(buf);
+	/* The last it touches of cap: capture_stop() waits for this. */
+	if (cap->ack[1] != -1)
+		close(cap->ack[1]);
 	return NULL;
 }
 
@@ -220,6 +244,10 @@ capture_start(struct capture *cap, struct runlog *log)
 	sig_block_all(&old);
 	cap->running = pthread_create(&cap->thread, NULL, tee_thread, cap) == 0;
 	sig_restore(&old);
+	/* Waited for through its reply channel, never joined (runlog.c
+	 * says why). */
+	if (cap->running)
+		(void)pthread_detach(cap->thread);
 	if (!cap->running) {
 		warnx("the run's output will not be kept: no thread to pass "
 		    "it on");
@@ -262,10 +290,11 @@ capture_err(const struct capture *cap)
 	return cap->err.wfd != -1 ? cap->err.wfd : cap->out.wfd;
 }
 
-static void
-ask(struct capture *cap, char cmd)
+void
+capture_sync(struct capture *cap)
 {
 	char	got;
+	char	cmd = 's';
 
 	if (!cap->running || write_all(cap->ctl[1], &cmd, 1) == -1)
 		return;
@@ -274,28 +303,25 @@ ask(struct capture *cap, char cmd)
 }
 
 void
-capture_sync(struct capture *cap)
-{
-	ask(cap, 's');
-}
-
-void
 capture_stop(struct capture *cap)
 {
+	char	c;
+
 	if (!cap->running)
 		return;
 	if (cap->mine != NULL) {
 		stderr = cap->saved_stderr;
 		fclose(cap->mine);
 	}
-	ask(cap, 'q');
-	(void)pthread_join(cap->thread, NULL);
+	/* Its control channel closed, the thread passes on what is left,
+	 * then closes its reply channel as it ends. */
+	close(cap->ctl[1]);
+	while (read(cap->ack[0], &c, 1) != 0)
+		;
 	chan_close(&cap->out);
 	chan_close(&cap->err);
 	close(cap->ctl[0]);
-	close(cap->ctl[1]);
 	close(cap->ack[0]);
-	close(cap->ack[1]);
 	memset(cap, 0, sizeof(*cap));
 }
 

@@ -12,6 +12,10 @@
  *					after it, on screen as in the log
  *	capture_stop(&cap);		stops; fds closed, stderr restored
  *
+ * The thread is told to sync or stop through pipes, never a lock: a
+ * reply it cannot write closes its channel, and stop is the control
+ * channel's end, so that nothing can wait for it forever.
+ *
  * A thread of its own reads what the steps write and writes it to
  * forge's stdout (or stderr), then hands it to the log, which never
  * blocks it.  A terminal stays a terminal to the steps: where forge's

@@ -20,8 +20,9 @@
 #include "sig.h"
 #include "xmalloc.h"
 
-/* What the writer may fall behind by before bytes are dropped. */
-#define RING_SIZE	(1024 * 1024)
+/* What the writer may fall behind by before bytes are dropped: the
+ * pipe's size, if Linux grants it (pipe-max-size is 1 MiB unless set). */
+#define PIPE_SIZE	(1024 * 1024)
 #define CHUNK		(64 * 1024)
 
 static int
@@ -68,58 +69,64 @@ take(struct runlog *lg, const char *p, size_t n)
 	}
 }
 
+/*
+ * Detached, and waited for through done: the thread makes no call that
+ * takes a lock (no allocation, no stdio), and nothing waits on a futex
+ * for it, which the C library would abort on should it fail.
+ */
 static void *
 writer(void *arg)
 {
+	/* One log at a time. */
+	static char	 chunk[CHUNK];
 	struct runlog	*lg = arg;
-	char		*chunk = xmalloc(CHUNK);
-	size_t		 n, k;
-	int		 done;
+	ssize_t		 n;
 
-	for (;;) {
-		pthread_mutex_lock(&lg->mu);
-		while (lg->rlen == 0 && !lg->closing)
-			pthread_cond_wait(&lg->cv, &lg->mu);
-		done = lg->rlen == 0 && lg->closing;
-		n = lg->rlen < CHUNK ? lg->rlen : CHUNK;
-		k = lg->rsize - lg->rstart < n ? lg->rsize - lg->rstart : n;
-		memcpy(chunk, lg->ring + lg->rstart, k);
-		memcpy(chunk + k, lg->ring, n - k);
-		lg->rstart = (lg->rstart + n) % lg->rsize;
-		lg->rlen -= n;
-		pthread_mutex_unlock(&lg->mu);
-		if (done)
-			break;
-		take(lg, chunk, n);
-	}
-	free(chunk);
+	/* Until every writer has closed its end; on an error the pipe
+	 * fills, and what follows is counted as dropped. */
+	while ((n = read(lg->pipe[0], chunk, CHUNK)) > 0 ||
+	    (n == -1 && errno == EINTR))
+		if (n > 0)
+			take(lg, chunk, (size_t)n);
+	if (n == -1)
+		lg->err = errno;
+	/* The last it touches of lg. */
+	close(lg->done[1]);
 	return NULL;
+}
+
+/* The writer's end: done's other end closed. */
+static void
+writer_wait(struct runlog *lg)
+{
+	char	c;
+
+	/* Nothing is ever written there: only its end is read. */
+	while (read(lg->done[0], &c, 1) != 0)
+		;
+	close(lg->done[0]);
 }
 
 void
 runlog_add(struct runlog *lg, const void *p, size_t n)
 {
 	const char	*s = p;
-	size_t		 room, at, k;
+	ssize_t		 w;
 
-	if (lg == NULL || lg->ring == NULL || n == 0)
+	if (lg == NULL || !lg->running)
 		return;
-	pthread_mutex_lock(&lg->mu);
-	room = lg->rsize - lg->rlen;
-	if (n > room) {
-		lg->dropped += (long long)(n - room);
-		n = room;
-	}
 	while (n > 0) {
-		at = (lg->rstart + lg->rlen) % lg->rsize;
-		k = lg->rsize - at < n ? lg->rsize - at : n;
-		memcpy(lg->ring + at, s, k);
-		lg->rlen += k;
-		s += k;
-		n -= k;
+		if ((w = write(lg->pipe[1], s, n)) == -1 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		s += w;
+		n -= (size_t)w;
 	}
-	pthread_cond_signal(&lg->cv);
-	pthread_mutex_unlock(&lg->mu);
+	/* Full (the disk is slow), or failing: never wait for it. */
+	if (n > 0)
+		(void)__atomic_fetch_add(&lg->dropped, (long long)n,
+		    __ATOMIC_RELAXED);
 }
 
 /*
@@ -165,10 +172,10 @@ runlog_open(struct runlog *lg, const char *state_dir, long long cap,
     long long total)
 {
 	sigset_t	old;
-	int		started;
 
 	memset(lg, 0, sizeof(*lg));
 	lg->fd = -1;
+	lg->pipe[0] = lg->pipe[1] = lg->done[0] = lg->done[1] = -1;
 	lg->total = total;
 	lg->dir = xasprintf("%s/logs", state_dir);
 	if ((mkdir(lg->dir, 0700) == -1 && errno != EEXIST) ||
@@ -180,30 +187,47 @@ runlog_open(struct runlog *lg, const char *state_dir, long long cap,
 	lg->head_max = cap / 2;
 	lg->tsize = (size_t)(cap - lg->head_max);
 	lg->tail = xmalloc(lg->tsize > 0 ? lg->tsize : 1);
-	lg->rsize = RING_SIZE;
-	lg->ring = xmalloc(lg->rsize);
-	pthread_mutex_init(&lg->mu, NULL);
-	pthread_cond_init(&lg->cv, NULL);
+	if (pipe2(lg->pipe, O_CLOEXEC) == -1) {
+		warn("the run's output will not be kept");
+		lg->pipe[0] = lg->pipe[1] = -1;
+		goto fail;
+	}
+	if (pipe2(lg->done, O_CLOEXEC) == -1) {
+		warn("the run's output will not be kept");
+		lg->done[0] = lg->done[1] = -1;
+		goto fail;
+	}
+	(void)fcntl(lg->pipe[1], F_SETFL, O_NONBLOCK);
+	(void)fcntl(lg->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
 	/* Signals are the main thread's to take. */
 	sig_block_all(&old);
-	started = pthread_create(&lg->thread, NULL, writer, lg) == 0;
+	lg->running = pthread_create(&lg->thread, NULL, writer, lg) == 0;
 	sig_restore(&old);
-	if (started)
+	if (lg->running) {
+		(void)pthread_detach(lg->thread);
 		return 0;
+	}
 	warnx("the run's output will not be kept: no thread to write it");
-	pthread_mutex_destroy(&lg->mu);
-	pthread_cond_destroy(&lg->cv);
-	(void)unlink(lg->part);
 fail:
+	if (lg->pipe[0] != -1) {
+		close(lg->pipe[0]);
+		close(lg->pipe[1]);
+	}
+	if (lg->done[0] != -1) {
+		close(lg->done[0]);
+		close(lg->done[1]);
+	}
+	if (lg->part != NULL && lg->fd != -1)
+		(void)unlink(lg->part);
 	if (lg->fd != -1)
 		close(lg->fd);
-	free(lg->ring);
 	free(lg->tail);
 	free(lg->dir);
 	free(lg->part);
 	free(lg->path);
 	memset(lg, 0, sizeof(*lg));
 	lg->fd = -1;
+	lg->pipe[0] = lg->pipe[1] = -1;
 	return -1;
 }
 
@@ -239,13 +263,13 @@ runlog_close(struct runlog *lg, int keep)
 	int	ret = -1;
 	size_t	n;
 
-	if (lg->ring == NULL)
+	if (!lg->running)
 		return -1;
-	pthread_mutex_lock(&lg->mu);
-	lg->closing = 1;
-	pthread_cond_signal(&lg->cv);
-	pthread_mutex_unlock(&lg->mu);
-	(void)pthread_join(lg->thread, NULL);
+	/* The last writer's end closed: the thread reads to the end. */
+	close(lg->pipe[1]);
+	writer_wait(lg);
+	close(lg->pipe[0]);
+	lg->running = 0;
 	if (!keep) {
 		(void)unlink(lg->part);
 		lg->err = ECANCELED;
@@ -269,16 +293,12 @@ runlog_close(struct runlog *lg, int keep)
 	} else
 		ret = 0;
 	close(lg->fd);
-	pthread_mutex_destroy(&lg->mu);
-	pthread_cond_destroy(&lg->cv);
 	if (ret == 0)
 		(void)runlog_prune(lg->dir, lg->total, lg->id, 0, NULL);
-	free(lg->ring);
 	free(lg->tail);
 	free(lg->dir);
 	free(lg->part);
 	free(lg->path);
-	lg->ring = NULL;
 	lg->tail = NULL;
 	lg->dir = lg->part = lg->path = NULL;
 	lg->fd = -1;

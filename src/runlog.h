@@ -10,11 +10,11 @@
  *	struct runlog lg;
  *	if (runlog_open(&lg, state_dir, cap, total) == -1)	said why;
  *		...				the run goes on, unlogged
- *	runlog_add(&lg, bytes, n);	from any thread; copies the bytes
- *					and returns: a thread of the log's
- *					own writes them, so a slow or full
- *					disk never holds up the caller
- *					(what it cannot keep up with is
+ *	runlog_add(&lg, bytes, n);	from any thread; hands the bytes
+ *					to a thread of the log's own through
+ *					a pipe it never waits for, so a slow
+ *					or full disk never holds up the
+ *					caller (what does not fit is
  *					counted, and said in the log)
  *	runlog_close(&lg, keep);	0: kept as <id>.log; -1: said
  *					why (unless keep was 0: dropped),
@@ -44,14 +44,13 @@ struct runlog {
 	char		*path;
 	int		 fd;
 	long long	 total;
-	/* Shared with the writer, under mu. */
-	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
+	/* To the writer: a pipe, written without blocking. */
+	int		 pipe[2];
+	int		 done[2];	/* closed by the writer as it ends */
 	pthread_t	 thread;
-	char		*ring;
-	size_t		 rsize, rstart, rlen;
-	int		 closing;
-	long long	 dropped;	/* bytes the ring had no room for */
+	int		 running;
+	long long	 dropped;	/* bytes the pipe had no room for
+					   (added to atomically) */
 	/* The writer's alone. */
 	long long	 head_max, written;
 	char		*tail;
