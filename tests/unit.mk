@@ -98,3 +98,9 @@ tests_check_proof_SOURCES = tests/check_proof.c $(UNITFS)
 tests_check_proof_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_proof_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_proof_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_runlog
+tests_check_runlog_SOURCES = tests/check_runlog.c $(UNITFS)
+tests_check_runlog_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_runlog_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_runlog_LDADD = $(TEST_LIBS_COMMON)
