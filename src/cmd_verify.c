@@ -39,9 +39,11 @@
 #include "timeutil.h"
 #include "verdict.h"
 #include "verify_copy.h"
+#include "verify_carry.h"
 #include "verify_event.h"
 #include "verify_int.h"
 #include "verify_log.h"
+#include "verify_range.h"
 #include "xmalloc.h"
 
 int	cmd_verify(int, char **);
@@ -55,10 +57,11 @@ const struct cmd_entry cmd_verify_entry = {
 	"changes, plus the\nuntracked files git does not ignore.  The copy "
 	"is proved equal to the\nworking tree before anything runs, and "
 	"removed afterwards.  With --staged\nthe copy is HEAD plus the index, "
-	"what git commit would record; with\n--rev, that commit's tree.  "
-	"With --clone the copy is a private clone:\ngit in it cannot "
-	"change the repository, and the branches and tags it\nmakes come "
-	"back under refs/forge/runs/<run>/.\n",
+	"what git commit would record; with\n--rev, that commit's tree, or "
+	"each commit's of a range A..B in turn,\nin one copy carried from "
+	"commit to commit.  With --clone the copy is a\nprivate clone: git "
+	"in it cannot change the repository, and the\nbranches and tags it "
+	"makes come back under refs/forge/runs/<run>/.\n",
 	verify_options,
 	cmd_verify
 };
@@ -86,6 +89,13 @@ set_verdict(struct run *r, enum verdict v, int status, int signo,
 		r->failed = xvasprintf(failed, ap);
 		va_end(ap);
 	}
+}
+
+/* A commit of a range that could not be verified at all. */
+void
+verify_error(struct run *r, int status, const char *what)
+{
+	set_verdict(r, VERDICT_ERROR, status, 0, "%s", what);
 }
 
 /* Interrupted by the signal that is pending. */
@@ -421,8 +431,8 @@ out:
 	return ret;
 }
 
-static void
-run_steps(struct run *r)
+void
+verify_steps(struct run *r)
 {
 	size_t	i;
 
@@ -769,8 +779,8 @@ cache_remember(struct run *r)
 }
 
 /* A cached PASS: say so, and record it as what it is. */
-static int
-cached(struct run *r)
+int
+verify_cached(struct run *r)
 {
 	struct buf	 ev = BUF_INIT;
 	char		*what, now[RFC3339_LEN];
@@ -794,8 +804,8 @@ cached(struct run *r)
 
 /* Build the copy (or, in place, read the tree id); -1: the verdict is
  * set, 1: a cached PASS, nothing to run.  The steps run after this. */
-static int
-prepare(struct run *r, const struct verify_opts *o)
+int
+verify_prepare(struct run *r, const struct verify_opts *o)
 {
 	struct context		*ctx = r->ctx;
 	const char		*places[4];
@@ -806,7 +816,9 @@ prepare(struct run *r, const struct verify_opts *o)
 	r->have_rd = 1;
 	if (r->isolated && r->reuse)
 		verify_copy_claim(r);
-	if (!r->reused && rundir_open(&r->rd, ctx->repo.common) == -1)
+	/* A range's run directory serves each of its commits. */
+	if (!r->reused && !(r->range && r->rd.top != NULL) &&
+	    rundir_open(&r->rd, ctx->repo.common) == -1)
 		return -1;
 	if (o->change != NULL) {
 		doing(r, "forge could not report the change");
@@ -846,7 +858,9 @@ prepare(struct run *r, const struct verify_opts *o)
 		if (hit == 1)
 			return 1;
 	}
-	if (r->source.kind != SOURCE_WORKTREE)
+	if (r->range && r->have_snap)
+		;	/* verify_carry() says how it got there */
+	else if (r->source.kind != SOURCE_WORKTREE)
 		fprintf(stderr, "forge: isolated: running verification in an "
 		    "ephemeral copy of %s (working tree untouched)\n",
 		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
@@ -860,19 +874,23 @@ prepare(struct run *r, const struct verify_opts *o)
 		    "ephemeral copy (working tree untouched)\n");
 	/* Where the command runs, a copy lacks what git ignores: when a
 	 * build needs it and no setup step makes it, say so first. */
-	if (ctx->cfg.setup.n == 0 && r->nsteps > 0)
+	if (ctx->cfg.setup.n == 0 && r->nsteps > 0 && !r->have_snap)
 		hint_ignored_inputs(&ctx->repo, r->steps[0].shell ? "" :
 		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
-	if (verify_copy_make(r, o->verbose) == -1)
+	/* A range's next commit: the copy carried to it, or made anew. */
+	if ((r->range && r->have_snap ? verify_carry(r, o->verbose) :
+	    verify_copy_make(r, o->verbose)) == -1)
 		return -1;
 	/* Fit to park from now on, whatever the command does to it: the
 	 * next run brings it up to date, or rebuilds it. */
 	r->copy_ready = 1;
 	verify_copy_skip_setup(r, o->setup);
+	if (r->range)
+		verify_carry_ready(r, o->setup);
 	if (r->snap.tree != NULL)
 		r->tree = xstrdup(r->snap.tree);
-	if (o->verbose)
+	if (o->verbose && !r->carried)
 		verify_copy_phases(&r->snap);
 	places[0] = ctx->repo.top;
 	places[1] = ctx->repo.gitdir;
@@ -886,8 +904,8 @@ prepare(struct run *r, const struct verify_opts *o)
 }
 
 /* What forge exits with: the step's own status, or by the verdict. */
-static int
-exit_status(const struct run *r, int by_verdict)
+int
+verify_exit(const struct run *r, int by_verdict)
 {
 	if (!by_verdict || r->verdict == VERDICT_INTERRUPTED)
 		return r->status;
@@ -903,8 +921,35 @@ exit_status(const struct run *r, int by_verdict)
 	}
 }
 
-static void
-free_run(struct run *r)
+/* What is a commit's own: all but the copy and its run directory. */
+void
+verify_next(struct run *r)
+{
+	free(r->tree);
+	r->tree = NULL;
+	strv_free(&r->refs);
+	free(r->failed);
+	r->failed = NULL;
+	breaker_free(&r->after);
+	source_free(&r->source);
+	source_init(&r->source);
+	free(r->cache_tree);
+	free(r->cached_at);
+	free(r->convert);
+	free(r->as_is);
+	r->cache_tree = r->cached_at = r->convert = r->as_is = NULL;
+	r->cache_decided = 0;
+	r->recorded = 0;
+	r->contain_guess = NULL;
+	free_steps(r);
+	if (r->have_plan)
+		contain_free(&r->plan);
+	r->have_plan = 0;
+	r->plan_failed = 0;
+}
+
+void
+verify_free(struct run *r)
 {
 	if (r->have_snap)
 		snapshot_free(&r->snap);
@@ -925,6 +970,7 @@ free_run(struct run *r)
 	free(r->cached_at);
 	free(r->convert);
 	free(r->as_is);
+	free(r->range_setup);
 	if (r->have_ss)
 		source_state_free(&r->ss);
 	free_steps(r);
@@ -932,12 +978,11 @@ free_run(struct run *r)
 		contain_free(&r->plan);
 }
 
-/* Options, configuration and steps; the breaker.  0 or an exit status. */
-static int
-start(struct run *r, const struct verify_opts *o)
+/* Options, configuration and steps.  0 or an exit status. */
+int
+verify_begin(struct run *r, const struct verify_opts *o)
 {
 	struct context	*ctx = r->ctx;
-	int		 st;
 
 	r->isolated = o->isolated != -1 ? o->isolated : ctx->cfg.isolated;
 	/* What a commit records, or a commit: only a copy can hold it. */
@@ -982,7 +1027,10 @@ start(struct run *r, const struct verify_opts *o)
 	/* Only a copy of the working state is parked: a staged tree or a
 	 * commit is checked out afresh. */
 	if (r->source.kind != SOURCE_WORKTREE || r->clone)
-		r->reuse = r->incremental = 0;
+		r->reuse = 0;
+	/* But a range's copy goes on to its next commit (verify_carry.h). */
+	if ((r->source.kind != SOURCE_WORKTREE && !r->range) || r->clone)
+		r->incremental = 0;
 	r->contain = o->contain != -1 ? o->contain : ctx->cfg.contain;
 	r->no_network = o->no_network;
 	if (verify_conflicts(o, r->isolated, r->contain) == -1)
@@ -994,6 +1042,15 @@ start(struct run *r, const struct verify_opts *o)
 	/* Waiting for another forge's lock counts against the limit. */
 	if (r->timeout_ms > 0)
 		ctx->state.deadline_ms = r->start_ms + r->timeout_ms;
+	return 0;
+}
+
+/* The breaker, unless --no-breaker: 0, or an exit status. */
+int
+verify_gate(struct run *r)
+{
+	int	st;
+
 	if (r->no_breaker)
 		return 0;
 	if ((st = refused(r)) == 1)
@@ -1001,6 +1058,23 @@ start(struct run *r, const struct verify_opts *o)
 	if (st == -1)
 		return errno == ETIMEDOUT ? EXIT_TIMEOUT : EXIT_FORGE;
 	return 0;
+}
+
+/* After the steps: the copy ended (but a range's, which goes on), the
+ * verdict recorded, remembered and said. */
+void
+verify_end(struct run *r, const struct verify_opts *o)
+{
+	if (sig_pending() && r->verdict != VERDICT_INTERRUPTED)
+		interrupted(r, sig_pending());
+	verify_copy_results(r);
+	if (!r->range)
+		verify_copy_finish(r, o->keep);
+	record(r);
+	cache_remember(r);
+	verify_log_announce(r);
+	summary(r);
+	verify_log_close(r, 1);
 }
 
 int
@@ -1017,6 +1091,8 @@ cmd_verify(int argc, char **argv)
 		cmd_help(&cmd_verify_entry);
 		return 0;
 	}
+	if (o.range)
+		return verify_range(&o);
 	memset(&r, 0, sizeof(r));
 	r.start = time(NULL);
 	r.start_ms = time_now_ms();
@@ -1028,20 +1104,20 @@ cmd_verify(int argc, char **argv)
 		return st;
 	}
 	spawn_adopt();
-	if ((st = start(&r, &o)) != 0) {
-		free_run(&r);
+	if ((st = verify_begin(&r, &o)) != 0 || (st = verify_gate(&r)) != 0) {
+		verify_free(&r);
 		context_close(&ctx);
 		return st;
 	}
 	verify_log_open(&r);
-	if ((st = prepare(&r, &o)) == 1) {
+	if ((st = verify_prepare(&r, &o)) == 1) {
 		verify_log_close(&r, 0);
 		if (r.reused)
 			verify_copy_unclaim(&r);
 		else
 			(void)rundir_remove(&r.rd);
-		st = cached(&r);
-		free_run(&r);
+		st = verify_cached(&r);
+		verify_free(&r);
 		context_close(&ctx);
 		return st;
 	}
@@ -1049,20 +1125,12 @@ cmd_verify(int argc, char **argv)
 		if (o.verbose && r.tree != NULL)
 			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
 			    r.tree, ctx.repo.head);
-		run_steps(&r);
+		verify_steps(&r);
 		verify_copy_setup_hint(&r);
 	}
-	if (sig_pending() && r.verdict != VERDICT_INTERRUPTED)
-		interrupted(&r, sig_pending());
-	verify_copy_results(&r);
-	verify_copy_finish(&r, o.keep);
-	record(&r);
-	cache_remember(&r);
-	verify_log_announce(&r);
-	summary(&r);
-	verify_log_close(&r, 1);
-	st = exit_status(&r, o.exit_verdict);
-	free_run(&r);
+	verify_end(&r, &o);
+	st = verify_exit(&r, o.exit_verdict);
+	verify_free(&r);
 	context_close(&ctx);
 	if (r.verdict == VERDICT_INTERRUPTED && r.signo != 0) {
 		/* Die of the signal, so whoever ran us sees the cause. */

@@ -40,6 +40,12 @@ struct verify_opts {
 	char		**argv;		/* COMMAND [ARG...], or NULL */
 	int		 staged;	/* --staged: HEAD and the index */
 	const char	*rev;		/* --rev=REV: that commit's tree */
+	int		 range;		/* ... and REV is a range, A..B:
+					   each of its commits in turn */
+	int		 keep_going;	/* --keep-going: past a failure */
+	int		 first_parent;	/* --first-parent */
+	int		 bisect;	/* --bisect: the first failure,
+					   searched for */
 	int		 no_breaker;	/* --no-breaker */
 	int		 cache;		/* -1: forge.cache; --cache 1;
 					   --no-cache 0 */

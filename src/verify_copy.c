@@ -99,8 +99,8 @@ verify_copy_tmpdir(const struct repo *repo)
  * (as_run), or would be (!as_run).  A copy whose setup steps were all
  * skipped keeps the record it was parked with.
  */
-static char *
-setup_state(const struct run *r, int as_run)
+char *
+verify_copy_setup(const struct run *r, int as_run)
 {
 	struct buf	b = BUF_INIT;
 	size_t		i;
@@ -265,7 +265,7 @@ verify_copy_skip_setup(struct run *r, int setup)
 		return;
 	if (inputs_state(r) == -1)
 		r->setup_unsure = 1;
-	want = setup_state(r, 0);
+	want = verify_copy_setup(r, 0);
 	if (r->reused && !setup && !r->setup_unsure && r->had_setup != NULL &&
 	    deciding_len(r->had_setup) == strlen(want) &&
 	    strncmp(want, r->had_setup, strlen(want)) == 0) {
@@ -360,7 +360,7 @@ park(struct run *r)
 	memset(&w, 0, sizeof(w));
 	w.source = r->ctx->repo.top;
 	w.incremental = r->incremental;
-	w.setup = setup = setup_state(r, 1);
+	w.setup = setup = verify_copy_setup(r, 1);
 	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w,
 	    r->ctx->cfg.reuse_copies) == 0)
 		fprintf(stderr, "forge: the copy stays at %s for the next run "

@@ -23,6 +23,10 @@
  *	verify_copy_finish(r, keep);	kept (--keep, forge.keep), parked
  *				for the next run, or removed
  *
+ * verify_copy_setup(r, as_run) says what the setup steps made of the
+ * copy (the caller frees): the steps, or "" if any of them did not run
+ * to success (as_run), or would be (!as_run).
+ *
  * verify_copy_unclaim(r) puts a claimed copy back as it was parked, when
  * a cached verdict means it is not needed.  What these make (r->snap,
  * r->refs, r->had_setup, r->claimed) is the run's, freed with it.
@@ -42,6 +46,7 @@ void	verify_copy_setup_hint(struct run *);
 void	verify_copy_phases(const struct snapshot *);
 void	verify_copy_results(struct run *);
 void	verify_copy_unclaim(struct run *);
+char	*verify_copy_setup(const struct run *, int);
 void	verify_copy_finish(struct run *, int);
 
 #endif /* VERIFY_COPY_H */

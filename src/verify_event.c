@@ -48,6 +48,17 @@ event_mode(const struct run *r)
 	return run_mode(r);
 }
 
+/* A commit of a range (verify_range.h): the range it is of, which
+ * forge log shows as one. */
+static void
+range_json(const struct run *r, struct json *j)
+{
+	if (r->range_id == NULL)
+		return;
+	json_key(j, "range");
+	json_str(j, r->range_id);
+}
+
 /* How the run was made: where, of what, contained how. */
 static void
 how_json(const struct run *r, struct json *j)
@@ -72,6 +83,7 @@ how_json(const struct run *r, struct json *j)
 		json_key(j, "rev");
 		json_str(j, r->source.commit);
 	}
+	range_json(r, j);
 	if (r->no_breaker) {
 		json_key(j, "no_breaker");
 		json_bool(j, 1);
@@ -205,6 +217,11 @@ verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 	json_str(&j, event_mode(r));
 	json_key(&j, "head");
 	json_str(&j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(&j, "rev");
+		json_str(&j, r->source.commit);
+	}
+	range_json(r, &j);
 	json_key(&j, "tree");
 	json_str(&j, r->cache_tree);
 	json_key(&j, "verified_at");

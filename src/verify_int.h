@@ -1,12 +1,16 @@
 /*
  * A run of forge verify, shared by the files that carry it out:
  * cmd_verify.c (the flow, the steps and the verdict), verify_copy.c (the
- * copy it runs in) and verify_event.c (what the timeline records of it).
+ * copy it runs in), verify_carry.c (a range's copy, from one commit to
+ * the next), verify_range.c (a range's commits in turn) and
+ * verify_event.c (what the timeline records of it).
  *
  * cmd_verify() owns the one struct run there is, and everything it
  * points to: its strings, its steps, its copy (snap, if have_snap), its
- * run directory (rd, if have_rd), freed by free_run().  ctx is the
- * command's context, borrowed.
+ * run directory (rd, if have_rd), freed by verify_free().  ctx is the
+ * command's context, borrowed.  A range (verify_range()) has one struct
+ * run for all its commits, in turn: verify_next() frees what was the last
+ * commit's own, and keeps the copy and its run directory.
  */
 #ifndef VERIFY_INT_H
 #define VERIFY_INT_H
@@ -98,7 +102,33 @@ struct run {
 	struct runlog	 log;		/* if have_log: its output, kept */
 	struct capture	 cap;
 	int		 have_log;
+	int		 range;		/* a commit of a range: the copy
+					   goes on to the next */
+	const char	*range_id;	/* the range's, for the timeline */
+	int		 carried;	/* this copy was the last commit's */
+	int		 carry_ok;	/* the copy can be carried on */
+	int		 convert_on;	/* git converts by settings: -1 not
+					   known yet, 0, 1 */
+	char		*range_setup;	/* what setup the copy had, as
+					   verify_copy_setup() says */
 };
+
+/*
+ * The flow, in cmd_verify.c, for a range (verify_range.c) to take each
+ * commit through: 0 or an exit status; verify_prepare() 1 for a cached
+ * PASS (then verify_cached()), -1 with the verdict set.
+ */
+struct verify_opts;
+int	verify_begin(struct run *, const struct verify_opts *);
+int	verify_gate(struct run *);
+int	verify_prepare(struct run *, const struct verify_opts *);
+void	verify_steps(struct run *);
+void	verify_end(struct run *, const struct verify_opts *);
+int	verify_cached(struct run *);
+int	verify_exit(const struct run *, int);
+void	verify_error(struct run *, int, const char *);
+void	verify_next(struct run *);
+void	verify_free(struct run *);
 
 /*
  * Read by every file of the run (here, so that none of them depends on

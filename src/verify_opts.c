@@ -33,7 +33,14 @@ const struct cmd_opt verify_options[] = {
 	CMD_FLAG("staged", 0, O(staged), 1, CMD_BREAK,
 	    "verify HEAD plus the index, in a copy"),
 	CMD_CALL("rev", 0, required_argument, "rev", "REV", opt_rev,
-	    CMD_OR | CMD_EQ, "verify commit REV's tree, in a copy"),
+	    CMD_OR | CMD_EQ, "verify commit REV's tree, in a copy; or\n"
+	    "each commit of a range A..B in turn"),
+	CMD_FLAG("keep-going", 0, O(keep_going), 1, CMD_BREAK,
+	    "a range goes on past a failing commit"),
+	CMD_FLAG("bisect", 0, O(bisect), 1, CMD_OR,
+	    "search a range for its first failing commit"),
+	CMD_FLAG("first-parent", 0, O(first_parent), 1, 0,
+	    "a range follows only first parents"),
 	CMD_FLAG("no-check", 0, O(check), 0, 0,
 	    "do not prove the copy first (unsafe)"),
 	CMD_CALL("keep", 'k', optional_argument, "when", "W", opt_keep,
@@ -106,6 +113,13 @@ opt_rev(void *opts, const char *arg)
 	if (*arg == '\0') {
 		warnx("--rev=: the revision is empty");
 		return -1;
+	}
+	/* A range: each of its commits in turn (verify_range.h). */
+	if (repo_rev_kind(arg) == REV_RANGE && (o->rev == NULL ||
+	    strcmp(o->rev, arg) == 0)) {
+		o->rev = arg;
+		o->range = 1;
+		return 0;
 	}
 	if (one_commit("rev", o->rev, arg) == -1)
 		return -1;
@@ -232,8 +246,26 @@ verify_conflicts(const struct verify_opts *o, int isolated, int contain)
 		    "--in-place", o->staged ? "staged" : "rev");
 		return -1;
 	}
+	if ((o->keep_going || o->bisect || o->first_parent) && !o->range) {
+		warnx("--%s goes through a range of commits: give one with "
+		    "--rev=A..B", o->keep_going ? "keep-going" : o->bisect ?
+		    "bisect" : "first-parent");
+		return -1;
+	}
+	if (o->keep_going && o->bisect) {
+		warnx("--bisect stops at the first failing commit it finds: "
+		    "it makes no sense with --keep-going");
+		return -1;
+	}
+	if (o->range && o->keep > KEEP_NEVER) {
+		warnx("--keep keeps one run's copy: a range's goes on from "
+		    "commit to commit");
+		return -1;
+	}
+	/* A range's copy is carried from commit to commit: incremental,
+	 * it keeps its build output on the way. */
 	if ((o->staged || o->rev != NULL) && (o->reuse == 1 ||
-	    o->incremental == 1)) {
+	    (o->incremental == 1 && !o->range))) {
 		warnx("--%s makes a copy of its own: it cannot be reused",
 		    o->staged ? "staged" : "rev");
 		return -1;

@@ -13,6 +13,7 @@ SHELL_TESTS += tests/t-subdir.sh
 SHELL_TESTS += tests/t-hook.sh
 SHELL_TESTS += tests/t-staged.sh
 SHELL_TESTS += tests/t-staged-steps.sh
+SHELL_TESTS += tests/t-range.sh
 SHELL_TESTS += tests/t-nobreaker.sh
 SHELL_TESTS += tests/t-hookinstall.sh
 SHELL_TESTS += tests/t-cache.sh

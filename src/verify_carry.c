@@ -1,0 +1,265 @@
+/* A range's copy, carried from one of its commits to the next, proved. */
+#include "config.h"
+
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "buf.h"
+#include "convert.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "repo.h"
+#include "reuse.h"
+#include "rundir.h"
+#include "sig.h"
+#include "snapshot.h"
+#include "source.h"
+#include "strv.h"
+#include "verify_carry.h"
+#include "verify_copy.h"
+#include "verify_int.h"
+#include "xmalloc.h"
+
+/*
+ * Can a copy of commit be carried to another commit, or from it?  1 if
+ * its tree records no submodule and no attributes file, and git converts
+ * nothing by its settings either; 0 if not, with why; -1 if git could
+ * not say (said).
+ */
+static int
+tree_plain(struct run *r, const char *commit, const char **why)
+{
+	const char *const	 a[] = { "ls-tree", "-r", "-z", "--full-tree",
+	    commit, NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end, *path;
+	char			*d;
+	int			 on, st, ret = 1;
+
+	repo_git(&r->ctx->repo, &g);
+	g.index = NULL;
+	if (r->convert_on == -1) {
+		if ((d = convert_digest(&g, r->ctx->repo.common, NULL,
+		    &on)) == NULL)
+			return -1;
+		free(d);
+		r->convert_on = on;
+	}
+	*why = "git converts files by its settings here";
+	if (r->convert_on)
+		return 0;
+	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot list commit %.12s: git ls-tree: %s",
+			    commit, git_why(&err, st));
+		buf_free(&out);
+		buf_free(&err);
+		return -1;
+	}
+	/* "mode type id\tpath" each. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end && ret;
+	    p += strlen(p) + 1) {
+		if ((path = strchr(p, '\t')) == NULL)
+			continue;
+		if (strncmp(p, "160000 ", 7) == 0) {
+			*why = "it records a submodule";
+			ret = 0;
+		} else if (convert_is_attributes(path + 1)) {
+			*why = "it has an attributes file";
+			ret = 0;
+		}
+	}
+	buf_free(&out);
+	buf_free(&err);
+	return ret;
+}
+
+/* The commit's tree as an index, for reuse_drop_rules() to know what
+ * is tracked: into the run's scratch space. */
+static char *
+commit_index(struct run *r, const char *commit)
+{
+	const char *const	 a[] = { "read-tree", commit, NULL };
+	struct git		 g;
+	struct buf		 err = BUF_INIT;
+	char			*idx;
+	int			 st;
+
+	idx = xasprintf("%s/range-index", r->rd.scratch);
+	repo_git(&r->ctx->repo, &g);
+	g.index = idx;
+	if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot read commit %.12s: git read-tree: %s",
+			    commit, git_why(&err, st));
+		free(idx);
+		idx = NULL;
+	}
+	buf_free(&err);
+	return idx;
+}
+
+/* An incremental copy's own files that git reads as instructions go
+ * before git reads them: none is the commit's (reuse.h). */
+static int
+drop_rules(struct run *r, const char *commit)
+{
+	struct strv	 dropped = STRV_INIT;
+	char		*idx, *none;
+	int		 ret;
+
+	if ((idx = commit_index(r, commit)) == NULL)
+		return -1;
+	/* Where the working state's untracked files would be: none. */
+	none = xasprintf("%s/none", r->rd.scratch);
+	ret = reuse_drop_rules(none, r->snap.copy, r->ctx->repo.common,
+	    r->rd.run, idx, NULL, &dropped);
+	if (dropped.n > 0)
+		fprintf(stderr, "forge: removed from the incremental copy %zu "
+		    "file%s of its own that git reads as instructions "
+		    "(%s%s)\n", dropped.n, dropped.n == 1 ? "" : "s",
+		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
+	strv_free(&dropped);
+	free(none);
+	free(idx);
+	return ret;
+}
+
+/* Nothing git does not track is left in the copy, but the ignored files
+ * an incremental copy keeps: a fresh copy would have none of it. */
+static int
+nothing_else(struct run *r, const struct git *dg)
+{
+	const char *const	 all[] = { "ls-files", "-z", "-o",
+	    "--directory", NULL };
+	const char *const	 shown[] = { "ls-files", "-z", "-o",
+	    "--directory", "--exclude-standard", NULL };
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	int			 st, ret = 0;
+
+	if ((st = git_run(dg, r->incremental ? shown : all, 0, NULL, &out,
+	    &err)) != 0) {
+		if (st > 0)
+			warnx("cannot list the copy: git ls-files: %s",
+			    git_why(&err, st));
+		ret = -1;
+	} else if (out.len > 0) {
+		buf_addc(&out, '\0');
+		warnx("the copy still holds %s, which commit %.12s has not",
+		    fs_vis(out.data), r->source.commit);
+		ret = -1;
+	}
+	buf_free(&out);
+	buf_free(&err);
+	return ret;
+}
+
+/* The copy brought to the commit and proved: 0, or -1 (said why). */
+static int
+move(struct run *r)
+{
+	const char	*commit = r->source.commit;
+	struct git	 dg;
+	char		*adm = NULL, *tree;
+	int		 ret = -1;
+
+	if (r->incremental && drop_rules(r, commit) == -1)
+		return -1;
+	sig_test_stall("carry");
+	if (sig_pending() || reuse_sync(r->snap.copy, r->ctx->repo.common,
+	    r->rd.run, commit, r->incremental, NULL, NULL, &adm) == -1)
+		goto out;
+	memset(&dg, 0, sizeof(dg));
+	dg.dir = r->snap.copy;
+	dg.gitdir = adm;
+	dg.worktree = r->snap.copy;
+	if (sig_pending() || nothing_else(r, &dg) == -1)
+		goto out;
+	if (!r->check)
+		tree = NULL;
+	else if (sig_pending() || (tree = source_prove(&r->source, &dg,
+	    &r->rd, r->ctx->repo.objects)) == NULL)
+		goto out;
+	free(r->snap.tree);
+	r->snap.tree = tree;
+	/* Any path may be a symlink now: escape.h looks at them all. */
+	strv_free(&r->snap.links);
+	r->snap.links_known = 0;
+	ret = 0;
+out:
+	free(adm);
+	return ret;
+}
+
+int
+verify_carry(struct run *r, int verbose)
+{
+	const char	*why = NULL;
+	int		 plain;
+
+	r->carried = 0;
+	if ((plain = tree_plain(r, r->source.commit, &why)) == 1 &&
+	    r->carry_ok) {
+		if (move(r) == 0) {
+			r->carried = 1;
+			fprintf(stderr, "forge: isolated: running verification "
+			    "in the range's %scopy, carried to commit %.12s "
+			    "and proved (working tree untouched)\n",
+			    r->incremental ? "incremental " : "",
+			    r->source.commit);
+			return 0;
+		}
+		if (sig_pending())
+			return -1;
+		why = "it could not be carried there";
+	} else if (plain == 1)
+		why = "the last commit's copy cannot be carried on";
+	else if (plain == -1)
+		why = "git could not say whether it can be carried there";
+	fprintf(stderr, "forge: isolated: running verification in a fresh "
+	    "copy of commit %.12s: %s (working tree untouched)\n",
+	    r->source.commit, why);
+	/* Made anew, never trusted: the old copy goes first. */
+	r->carry_ok = 0;
+	snapshot_free(&r->snap);
+	r->have_snap = 0;
+	(void)rundir_remove(&r->rd);
+	rundir_free(&r->rd);
+	memset(&r->rd, 0, sizeof(r->rd));
+	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
+		return -1;
+	return verify_copy_make(r, verbose);
+}
+
+void
+verify_carry_ready(struct run *r, int setup)
+{
+	const char	*why;
+	char		*want;
+	size_t		 i;
+
+	if (!r->carried)
+		r->carry_ok = r->have_snap && r->snap.nrepos == 1 &&
+		    r->snap.left_out.n == 0 &&
+		    tree_plain(r, r->source.commit, &why) == 1;
+	if (!r->carried || !r->incremental || setup ||
+	    r->range_setup == NULL)
+		return;
+	want = verify_copy_setup(r, 0);
+	if (strcmp(want, r->range_setup) == 0)
+		for (i = 0; i < r->nsteps; i++)
+			if (r->steps[i].setup)
+				r->steps[i].skip = 1;
+	free(want);
+}
+
+void
+verify_carry_done(struct run *r)
+{
+	free(r->range_setup);
+	r->range_setup = r->incremental && r->have_snap ?
+	    verify_copy_setup(r, 1) : NULL;
+}
