@@ -496,9 +496,12 @@ all_afresh(const struct git *dst, struct lsfiles *l, struct strv *edits)
 	return 0;
 }
 
-char *
-source_prove_tree(const char *want, const char *what, const struct git *dst,
-    struct rundir *rd, const char *objects, const char *rel, size_t id)
+/* force: the files ignore rules match are hashed too, for a copy that
+ * should have none. */
+static char *
+prove_tree(const char *want, const char *what, const struct git *dst,
+    struct rundir *rd, const char *objects, const char *rel, size_t id,
+    int force)
 {
 	struct treeid_req	 q = TREEID_INIT;
 	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
@@ -514,7 +517,7 @@ source_prove_tree(const char *want, const char *what, const struct git *dst,
 	proof_scratch(&q, rd);
 	q.alternates = objects;
 	q.edits = &edits;
-	q.force = 1;
+	q.force = force;
 	snprintf(tag, sizeof(tag), "copy%zu", id);
 	tree = treeid_compute(&q, tag);
 	if (tree != NULL && strcmp(tree, want) != 0) {
@@ -538,6 +541,21 @@ source_prove_tree(const char *want, const char *what, const struct git *dst,
 	lsfiles_free(&l);
 	free(idx);
 	return tree;
+}
+
+char *
+source_prove_tree(const char *want, const char *what, const struct git *dst,
+    struct rundir *rd, const char *objects, const char *rel, size_t id)
+{
+	return prove_tree(want, what, dst, rd, objects, rel, id, 1);
+}
+
+char *
+source_prove_kept(const struct source *s, const struct git *dst,
+    struct rundir *rd, const char *objects)
+{
+	return prove_tree(s->tree, "commit's tree", dst, rd, objects, "", 0,
+	    0);
 }
 
 char *

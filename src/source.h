@@ -26,6 +26,12 @@
  *					the copy's tree id, which must be
  *					src.tree: NULL with what differs
  *					said; the caller frees
+ *	tree = source_prove_kept(&src, &dst_git, &rd, objects);
+ *					the same, for a copy that keeps
+ *					ignored files of its own (a range's
+ *					incremental copy): the files its
+ *					ignore rules match are left out, where
+ *					source_prove() hashes them too
  *
  * The submodules the tree records are copied each at the commit its
  * gitlink names, from its local repository:
@@ -68,6 +74,8 @@ void		 source_free(struct source *);
 int		 source_resolve(struct source *, const struct repo *,
 		    struct rundir *);
 char		*source_prove(const struct source *, const struct git *,
+		    struct rundir *, const char *);
+char		*source_prove_kept(const struct source *, const struct git *,
 		    struct rundir *, const char *);
 struct strv;
 int		 source_gitlinks(const struct git *, struct strv *);

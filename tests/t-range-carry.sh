@@ -1,0 +1,116 @@
+#!/bin/sh
+# A range's copy carried from commit to commit: what a commit's steps
+# leave behind is gone before the next commit's run, but for the build
+# output an incremental copy keeps -- so a make project rebuilds only
+# what each commit changed -- and never an ignored file that git reads
+# as instructions.  Where a carried copy could not be exact, a fresh one
+# is made.
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+
+new_repo "$T/r"
+git config forge.breakerThreshold 0
+start=$(git rev-parse HEAD)
+
+# A small make project; the compiler counts its runs.
+cat >"$T/cc" <<EOF
+#!/bin/sh
+echo "\$*" >>"$T/cc.log"
+exec cc "\$@"
+EOF
+chmod +x "$T/cc"
+cat >Makefile <<'EOF'
+OBJS = a.o b.o c.o
+prog: $(OBJS)
+	$(CC) -o prog $(OBJS)
+.c.o:
+	$(CC) -c -o $@ $<
+EOF
+printf 'prog\n' >>.gitignore
+printf 'int a(void) { return 1; }\n' >a.c
+printf 'int b(void) { return 2; }\n' >b.c
+printf 'int a(void); int b(void);\nint main(void) { return a() + b() - 3; }\n' >c.c
+printf '[forge]\n\tverify = make CC=%s && ./prog\n' "$T/cc" >.forgeconfig
+git add -A
+git commit -q -m project
+printf 'int b(void) { return 2 + 0; }\n' >b.c
+git commit -q -am 'b changes'
+printf 'docs\n' >README
+git add README
+git commit -q -m 'no source changes'
+printf 'int a(void); int b(void);\nint main(void) { return a() + b() - 3 + 0; }\n' >c.c
+git commit -q -am 'c changes'
+compiles() {
+	_n=$(wc -l <"$T/cc.log" | tr -d ' ')
+	: >"$T/cc.log"
+	echo "$_n"
+}
+: >"$T/cc.log"
+
+run_forge verify --rev="$start..main"
+is "a range of four commits passes" "$rc" 0
+is "without --incremental each commit builds from nothing" "$(compiles)" 16
+run_forge verify --rev="$start..main" --incremental
+is "--incremental passes too" "$rc" 0
+# 3 compiles and a link, then b and a link, nothing, c and a link.
+is "and rebuilds only what each commit changed" "$(compiles)" 8
+like "its copy is carried, incremental" "$err" \
+    "in the range's incremental copy, carried to commit"
+tail -n 4 .git/forge/timeline.jsonl | "$JSONPICK" incremental >"$T/inc"
+is "each event says incremental" "$(sort -u "$T/inc")" true
+
+# What a commit's steps leave behind.
+new_repo "$T/s"
+git config forge.breakerThreshold 0
+start=$(git rev-parse HEAD)
+printf '/.gitattributes\nout/\n' >>.gitignore
+cat >check.sh <<'EOF'
+# Nothing but the commit's files, and no line ending but LF.
+test -z "$(git status --porcelain --untracked-files=all)" || exit 2
+! grep -q "$(printf '\r')" hello.txt || exit 3
+# Leave junk: untracked, ignored, a rule file git would read, a tracked
+# file changed and one removed, a commit.
+echo junk >junk.txt
+mkdir -p out && echo built >>out/o
+printf '* text eol=crlf\n' >.gitattributes
+echo tampered >>run.sh
+rm -f src/main.c
+git -c user.name=n -c user.email=e commit -qam junk
+EOF
+printf '[forge]\n\tverify = sh check.sh\n' >.forgeconfig
+git add -A
+git commit -q -m 'checks'
+for i in 1 2 3; do
+	printf 'line %s\n' "$i" >>hello.txt
+	git commit -q -am "hello $i"
+done
+before=$(state_of "$T/s")
+for mode in "" --incremental; do
+	run_forge verify --rev="$start..main" $mode
+	is "${mode:-plain}: every commit finds only its own files" "$rc" 0
+	is "${mode:-plain}: in one copy carried three times" \
+	    "$(printf '%s\n' "$err" | grep -c 'carried to commit')" 3
+done
+like "the incremental copy dropped the rule file it kept" "$err" \
+    "removed from the incremental copy 1 file of its own that git reads as instructions \\(\\.gitattributes\\)"
+is "the working tree, index and HEAD are as they were" \
+    "$(state_of "$T/s")" "$before"
+is "nothing is left behind" "$(leftovers "$T/s")" ""
+
+# An attributes file in a commit: that commit, and the next, get fresh
+# copies.
+printf 'hello.txt -text\n' >.gitattributes
+git add -f .gitattributes
+git commit -q -m attributes
+printf 'line 4\n' >>hello.txt
+git commit -q -am 'hello 4'
+git rm -q --cached .gitattributes
+rm .gitattributes
+git commit -q -m 'no attributes'
+run_forge verify --rev="main~4..main"
+is "a range across an attributes file passes" "$rc" 0
+is "carried only where neither tree has one" \
+    "$(printf '%s\n' "$err" | grep -c 'carried to commit')" 0
+like "the others fresh, saying why" "$err" \
+    "in a fresh copy of commit [0-9a-f]{12}: it has an attributes file"
+is "nothing is left behind" "$(leftovers "$T/s")" ""
+done_testing
