@@ -106,7 +106,7 @@ steps_note(const struct jv *ev, struct buf *note)
 {
 	const struct jv	*steps, *st;
 	const char	*cmd;
-	size_t		 i;
+	size_t		 i, start = note->len;
 
 	if ((steps = jv_get(ev, "steps")) != NULL && steps->type == JV_ARR)
 		for (i = 0; i < steps->len; i++) {
@@ -114,16 +114,27 @@ steps_note(const struct jv *ev, struct buf *note)
 			if (st->type != JV_OBJ || (cmd = jv_str(jv_get(st,
 			    "command"))) == NULL || jv_get(st, "setup") != NULL)
 				continue;
-			if (note->len > 0)
+			if (note->len > start)
 				buf_adds(note, " && ");
 			buf_adds(note, fs_vis(cmd));
 		}
-	if (note->len == 0)
+	if (note->len == start)
 		buf_adds(note, "-");
 }
 
 /* The widest mode: "incremental". */
 #define MODE_WIDTH	11
+
+/* A commit of a range (verify_range.h) is named first in its note. */
+static void
+range_note(const struct jv *ev, struct buf *note)
+{
+	const char	*rev;
+
+	if (jv_get(ev, "range") != NULL &&
+	    (rev = jv_str(jv_get(ev, "rev"))) != NULL)
+		buf_addf(note, "%.12s ", fs_vis(rev));
+}
 
 void
 event_row(const struct jv *ev, struct buf *b, int color)
@@ -143,6 +154,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 	snprintf(sess, sizeof(sess), "%.12s", s != NULL ? s : "-");
 	pad(b, fs_vis(sess), 12);
 	if (strcmp(type, "verify") == 0) {
+		range_note(ev, &note);
 		s = jv_str(jv_get(ev, "mode"));
 		pad(b, s != NULL ? fs_vis(s) : "-", MODE_WIDTH);
 		s = jv_str(jv_get(ev, "verdict"));
@@ -154,7 +166,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 		snprintf(tmp, sizeof(tmp), "%.10s", s != NULL ? s : "-");
 		pad(b, tmp, 10);
 		if ((c = jv_get(ev, "change")) != NULL &&
-		    c->type == JV_OBJ) {
+		    c->type == JV_OBJ && note.len == 0) {
 			static const char *const keys[] = { "modified",
 			    "added", "deleted", "renamed", "untracked" };
 			static const char tags[] = "MADR?";
@@ -173,6 +185,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 			steps_note(ev, &note);
 	} else if (strcmp(type, "cached") == 0) {
 		/* A PASS taken from the verdict cache: what it was of. */
+		range_note(ev, &note);
 		s = jv_str(jv_get(ev, "mode"));
 		pad(b, s != NULL ? fs_vis(s) : "-", MODE_WIDTH);
 		pad(b, "CACHED", 11);
@@ -230,11 +243,65 @@ log_mark(const struct events *e, const struct jv *ev, struct buf *b)
 	    ", incomplete");
 }
 
+/* The range of events from the i-th on: how many share its id. */
+static size_t
+range_len(const struct events *e, size_t i)
+{
+	const char	*id, *s;
+	size_t		 j;
+
+	if ((id = jv_str(jv_get(events_at(e, i), "range"))) == NULL)
+		return 0;
+	for (j = i; j < e->n; j++)
+		if ((s = jv_str(jv_get(events_at(e, j), "range"))) == NULL ||
+		    strcmp(s, id) != 0)
+			break;
+	return j - i;
+}
+
+/* A range's events as one: a row before them, with the verdict of the
+ * first that did not pass (else PASS) and their time together. */
+static void
+range_row(const struct events *e, size_t i, size_t n, struct buf *b,
+    int color)
+{
+	const struct jv	*ev;
+	const char	*s, *v = "PASS";
+	char		 dur[32], sess[16];
+	long long	 ms = 0;
+	size_t		 j, pass = 0;
+
+	for (j = i; j < i + n; j++) {
+		ev = events_at(e, j);
+		s = jv_str(jv_get(ev, "event"));
+		if (s != NULL && strcmp(s, "cached") == 0)
+			s = "PASS";
+		else
+			s = jv_str(jv_get(ev, "verdict"));
+		if (s != NULL && strcmp(s, "PASS") == 0)
+			pass++;
+		else if (strcmp(v, "PASS") == 0)
+			v = s != NULL ? s : "-";
+		ms += jv_num(jv_get(ev, "duration_ms"), 0);
+	}
+	ev = events_at(e, i);
+	s = jv_str(jv_get(ev, "time"));
+	pad(b, s != NULL ? fs_vis(s) : "-", 20);
+	s = jv_str(jv_get(ev, "session"));
+	snprintf(sess, sizeof(sess), "%.12s", s != NULL ? s : "-");
+	pad(b, fs_vis(sess), 12);
+	pad(b, "range", MODE_WIDTH);
+	pad_verdict(b, fs_vis(v), 11, color);
+	pad(b, duration_format(dur, sizeof(dur), ms), 8);
+	pad(b, "-", 10);
+	buf_addf(b, "%zu commit%s, %zu passed", n, n == 1 ? "" : "s", pass);
+}
+
 void
 events_print_table(const struct events *e, FILE *fp, int color)
 {
 	struct buf	b = BUF_INIT;
-	size_t		i;
+	size_t		i, n, left = 0;
 
 	if (e->n == 0) {
 		fprintf(fp, "no verifications recorded yet\n");
@@ -244,10 +311,18 @@ events_print_table(const struct events *e, FILE *fp, int color)
 	    "SESSION", MODE_WIDTH, "MODE", "VERDICT", "DURATION", "TREE",
 	    "CHANGES");
 	for (i = 0; i < e->n; i++) {
+		if (left == 0 && (n = range_len(e, i)) > 0) {
+			buf_reset(&b);
+			range_row(e, i, n, &b, color);
+			fprintf(fp, "%s\n", b.data);
+			left = n;
+		}
 		buf_reset(&b);
 		event_row(events_at(e, i), &b, color);
 		log_mark(e, events_at(e, i), &b);
-		fprintf(fp, "%s\n", b.data);
+		fprintf(fp, "%s%s\n", left > 0 ? "  " : "", b.data);
+		if (left > 0)
+			left--;
 	}
 	buf_free(&b);
 }

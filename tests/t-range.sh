@@ -181,6 +181,13 @@ is "--keep-going goes past it: the next commit runs" "$rc $(ran)" "125 merged "
 is "recorded as ERROR, then PASS" \
     "$(tail -n 2 "$tl" | "$JSONPICK" rev verdict | tr '\t\n' ' ,')" \
     "$ghost ERROR,$after PASS,"
+run_forge log -n 2
+like "forge log shows the range as one group, its first failure's verdict" \
+    "$out" "^[0-9TZ:-]+ +- +range +ERROR .* - +2 commits, 1 passed"
+like "then each commit, indented, its id first" "$out" \
+    "^  [0-9TZ:-]+ +- +rev +ERROR .* $(printf '%.12s' "$ghost") forge could"
+like "the passing one too" "$out" \
+    "^  [0-9TZ:-]+ +- +rev +PASS .* $(printf '%.12s' "$after") echo merged"
 is "the working tree, index and HEAD are as they were" \
     "$(state_of "$T/s")" "$before"
 is "nothing is left behind" "$(leftovers "$T/s")" ""
