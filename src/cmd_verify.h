@@ -46,6 +46,7 @@ struct verify_opts {
 	int		 first_parent;	/* --first-parent */
 	int		 bisect;	/* --bisect: the first failure,
 					   searched for */
+	int		 jobs;		/* --jobs: commits at once (1) */
 	int		 no_breaker;	/* --no-breaker */
 	int		 cache;		/* -1: forge.cache; --cache 1;
 					   --no-cache 0 */

@@ -48,6 +48,19 @@ handler(int signo)
 	errno = saved;
 }
 
+/* A child forked to work on its own, never to exec: a wake pipe of its
+ * own, so that neither process drains the other's wakeups. */
+void
+sig_forked(void)
+{
+	if (wake[0] != -1)
+		close(wake[0]);
+	if (wake[1] != -1)
+		close(wake[1]);
+	if (pipe2(wake, O_CLOEXEC | O_NONBLOCK) == -1)
+		wake[0] = wake[1] = -1;
+}
+
 void
 sig_init(void)
 {

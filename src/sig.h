@@ -24,6 +24,9 @@
  * runs, for pthread_join(); 0: no thread could be made, and fn has run
  * to its end here.
  *
+ * A child forked to go on as forge (no exec) calls sig_forked() first:
+ * a wake pipe of its own, the parent's closed there.
+ *
  * Between fork and exec a child calls sig_child_reset(), which is
  * async-signal-safe: the dispositions forge started with come back (an
  * ignored SIGINT stays ignored, as it would without forge) and the signal
@@ -46,6 +49,7 @@ void	sig_block_all(sigset_t *);
 void	sig_restore(const sigset_t *);
 int	sig_thread(pthread_t *, void *(*)(void *), void *);
 void	sig_child_reset(void);
+void	sig_forked(void);
 /*
  * For the test suite: FORGE_TEST_STALL=<phase> makes forge announce the
  * phase on stderr and wait there -- until a signal comes, or until the

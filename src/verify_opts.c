@@ -3,6 +3,7 @@
 
 #include <err.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cmd.h"
@@ -20,6 +21,7 @@ static int	opt_no_reuse(void *, const char *);
 static int	opt_timeout(void *, const char *);
 static int	opt_change(void *, const char *);
 static int	opt_exit(void *, const char *);
+static int	opt_jobs(void *, const char *);
 
 const struct cmd_opt verify_options[] = {
 	CMD_FLAG("isolated", 'i', O(isolated), 1, 0,
@@ -41,6 +43,8 @@ const struct cmd_opt verify_options[] = {
 	    "search a range for its first failing commit"),
 	CMD_FLAG("first-parent", 0, O(first_parent), 1, 0,
 	    "a range follows only first parents"),
+	CMD_CALL("jobs", 'j', required_argument, "n", "N", opt_jobs, 0,
+	    "verify up to N commits of a range at once"),
 	CMD_FLAG("no-check", 0, O(check), 0, 0,
 	    "do not prove the copy first (unsafe)"),
 	CMD_CALL("keep", 'k', optional_argument, "when", "W", opt_keep,
@@ -201,6 +205,21 @@ opt_exit(void *opts, const char *arg)
 	return 0;
 }
 
+static int
+opt_jobs(void *opts, const char *arg)
+{
+	struct verify_opts	*o = opts;
+	const char		*e;
+
+	o->jobs = (int)strtonum(arg, 1, 64, &e);
+	if (e != NULL) {
+		warnx("--jobs %s: say a number of commits at once, 1 to 64",
+		    fs_vis(arg));
+		return -1;
+	}
+	return 0;
+}
+
 int
 verify_conflicts(const struct verify_opts *o, int isolated, int contain)
 {
@@ -246,10 +265,16 @@ verify_conflicts(const struct verify_opts *o, int isolated, int contain)
 		    "--in-place", o->staged ? "staged" : "rev");
 		return -1;
 	}
-	if ((o->keep_going || o->bisect || o->first_parent) && !o->range) {
+	if ((o->keep_going || o->bisect || o->first_parent ||
+	    o->jobs > 1) && !o->range) {
 		warnx("--%s goes through a range of commits: give one with "
 		    "--rev=A..B", o->keep_going ? "keep-going" : o->bisect ?
-		    "bisect" : "first-parent");
+		    "bisect" : o->first_parent ? "first-parent" : "jobs");
+		return -1;
+	}
+	if (o->bisect && o->jobs > 1) {
+		warnx("--bisect verifies one commit at a time, each choosing "
+		    "the next: it makes no sense with --jobs");
 		return -1;
 	}
 	if (o->keep_going && o->bisect) {
@@ -294,6 +319,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	o->contain = -1;
 	o->cache = -1;
 	o->keep = -1;
+	o->jobs = 1;
 	switch (n = cmd_parse(&cmd_verify_entry, argc, argv, o)) {
 	case CMD_HELP:
 		o->help = 1;

@@ -1,7 +1,13 @@
 /* forge verify --rev=A..B: a range's commits verified in turn, in a table. */
 #include "config.h"
 
+#include <sys/mman.h>
+#include <sys/wait.h>
+
 #include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +22,7 @@
 #include "forge.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "rundir.h"
 #include "settings.h"
 #include "sig.h"
 #include "spawn.h"
@@ -226,6 +233,290 @@ bisect(struct range *rg, struct run *r, const struct verify_opts *o)
 		    "range to start good\n", rg->ran, rg->n, inferred);
 }
 
+/*
+ * --jobs: each worker, a forked forge, verifies a slice of the range in
+ * order in a copy of its own, each commit's output caught in unlinked
+ * files and printed whole once it ends (one worker at a time: the token
+ * read from tok and written back), its row sent to the parent on res as
+ * one line.  A commit after *stop, the first that did not pass as far as
+ * the parent knows, is not started (but with --keep-going).
+ */
+struct jobs {
+	int			 res[2], tok[2];
+	volatile size_t		*stop;
+	int			 out, err;	/* the worker's own */
+};
+
+/* An unlinked file in TMPDIR, or -1 (said why). */
+static int
+caught(void)
+{
+	char	*tmp, *path;
+	int	 fd;
+
+	tmp = rundir_tmpdir();
+	if ((fd = open(tmp, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) == -1) {
+		path = xasprintf("%s/forge-out.XXXXXX", tmp);
+		if ((fd = mkostemp(path, O_CLOEXEC)) != -1)
+			(void)unlink(path);
+		else
+			warn("cannot make a file in %s", fs_vis(tmp));
+		free(path);
+	}
+	free(tmp);
+	return fd;
+}
+
+/* What fd caught, onto to. */
+static void
+print_caught(int fd, int to)
+{
+	char	 b[8192];
+	ssize_t	 n, w, off;
+
+	if (fd == -1 || lseek(fd, 0, SEEK_SET) == -1)
+		return;
+	while ((n = read(fd, b, sizeof(b))) > 0)
+		for (off = 0; off < n; off += w)
+			if ((w = write(to, b + off, (size_t)(n - off))) <= 0 &&
+			    errno != EINTR)
+				return;
+			else if (w < 0)
+				w = 0;
+}
+
+/* The row, as one line to the parent: what went is replaced by '?'. */
+static void
+send_row(const struct jobs *j, size_t i, const struct row *c)
+{
+	char	 line[1024], *p;
+	int	 n;
+
+	n = snprintf(line, sizeof(line), "%zu\t%d\t%d\t%d\t%d\t%d\t%lld\t%.900s",
+	    i, (int)c->how, (int)c->verdict, c->status, c->by_verdict,
+	    c->partial, c->ms, c->failed != NULL ? c->failed : "");
+	if (n < 0)
+		return;
+	for (p = line; *p != '\0'; p++)
+		if (*p == '\n')
+			*p = '?';
+	n = (int)strlen(line);
+	line[n++] = '\n';
+	while (write(j->res[1], line, (size_t)n) == -1 && errno == EINTR)
+		;
+}
+
+/* One commit in a worker: its output caught, then printed whole. */
+static void
+job_one(struct range *rg, size_t i, struct run *r,
+    const struct verify_opts *o, const struct jobs *j)
+{
+	int	 fd[2];
+	char	 c;
+
+	fd[0] = caught();
+	fd[1] = caught();
+	fflush(NULL);
+	if (fd[0] != -1)
+		(void)dup2(fd[0], STDOUT_FILENO);
+	if (fd[1] != -1)
+		(void)dup2(fd[1], STDERR_FILENO);
+	verify_one(rg, i, r, o);
+	fflush(NULL);
+	(void)dup2(j->out, STDOUT_FILENO);
+	(void)dup2(j->err, STDERR_FILENO);
+	while (read(j->tok[0], &c, 1) == -1 && errno == EINTR)
+		;
+	print_caught(fd[0], STDOUT_FILENO);
+	print_caught(fd[1], STDERR_FILENO);
+	while (write(j->tok[1], "t", 1) == -1 && errno == EINTR)
+		;
+	if (fd[0] != -1)
+		close(fd[0]);
+	if (fd[1] != -1)
+		close(fd[1]);
+	send_row(j, i, &rg->v[i]);
+}
+
+/* A worker: commits from to to, in order, in a copy of its own. */
+static void __attribute__((__noreturn__))
+worker(struct range *rg, size_t from, size_t to, struct context *ctx,
+    const struct verify_opts *o, struct jobs *j)
+{
+	struct run	 r;
+	size_t		 i;
+	int		 null, signo = 0;
+
+	sig_forked();
+	spawn_adopt();
+	close(j->res[0]);
+	if ((null = open("/dev/null", O_RDONLY | O_CLOEXEC)) != -1) {
+		(void)dup2(null, STDIN_FILENO);
+		close(null);
+	}
+	j->out = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	j->err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+	memset(&r, 0, sizeof(r));
+	r.ctx = ctx;
+	r.range = 1;
+	r.convert_on = -1;
+	r.no_breaker = o->no_breaker;
+	r.range_id = rg->id;
+	for (i = from; i < to && !rg->stopped && i <= *j->stop; i++) {
+		job_one(rg, i, &r, o, j);
+		if (rg->v[i].verdict != VERDICT_PASS && !o->keep_going)
+			break;
+	}
+	if (r.verdict == VERDICT_INTERRUPTED)
+		signo = r.signo;
+	if (r.have_rd)
+		verify_copy_finish(&r, KEEP_NEVER);
+	verify_free(&r);
+	fflush(NULL);
+	if (signo != 0) {
+		cleanup_run();
+		sig_die(signo);
+	}
+	_exit(0);
+}
+
+/* A row sent by a worker, into its place. */
+static void
+take_row(struct range *rg, char *line, const struct verify_opts *o,
+    volatile size_t *stop)
+{
+	struct row	*c;
+	char		*f[8], *p = line;
+	size_t		 k, i;
+
+	for (k = 0; k < 8; k++)
+		f[k] = strsep(&p, "\t");
+	if (f[7] == NULL || (i = strtoul(f[0], NULL, 10)) >= rg->n)
+		return;
+	c = &rg->v[i];
+	c->how = (enum how)atoi(f[1]);
+	c->verdict = (enum verdict)atoi(f[2]);
+	c->status = atoi(f[3]);
+	c->by_verdict = atoi(f[4]);
+	c->partial = atoi(f[5]);
+	c->ms = strtoll(f[6], NULL, 10);
+	c->failed = *f[7] != '\0' ? xstrdup(f[7]) : NULL;
+	if (c->how == HOW_RAN)
+		rg->ran++;
+	if (c->verdict == VERDICT_INTERRUPTED)
+		rg->stopped = 1;
+	if (c->verdict != VERDICT_PASS && !o->keep_going && i < *stop)
+		*stop = i;
+}
+
+/* The rows, as workers send them, until they are all done; a signal
+ * for forge passed on to them. */
+static void
+collect(struct range *rg, struct jobs *j, const pid_t *pids, size_t nw,
+    const struct verify_opts *o)
+{
+	struct pollfd	 pfd[2];
+	struct buf	 in = BUF_INIT;
+	char		 b[4096], *nl;
+	ssize_t		 n;
+	size_t		 k, used;
+	int		 passed = 0;
+
+	pfd[0].fd = j->res[0];
+	pfd[0].events = POLLIN;
+	pfd[1].fd = sig_fd();
+	pfd[1].events = POLLIN;
+	for (;;) {
+		if (sig_pending() && !passed) {
+			for (k = 0; k < nw; k++)
+				(void)kill(pids[k], sig_pending());
+			passed = 1;
+		}
+		if (poll(pfd, pfd[1].fd != -1 ? 2 : 1, -1) == -1) {
+			if (errno == EINTR)
+				continue;
+			warn("poll");
+			break;
+		}
+		if (pfd[1].fd != -1 && (pfd[1].revents & POLLIN))
+			sig_drain();
+		if (!(pfd[0].revents & (POLLIN | POLLHUP)))
+			continue;
+		if ((n = read(j->res[0], b, sizeof(b))) == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		buf_add(&in, b, (size_t)n);
+		while ((nl = strchr(in.data, '\n')) != NULL) {
+			*nl = '\0';
+			take_row(rg, in.data, o, j->stop);
+			used = (size_t)(nl + 1 - in.data);
+			memmove(in.data, nl + 1, in.len - used);
+			buf_truncate(&in, in.len - used);
+		}
+	}
+	buf_free(&in);
+}
+
+/* --jobs N: N workers, each a slice of the range.  The signal that ended
+ * a worker, if any, into *signo; -1 if one ended otherwise, said. */
+static int
+in_parallel(struct range *rg, struct context *ctx,
+    const struct verify_opts *o, int *signo)
+{
+	struct jobs	 j;
+	pid_t		*pids;
+	size_t		 nw, w;
+	int		 ws, ret = 0;
+
+	nw = (size_t)o->jobs < rg->n ? (size_t)o->jobs : rg->n;
+	if ((j.stop = mmap(NULL, sizeof(*j.stop), PROT_READ | PROT_WRITE,
+	    MAP_SHARED | MAP_ANONYMOUS, -1, 0)) == MAP_FAILED) {
+		warn("mmap");
+		return -1;
+	}
+	*j.stop = rg->n;
+	if (pipe2(j.res, O_CLOEXEC) == -1 || pipe2(j.tok, O_CLOEXEC) == -1 ||
+	    write(j.tok[1], "t", 1) != 1) {
+		warn("pipe");
+		return -1;
+	}
+	pids = xcalloc(nw, sizeof(*pids));
+	fflush(NULL);
+	for (w = 0; w < nw; w++) {
+		if ((pids[w] = fork()) == 0)
+			worker(rg, w * rg->n / nw, (w + 1) * rg->n / nw, ctx, o,
+			    &j);
+		if (pids[w] == -1) {
+			warn("fork");
+			ret = -1;
+			break;
+		}
+	}
+	close(j.res[1]);
+	collect(rg, &j, pids, w, o);
+	for (nw = w, w = 0; w < nw; w++) {
+		while (waitpid(pids[w], &ws, 0) == -1 && errno == EINTR)
+			;
+		if (WIFSIGNALED(ws) && sig_pending() == WTERMSIG(ws))
+			*signo = WTERMSIG(ws);
+		else if (!WIFEXITED(ws) || WEXITSTATUS(ws) != 0) {
+			warnx("a forge verifying part of the range ended "
+			    "abnormally: its commits not shown are not "
+			    "verified");
+			ret = -1;
+		}
+	}
+	if (sig_pending())
+		*signo = sig_pending();
+	close(j.res[0]);
+	close(j.tok[0]);
+	close(j.tok[1]);
+	free(pids);
+	munmap((void *)j.stop, sizeof(*j.stop));
+	return ret;
+}
+
 static const char *
 how_name(const struct row *c)
 {
@@ -318,7 +609,7 @@ verify_range(const struct verify_opts *o)
 	struct context	 ctx;
 	struct range	 rg;
 	struct run	 r;
-	int		 st, signo = 0;
+	int		 st, signo = 0, trouble = 0;
 
 	memset(&rg, 0, sizeof(rg));
 	memset(&r, 0, sizeof(r));
@@ -340,7 +631,9 @@ verify_range(const struct verify_opts *o)
 		context_close(&ctx);
 		return st;
 	}
-	if (o->bisect)
+	if (o->jobs > 1 && rg.n > 1)
+		trouble = in_parallel(&rg, &ctx, o, &signo);
+	else if (o->bisect)
 		bisect(&rg, &r, o);
 	else
 		in_order(&rg, &r, o);
@@ -350,6 +643,8 @@ verify_range(const struct verify_opts *o)
 		verify_copy_finish(&r, KEEP_NEVER);
 	table(&rg, o->rev, color_want(ctx.cfg.color, STDERR_FILENO));
 	st = range_status(&rg, o->exit_verdict);
+	if (trouble == -1 && st == 0)
+		st = EXIT_FORGE;
 	verify_free(&r);
 	range_free(&rg);
 	context_close(&ctx);

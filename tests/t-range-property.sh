@@ -2,7 +2,7 @@
 # The property, for ranges: over random stacks of commits (files written,
 # broken, mended and removed, the steps changed on the way), each
 # commit's verdict in a range -- its copy carried, incremental or not,
-# cached or not -- is the verdict of that commit verified alone in a
+# cached or not, N commits at once (--jobs) or one -- is the verdict of that commit verified alone in a
 # fresh copy with --rev --no-cache.  Each run's steps leave junk behind
 # and fail if they find any of the last commit's (an ignored
 # .gitattributes among it, which would have git write CRLF).  --bisect's measured
@@ -107,11 +107,13 @@ while [ "$s" -lt "$stacks" ]; do
 	done
 	n=$(wc -l <"$T/fresh" | tr -d ' ')
 	echo "# stack $s, fresh: $(cut -f2 "$T/fresh" | tr '\n' ' ')"
-	for mode in "" --incremental --cache --cache; do
+	for mode in "" --incremental --cache --cache "--jobs 2" \
+	    "--jobs 3 --incremental"; do
 		run_forge verify --rev="$base..HEAD" --keep-going $mode
 		verdicts "$T/range" "$n"
+		# In the order they ended: with --jobs, not the range's.
 		is "stack $s (seed $seed), ${mode:-carried}: each verdict is the fresh one" \
-		    "$(cat "$T/range")" "$(cat "$T/fresh")"
+		    "$(sort "$T/range")" "$(sort "$T/fresh")"
 	done
 	run_forge verify --rev="$base..HEAD" --bisect
 	k=$(printf '%s\n' "$err" | grep -c '^forge: commit ')

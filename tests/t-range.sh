@@ -64,6 +64,24 @@ is "the status is still the first failing commit's" "$rc" 1
 like "and the table says so" "$err" \
     "5 commits: 4 passed, 1 failed, 0 not verified, 0 not run"
 
+# --jobs: the same verdicts, each commit's output whole.
+run_forge verify --rev="$base..$tip" --keep-going --jobs 3
+is "--jobs 3 fails as --jobs 1 does" "$rc" 1
+is "every commit ran once" "$(sort "$T/ran" | tr '\n' ' ')" "c1 c2 c3 c4 c5 "
+: >"$T/ran"
+is "with the same verdicts, one event each" \
+    "$(tail -n 5 "$tl" | "$JSONPICK" rev verdict | sort)" \
+    "$(tail -n 10 "$tl" | head -n 5 | "$JSONPICK" rev verdict | sort)"
+is "each commit's output whole: its verdict line right after its own" \
+    "$(printf '%s\n' "$err" | awk '/^forge: commit / { n = $5 }
+	/^Verify: / { print n }' | tr '\n' ' ')" \
+    "$(printf '%s\n' "$err" | awk '/^forge: commit / { print $5 }' |
+    tr '\n' ' ')"
+like "and the table in order" "$err" "c1
+.*c2
+.*c3
+.*c4
+.*c5"
 run_forge verify --rev="$base..$tip" --keep-going --exit=verdict
 is "--exit=verdict: the worst verdict" "$rc" 1
 : >"$T/ran"
@@ -105,6 +123,12 @@ run_forge verify --rev="$base..$tip" --bisect --keep-going
 is "--bisect and --keep-going conflict" "$rc" 64
 run_forge verify --rev="$base..$tip" --keep
 is "--keep keeps no range's copy" "$rc" 64
+run_forge verify --rev=HEAD --jobs 2
+is "--jobs needs a range" "$rc" 64
+run_forge verify --rev="$base..$tip" --jobs 0
+is "--jobs 0 is no number of commits" "$rc" 64
+run_forge verify --rev="$base..$tip" --jobs 2 --bisect
+is "--bisect and --jobs conflict" "$rc" 64
 run_forge verify --rev="$base..$tip" --reuse
 is "a range's copy is not parked" "$rc" 64
 is "nothing of it ran" "$(ran)" ""
