@@ -16,6 +16,7 @@ SHELL_TESTS += tests/t-staged-steps.sh
 SHELL_TESTS += tests/t-range.sh
 SHELL_TESTS += tests/t-range-carry.sh
 SHELL_TESTS += tests/t-range-property.sh
+SHELL_TESTS += tests/t-range-signals.sh
 SHELL_TESTS += tests/t-nobreaker.sh
 SHELL_TESTS += tests/t-hookinstall.sh
 SHELL_TESTS += tests/t-cache.sh
