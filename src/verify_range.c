@@ -154,7 +154,8 @@ verify_one(struct range *rg, size_t i, struct run *r,
 		/* Said why: nothing of it can be verified. */
 		r->isolated = 1;
 		r->source.kind = SOURCE_REV;
-		r->source.commit = xstrdup(c->id);
+		if (r->source.commit == NULL)
+			r->source.commit = xstrdup(c->id);
 		verify_error(r, st, st == EXIT_USAGE ? "the commit's settings "
 		    "or steps cannot be used" : "forge could not read the "
 		    "commit's settings");

@@ -58,6 +58,26 @@ like "its copy is carried, incremental" "$err" \
 tail -n 4 .git/forge/timeline.jsonl | "$JSONPICK" incremental >"$T/inc"
 is "each event says incremental" "$(sort -u "$T/inc")" true
 
+# Setup steps: in every commit's copy, but an incremental copy keeps
+# what they made, while they stay as they are and pass.
+git config forge.setup "echo setup >>$T/setup"
+: >"$T/setup"
+run_forge verify --rev="$start..main"
+is "setup runs for every commit of a plain range" \
+    "$(wc -l <"$T/setup" | tr -d ' ')" 4
+: >"$T/setup"
+run_forge verify --rev="$start..main" --incremental
+is "but once for an incremental one" "$(wc -l <"$T/setup" | tr -d ' ')" 1
+: >"$T/setup"
+run_forge verify --rev="$start..main" --incremental --setup
+is "unless --setup" "$(wc -l <"$T/setup" | tr -d ' ')" 4
+git config forge.setup "echo setup >>$T/setup && false"
+: >"$T/setup"
+run_forge verify --rev="$start..main" --incremental --keep-going
+is "and again after it failed" "$(wc -l <"$T/setup" | tr -d ' ')" 4
+git config --unset forge.setup
+: >"$T/cc.log"
+
 # What a commit's steps leave behind.
 new_repo "$T/s"
 git config forge.breakerThreshold 0
