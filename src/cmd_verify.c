@@ -941,6 +941,7 @@ verify_next(struct run *r)
 	r->cache_decided = 0;
 	r->recorded = 0;
 	r->contain_guess = NULL;
+	r->steps_from = NULL;	/* the last commit's settings' */
 	free_steps(r);
 	if (r->have_plan)
 		contain_free(&r->plan);

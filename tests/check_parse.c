@@ -296,7 +296,8 @@ START_TEST(t_rev_kind)
 		    "%s: kind %d, want %d", cases[i].rev,
 		    (int)repo_rev_kind(cases[i].rev), (int)cases[i].kind);
 		ck_assert_ptr_nonnull(repo_rev_kind_name(cases[i].kind));
-		/* --rev and --change take one revision, and nothing else. */
+		/* --change takes one revision, and nothing else; --rev
+		 * a range too, each of its commits in turn. */
 		if (cases[i].kind == REV_EMPTY)
 			continue;
 		{
@@ -305,7 +306,9 @@ START_TEST(t_rev_kind)
 			rev = xasprintf("--rev=%s", cases[i].rev);
 			change = xasprintf("--change=%s", cases[i].rev);
 			ck_assert_int_eq(vparse(&o, V(rev)),
-			    cases[i].kind == REV_ONE ? 0 : -1);
+			    cases[i].kind == REV_ONE ||
+			    cases[i].kind == REV_RANGE ? 0 : -1);
+			ck_assert_int_eq(o.range, cases[i].kind == REV_RANGE);
 			ck_assert_int_eq(vparse(&o, V(change)),
 			    cases[i].kind == REV_ONE ? 0 : -1);
 			free(rev);
@@ -320,6 +323,33 @@ START_TEST(t_rev_kind)
 	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--rev=HEAD")), 0);
 	ck_assert_int_eq(vparse(&o, V("--change=HEAD~1", "--change")), -1);
 	ck_assert_int_eq(vparse(&o, V("--change", "--change=HEAD")), 0);
+	/* A range and a commit, or two ranges, are two things. */
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--rev=HEAD")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--rev=A..B")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--rev=A..C")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--rev=A..B")), 0);
+	/* What only a range has. */
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--keep-going",
+	    "--first-parent", "-j", "4")), 0);
+	ck_assert_int_eq(o.keep_going && o.first_parent && o.jobs == 4, 1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--bisect")), 0);
+	ck_assert_int_eq(o.bisect, 1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B")), 0);
+	ck_assert_int_eq(o.jobs, 1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--keep-going")), -1);
+	ck_assert_int_eq(vparse(&o, V("--bisect")), -1);
+	ck_assert_int_eq(vparse(&o, V("--first-parent")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--jobs", "2")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--jobs", "0")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--jobs", "65")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--bisect",
+	    "--keep-going")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--bisect", "-j2")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--keep")), -1);
+	/* A range's copy goes on incrementally; it is never parked. */
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--incremental")), 0);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--incremental")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--reuse")), -1);
 }
 END_TEST
 

@@ -187,11 +187,12 @@ run_forge verify --rev=no-such-thing -- touch "$T/ran"
 is "--rev naming no commit is a usage error" "$rc" 64
 like "saying so" "$err" '--rev=no-such-thing: no such commit'
 # Anything but one commit is a usage error, said before anything is
-# built or recorded: ranges, negations, a commit's parents, an option,
-# two revisions.  (Each of these names commits here.)
+# built or recorded: negations, a commit's parents, an option, two
+# revisions, a revision and a range.  (Each of these names commits here;
+# a range alone is each of its commits in turn, t-range.sh.)
 tl="$T/r/.git/forge/timeline.jsonl"
-for rev in '^HEAD' 'HEAD~1..HEAD' 'HEAD~1...HEAD' '..HEAD' 'HEAD~1..' \
-    'HEAD^@' 'HEAD^!' 'HEAD^-' 'HEAD^-1' '--all' '-n' "HEAD --rev=HEAD~1"; do
+for rev in '^HEAD' 'HEAD^@' 'HEAD^!' 'HEAD^-' 'HEAD^-1' '--all' '-n' \
+    "HEAD --rev=HEAD~1" "HEAD --rev=HEAD~1..HEAD" "HEAD~1..HEAD --rev=HEAD"; do
 	events=$(wc -l <"$tl")
 	# shellcheck disable=SC2086  # the last one is two options
 	run_forge verify --rev=$rev -- touch "$T/ran"
@@ -202,7 +203,8 @@ for rev in '^HEAD' 'HEAD~1..HEAD' 'HEAD~1...HEAD' '..HEAD' 'HEAD~1..' \
 	is "--rev=$rev: nothing was recorded" "$(wc -l <"$tl")" "$events"
 	is "--rev=$rev: nothing was built" "$(leftovers "$T/r")" ""
 done
-like "a range is called one" "$(forge verify --rev=HEAD~1..HEAD 2>&1)" \
+like "a range is called one where one commit is wanted" \
+    "$(forge verify --change=HEAD~1..HEAD 2>&1)" \
     'HEAD~1\.\.HEAD: a range'
 run_forge verify --rev=HEAD --rev=HEAD -- true
 is "the same commit twice is one" "$rc" 0
