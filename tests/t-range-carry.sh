@@ -133,4 +133,19 @@ is "carried only where neither tree has one" \
 like "the others fresh, saying why" "$err" \
     "in a fresh copy of commit [0-9a-f]{12}: it has an attributes file"
 is "nothing is left behind" "$(leftovers "$T/s")" ""
+
+# A copy its step broke (its .git file gone) cannot be carried: the next
+# commit gets a fresh one, and the broken one goes all the same.
+new_repo "$T/b"
+git config forge.breakerThreshold 0
+start=$(git rev-parse HEAD)
+printf '[forge]\n\tverify = test -f .git && rm .git\n' >.forgeconfig
+git add .forgeconfig
+git commit -q -m one
+git commit -q --allow-empty -m two
+run_forge verify --rev="$start..main"
+is "a range whose steps break the copy passes" "$rc" 0
+like "the next commit gets a fresh copy, saying why" "$err" \
+    "in a fresh copy of commit [0-9a-f]{12}: it could not be carried there"
+is "nothing is left behind" "$(leftovers "$T/b")" ""
 done_testing
