@@ -146,6 +146,13 @@ deciding_len(const char *rec)
 	return m != NULL ? (size_t)(m - rec) : strlen(rec);
 }
 
+int
+verify_copy_setup_same(const char *had, const char *want)
+{
+	return had != NULL && deciding_len(had) == strlen(want) &&
+	    strncmp(want, had, strlen(want)) == 0;
+}
+
 /* A parked copy's run directory, if there is one to reuse. */
 void
 verify_copy_claim(struct run *r)
@@ -266,9 +273,8 @@ verify_copy_skip_setup(struct run *r, int setup)
 	if (inputs_state(r) == -1)
 		r->setup_unsure = 1;
 	want = verify_copy_setup(r, 0);
-	if (r->reused && !setup && !r->setup_unsure && r->had_setup != NULL &&
-	    deciding_len(r->had_setup) == strlen(want) &&
-	    strncmp(want, r->had_setup, strlen(want)) == 0) {
+	if (r->reused && !setup && !r->setup_unsure &&
+	    verify_copy_setup_same(r->had_setup, want)) {
 		for (i = 0; i < r->nsteps; i++)
 			if (r->steps[i].setup)
 				r->steps[i].skip = 1;

@@ -47,6 +47,9 @@ void	verify_copy_phases(const struct snapshot *);
 void	verify_copy_results(struct run *);
 void	verify_copy_unclaim(struct run *);
 char	*verify_copy_setup(const struct run *, int);
+/* Does a setup record (had, NULL: none) say what want says, but for the
+ * part that is only for a hint? */
+int	verify_copy_setup_same(const char *, const char *);
 void	verify_copy_finish(struct run *, int);
 
 #endif /* VERIFY_COPY_H */

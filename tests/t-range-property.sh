@@ -89,8 +89,8 @@ stack() {
 	done
 }
 
-# verdicts FILE N: the last N events' commits and verdicts.
-verdicts() {
+# range_verdicts FILE N: the last N events' commits and range_verdicts.
+range_verdicts() {
 	tail -n "$2" .git/forge/timeline.jsonl | "$JSONPICK" rev verdict >"$1"
 }
 
@@ -102,7 +102,7 @@ while [ "$s" -lt "$stacks" ]; do
 	: >"$T/fresh"
 	for c in $(git rev-list --reverse "$base..HEAD"); do
 		forge verify --rev="$c" --no-cache >/dev/null 2>&1
-		verdicts "$T/one" 1
+		range_verdicts "$T/one" 1
 		cat "$T/one" >>"$T/fresh"
 	done
 	n=$(wc -l <"$T/fresh" | tr -d ' ')
@@ -110,14 +110,14 @@ while [ "$s" -lt "$stacks" ]; do
 	for mode in "" --incremental --cache --cache "--jobs 2" \
 	    "--jobs 3 --incremental"; do
 		run_forge verify --rev="$base..HEAD" --keep-going $mode
-		verdicts "$T/range" "$n"
+		range_verdicts "$T/range" "$n"
 		# In the order they ended: with --jobs, not the range's.
 		is "stack $s (seed $seed), ${mode:-carried}: each verdict is the fresh one" \
 		    "$(sort "$T/range")" "$(sort "$T/fresh")"
 	done
 	run_forge verify --rev="$base..HEAD" --bisect
 	k=$(printf '%s\n' "$err" | grep -c '^forge: commit ')
-	verdicts "$T/bisect" "$k"
+	range_verdicts "$T/bisect" "$k"
 	is "stack $s (seed $seed), --bisect: what it ran is as fresh" \
 	    "$(sort "$T/bisect")" "$(sort "$T/bisect" | grep -Fxf "$T/fresh")"
 	first=$(printf '%s\n' "$err" |
