@@ -422,3 +422,60 @@ registration_detached(const char *adm, const char *head)
 	buf_free(&b);
 	buf_free(&line);
 }
+
+/*
+ * The copy's registration: what its .git file names, which must be one
+ * of common's worktrees, pointing back at the copy, locked by the run.
+ * A .git file a command rewrote to point elsewhere is not followed.
+ */
+char *
+registration_of(const char *copy, const char *common, const char *run)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path, *adm = NULL, *want, *real, *base = NULL;
+	char		*tag;
+	int		 ok = 0;
+
+	path = xasprintf("%s/.git", copy);
+	if (fs_read_file(path, &b, 4096) == 0) {
+		buf_rtrim(&b);
+		if (b.data != NULL && strncmp(b.data, "gitdir: ", 8) == 0)
+			adm = xstrdup(b.data + 8);
+	}
+	free(path);
+	if (adm == NULL)
+		goto out;
+	if ((real = realpath(common, NULL)) != NULL) {
+		base = xasprintf("%s/worktrees/", real);
+		free(real);
+	}
+	if (base == NULL || strncmp(adm, base, strlen(base)) != 0 ||
+	    strchr(adm + strlen(base), '/') != NULL ||
+	    adm[strlen(base)] == '\0' || adm[strlen(base)] == '.')
+		goto out;
+	path = xasprintf("%s/gitdir", adm);
+	want = xasprintf("%s/.git", copy);
+	buf_reset(&b);
+	if (fs_read_file(path, &b, 4096) == 0) {
+		buf_rtrim(&b);
+		ok = b.data != NULL && strcmp(b.data, want) == 0;
+	}
+	free(path);
+	free(want);
+	path = xasprintf("%s/locked", adm);
+	tag = xasprintf("forge run %s ", run);
+	buf_reset(&b);
+	if (!ok || fs_read_file(path, &b, 4096) == -1 || b.data == NULL ||
+	    strncmp(b.data, tag, strlen(tag)) != 0)
+		ok = 0;
+	free(path);
+	free(tag);
+out:
+	free(base);
+	buf_free(&b);
+	if (!ok) {
+		free(adm);
+		return NULL;
+	}
+	return adm;
+}

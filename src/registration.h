@@ -26,6 +26,11 @@
  *			files: HEAD's reflog its last entry alone, as a
  *			fresh copy's one, and ORIG_HEAD head, as worktree
  *			add's checkout leaves it
+ *	registration_of(copy, common, run)
+ *			the copy's registration, as its .git file names
+ *			it (for the caller to free), if it is one of
+ *			common's worktrees, names the copy back, and is
+ *			locked by the run; else NULL: not to be followed
  */
 #ifndef REGISTRATION_H
 #define REGISTRATION_H
@@ -33,5 +38,6 @@
 int	registration_fresh(const char *, const char *, const char *,
 	    const char *, const char *);
 void	registration_detached(const char *, const char *);
+char	*registration_of(const char *, const char *, const char *);
 
 #endif /* REGISTRATION_H */

@@ -1,0 +1,489 @@
+/* A reused copy looked at from its last proof's index; paths put right. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "buf.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "gitindex.h"
+#include "lsfiles.h"
+#include "pathcopy.h"
+#include "reuse.h"
+#include "reuse_int.h"
+#include "sig.h"
+#include "xmalloc.h"
+
+/*
+ * Each path of had, against the copy's file: each directory on the way
+ * given a checkout's mode (dir_modes()), and if prune, rid of what had
+ * does not expect (reuse_prune_dir()); the path into stale if git is to look
+ * at its file again (gitindex_stale()), into links if it is a symlink.
+ * No file's mode is changed: a file whose stat data is as git kept it
+ * has not been touched since, and had the mode forge gave it then; the
+ * others are for reuse_look_end().  A file linked from elsewhere too
+ * (a command's hard link) is removed, and stale: nothing is done to it
+ * through the copy.
+ */
+static int
+had_look(const char *copy, const struct gitindex *had,
+    const struct spawn_idle *idle, const struct timespec *since,
+    int prune, struct strv *stale, struct strv *links, struct strv *odd,
+    int *dirs)
+{
+	struct reuse_care	 care = { 0, had };
+	struct reuse_walk	 w;
+	struct stat	 st;
+	const char	*path, *base;
+	mode_t		 mask;
+	size_t		 i;
+	int		 root, dfd, ret = 0, r;
+
+	mask = fs_umask();
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	reuse_walk_init(&w, root, 0777 & ~mask,
+	    prune ? &care : &reuse_care_drop, dirs);
+	if (prune && reuse_prune_dir(root, "", had) == -1)
+		ret = -1;
+	for (i = 0; i < had->n && ret == 0; i++) {
+		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
+			idle->fn(idle->arg);
+		path = had->v[i].path;
+		if (reuse_walk_to(&w, path, &base, &dfd) == -1)
+			ret = -1;
+		/* Gone, or not to be looked at without following a link on
+		 * the way: for git to look at (and find it gone). */
+		r = dfd != -1 && fstatat(dfd, base, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0;
+		/* A file linked from elsewhere too: no fresh copy has one,
+		 * and nothing may be done to it through the copy. */
+		if (r && S_ISREG(st.st_mode) && st.st_nlink > 1) {
+			if (unlinkat(dfd, base, 0) == -1 && errno != ENOENT)
+				ret = -1;
+			r = 0;
+		}
+		if (gitindex_stale(&had->v[i], r ? &st : NULL, since))
+			strv_push(stale, path);
+		else if (r && S_ISREG(st.st_mode) && (st.st_mode & 07777) !=
+		    (((st.st_mode & S_IXUSR) ? 0777 : 0666) & ~mask))
+			strv_push(odd, path);
+		if (r && S_ISLNK(st.st_mode))
+			strv_push(links, path);
+	}
+	reuse_walk_end(&w);
+	close(root);
+	return ret;
+}
+
+int
+reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
+    const char *run, const char *scratch, const char *head,
+    const char *index, const struct timespec *since, int keep_ignored,
+    struct spawn_idle *idle)
+{
+	struct gitindex	 had;
+	struct timespec	 now;
+	mode_t		 mask;
+	size_t		 i;
+	int		 r = -1;
+
+	memset(lk, 0, sizeof(*lk));
+	/* A clock set back since then could stamp a change before it: no
+	 * change time is believed. */
+	clock_gettime(CLOCK_REALTIME, &now);
+	if (now.tv_sec < since->tv_sec)
+		return 0;
+	/* git's stat data of the copy as the last proof left it; of no
+	 * submodule (git looks inside one: no copy with one is reused). */
+	if (since->tv_sec <= 0 || gitindex_read(&had, index,
+	    strlen(head) / 2) == -1)
+		return 0;
+	for (i = 0; i < had.n; i++)
+		if (had.v[i].mode == 0160000) {
+			gitindex_free(&had);
+			return 0;
+		}
+	lk->copy = xstrdup(copy);
+	lk->head = xstrdup(head);
+	lk->index = xstrdup(index);
+	lk->keep_ignored = keep_ignored;
+	mask = fs_umask();
+	if (reuse_sync_begin(copy, common, run, idle, &lk->g, &lk->adm) == 0 &&
+	    reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
+		lk->g.index = lk->index;
+		/*
+		 * What that index does not have goes as forge looks at each
+		 * directory, where the copy keeps no ignored files of its
+		 * own; else git clean, which knows what is ignored, walks
+		 * the copy meanwhile (reuse_prepare()).
+		 */
+		lk->pruned = !keep_ignored;
+		if (keep_ignored) {
+			reuse_drop_special_top(copy);
+			lk->out = xasprintf("%s/clean.out", scratch);
+			lk->err = xasprintf("%s/clean.err", scratch);
+			lk->cleaning = git_start(&lk->clean, &lk->g,
+			    reuse_clean_keep, NULL, lk->out, lk->err) == 0;
+		}
+		r = had_look(copy, &had, idle, since, lk->pruned, &lk->stale,
+		    &lk->links, &lk->odd, &lk->dirs);
+	}
+	gitindex_free(&had);
+	if (r == -1) {
+		reuse_look_free(lk);
+		return -1;
+	}
+	return 1;
+}
+
+/* The clean, if it runs still, waited for: its status. */
+static int
+look_cleaned(struct reuse_look *lk)
+{
+	int	st = -1;
+
+	if (lk->cleaning) {
+		st = git_finish(&lk->clean);
+		lk->cleaning = 0;
+		(void)unlink(lk->out);
+		(void)unlink(lk->err);
+	}
+	return st;
+}
+
+int
+reuse_look_end(struct reuse_look *lk, const struct strv *entries,
+    struct strv *recent, struct strv *links, char **dst_gitdir)
+{
+	struct fs_pair	 pw;
+	const char	*e, *base, *path;
+	mode_t		 mask, want;
+	size_t		 i;
+	int		 st, r, ret = -1;
+
+	*dst_gitdir = NULL;
+	mask = fs_umask();
+	/* The copy alone; its paths in index order, a directory's
+	 * together. */
+	r = fs_pair_open(&pw, NULL, lk->copy);
+	/*
+	 * Each changed file the working tree tracks: a checkout's mode.  So
+	 * too one unchanged whose mode is not a checkout's, which the
+	 * working tree tracks since (an untracked file of mode 600 that
+	 * was committed as it was).
+	 */
+	for (i = 0; i < lk->stale.n + lk->odd.n && r == 0; i++) {
+		path = i < lk->stale.n ? lk->stale.v[i] :
+		    lk->odd.v[i - lk->stale.n];
+		if ((e = lsfiles_find(entries, path)) == NULL)
+			continue;
+		if (strncmp(e, "100755 ", 7) == 0)
+			want = 0777 & ~mask;
+		else if (strncmp(e, "100644 ", 7) == 0)
+			want = 0666 & ~mask;
+		else
+			continue;
+		(void)fs_pair_to(&pw, path, &base, NULL, NULL);
+		if (pw.dfd != -1)
+			r = reuse_fix_mode(pw.dfd, base, path, 0, want);
+	}
+	fs_pair_close(&pw);
+	st = look_cleaned(lk);
+	if (r == -1 || reuse_clean_detach(&lk->g, lk->head, lk->keep_ignored,
+	    lk->pruned || (st == 0 && lk->dirs == 0)) == -1)
+		goto out;
+	for (i = 0; i < lk->stale.n; i++)
+		strv_push(recent, lk->stale.v[i]);
+	for (i = 0; i < lk->links.n; i++)
+		strv_push(links, lk->links.v[i]);
+	*dst_gitdir = lk->adm;
+	lk->adm = NULL;
+	ret = 0;
+out:
+	reuse_look_free(lk);
+	return ret;
+}
+
+void
+reuse_look_free(struct reuse_look *lk)
+{
+	(void)look_cleaned(lk);
+	free(lk->copy);
+	free(lk->head);
+	free(lk->index);
+	free(lk->adm);
+	free(lk->out);
+	free(lk->err);
+	strv_free(&lk->stale);
+	strv_free(&lk->links);
+	strv_free(&lk->odd);
+	memset(lk, 0, sizeof(*lk));
+}
+
+/* Remove the directories path was in, from the deepest, while empty
+ * (rmdir: never one that holds anything, nor a mount point), and while
+ * on the copy's mount: not in a file system mounted there since. */
+static void
+prune_dirs(int root, const char *path)
+{
+	struct fs_where	 top, here;
+	const char	*base;
+	char		*dir, *slash;
+	int		 fd, r;
+
+	if (fs_where(root, &top) == -1)
+		return;
+	dir = xstrdup(path);
+	while ((slash = strrchr(dir, '/')) != NULL) {
+		*slash = '\0';
+		if ((fd = reuse_parent_of(root, dir, &base)) == -1)
+			break;
+		r = fs_where(fd, &here) == -1 || !fs_same_mount(&top, &here) ?
+		    -1 : unlinkat(fd, base, AT_REMOVEDIR);
+		close(fd);
+		if (r == -1)
+			break;
+	}
+	free(dir);
+}
+
+int
+reuse_fix(const char *src, const char *copy, const struct strv *fix)
+{
+	struct pathcopy	 pc;
+	struct stat	 st;
+	const char	*line, *path;
+	size_t		 i;
+	int		 r, ret = 0;
+
+	/* A submodule's directory is not forge's to touch here. */
+	for (i = 0; i < fix->n; i++)
+		if (strncmp(fix->v[i], "160000", 6) == 0 ||
+		    strncmp(fix->v[i] + 7, "160000", 6) == 0)
+			return -1;
+	if (pathcopy_open(&pc, src, copy) == -1) {
+		warn("cannot open %s", fs_vis(src));
+		return -1;
+	}
+	/* What the working state has not, first: it may be in the way. */
+	for (i = 0; i < fix->n && ret == 0; i++) {
+		line = fix->v[i];
+		path = strchr(line, '\t') + 1;
+		if (strncmp(line + 7, "000000", 6) != 0)
+			continue;
+		if (pathcopy_clear(&pc, path) == -1)
+			ret = -1;
+		else
+			prune_dirs(pc.droot, path);
+	}
+	/* Each new file a new inode: git, which keeps times to the second,
+	 * could take one with the old inode, size and second for the old. */
+	for (i = 0; i < fix->n && ret == 0; i++) {
+		line = fix->v[i];
+		path = strchr(line, '\t') + 1;
+		if (strncmp(line + 7, "000000", 6) == 0)
+			continue;
+		if ((r = pathcopy_replace(&pc, path, &st)) != 0)
+			ret = -1;	/* gone, or not a file: the full way */
+	}
+	pathcopy_close(&pc);
+	return ret;
+}
+
+void
+reuse_prefix(const char *src, const char *copy, const struct strv *gone,
+    const struct strv *paths, const struct strv *skip, struct strv *done)
+{
+	struct pathcopy	 pc;
+	struct stat	 st, dst;
+	const char	*path;
+	size_t		 i;
+	int		 clear, have, r;
+
+	if (pathcopy_open(&pc, src, copy) == -1)
+		return;
+	/* What is gone first: it may be in the way. */
+	for (i = 0; i < gone->n + paths->n && !sig_pending(); i++) {
+		path = i < gone->n ? gone->v[i] : paths->v[i - gone->n];
+		if (i >= gone->n && skip != NULL && strv_sorted_has(skip, path))
+			continue;
+		/* A directory on either side: for the full comparison. */
+		if ((have = fstatat(pc.droot, path, &dst,
+		    AT_SYMLINK_NOFOLLOW) == 0) && S_ISDIR(dst.st_mode))
+			continue;
+		clear = i < gone->n;
+		if (!clear) {
+			/* The same already (an empty file is always looked
+			 * at): left alone. */
+			if (have && S_ISREG(dst.st_mode) && dst.st_size == 0 &&
+			    fstatat(pc.sroot, path, &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+			    st.st_size == 0 && (st.st_mode & S_IXUSR) ==
+			    (dst.st_mode & S_IXUSR))
+				continue;
+			if ((r = pathcopy_replace(&pc, path, &st)) == 0) {
+				strv_push(done, path);
+				continue;
+			}
+			/* Not in the working tree: not in the copy. */
+			clear = r == 1 || errno == ENOENT || errno == ENOTDIR;
+		}
+		if (clear && have) {
+			strv_push(done, path);
+			(void)pathcopy_clear(&pc, path);
+		}
+		/* No directory made for it, or emptied, is left: a fresh
+		 * copy has none. */
+		pathcopy_forget(&pc);
+		prune_dirs(pc.droot, path);
+	}
+	pathcopy_close(&pc);
+}
+
+static void *
+prefix_run(void *arg)
+{
+	struct reuse_prefix_job	*job = arg;
+	struct strv		 none = STRV_INIT;
+
+	reuse_prefix(job->src, job->copy, &none, &job->paths, NULL,
+	    &job->done);
+	return NULL;
+}
+
+void
+reuse_prefix_start(struct reuse_prefix_job *job, const char *src,
+    const char *copy, const struct strv *paths)
+{
+	memset(job, 0, sizeof(*job));
+	job->src = xstrdup(src);
+	job->copy = xstrdup(copy);
+	strv_pushv(&job->paths, paths->v);
+	(void)fs_umask();
+	job->running = sig_thread(&job->thread, prefix_run, job);
+}
+
+void
+reuse_prefix_wait(struct reuse_prefix_job *job)
+{
+	if (job->running)
+		(void)pthread_join(job->thread, NULL);
+	job->running = 0;
+}
+
+void
+reuse_prefix_free(struct reuse_prefix_job *job)
+{
+	reuse_prefix_wait(job);
+	free(job->src);
+	free(job->copy);
+	strv_free(&job->paths);
+	strv_free(&job->done);
+	memset(job, 0, sizeof(*job));
+}
+
+/* Where an incremental copy's last working state is noted. */
+static char *
+state_path(const char *carry)
+{
+	return xasprintf("%s/state.paths", carry);
+}
+
+/* Ends the list: no path of a working state's. */
+#define STATE_END	"//"
+
+/* A path git could have in a working state: relative, no empty, ".",
+ * ".." or ".git" component. */
+static int
+state_path_ok(const char *p)
+{
+	const char	*c, *e;
+	size_t		 n;
+
+	if (*p == '\0' || *p == '/')
+		return 0;
+	for (c = p; ; c = e + 1) {
+		e = strchr(c, '/');
+		n = e != NULL ? (size_t)(e - c) : strlen(c);
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.') ||
+		    (n == 4 && strncmp(c, ".git", 4) == 0))
+			return 0;
+		if (e == NULL)
+			return 1;
+	}
+}
+
+int
+reuse_state_read(const char *carry, struct strv *paths)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path;
+	size_t		 i;
+	int		 ret = -1;
+
+	path = state_path(carry);
+	if (fs_read_file(path, &b, (size_t)1 << 30) == 0) {
+		strv_split_z(paths, b.data != NULL ? b.data : "", b.len);
+		/* Whole, as written, and nothing but paths. */
+		if (paths->n > 0 && strcmp(paths->v[paths->n - 1],
+		    STATE_END) == 0) {
+			strv_pop(paths);
+			for (ret = 0, i = 0; i < paths->n && ret == 0; i++)
+				if (!state_path_ok(paths->v[i]))
+					ret = -1;
+		}
+	}
+	if (ret == -1)
+		strv_clear(paths);
+	strv_sort_uniq(paths);
+	free(path);
+	buf_free(&b);
+	return ret;
+}
+
+void
+reuse_state_forget(const char *carry)
+{
+	char	*path;
+
+	path = state_path(carry);
+	(void)unlink(path);
+	free(path);
+}
+
+int
+reuse_state_write(const char *carry, const struct strv *paths)
+{
+	struct buf	 b = BUF_INIT;
+	char		*path;
+	size_t		 i;
+	int		 ret = -1;
+
+	for (i = 0; i < paths->n; i++)
+		buf_add(&b, paths->v[i], strlen(paths->v[i]) + 1);
+	buf_add(&b, STATE_END, sizeof(STATE_END));
+	path = state_path(carry);
+	/* Not synced: what a crash leaves reads as no list at all (its
+	 * end is missing), never a short one. */
+	if ((mkdir(carry, 0700) == 0 || errno == EEXIST) &&
+	    fs_write_replace(path, b.data, b.len, 0600) == 0)
+		ret = 0;
+	free(path);
+	/* No list is read as none known: never an old one. */
+	if (ret == -1)
+		reuse_state_forget(carry);
+	buf_free(&b);
+	return ret;
+}
