@@ -1,6 +1,34 @@
 /*
  * Reusable copies: a run's copy parked when it ends, for the next run in
  * the same working tree to bring up to date instead of building anew.
+ * One API a section, one file each (reuse_int.h says which):
+ *
+ *	parking and claiming		reuse_claim(), reuse_park()
+ *	the sync			reuse_sync(), reuse_marks_*(),
+ *					reuse_index*()
+ *	the rule files			reuse_drop_rules()
+ *	the look, the fix, the prefix	reuse_prepare(), reuse_look_*(),
+ *					reuse_fix(), reuse_prefix*(),
+ *					reuse_state_*()
+ *	the modes git does not record	reuse_modes()
+ *
+ * All but parking take the claimed copy as a struct reuse_copy, whose
+ * strings the caller owns and keeps for the length of each call.
+ */
+#ifndef REUSE_H
+#define REUSE_H
+
+#include <pthread.h>
+
+#include <time.h>
+
+#include "gitcmd.h"
+#include "rundir.h"
+#include "spawn.h"
+#include "strv.h"
+
+/*
+ * Parking and claiming (reuse_park.c).
  *
  *	struct reuse_want w = { source, incremental, setup };
  *	struct rundir rd;
@@ -21,9 +49,6 @@
  *			are parked already, or when the next run could not
  *			prove it the run's (its command undid the mark)
  *
- *	reuse_sync(...)	snapshot.c's part: a parked copy's worktree made
- *			HEAD's, as a checkout would leave it
- *
  * A parked copy is a run directory whose record (journal.h) ends in a
  * "reuse" line; the run that claims it holds the record's lock, as the
  * run that made it did, so no two runs ever share one, and reclaim and
@@ -33,18 +58,6 @@
  * (a file system mounted in it, its directory not the run's) is removed,
  * never used.
  */
-#ifndef REUSE_H
-#define REUSE_H
-
-#include <pthread.h>
-
-#include <time.h>
-
-#include "gitcmd.h"
-#include "rundir.h"
-#include "spawn.h"
-#include "strv.h"
-
 struct reuse_want {
 	const char	*source;	/* the working tree */
 	int		 incremental;	/* keeps its own ignored files */
@@ -60,100 +73,37 @@ int	reuse_claim(struct rundir *, const char *, const struct reuse_want *,
 int	reuse_park(struct rundir *, const char *, const char *,
 	    const struct reuse_want *, int);
 
+/* A claimed copy, as every step that brings it back takes it. */
+struct reuse_copy {
+	const char		*copy;		/* its worktree */
+	const char		*common;	/* the repository's common dir,
+						   where it is registered */
+	const char		*run;		/* the run that claimed it,
+						   whose lock it must hold */
+	const char		*scratch;	/* the run's scratch space */
+	const char		*head;		/* the commit to bring it to */
+	int			 keep_ignored;	/* its ignored files kept */
+	struct spawn_idle	*idle;		/* while git runs */
+};
+
 /*
- * Bring a parked copy's worktree to the commit head: the copy's own
- * registration in common checked (it must be the run's), merges or
- * rebases a command left in progress dropped, the modes git does not
- * record (a directory's, a file's but for its x bit) made a checkout's,
- * index flags cleared, HEAD detached at head, every file git does not
- * track removed (ignored ones kept if keep_ignored), and the tracked
- * files made head's -- only those that differ are written.  marks, if
- * not NULL, is filled first (see
- * below).  dst_gitdir: the registration, for the caller to free.  -1
- * with a message: the copy is not to be used.
- */
-/*
- * An incremental copy keeps its own ignored files (build output), but
- * never one git reads as instructions -- .gitattributes, .gitignore,
- * .gitmodules, .lfsconfig, in any directory git enters -- which would
- * change how git hashes, checks out, lists or cleans the copy, so that
- * the proof sees the working state's tree where the copy holds other
- * bytes or other files.  Before anything else looks at the copy:
+ * The sync (reuse_sync.c).
  *
- *	reuse_drop_rules(src, copy, common, run, index, idle, &dropped)
- *			each such ignored file removed (no symlink
- *			followed), and each untracked one the working tree
- *			src has not as it is (git clean would read it before
- *			it removes it), the tracked files being those of
- *			index (the working state's, not the copy's own
- *			index, a command's to rewrite); listed again while
- *			one removed may uncover more; the paths removed onto
- *			dropped.  -1 with a message: the copy is not to be
+ *	reuse_sync(rc, marks, &dst_gitdir)
+ *			rc->copy's worktree brought to the commit
+ *			rc->head: the copy's own registration in
+ *			rc->common checked (it must be rc->run's), merges
+ *			or rebases a command left in progress dropped, the
+ *			modes git does not record (a directory's, a file's
+ *			but for its x bit) made a checkout's, index flags
+ *			cleared, HEAD detached at rc->head, every file git
+ *			does not track removed (ignored ones kept if
+ *			rc->keep_ignored), and the tracked files made
+ *			rc->head's -- only those that differ are written.
+ *			marks, if not NULL, is filled first (see below).
+ *			dst_gitdir: the registration, for the caller to
+ *			free.  -1 with a message: the copy is not to be
  *			used
- */
-struct strv;
-int	reuse_drop_rules(const char *, const char *, const char *,
-	    const char *, const char *, struct spawn_idle *, struct strv *);
-
-struct reuse_marks;
-int	reuse_sync(const char *, const char *, const char *, const char *,
-	    int, struct spawn_idle *, struct reuse_marks *, char **);
-
-/*
- * A reused copy proved as it stands (proof.h's proof_reused()), and put
- * right where it is not, path by path, instead of being synced whole:
- *
- *	reuse_prepare(copy, common, run, scratch, head, entries,
- *	    untracked, index, since, keep_ignored, idle, &recent, &links,
- *	    &dst_gitdir)
- *			as reuse_sync(), but for its index flags, marks,
- *			and files: the modes are those of the working
- *			tree's index entries (lsfiles.h) rather than
- *			HEAD's, and every file that index (the last
- *			proof's, forge's own, of time since) does not list
- *			is removed, ignored ones kept if keep_ignored (by
- *			a git clean that runs as the modes are seen to,
- *			its files in scratch).
- *			Into recent: the files of entries and untracked
- *			whose ctime, not mtime, is as recent as since, to
- *			the second (git's stat data would not tell a
- *			rewrite in that second from them); into links,
- *			the files of entries that were symlinks
- *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
- *			proof.h) removed from the copy, then copied from
- *			src where the working state has it; directories
- *			left empty removed.  -1: one could not be (a
- *			submodule, a path gone from src): the copy is then
- *			to be synced whole
- *	reuse_prefix(src, copy, gone, paths, skip, &done)	as git is
- *			still to look at the working tree's changed files:
- *			each path of gone removed from the copy, and each
- *			of paths (but those of skip, sorted, if not NULL)
- *			copied from src, or removed where src has none --
- *			but where either has a directory, or something
- *			other than a file or symlink, left as it is, as is
- *			an empty file where the copy has one; each path
- *			written or removed, or tried, onto done, for git
- *			to look at in the copy
- *	reuse_state_write(carry, paths)	an incremental copy's working
- *			state, each path of it (sorted), noted in the run
- *			directory's carry: what forge put in the copy, which
- *			the copy's own ignored files are not.  -1: it could
- *			not be, and nothing is noted
- *	reuse_state_forget(carry)	nothing noted any more
- *	reuse_state_read(carry, &paths)	what was noted, sorted; -1 (and
- *			none) if nothing was, or not whole, or a path of it
- *			is none git could have (absolute, "..", ".git")
- *	reuse_prefix_start(&job, src, copy, paths)	the same of paths,
- *			in a thread of its own (signals blocked there): the
- *			caller touches neither the copy nor the umask
- *			(fsutil.h's fs_umask() is read first) until
- *	reuse_prefix_wait(&job)		job.paths were looked at, and
- *			job.done holds what reuse_prefix() gives
- *	reuse_prefix_free(&job)		waited for too
- *	reuse_modes(src, copy, paths, entries, flagged, filemode)
- *			the modes git does not record of those paths, as a
- *			fresh copy has them (entries, flagged: lsfiles.h)
  *	reuse_index(copy, dst_gitdir, index, head)	the copy's own
  *			index made HEAD's, from that index: git's stat data
  *			of each file kept where HEAD has the same
@@ -164,81 +114,7 @@ int	reuse_sync(const char *, const char *, const char *, const char *,
  *			noted, for the same key?  Then it is what it would
  *			be made again: nothing wrote it since (a write
  *			gives it a new ctime, to the nanosecond)
- */
-struct strv;
-int	reuse_prepare(const char *, const char *, const char *, const char *,
-	    const char *, const struct strv *, const struct strv *,
-	    const char *, time_t, int, struct spawn_idle *, struct strv *,
-	    struct strv *, char **);
-
-/*
- * reuse_prepare() begun before the working tree is listed, from the
- * last proof's index alone, so that it runs beside git ls-files:
  *
- *	r = reuse_look_begin(&lk, copy, common, run, scratch, head, index,
- *	    &since, keep_ignored, idle)
- *			0: that index cannot be read (gitindex.h), nothing
- *			done: reuse_prepare() it is.  1: each directory on
- *			the way to its paths given a checkout's mode and
- *			rid of what that index does not have (unless
- *			keep_ignored: then git clean, started with it, does
- *			that), and each of its paths looked at: those whose
- *			file git is to look at again (gitindex_stale())
- *			noted, and the symlinks.
- *			-1 with a message: the copy is not to be used
- *	reuse_look_end(&lk, entries, &recent, &links, &dst_gitdir)
- *			the noted files that entries track given their
- *			modes, git clean waited for (run again if a
- *			directory's mode was reset, or it failed), HEAD
- *			detached: the noted paths into recent, which are
- *			all the files that can have changed since; the
- *			symlinks into links.  Freed either way
- *	reuse_look_free(&lk)	what is left of it ended (git clean
- *			waited for)
- */
-struct reuse_look {
-	char		*copy, *head, *index, *adm;
-	struct git	 g;
-	struct git_job	 clean;
-	int		 cleaning;	/* clean started, not waited for */
-	int		 pruned;	/* or none needed: forge removed
-					   what the index has not */
-	char		*out, *err;	/* its files */
-	int		 keep_ignored;
-	int		 dirs;		/* directories whose mode was reset */
-	struct strv	 stale, links;
-	struct strv	 odd;		/* unchanged files of modes no
-					   checkout gives */
-};
-int	reuse_look_begin(struct reuse_look *, const char *, const char *,
-	    const char *, const char *, const char *, const char *,
-	    const struct timespec *, int, struct spawn_idle *);
-int	reuse_look_end(struct reuse_look *, const struct strv *,
-	    struct strv *, struct strv *, char **);
-void	reuse_look_free(struct reuse_look *);
-int	reuse_fix(const char *, const char *, const struct strv *);
-void	reuse_prefix(const char *, const char *, const struct strv *,
-	    const struct strv *, const struct strv *, struct strv *);
-struct reuse_prefix_job {
-	pthread_t	 thread;
-	int		 running;
-	char		*src, *copy;
-	struct strv	 paths, done;
-};
-int	reuse_state_write(const char *, const struct strv *);
-int	reuse_state_read(const char *, struct strv *);
-void	reuse_state_forget(const char *);
-void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
-	    const char *, const struct strv *);
-void	reuse_prefix_wait(struct reuse_prefix_job *);
-void	reuse_prefix_free(struct reuse_prefix_job *);
-int	reuse_modes(const char *, const char *, const struct strv *,
-	    const struct strv *, const struct strv *, int);
-int	reuse_index(const char *, const char *, const char *, const char *);
-void	reuse_index_note(const char *, const char *, const char *);
-int	reuse_index_same(const char *, const char *, const char *);
-
-/*
  * An incremental copy's build tools go by modification times: a file
  * that the sync rewrote to the very content it had before must keep the
  * time it had, or every uncommitted edit would be rebuilt at every run.
@@ -263,9 +139,165 @@ struct reuse_marks {
 };
 #define REUSE_MARKS_INIT	{ NULL, NULL, 0 }
 
+int	reuse_sync(const struct reuse_copy *, struct reuse_marks *, char **);
+int	reuse_index(const char *, const char *, const char *, const char *);
+void	reuse_index_note(const char *, const char *, const char *);
+int	reuse_index_same(const char *, const char *, const char *);
 void	reuse_marks_add(struct reuse_marks *, const char *,
 	    const struct strv *);
 void	reuse_marks_restore(struct reuse_marks *);
 void	reuse_marks_free(struct reuse_marks *);
+
+/*
+ * The rule files (reuse_rules.c).  An incremental copy keeps its own
+ * ignored files (build output), but never one git reads as instructions
+ * -- .gitattributes, .gitignore, .gitmodules, .lfsconfig, in any
+ * directory git enters -- which would change how git hashes, checks out,
+ * lists or cleans the copy, so that the proof sees the working state's
+ * tree where the copy holds other bytes or other files.  Before anything
+ * else looks at the copy:
+ *
+ *	reuse_drop_rules(rc, src, index, &dropped)
+ *			each such ignored file removed (no symlink
+ *			followed), and each untracked one the working tree
+ *			src has not as it is (git clean would read it before
+ *			it removes it), the tracked files being those of
+ *			index (the working state's, not the copy's own
+ *			index, a command's to rewrite); listed again while
+ *			one removed may uncover more; the paths removed onto
+ *			dropped.  -1 with a message: the copy is not to be
+ *			used
+ */
+int	reuse_drop_rules(const struct reuse_copy *, const char *,
+	    const char *, struct strv *);
+
+/*
+ * The look, the fix, the prefix (reuse_sync.c's reuse_prepare(), the
+ * rest reuse_look.c).  A reused copy proved as it stands (proof.h's
+ * proof_reused()), and put right where it is not, path by path, instead
+ * of being synced whole:
+ *
+ *	reuse_prepare(rc, index, since, entries, untracked, &recent,
+ *	    &links, &dst_gitdir)
+ *			as reuse_sync(), but for its index flags, marks,
+ *			and files: the modes are those of the working
+ *			tree's index entries (lsfiles.h) rather than
+ *			HEAD's, and every file that index (the last
+ *			proof's, forge's own, of time since) does not list
+ *			is removed, ignored ones kept if rc->keep_ignored
+ *			(by a git clean that runs as the modes are seen to,
+ *			its files in rc->scratch).
+ *			Into recent: the files of entries and untracked
+ *			whose ctime, not mtime, is as recent as since, to
+ *			the second (git's stat data would not tell a
+ *			rewrite in that second from them); into links,
+ *			the files of entries that were symlinks
+ *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
+ *			proof.h) removed from the copy, then copied from
+ *			src where the working state has it; directories
+ *			left empty removed.  -1: one could not be (a
+ *			submodule, a path gone from src): the copy is then
+ *			to be synced whole
+ *	reuse_prefix(src, copy, gone, paths, skip, &done)	as git is
+ *			still to look at the working tree's changed files:
+ *			each path of gone removed from the copy, and each
+ *			of paths (but those of skip, sorted, if not NULL)
+ *			copied from src, or removed where src has none --
+ *			but where either has a directory, or something
+ *			other than a file or symlink, left as it is, as is
+ *			an empty file where the copy has one; each path
+ *			written or removed, or tried, onto done, for git
+ *			to look at in the copy
+ *	reuse_prefix_start(&job, src, copy, paths)	the same of paths,
+ *			in a thread of its own (signals blocked there): the
+ *			caller touches neither the copy nor the umask
+ *			(fsutil.h's fs_umask() is read first) until
+ *	reuse_prefix_wait(&job)		job.paths were looked at, and
+ *			job.done holds what reuse_prefix() gives
+ *	reuse_prefix_free(&job)		waited for too
+ *
+ * reuse_prepare() begun before the working tree is listed, from the
+ * last proof's index alone, so that it runs beside git ls-files:
+ *
+ *	r = reuse_look_begin(&lk, rc, index, &since)
+ *			0: that index cannot be read (gitindex.h), nothing
+ *			done: reuse_prepare() it is.  1: each directory on
+ *			the way to its paths given a checkout's mode and
+ *			rid of what that index does not have (unless
+ *			rc->keep_ignored: then git clean, started with it,
+ *			does that), and each of its paths looked at: those
+ *			whose file git is to look at again
+ *			(gitindex_stale()) noted, and the symlinks.
+ *			-1 with a message: the copy is not to be used
+ *	reuse_look_end(&lk, entries, &recent, &links, &dst_gitdir)
+ *			the noted files that entries track given their
+ *			modes, git clean waited for (run again if a
+ *			directory's mode was reset, or it failed), HEAD
+ *			detached: the noted paths into recent, which are
+ *			all the files that can have changed since; the
+ *			symlinks into links.  Freed either way
+ *	reuse_look_free(&lk)	what is left of it ended (git clean
+ *			waited for)
+ *
+ * An incremental copy's noted working state (reuse_look.c):
+ *
+ *	reuse_state_write(carry, paths)	each path of it (sorted), noted
+ *			in the run directory's carry: what forge put in the
+ *			copy, which the copy's own ignored files are not.
+ *			-1: it could not be, and nothing is noted
+ *	reuse_state_forget(carry)	nothing noted any more
+ *	reuse_state_read(carry, &paths)	what was noted, sorted; -1 (and
+ *			none) if nothing was, or not whole, or a path of it
+ *			is none git could have (absolute, "..", ".git")
+ */
+struct reuse_look {
+	char		*copy, *head, *index, *adm;
+	struct git	 g;
+	struct git_job	 clean;
+	int		 cleaning;	/* clean started, not waited for */
+	int		 pruned;	/* or none needed: forge removed
+					   what the index has not */
+	char		*out, *err;	/* its files */
+	int		 keep_ignored;
+	int		 dirs;		/* directories whose mode was reset */
+	struct strv	 stale, links;
+	struct strv	 odd;		/* unchanged files of modes no
+					   checkout gives */
+};
+struct reuse_prefix_job {
+	pthread_t	 thread;
+	int		 running;
+	char		*src, *copy;
+	struct strv	 paths, done;
+};
+
+int	reuse_prepare(const struct reuse_copy *, const char *, time_t,
+	    const struct strv *, const struct strv *, struct strv *,
+	    struct strv *, char **);
+int	reuse_look_begin(struct reuse_look *, const struct reuse_copy *,
+	    const char *, const struct timespec *);
+int	reuse_look_end(struct reuse_look *, const struct strv *,
+	    struct strv *, struct strv *, char **);
+void	reuse_look_free(struct reuse_look *);
+int	reuse_fix(const char *, const char *, const struct strv *);
+void	reuse_prefix(const char *, const char *, const struct strv *,
+	    const struct strv *, const struct strv *, struct strv *);
+void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
+	    const char *, const struct strv *);
+void	reuse_prefix_wait(struct reuse_prefix_job *);
+void	reuse_prefix_free(struct reuse_prefix_job *);
+int	reuse_state_write(const char *, const struct strv *);
+int	reuse_state_read(const char *, struct strv *);
+void	reuse_state_forget(const char *);
+
+/*
+ * The modes git does not record (reuse_modes.c).
+ *
+ *	reuse_modes(src, copy, paths, entries, flagged, filemode)
+ *			the modes git does not record of those paths, as a
+ *			fresh copy has them (entries, flagged: lsfiles.h)
+ */
+int	reuse_modes(const char *, const char *, const struct strv *,
+	    const struct strv *, const struct strv *, int);
 
 #endif /* REUSE_H */

@@ -87,13 +87,13 @@ had_look(const char *copy, const struct gitindex *had,
 }
 
 int
-reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
-    const char *run, const char *scratch, const char *head,
-    const char *index, const struct timespec *since, int keep_ignored,
-    struct spawn_idle *idle)
+reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
+    const char *index, const struct timespec *since)
 {
 	struct gitindex	 had;
 	struct timespec	 now;
+	const char	*copy = rc->copy, *head = rc->head;
+	int		 keep_ignored = rc->keep_ignored;
 	mode_t		 mask;
 	size_t		 i;
 	int		 r = -1;
@@ -119,7 +119,7 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 	lk->index = xstrdup(index);
 	lk->keep_ignored = keep_ignored;
 	mask = fs_umask();
-	if (reuse_sync_begin(copy, common, run, idle, &lk->g, &lk->adm) == 0 &&
+	if (reuse_sync_begin(rc, &lk->g, &lk->adm) == 0 &&
 	    reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
 		lk->g.index = lk->index;
 		/*
@@ -131,13 +131,13 @@ reuse_look_begin(struct reuse_look *lk, const char *copy, const char *common,
 		lk->pruned = !keep_ignored;
 		if (keep_ignored) {
 			reuse_drop_special_top(copy);
-			lk->out = xasprintf("%s/clean.out", scratch);
-			lk->err = xasprintf("%s/clean.err", scratch);
+			lk->out = xasprintf("%s/clean.out", rc->scratch);
+			lk->err = xasprintf("%s/clean.err", rc->scratch);
 			lk->cleaning = git_start(&lk->clean, &lk->g,
 			    reuse_clean_keep, NULL, lk->out, lk->err) == 0;
 		}
-		r = had_look(copy, &had, idle, since, lk->pruned, &lk->stale,
-		    &lk->links, &lk->odd, &lk->dirs);
+		r = had_look(copy, &had, rc->idle, since, lk->pruned,
+		    &lk->stale, &lk->links, &lk->odd, &lk->dirs);
 	}
 	gitindex_free(&had);
 	if (r == -1) {

@@ -241,9 +241,8 @@ drop_entered(const struct git *g, int root, struct strv *dirs,
 }
 
 int
-reuse_drop_rules(const char *src, const char *copy, const char *common,
-    const char *run, const char *index, struct spawn_idle *idle,
-    struct strv *dropped)
+reuse_drop_rules(const struct reuse_copy *rc, const char *src,
+    const char *index, struct strv *dropped)
 {
 	/* Ignored: --directory, as git enters no directory a rule of its
 	 * parents ignores, and reads no rule there for anything it hashes
@@ -259,12 +258,12 @@ reuse_drop_rules(const char *src, const char *copy, const char *common,
 	struct strv		 dirs = STRV_INIT;
 	struct buf		 out = BUF_INIT;
 	struct git		 g;
-	const char		*p, *end;
+	const char		*p, *end, *copy = rc->copy;
 	char			*adm;
 	size_t			 k, len;
 	int			 root, again, ret = -1, rounds, r;
 
-	if (reuse_sync_begin(copy, common, run, idle, &g, &adm) == -1)
+	if (reuse_sync_begin(rc, &g, &adm) == -1)
 		return -1;
 	/* Tracked: as the working state has them, not as the copy's own
 	 * index (a command's to rewrite) says. */

@@ -241,10 +241,10 @@ reuse_marks_free(struct reuse_marks *m)
 /* The copy's registration checked, what a command left in progress
  * dropped, and a git to run in it (g's fields borrow *adm). */
 int
-reuse_sync_begin(const char *copy, const char *common, const char *run,
-    struct spawn_idle *idle, struct git *g, char **adm)
+reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
 {
 	struct strv	 mounted = STRV_INIT;
+	const char	*copy = rc->copy;
 
 	/* Claimed with nothing mounted in it (reuse_claim()): anything
 	 * mounted since is not the copy, and git would write through it. */
@@ -255,7 +255,7 @@ reuse_sync_begin(const char *copy, const char *common, const char *run,
 		*adm = NULL;
 		return -1;
 	}
-	if ((*adm = registration_of(copy, common, run)) == NULL) {
+	if ((*adm = registration_of(copy, rc->common, rc->run)) == NULL) {
 		warnx("the reused copy %s is no longer registered as forge "
 		    "made it", fs_vis(copy));
 		return -1;
@@ -265,7 +265,7 @@ reuse_sync_begin(const char *copy, const char *common, const char *run,
 	g->dir = copy;
 	g->gitdir = *adm;
 	g->worktree = copy;
-	g->idle = idle;
+	g->idle = rc->idle;
 	return 0;
 }
 
@@ -406,9 +406,8 @@ reuse_clean_detach(struct git *g, const char *head, int keep_ignored,
 }
 
 int
-reuse_sync(const char *copy, const char *common, const char *run,
-    const char *head, int keep_ignored, struct spawn_idle *idle,
-    struct reuse_marks *marks, char **dst_gitdir)
+reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
+    char **dst_gitdir)
 {
 	const char *const	 dirty[] = { "diff-files", "-z", "--name-only",
 	    NULL };
@@ -416,12 +415,13 @@ reuse_sync(const char *copy, const char *common, const char *run,
 	    "--exclude-standard", NULL };
 	struct buf		 paths = BUF_INIT;
 	const char *const	 reset[] = { "read-tree", "--reset", "-u",
-	    head, NULL };
+	    rc->head, NULL };
+	const char		*copy = rc->copy, *head = rc->head;
 	struct git		 g;
 	char			*adm;
 
 	*dst_gitdir = NULL;
-	if (reuse_sync_begin(copy, common, run, idle, &g, &adm) == -1)
+	if (reuse_sync_begin(rc, &g, &adm) == -1)
 		return -1;
 	/*
 	 * Untracked files go first, while the index still lists what the
@@ -440,7 +440,7 @@ reuse_sync(const char *copy, const char *common, const char *run,
 		take_marks(marks, copy, &paths);
 		buf_free(&paths);
 	}
-	if (reuse_clean_detach(&g, head, keep_ignored, 0) == -1 ||
+	if (reuse_clean_detach(&g, head, rc->keep_ignored, 0) == -1 ||
 	    reuse_git(&g, reset, NULL, NULL) == -1)
 		goto fail;
 	*dst_gitdir = adm;
@@ -475,20 +475,19 @@ recent_paths(const char *copy, const struct strv *v, time_t since,
 }
 
 int
-reuse_prepare(const char *copy, const char *common, const char *run,
-    const char *scratch, const char *head, const struct strv *entries,
-    const struct strv *others, const char *index, time_t since,
-    int keep_ignored, struct spawn_idle *idle, struct strv *recent,
-    struct strv *links, char **dst_gitdir)
+reuse_prepare(const struct reuse_copy *rc, const char *index, time_t since,
+    const struct strv *entries, const struct strv *others,
+    struct strv *recent, struct strv *links, char **dst_gitdir)
 {
 	struct git_job		 j;
 	struct git		 g;
+	const char		*copy = rc->copy;
 	mode_t			 mask;
 	char			*adm, *out, *err;
 	int			 started, st = -1, dirs = 0, r;
 
 	*dst_gitdir = NULL;
-	if (reuse_sync_begin(copy, common, run, idle, &g, &adm) == -1)
+	if (reuse_sync_begin(rc, &g, &adm) == -1)
 		return -1;
 	mask = fs_umask();
 	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
@@ -501,11 +500,12 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	 * command left a directory git cannot enter, or git clean failed,
 	 * it runs again once the modes are a checkout's.
 	 */
-	out = xasprintf("%s/clean.out", scratch);
-	err = xasprintf("%s/clean.err", scratch);
-	started = git_start(&j, &g, keep_ignored ? reuse_clean_keep :
+	out = xasprintf("%s/clean.out", rc->scratch);
+	err = xasprintf("%s/clean.err", rc->scratch);
+	started = git_start(&j, &g, rc->keep_ignored ? reuse_clean_keep :
 	    reuse_clean_all, NULL, out, err) == 0;
-	r = entry_modes(copy, entries, idle, since, recent, links, &dirs);
+	r = entry_modes(copy, entries, rc->idle, since, recent, links,
+	    &dirs);
 	if (started)
 		st = git_finish(&j);
 	(void)unlink(out);
@@ -515,7 +515,7 @@ reuse_prepare(const char *copy, const char *common, const char *run,
 	if (r == -1)
 		goto fail;
 	recent_paths(copy, others, since, recent);
-	if (reuse_clean_detach(&g, head, keep_ignored,
+	if (reuse_clean_detach(&g, rc->head, rc->keep_ignored,
 	    st == 0 && dirs == 0) == -1)
 		goto fail;
 	*dst_gitdir = adm;

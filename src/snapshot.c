@@ -976,13 +976,29 @@ state_drop(struct snapshot *s, struct snap_repo *sr, struct strv *done)
 	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, done);
 }
 
+/* The reused copy of sr, as reuse.h's steps take it. */
+static void
+reused_copy(struct snapshot *s, const struct snap_repo *sr,
+    struct reuse_copy *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->copy = sr->dst;
+	rc->common = sr->common;
+	rc->run = s->rd->run;
+	rc->scratch = s->rd->scratch;
+	rc->head = sr->head;
+	rc->keep_ignored = s->incremental;
+	rc->idle = &s->idle;
+}
+
 /* git worktree add, and what else makes the copy's index. */
 static int
 checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	struct git	g;
-	long long	t = time_now_ms();
-	char		tag[32];
+	struct reuse_copy	rc;
+	struct git		g;
+	long long		t = time_now_ms();
+	char			tag[32];
 
 	/* Which changes to copy whole: found while git checks out. */
 	src_git(sr, &g);
@@ -998,9 +1014,10 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 			state_drop(s, sr, &done);
 			strv_free(&done);
 		}
-		if (reuse_sync(sr->dst, sr->common, s->rd->run, sr->head,
-		    s->incremental && !s->state_unknown, &s->idle,
-		    s->incremental ? &s->marks : NULL, &sr->dst_gitdir) == -1)
+		reused_copy(s, sr, &rc);
+		rc.keep_ignored = s->incremental && !s->state_unknown;
+		if (reuse_sync(&rc, s->incremental ? &s->marks : NULL,
+		    &sr->dst_gitdir) == -1)
 			return -1;
 	} else if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) ==
 	    -1)
@@ -1369,6 +1386,7 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	struct strv		 paths = STRV_INIT, links = STRV_INIT;
 	struct strv		 changed = STRV_INIT, prefixed = STRV_INIT;
 	const struct strv	*src_changed, *src_gone;
+	struct reuse_copy	 rc;
 	char			*plan;
 	struct mirror_plan	 mp;
 	struct git		 sg;
@@ -1398,11 +1416,12 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 		s->looking = 0;
 		r = reuse_look_end(&s->look, &sr->entries, &again, &links,
 		    &sr->dst_gitdir);
-	} else
-		r = reuse_prepare(sr->dst, sr->common, s->rd->run,
-		    s->rd->scratch, sr->head, &sr->entries, &l->untracked, idx,
-		    proof_reused_time(sr->proof), s->incremental, &s->idle,
-		    &again, &links, &sr->dst_gitdir);
+	} else {
+		reused_copy(s, sr, &rc);
+		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
+		    &sr->entries, &l->untracked, &again, &links,
+		    &sr->dst_gitdir);
+	}
 	if (r == -1) {
 		strv_free(&again);
 		strv_free(&links);
@@ -1536,17 +1555,18 @@ reused_as_is(struct snapshot *s, struct snap_repo *sr,
 static int
 begin_look(struct snapshot *s, struct snap_repo *sr)
 {
-	struct timespec	 since;
-	char		*idx;
-	int		 r;
+	struct reuse_copy	 rc;
+	struct timespec		 since;
+	char			*idx;
+	int			 r;
 
 	if (!s->reused || sr != s->repos[0] || !s->check || !conv_none(s))
 		return 0;
 	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
 	    s->incremental, &since)) == NULL)
 		return 0;
-	r = reuse_look_begin(&s->look, sr->dst, sr->common, s->rd->run,
-	    s->rd->scratch, sr->head, idx, &since, s->incremental, &s->idle);
+	reused_copy(s, sr, &rc);
+	r = reuse_look_begin(&s->look, &rc, idx, &since);
 	free(idx);
 	s->looking = r == 1;
 	return r == -1 ? -1 : 0;
@@ -1557,11 +1577,12 @@ begin_look(struct snapshot *s, struct snap_repo *sr)
 static int
 drop_rules(struct snapshot *s, struct snap_repo *sr)
 {
-	struct strv	dropped = STRV_INIT;
-	int		r;
+	struct reuse_copy	rc;
+	struct strv		dropped = STRV_INIT;
+	int			r;
 
-	r = reuse_drop_rules(sr->src, sr->dst, sr->common, s->rd->run,
-	    sr->index, &s->idle, &dropped);
+	reused_copy(s, sr, &rc);
+	r = reuse_drop_rules(&rc, sr->src, sr->index, &dropped);
 	if (dropped.n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "
 		    "file%s of its own that git reads as instructions "
