@@ -32,48 +32,13 @@
 #include "settings.h"
 #include "sig.h"
 #include "snapshot.h"
+#include "snapshot_int.h"
 #include "source.h"
 #include "spawn.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
-/* One repository of the copy: the top one, or a nested one. */
-struct snap_repo {
-	char		*src;		/* its working tree */
-	char		*gitdir;
-	char		*common;
-	char		*objects;
-	char		*index;		/* a private copy of its index */
-	char		*head;		/* the commit checked out */
-	char		*dst;		/* its copy */
-	char		*dst_gitdir;	/* the copy's registration */
-	char		*rel;		/* dst below the top copy */
-	struct strv	 exclude;	/* nested repositories left out */
-	struct strv	 entries;	/* the source's index entries */
-	struct nested	*nested;	/* nested repositories found */
-	size_t		 nnested;
-	int		 filemode;	/* core.fileMode */
-	int		 sparse;	/* a sparse checkout */
-	int		 convert;	/* core.autocrlf or an attributes
-					   file outside the tree: what is
-					   on disk may not be what a
-					   checkout writes */
-	struct proof	*proof;		/* NULL: not proved */
-	char		*want;		/* a copy of a tree: the tree it
-					   must hold (below the top) */
-	struct bigfile	*big;		/* changes copied whole */
-};
-
-/* A gitlink or untracked nested repository, as found in the source. */
-struct nested {
-	char		*path;		/* below its parent's working tree */
-	int		 isrepo;	/* initialized, with a commit */
-	char		*gitdir, *common, *head;
-};
-
-static int	copy_repo(struct snapshot *, struct snap_repo *);
 static int	has_attributes(const struct strv *, int);
-static int	may_convert(const struct snap_repo *, const struct lsfiles *);
 static int	reconvert(struct snapshot *, struct snap_repo *,
 		    const struct lsfiles *);
 
@@ -111,8 +76,8 @@ sr_free(struct snap_repo *sr)
  * through the private copy of its index: git diff may refresh an index
  * and write it back, and the user's must stay as it is.
  */
-static void
-src_git(const struct snap_repo *sr, struct git *g)
+void
+snapshot_src_git(const struct snap_repo *sr, struct git *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->dir = sr->src;
@@ -121,8 +86,8 @@ src_git(const struct snap_repo *sr, struct git *g)
 	g->index = sr->index;
 }
 
-static void
-dst_git(const struct snap_repo *sr, struct git *g)
+void
+snapshot_dst_git(const struct snap_repo *sr, struct git *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->dir = sr->dst;
@@ -183,7 +148,7 @@ repo_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 	size_t			 len;
 	int			 b;
 
-	src_git(sr, &g);
+	snapshot_src_git(sr, &g);
 	sr->filemode = 1;
 	if (text == NULL)
 		(void)git_run(&g, a, 0, NULL, &out, NULL);
@@ -314,7 +279,7 @@ checkout_shown(struct snapshot *s, struct snap_repo *sr)
 		staged[n] = NULL;
 		a = staged;
 	}
-	dst_git(sr, &g);
+	snapshot_dst_git(sr, &g);
 	g.idle = &s->idle;
 	/* What git reset wrote stays when it fails. */
 	before = free_bytes(s->rd->top, &vfs);
@@ -364,7 +329,7 @@ tree_whole(struct snap_repo *sr)
 	}
 	free(p);
 	cfg = xasprintf("%s/config.worktree", sr->dst_gitdir);
-	dst_git(sr, &g);
+	snapshot_dst_git(sr, &g);
 	for (i = 0; r == 0 && lstat(cfg, &st) == 0 &&
 	    i < sizeof(off) / sizeof(off[0]); i++) {
 		const char *const	a[] = { "config", "--file", cfg,
@@ -493,7 +458,7 @@ dst_git_paths(struct snap_repo *sr, const char *const *args,
 
 	for (i = 0; i < paths->n; i++)
 		buf_add(&in, paths->v[i], strlen(paths->v[i]) + 1);
-	dst_git(sr, &g);
+	snapshot_dst_git(sr, &g);
 	if ((st = git_run(&g, args, 0, &in, NULL, &err)) > 0)
 		warnx("git %s failed in the copy: %s", args[0],
 		    git_why(&err, st));
@@ -525,7 +490,7 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	size_t			 k = 0;
 	int			 ret = 0;
 
-	dst_git(sr, &g);
+	snapshot_dst_git(sr, &g);
 	if ((ret = git_run(&g, ls, 0, NULL, &out, &err)) != 0) {
 		if (ret > 0)
 			warnx("git ls-files failed in the copy: %s",
@@ -689,162 +654,6 @@ copy_modes(struct snap_repo *sr)
 	return ret;
 }
 
-/* Is there no symlink, nor anything else but a directory, on the way
- * to path below top?  (Nothing at all on the way is fine.) */
-static int
-real_dirs(const char *top, const char *path)
-{
-	const char	*slash;
-	char		*dir;
-	int		 root, fd, r;
-
-	if ((slash = strrchr(path, '/')) == NULL)
-		return 1;
-	if ((root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return 1;
-	dir = xstrndup(path, (size_t)(slash - path));
-	fd = fs_walk_dir(root, dir, 0, 0);
-	r = fd != -1 || errno != ENOTDIR;
-	free(dir);
-	close(root);
-	if (fd != -1)
-		close(fd);
-	return r;
-}
-
-/* Said, and listed: the copy is partial. */
-static void
-left_out(struct snapshot *s, const struct snap_repo *sr, const char *path,
-    const char *why)
-{
-	warnx("leaving out %s%s: %s", fs_vis(sr->rel), fs_vis(path), why);
-	strv_pushf(&s->left_out, "%s%s\t%s", sr->rel, path, why);
-}
-
-/*
- * Find the gitlinks and nested repositories a repository holds, before
- * its proof starts: one without a commit is left out of both.
- */
-static void
-find_nested(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
-{
-	struct nested	*n;
-	struct stat	 st;
-	char		*sp, *dotgit;
-	size_t		 i;
-
-	sr->nested = xcalloc(l->nested.n, sizeof(*sr->nested));
-	for (i = 0; i < l->nested.n; i++) {
-		/* Below a symlink (or a file) in the working tree, it is no
-		 * repository of the working state's, and no path of it:
-		 * what is there is the symlink's to copy. */
-		if (!real_dirs(sr->src, l->nested.v[i]))
-			continue;
-		n = &sr->nested[sr->nnested++];
-		n->path = xstrdup(l->nested.v[i]);
-		sp = xasprintf("%s/%s", sr->src, n->path);
-		dotgit = xasprintf("%s/.git", sp);
-		if (lstat(sp, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    lstat(dotgit, &st) == 0) {
-			if (repo_nested(sp, &n->gitdir, &n->common,
-			    &n->head) == 0)
-				n->isrepo = 1;
-			else {
-				left_out(s, sr, n->path, "a nested "
-				    "repository without a commit checked out");
-				strv_push(&sr->exclude, n->path);
-			}
-		}
-		free(sp);
-		free(dotgit);
-	}
-}
-
-/* Remove path below top if it is an empty directory, and then each
- * directory above it that this leaves empty (a fresh copy has none),
- * no symlink on the way followed. */
-static void
-drop_empty(const char *top, const char *path)
-{
-	char	*dir, *slash;
-	int	 root, fd, r;
-
-	if ((root = open(top, O_PATH | O_DIRECTORY | O_CLOEXEC)) == -1)
-		return;
-	dir = xstrdup(path);
-	do {
-		if ((slash = strrchr(dir, '/')) != NULL)
-			*slash = '\0';
-		if ((fd = slash != NULL ? fs_walk_dir(root, dir, 0, 0) :
-		    fcntl(root, F_DUPFD_CLOEXEC, 3)) == -1)
-			break;
-		r = unlinkat(fd, slash != NULL ? slash + 1 : dir,
-		    AT_REMOVEDIR);
-		close(fd);
-	} while (r == 0 && slash != NULL);
-	free(dir);
-	close(root);
-}
-
-static int
-copy_nested(struct snapshot *s, struct snap_repo *sr)
-{
-	struct snap_repo	*child;
-	struct nested		*n;
-	struct stat		 st;
-	char			*sp, *dp, *idx;
-	size_t			 i;
-	int			 ret = 0, fd, dfd;
-
-	for (i = 0; i < sr->nnested && ret == 0; i++) {
-		n = &sr->nested[i];
-		sp = xasprintf("%s/%s", sr->src, n->path);
-		dp = xasprintf("%s/%s", sr->dst, n->path);
-		if (lstat(sp, &st) == -1 || !S_ISDIR(st.st_mode)) {
-			/* Removed in the source: an empty directory left
-			 * by the checkout goes too -- in the copy, no
-			 * symlink on the way followed. */
-			drop_empty(sr->dst, n->path);
-			goto next;
-		}
-		/* Walked from the copy's root: no symlink in it is followed. */
-		if ((fd = open(sr->dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-		    -1 || (dfd = fs_open_dir(fd, n->path, 1, 0777)) == -1) {
-			warn("cannot create %s", fs_vis(dp));
-			if (fd != -1)
-				close(fd);
-			ret = -1;
-			goto next;
-		}
-		close(dfd);
-		close(fd);
-		if (!n->isrepo)
-			goto next;	/* uninitialized: empty, as here */
-		child = xcalloc(1, sizeof(*child));
-		child->src = sp;
-		child->dst = dp;
-		sp = dp = NULL;
-		child->gitdir = n->gitdir;
-		child->common = n->common;
-		child->head = n->head;
-		n->gitdir = n->common = n->head = NULL;
-		child->objects = xasprintf("%s/objects", child->common);
-		child->rel = xasprintf("%s%s/", sr->rel, n->path);
-		s->repos = xreallocarray(s->repos, s->nrepos + 1,
-		    sizeof(*s->repos));
-		s->repos[s->nrepos++] = child;
-		idx = xasprintf("%s/index", child->gitdir);
-		child->index = rundir_index(s->rd, idx);
-		free(idx);
-		if (child->index == NULL || copy_repo(s, child) == -1)
-			ret = -1;
-next:
-		free(sp);
-		free(dp);
-	}
-	return ret;
-}
-
 /* Move the background proofs on, between the steps of the copy, and
  * while git works on it (the spawn idle hook). */
 static void
@@ -888,7 +697,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.entries = &sr->entries;
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
-	pr.convert = may_convert(sr, l);
+	pr.convert = snapshot_may_convert(sr, l);
 	pr.own_ignored = s->incremental && sr == s->repos[0];
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	pr.reused = s->reused && sr == s->repos[0];
@@ -897,127 +706,23 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return sr->proof != NULL ? 0 : -1;
 }
 
-/*
- * An incremental copy keeps the ignored files it made, and only those:
- * not one forge put there as the working state's that the working state
- * now ignores, or has not.  Which those are is noted in the run
- * directory, first with what this run will put there too, should it
- * end before it notes this state alone (state_end()).
- */
-static void
-state_begin(struct snapshot *s, const struct lsfiles *l)
-{
-	const struct strv *const	 of[] = { &l->entries, &l->flagged,
-	    &l->gitlinks, NULL };
-	struct strv			 old = STRV_INIT;
-	size_t				 i, k;
-
-	for (k = 0; of[k] != NULL; k++)
-		for (i = 0; i < of[k]->n; i++)
-			strv_push(&s->state_now,
-			    lsfiles_entry_path(of[k]->v[i]));
-	strv_pushv(&s->state_now, l->unmerged.v);
-	strv_pushv(&s->state_now, l->untracked.v);
-	strv_sort_uniq(&s->state_now);
-	/* Not known, every ignored file goes (reuse_sync()). */
-	if (s->reused && reuse_state_read(s->rd->carry, &old) == -1)
-		s->state_unknown = 1;
-	for (i = 0; i < old.n; i++)
-		if (!strv_sorted_has(&s->state_now, old.v[i]))
-			strv_push(&s->state_gone, old.v[i]);
-	/* Not known, nothing is noted before every ignored file is gone:
-	 * a run that ends first leaves it not known still. */
-	if (s->state_unknown)
-		reuse_state_forget(s->rd->carry);
-	else if (s->state_gone.n == 0 && old.n == s->state_now.n)
-		/* The same paths: noted already, before and after. */
-		s->state_noted = s->reused;
-	else {
-		strv_pushv(&old, s->state_now.v);
-		strv_sort_uniq(&old);
-		(void)reuse_state_write(s->rd->carry, &old);
-	}
-	strv_free(&old);
-}
-
-/* The copy holds this working state: noted alone, but for what the
- * last run put there that is there still (state_drop() left it: a
- * directory there now, say). */
-static void
-state_end(struct snapshot *s, const struct snap_repo *sr)
-{
-	struct strv	 v = STRV_INIT;
-	struct stat	 st;
-	char		*p;
-	size_t		 i;
-
-	if (s->state_noted)
-		return;
-	strv_pushv(&v, s->state_now.v);
-	for (i = 0; i < s->state_gone.n; i++) {
-		p = xasprintf("%s/%s", sr->dst, s->state_gone.v[i]);
-		if (lstat(p, &st) == 0)
-			strv_push(&v, s->state_gone.v[i]);
-		free(p);
-	}
-	strv_sort_uniq(&v);
-	(void)reuse_state_write(s->rd->carry, &v);
-	strv_free(&v);
-}
-
-/* What the last run put in the copy that this working state has not,
- * removed before git keeps every ignored file there; each path tried
- * onto done. */
-static void
-state_drop(struct snapshot *s, struct snap_repo *sr, struct strv *done)
-{
-	struct strv	none = STRV_INIT;
-
-	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, done);
-}
-
-/* The reused copy of sr, as reuse.h's steps take it. */
-static void
-reused_copy(struct snapshot *s, const struct snap_repo *sr,
-    struct reuse_copy *rc)
-{
-	memset(rc, 0, sizeof(*rc));
-	rc->copy = sr->dst;
-	rc->common = sr->common;
-	rc->run = s->rd->run;
-	rc->scratch = s->rd->scratch;
-	rc->head = sr->head;
-	rc->keep_ignored = s->incremental;
-	rc->idle = &s->idle;
-}
-
 /* git worktree add, and what else makes the copy's index. */
 static int
 checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	struct reuse_copy	rc;
-	struct git		g;
-	long long		t = time_now_ms();
-	char			tag[32];
+	struct git	g;
+	long long	t = time_now_ms();
+	char		tag[32];
 
 	/* Which changes to copy whole: found while git checks out. */
-	src_git(sr, &g);
+	snapshot_src_git(sr, &g);
 	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
 	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
 	    sr->proof != NULL ? &sr->entries : NULL, s->big, s->verbose);
 	if (sig_pending())
 		return -1;
 	if (s->reused && sr == s->repos[0]) {
-		if (s->incremental && s->state_gone.n > 0) {
-			struct strv	done = STRV_INIT;
-
-			state_drop(s, sr, &done);
-			strv_free(&done);
-		}
-		reused_copy(s, sr, &rc);
-		rc.keep_ignored = s->incremental && !s->state_unknown;
-		if (reuse_sync(&rc, s->incremental ? &s->marks : NULL,
-		    &sr->dst_gitdir) == -1)
+		if (snapshot_reused_sync(s, sr) == -1)
 			return -1;
 	} else if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) ==
 	    -1)
@@ -1049,9 +754,9 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	struct git	sg, dg;
 	long long	t = time_now_ms();
 
-	src_git(sr, &sg);
+	snapshot_src_git(sr, &sg);
 	sg.idle = &s->idle;
-	dst_git(sr, &dg);
+	snapshot_dst_git(sr, &dg);
 	if (sig_pending() || bigfile_finish(sr->big) == -1 ||
 	    bigfile_clear(sr->big, sr->dst) == -1 ||
 	    patch_replay_file(&sg, &dg, sr->head, &sr->big->paths,
@@ -1089,71 +794,6 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
-/*
- * The submodules a copy of a tree records, each initialized one copied
- * from its local repository at the commit its gitlink names; the others
- * stay empty directories, as in a clone without submodule update.
- */
-static int
-copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
-{
-	struct snap_repo	*child;
-	struct strv		 links = STRV_INIT;
-	struct git		 dg, ng;
-	const char		*oid, *path;
-	char			*sp, *gd, *cd, *hd, *tree, *tab, *why;
-	size_t			 i;
-	int			 ret = 0;
-
-	dst_git(sr, &dg);
-	if (source_gitlinks(&dg, &links) == -1)
-		return -1;
-	for (i = 0; i < links.n && ret == 0; i++) {
-		/* "oid\tpath", made two strings. */
-		oid = links.v[i];
-		tab = strchr(links.v[i], '\t');
-		*tab = '\0';
-		path = tab + 1;
-		sp = xasprintf("%s/%s", sr->src, path);
-		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
-			free(sp);
-			left_out(s, sr, path, "a submodule not initialized "
-			    "here");
-			continue;	/* an empty directory */
-		}
-		free(hd);
-		memset(&ng, 0, sizeof(ng));
-		ng.dir = sp;
-		ng.gitdir = gd;
-		if ((tree = source_commit_tree(&ng, oid)) == NULL) {
-			why = xasprintf("its repository has no commit %.12s",
-			    oid);
-			left_out(s, sr, path, why);
-			free(why);
-			free(sp);
-			free(gd);
-			free(cd);
-			continue;
-		}
-		child = xcalloc(1, sizeof(*child));
-		child->src = sp;
-		child->dst = xasprintf("%s/%s", sr->dst, path);
-		child->gitdir = gd;
-		child->common = cd;
-		child->head = xstrdup(oid);
-		child->want = tree;
-		child->objects = xasprintf("%s/objects", child->common);
-		child->rel = xasprintf("%s%s/", sr->rel, path);
-		s->repos = xreallocarray(s->repos, s->nrepos + 1,
-		    sizeof(*s->repos));
-		s->repos[s->nrepos++] = child;
-		if (copy_repo(s, child) == -1)
-			ret = -1;
-	}
-	strv_free(&links);
-	return ret;
-}
-
 /* A copy of a tree (source.h): its commit checked out with the tree
  * (checkout_shown()), then its submodules. */
 static int
@@ -1165,7 +805,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (checkout(s, sr, NULL) == -1 || sig_pending())
 		return -1;
-	return copy_gitlinks(s, sr);
+	return snapshot_copy_gitlinks(s, sr);
 }
 
 /* The copy's index staged as the source's is (mirror.h). */
@@ -1175,9 +815,9 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	struct git	sg, dg;
 	long long	t = time_now_ms();
 
-	src_git(sr, &sg);
+	snapshot_src_git(sr, &sg);
 	sg.idle = &s->idle;
-	dst_git(sr, &dg);
+	snapshot_dst_git(sr, &dg);
 	dg.idle = &s->idle;
 	if (sig_pending() || mirror_index(&sg, &dg, sr->head, &sr->entries, l) ==
 	    -1)
@@ -1208,8 +848,8 @@ has_attributes(const struct strv *v, int entries)
  * id cannot see: the copy is then written whole, as git writes it.
  * Any attributes file counts, whatever it says.
  */
-static int
-may_convert(const struct snap_repo *sr, const struct lsfiles *l)
+int
+snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 {
 	return sr->convert || has_attributes(&sr->entries, 1) ||
 	    has_attributes(&l->untracked, 0) || convert_outside(sr->common);
@@ -1236,18 +876,18 @@ reconvert(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	char		*carried = NULL;
 	int		 r = -1;
 
-	if (!may_convert(sr, l)) {
+	if (!snapshot_may_convert(sr, l)) {
 		s->conv_now = xstrdup("none");
 		/* Nothing converts, nor did. */
 		if (!s->reused || (had != NULL && strcmp(had, "none") == 0))
 			return 0;
 	}
-	dst_git(sr, &dg);
+	snapshot_dst_git(sr, &dg);
 	dg.idle = &s->idle;
 	if (reconvert_head(&dg, &entries) == -1)
 		goto out;
 	if (s->conv_now == NULL) {
-		src_git(sr, &sg);
+		snapshot_src_git(sr, &sg);
 		sg.idle = &s->idle;
 		/* Not known: nothing is noted, and the next run checks out
 		 * every file again. */
@@ -1298,303 +938,8 @@ conv_written(struct snapshot *s, struct snap_repo *sr,
 	strv_sort_uniq(&s->conv_paths);
 }
 
-/*
- * The copy's own index, as a fresh copy's: HEAD's, staged as the
- * source's is -- unless it is still as the last run made it, for the
- * same HEAD and the same staging, which is then what it would be made.
- */
-static int
-own_index(struct snapshot *s, struct snap_repo *sr,
-    const struct mirror_plan *mp)
-{
-	struct git	 dg;
-	char		*key, *record;
-	int		 ret = -1;
-
-	dst_git(sr, &dg);
-	dg.idle = &s->idle;
-	record = xasprintf("%s/index.own", s->rd->carry);
-	key = mirror_key(mp, sr->head, sr->dst);
-	if (reuse_index_same(sr->dst_gitdir, record, key))
-		ret = 0;
-	else {
-		(void)unlink(record);
-		if (reuse_index(sr->dst, sr->dst_gitdir,
-		    proof_copy_index(sr->proof), sr->head) == 0 &&
-		    !sig_pending() && mirror_apply(&dg, mp) == 0) {
-			if (mkdir(s->rd->carry, 0700) == 0 || errno == EEXIST)
-				reuse_index_note(sr->dst_gitdir, record, key);
-			ret = 0;
-		}
-	}
-	free(key);
-	free(record);
-	return ret;
-}
-
-/* What is left of a reused copy's look, ended. */
-static void
-stop_look(struct snapshot *s)
-{
-	if (s->prefixing)
-		reuse_prefix_free(&s->prefix);
-	s->prefixing = 0;
-	if (s->looking)
-		reuse_look_free(&s->look);
-	s->looking = 0;
-}
-
-/* Is a .gitignore among the paths of fix ("old new\tpath")? */
-static int
-ignore_rules(const struct strv *fix)
-{
-	const char	*path, *base;
-	size_t		 i;
-
-	for (i = 0; i < fix->n; i++) {
-		path = strchr(fix->v[i], '\t') + 1;
-		base = strrchr(path, '/');
-		if (strcmp(base != NULL ? base + 1 : path, ".gitignore") == 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Were a reused copy's files written with nothing to convert, as noted
- * (reconvert.h)?  Else it is not proved as it stands. */
-static int
-conv_none(const struct snapshot *s)
-{
-	return s->conv_had.digest != NULL &&
-	    strcmp(s->conv_had.digest, "none") == 0;
-}
-
-/*
- * A reused copy proved as it stands, before the sync: if it holds the
- * working state, or does once the paths where it differs are put right,
- * it needs nothing more -- no file rewritten that is what it is to be,
- * no pass over the whole tree but the proof's.  1: so it is, the index
- * made and staged; 0: it must be brought up to date the full way
- * (nothing is lost: that way starts from whatever state this left);
- * -1: the copy is not to be used.
- */
-static int
-reused_as_is(struct snapshot *s, struct snap_repo *sr,
-    const struct lsfiles *l)
-{
-	struct strv		 fix = STRV_INIT, again = STRV_INIT;
-	struct strv		 paths = STRV_INIT, links = STRV_INIT;
-	struct strv		 changed = STRV_INIT, prefixed = STRV_INIT;
-	const struct strv	*src_changed, *src_gone;
-	struct reuse_copy	 rc;
-	char			*plan;
-	struct mirror_plan	 mp;
-	struct git		 sg;
-	const char		*idx;
-	long long		 t = time_now_ms();
-	size_t			 i;
-	int			 r, planned = 0, looked = s->looking;
-
-	/* Nothing else touches the copy while that goes on. */
-	if (s->prefixing) {
-		reuse_prefix_wait(&s->prefix);
-		strv_pushv(&prefixed, s->prefix.done.v);
-	}
-	/* An incremental copy whose own ignored files are not known from
-	 * the rest goes the whole way: without them. */
-	if (may_convert(sr, l) || !conv_none(s) ||
-	    (s->incremental && s->state_unknown) ||
-	    (idx = proof_reused_index(sr->proof)) == NULL) {
-		stop_look(s);
-		strv_free(&prefixed);
-		return 0;
-	}
-	/* Begun from that index as git listed the working tree, the look
-	 * finds every file that can have changed since; else git is to
-	 * look at every file. */
-	if (s->looking) {
-		s->looking = 0;
-		r = reuse_look_end(&s->look, &sr->entries, &again, &links,
-		    &sr->dst_gitdir);
-	} else {
-		reused_copy(s, sr, &rc);
-		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
-		    &sr->entries, &l->untracked, &again, &links,
-		    &sr->dst_gitdir);
-	}
-	if (r == -1) {
-		strv_free(&again);
-		strv_free(&links);
-		strv_free(&prefixed);
-		return -1;
-	}
-	/*
-	 * What changed in the working tree since the last run is put in
-	 * the copy before git has looked at it there (proof_begin()) --
-	 * most of it as forge listed the working tree (copy_repo()) --
-	 * and git looks at it in the copy too: for most runs, the last
-	 * thing put right before the two sides agree.  (Not where the
-	 * copy keeps ignored files, which a change to ignore rules
-	 * concerns.)
-	 */
-	if (looked && !s->incremental &&
-	    (src_changed = proof_source_paths(sr->proof)) != NULL &&
-	    (src_gone = proof_source_gone(sr->proof)) != NULL) {
-		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
-		    s->prefixing ? &s->prefix.paths : NULL, &prefixed);
-	} else if (s->incremental)
-		state_drop(s, sr, &prefixed);
-	/* Whatever it was begun by (copy_repo()). */
-	proof_reused_written(sr->proof, &prefixed);
-	proof_reused_look(sr->proof, &again, looked);
-	/* Kept: an untracked file's mode is seen to only if it changed. */
-	if (looked)
-		strv_pushv(&changed, again.v);
-	strv_free(&again);
-	/* What the copy's index is to stage, found while git looks at the
-	 * copy. */
-	src_git(sr, &sg);
-	sg.idle = &s->idle;
-	if (proof_reused_start(sr->proof, sr->dst_gitdir) == -1)
-		r = -1;
-	else {
-		plan = xasprintf("%s/mirror.plan", s->rd->carry);
-		planned = mirror_plan(&sg, sr->head, &sr->entries, l, plan,
-		    &mp) == 0;
-		free(plan);
-		/* Ended either way: nothing of it goes on in the copy. */
-		r = proof_reused(sr->proof, sr->dst_gitdir, &fix);
-		if (!planned)
-			r = -1;
-	}
-	/* A copy that keeps ignored files of its own, whose ignore rules
-	 * are to change: what they keep is for the whole sync to find. */
-	if (r == 0 && s->incremental && ignore_rules(&fix))
-		r = -1;
-	if (r == 0 && !sig_pending()) {
-		sig_test_stall("fix");
-		r = reuse_fix(sr->src, sr->dst, &fix) == 0 ?
-		    proof_reused(sr->proof, sr->dst_gitdir, &again) : -1;
-	}
-	if (r != 1 || sig_pending()) {
-		if (planned)
-			mirror_plan_free(&mp);
-		strv_free(&fix);
-		strv_free(&again);
-		strv_free(&changed);
-		strv_free(&prefixed);
-		strv_free(&links);
-		free(sr->dst_gitdir);
-		sr->dst_gitdir = NULL;
-		s->fixed = -1;
-		return sig_pending() ? -1 : 0;
-	}
-	/* Tracked files have the modes of their entries (reuse_prepare()),
-	 * but those forge copied; the others, the source's. */
-	for (i = 0; i < fix.n; i++)
-		strv_push(&paths, strchr(fix.v[i], '\t') + 1);
-	strv_pushv(&paths, prefixed.v);
-	strv_sort_uniq(&paths);
-	s->fixed = (long)paths.n;
-	strv_free(&prefixed);
-	/* An untracked file whose stat data is as git kept it on both
-	 * sides has the mode it was given when it last changed. */
-	src_changed = proof_source_paths(sr->proof);
-	if (looked && src_changed != NULL) {
-		strv_pushv(&changed, src_changed->v);
-		strv_sort_uniq(&changed);
-	}
-	for (i = 0; i < l->untracked.n; i++)
-		if (!looked || src_changed == NULL ||
-		    strv_sorted_has(&changed, l->untracked.v[i]))
-			strv_push(&paths, l->untracked.v[i]);
-	strv_free(&changed);
-	for (i = 0; i < l->flagged.n; i++)
-		strv_push(&paths, lsfiles_entry_path(l->flagged.v[i]));
-	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,
-	    sr->filemode);
-	/*
-	 * The copy is the working state, which has a file only where the
-	 * index has an entry or git lists an untracked one: what may be a
-	 * symlink is what was one among the entries, and what was written
-	 * or is untracked.  A copy with ignored files of its own has more.
-	 */
-	if (!s->incremental) {
-		for (i = 0; i < paths.n; i++)
-			strv_push(&links, paths.v[i]);
-		/* A conflict's path is no entry of stage 0: what the
-		 * working tree has there, the copy has. */
-		for (i = 0; i < l->unmerged.n; i++)
-			strv_push(&links, l->unmerged.v[i]);
-		strv_sort_uniq(&links);
-		strv_free(&s->links);
-		s->links = links;
-		s->links_known = 1;
-	} else
-		strv_free(&links);
-	strv_free(&paths);
-	strv_free(&fix);
-	strv_free(&again);
-	if (r == -1)
-		warnx("cannot give the reused copy %s a fresh copy's modes",
-		    fs_vis(sr->dst));
-	else
-		r = own_index(s, sr, &mp);
-	mirror_plan_free(&mp);
-	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
-	/* Nothing converts, nor did: so it is noted again. */
-	s->conv_now = xstrdup("none");
-	return r == -1 ? -1 : 1;
-}
-
-/*
- * A reused copy's own side, begun while git lists the working tree:
- * from the index its last proof left, which needs nothing of that list.
- * -1: the copy is not to be used; else begun, or left for later.
- */
-static int
-begin_look(struct snapshot *s, struct snap_repo *sr)
-{
-	struct reuse_copy	 rc;
-	struct timespec		 since;
-	char			*idx;
-	int			 r;
-
-	if (!s->reused || sr != s->repos[0] || !s->check || !conv_none(s))
-		return 0;
-	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
-	    s->incremental, &since)) == NULL)
-		return 0;
-	reused_copy(s, sr, &rc);
-	r = reuse_look_begin(&s->look, &rc, idx, &since);
-	free(idx);
-	s->looking = r == 1;
-	return r == -1 ? -1 : 0;
-}
-
-/* An incremental copy's own ignored files, but for those git reads as
- * instructions (reuse.h), before git reads them. */
-static int
-drop_rules(struct snapshot *s, struct snap_repo *sr)
-{
-	struct reuse_copy	rc;
-	struct strv		dropped = STRV_INIT;
-	int			r;
-
-	reused_copy(s, sr, &rc);
-	r = reuse_drop_rules(&rc, sr->src, sr->index, &dropped);
-	if (dropped.n > 0)
-		fprintf(stderr, "forge: removed from the incremental copy %zu "
-		    "file%s of its own that git reads as instructions "
-		    "(%s%s)\n",
-		    dropped.n, dropped.n == 1 ? "" : "s",
-		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
-	strv_free(&dropped);
-	return r;
-}
-
-static int
-copy_repo(struct snapshot *s, struct snap_repo *sr)
+int
+snapshot_copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
 	struct lsfiles		l;
 	struct lsfiles_job	lj;
@@ -1604,9 +949,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
 		return copy_source(s, sr);
 	if (s->reused && s->incremental && sr == s->repos[0] &&
-	    drop_rules(s, sr) == -1)
+	    snapshot_reused_rules(s, sr) == -1)
 		return -1;
-	src_git(sr, &g);
+	snapshot_src_git(sr, &g);
 	if (s->reused && sr == s->repos[0] && s->check &&
 	    lsfiles_start(&lj, &g, s->rd->scratch) == 0) {
 		/* The source's files against what its side kept, and the
@@ -1614,7 +959,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		proof_look_start(&s->source_look, s->rd, s->nrepos, sr->src,
 		    sr->common, sr->head);
 		s->source_looked = 1;
-		if (begin_look(s, sr) == -1) {
+		if (snapshot_reused_look(s, sr) == -1) {
 			lsfiles_cancel(&lj);
 			proof_look_free(&s->source_look);
 			s->source_looked = 0;
@@ -1622,7 +967,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		}
 		proof_look_wait(&s->source_look);
 		/* The working tree's changed files put in the copy while
-		 * forge goes on (reused_as_is()). */
+		 * forge goes on (snapshot_reused_as_is()). */
 		if (s->looking && !s->incremental && s->source_look.ok) {
 			sig_test_stall("prefix");
 			reuse_prefix_start(&s->prefix, sr->src, sr->dst,
@@ -1633,7 +978,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	} else
 		r = lsfiles_read(&l, &g);
 	if (r == -1) {
-		stop_look(s);
+		snapshot_reused_stop(s);
 		if (s->source_looked)
 			proof_look_free(&s->source_look);
 		s->source_looked = 0;
@@ -1660,9 +1005,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		    sr->sparse ? "a sparse checkout" : "nested repositories");
 		goto out;
 	}
-	find_nested(s, sr, &l);
+	snapshot_find_nested(s, sr, &l);
 	if (s->incremental && sr == s->repos[0])
-		state_begin(s, &l);
+		snapshot_noted_begin(s, &l);
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
@@ -1675,29 +1020,29 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	/* Nested repositories are never reused: nothing more to do. */
 	if (s->reused && sr == s->repos[0] && s->check &&
-	    (r = reused_as_is(s, sr, &l)) != 0) {
+	    (r = snapshot_reused_as_is(s, sr, &l)) != 0) {
 		if (r == 1)
 			ret = 0;
 		goto out;
 	}
-	stop_look(s);
+	snapshot_reused_stop(s);
 	if (sr->proof != NULL && proof_list_changed(sr->proof) == -1)
 		goto out;
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
 	    files(s, sr, &l) == -1 || staging(s, sr, &l) == -1)
 		goto out;
-	if (sig_pending() || copy_nested(s, sr) == -1)
+	if (sig_pending() || snapshot_copy_nested(s, sr) == -1)
 		goto out;
 	if (sr == s->repos[0])
 		conv_written(s, sr, &l);
 	ret = 0;
 out:
-	stop_look(s);
+	snapshot_reused_stop(s);
 	if (s->source_looked)
 		proof_look_free(&s->source_look);
 	s->source_looked = 0;
 	if (ret == 0 && s->incremental && sr == s->repos[0])
-		state_end(s, sr);
+		snapshot_noted_end(s, sr);
 	lsfiles_free(&l);
 	return ret;
 }
@@ -1743,7 +1088,7 @@ prove_source(struct snapshot *s)
 	size_t		 i;
 
 	for (i = 0; i < s->nrepos; i++) {
-		dst_git(s->repos[i], &dg);
+		snapshot_dst_git(s->repos[i], &dg);
 		if (i == 0)
 			tree = source_prove(s->source, &dg, s->rd,
 			    s->repos[i]->objects);
@@ -1819,7 +1164,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 		(void)reconvert_read(rd->carry, &s->conv_had);
 		reconvert_forget(rd->carry);
 	}
-	if (sr->index == NULL || copy_repo(s, sr) == -1)
+	if (sr->index == NULL || snapshot_copy_repo(s, sr) == -1)
 		goto out;
 	/* Before the proof, which then looks at those files again. */
 	reuse_marks_restore(&s->marks);

@@ -1,0 +1,113 @@
+/*
+ * What snapshot.c and snapshot_reused.c share; nothing else includes it.
+ * Callers read snapshot.h.
+ *
+ *	snapshot.c		builds a fresh copy, and runs the steps
+ *				of every copy
+ *	snapshot_nested.c	the repositories nested in it: found,
+ *				copied as repositories of their own
+ *	snapshot_reused.c	brings a parked copy back: the sync, the
+ *				look begun as git lists the working tree,
+ *				the copy proved as it stands, and an
+ *				incremental copy's noted paths
+ *
+ * struct snap_repo is snapshot.c's (sr_free()); snapshot_reused.c fills
+ * only its dst_gitdir, which snapshot.c frees.
+ */
+#ifndef SNAPSHOT_INT_H
+#define SNAPSHOT_INT_H
+
+#include "gitcmd.h"
+#include "lsfiles.h"
+#include "snapshot.h"
+#include "strv.h"
+
+/* One repository of the copy: the top one, or a nested one. */
+struct snap_repo {
+	char		*src;		/* its working tree */
+	char		*gitdir;
+	char		*common;
+	char		*objects;
+	char		*index;		/* a private copy of its index */
+	char		*head;		/* the commit checked out */
+	char		*dst;		/* its copy */
+	char		*dst_gitdir;	/* the copy's registration */
+	char		*rel;		/* dst below the top copy */
+	struct strv	 exclude;	/* nested repositories left out */
+	struct strv	 entries;	/* the source's index entries */
+	struct nested	*nested;	/* nested repositories found */
+	size_t		 nnested;
+	int		 filemode;	/* core.fileMode */
+	int		 sparse;	/* a sparse checkout */
+	int		 convert;	/* core.autocrlf or an attributes
+					   file outside the tree: what is
+					   on disk may not be what a
+					   checkout writes */
+	struct proof	*proof;		/* NULL: not proved */
+	char		*want;		/* a copy of a tree: the tree it
+					   must hold (below the top) */
+	struct bigfile	*big;		/* changes copied whole */
+};
+
+/* A gitlink or untracked nested repository, as found in the source. */
+struct nested {
+	char		*path;		/* below its parent's working tree */
+	int		 isrepo;	/* initialized, with a commit */
+	char		*gitdir, *common, *head;
+};
+
+/* snapshot.c: a git to run in sr's source, or in its copy. */
+void	snapshot_src_git(const struct snap_repo *, struct git *);
+void	snapshot_dst_git(const struct snap_repo *, struct git *);
+int	snapshot_may_convert(const struct snap_repo *, const struct lsfiles *);
+/* snapshot.c: a repository copied, the top one or a nested one. */
+int	snapshot_copy_repo(struct snapshot *, struct snap_repo *);
+
+/*
+ * snapshot_nested.c.
+ *
+ *	snapshot_find_nested(s, sr, l)	the gitlinks and nested
+ *			repositories of l, before sr's proof starts: one
+ *			without a commit is left out (s->left_out)
+ *	snapshot_copy_nested(s, sr)	each one found copied
+ *	snapshot_copy_gitlinks(s, sr)	a copy of a tree: each submodule
+ *			it records and the working tree has initialized
+ *			copied at the commit its gitlink names
+ */
+void	snapshot_find_nested(struct snapshot *, struct snap_repo *,
+	    const struct lsfiles *);
+int	snapshot_copy_nested(struct snapshot *, struct snap_repo *);
+int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *);
+
+/*
+ * snapshot_reused.c.  An incremental copy's noted paths (reuse.h's
+ * reuse_state_*()):
+ *
+ *	snapshot_noted_begin(s, l)	as the working tree is listed:
+ *			what the last run put in the copy that this one
+ *			will not, and this run's paths noted with those of
+ *			the last, should it end first
+ *	snapshot_noted_end(s, sr)	the copy holds this working state:
+ *			its paths noted alone
+ *
+ * A reused copy (s->reused, the top repository):
+ *
+ *	snapshot_reused_rules(s, sr)	its rule files dropped, first
+ *	snapshot_reused_look(s, sr)	its look begun while git lists
+ *			the working tree; -1: the copy is not to be used
+ *	snapshot_reused_as_is(s, sr, l)	proved as it stands and put
+ *			right; 1: done, 0: to be synced the whole way, -1:
+ *			not to be used
+ *	snapshot_reused_sync(s, sr)	synced the whole way
+ *	snapshot_reused_stop(s)		what is left of the look ended
+ */
+void	snapshot_noted_begin(struct snapshot *, const struct lsfiles *);
+void	snapshot_noted_end(struct snapshot *, const struct snap_repo *);
+int	snapshot_reused_rules(struct snapshot *, struct snap_repo *);
+int	snapshot_reused_look(struct snapshot *, struct snap_repo *);
+int	snapshot_reused_as_is(struct snapshot *, struct snap_repo *,
+	    const struct lsfiles *);
+int	snapshot_reused_sync(struct snapshot *, struct snap_repo *);
+void	snapshot_reused_stop(struct snapshot *);
+
+#endif /* SNAPSHOT_INT_H */
