@@ -13,6 +13,7 @@
 
 #include "bigfile.h"
 #include "buf.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "lsfiles.h"
 #include "patch.h"

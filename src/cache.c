@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "cache.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "hash.h"
 #include "json.h"

@@ -9,7 +9,7 @@
 
 #include "buf.h"
 #include "change.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
 #include "repo.h"
 #include "rundir.h"

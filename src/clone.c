@@ -15,6 +15,8 @@
 
 #include "buf.h"
 #include "clone.h"
+#include "fs_copy.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "repo.h"

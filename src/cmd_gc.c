@@ -11,7 +11,7 @@
 #include "cmd.h"
 #include "context.h"
 #include "forge.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "journal.h"
 #include "runlog.h"
 #include "settings.h"

@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "cmd.h"
 #include "forge.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "repo.h"

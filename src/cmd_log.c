@@ -13,7 +13,7 @@
 #include "color.h"
 #include "context.h"
 #include "forge.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "json.h"
 #include "report.h"
 

@@ -15,7 +15,7 @@
 #include "context.h"
 #include "copies.h"
 #include "forge.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "json.h"
 #include "landlock.h"
 #include "report.h"

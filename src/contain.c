@@ -26,6 +26,8 @@
 
 #include "buf.h"
 #include "contain.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "landlock.h"
 #include "xmalloc.h"

@@ -9,7 +9,7 @@
 
 #include "context.h"
 #include "forge.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
 #include "journal.h"
 #include "timeutil.h"

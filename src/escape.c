@@ -14,6 +14,7 @@
 
 #include "buf.h"
 #include "escape.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "strv.h"
 #include "xmalloc.h"

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
 #include "sig.h"
 #include "xmalloc.h"

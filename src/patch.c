@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
 #include "patch.h"
 #include "sig.h"

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_copy.h"
+#include "fs_remove.h"
 #include "fsutil.h"
 #include "pathcopy.h"
 #include "xmalloc.h"

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "progress.h"
 #include "timeutil.h"
 #include "xmalloc.h"

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "gitindex.h"

@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "convert.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "gitindex.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "repo.h"
 #include "xmalloc.h"
 

@@ -7,7 +7,7 @@
 
 #include "buf.h"
 #include "color.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "report.h"
 #include "runlog.h"
 #include "timeutil.h"

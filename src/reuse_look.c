@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "gitindex.h"

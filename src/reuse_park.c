@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "journal.h"
 #include "registration.h"

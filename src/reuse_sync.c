@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_copy.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"

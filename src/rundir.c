@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "cleanup.h"
-#include "fsutil.h"
+#include "fs_copy.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
 #include "repo.h"
 #include "rundir.h"
 #include "sig.h"

@@ -15,11 +15,11 @@
 #include "buf.h"
 #include "color.h"
 #include "contain.h"
-#include "settings.h"
 #include "forge.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
 #include "repo.h"
+#include "settings.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

@@ -19,6 +19,7 @@
 #include "bigfile.h"
 #include "clone.h"
 #include "convert.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"

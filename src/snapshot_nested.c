@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"

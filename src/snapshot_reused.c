@@ -11,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
 #include "mirror.h"

@@ -14,9 +14,9 @@
 
 #include "buf.h"
 #include "convert.h"
-#include "fsutil.h"
-#include "hash.h"
+#include "fs_vis.h"
 #include "gitcmd.h"
+#include "hash.h"
 #include "lsfiles.h"
 #include "proof.h"
 #include "repo.h"

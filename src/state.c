@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "settings.h"
 #include "sig.h"

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_copy.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "hash.h"
 #include "sig.h"

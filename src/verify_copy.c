@@ -9,12 +9,13 @@
 #include <string.h>
 
 #include "clone.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "hint.h"
 #include "patch.h"
-#include "reuse.h"
 #include "repo.h"
+#include "reuse.h"
 #include "rundir.h"
 #include "setupin.h"
 #include "sig.h"

@@ -8,7 +8,7 @@
 
 #include "cmd.h"
 #include "cmd_verify.h"
-#include "fsutil.h"
+#include "fs_vis.h"
 #include "repo.h"
 #include "settings.h"
 #include "timeutil.h"

@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_copy.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "strv.h"
 #include "unitfs.h"

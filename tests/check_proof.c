@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fs_copy.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"

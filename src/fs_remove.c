@@ -1,0 +1,558 @@
+/* Trees removed without leaving their mount, and the mounts below a path. */
+#include "config.h"
+
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs_remove.h"
+#include "fs_vis.h"
+#include "fsutil.h"
+#include "strv.h"
+#include "xmalloc.h"
+
+/*
+ * Open the directory that path (an O_PATH fd, whose mount was checked)
+ * stands for, to empty it: made readable and writable by its owner if it
+ * was not.  Through the fd, never the name, so that nothing swapped in
+ * meanwhile (a symlink) is what gets its mode changed.
+ */
+static int
+open_for_removal(int path)
+{
+	struct stat	st;
+	char		proc[64];
+	int		fd;
+
+	if (fstat(path, &st) == -1)
+		return -1;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", path);
+	if ((st.st_mode & 0700) != 0700 && chmod(proc, (st.st_mode & 07777) |
+	    0700) == -1)
+		return -1;
+	fd = openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	return fd;
+}
+
+int
+fs_where(int fd, struct fs_where *w)
+{
+	struct stat	st;
+
+	memset(w, 0, sizeof(*w));
+#if defined(HAVE_STATX) && defined(STATX_MNT_ID)
+	{
+		struct statx	sx;
+
+		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
+		    STATX_INO | STATX_MNT_ID, &sx) == 0) {
+			w->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
+			w->ino = sx.stx_ino;
+			if (sx.stx_mask & STATX_MNT_ID) {
+				w->mnt = sx.stx_mnt_id;
+				w->have_mnt = 1;
+			}
+#ifdef STATX_ATTR_MOUNT_ROOT
+			w->mount_root = (sx.stx_attributes_mask &
+			    STATX_ATTR_MOUNT_ROOT) &&
+			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
+#endif
+			return 0;
+		}
+		if (errno != ENOSYS && errno != EINVAL)
+			return -1;
+	}
+#endif
+	if (fstatat(fd, "", &st, AT_EMPTY_PATH) == -1)
+		return -1;
+	w->dev = st.st_dev;
+	w->ino = st.st_ino;
+	return 0;
+}
+
+int
+fs_same_mount(const struct fs_where *a, const struct fs_where *b)
+{
+	if (a->dev != b->dev)
+		return 0;
+	/* A bind mount of a directory of the same file system has the
+	 * same st_dev: only the mount id tells it apart. */
+	if (a->have_mnt && b->have_mnt && a->mnt != b->mnt)
+		return 0;
+	return 1;
+}
+
+/*
+ * The removal of one tree.  Directories are walked one fd at a time,
+ * climbing back with "..", so a tree of any depth costs neither
+ * descriptors nor stack.  Whatever cannot go (a mount point, a file that
+ * will not unlink) is left in place, named in left, and skipped, and the
+ * rest of the tree still goes.
+ */
+struct level {
+	dev_t		 dev;
+	ino_t		 ino;
+	char		*name;
+	struct strv	 skip;		/* entries here that stay */
+	char		*retry_name;	/* the subdirectory that refilled */
+	int		 retries;	/* how often, in a row */
+	int		 all_retries;	/* all of them together */
+};
+
+struct rm {
+	const char	*prefix;	/* for messages: the parent's path */
+	struct level	*stack;
+	size_t		 depth;
+	size_t		 cap;
+	struct fs_where	 home;		/* the mount it all must be on */
+	struct strv	*left;
+	const char	*last;		/* an entry of the root to remove
+					   last, only if all else went */
+	int		 err;		/* the first error */
+};
+
+/* A directory that keeps refilling (a process writing into it) is
+ * emptied this many times before it is left. */
+#define RM_RETRIES	8
+
+static void
+left_behind(struct rm *rm, const char *name, int err, const char *why)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	if (rm->err == 0)
+		rm->err = err;
+	strv_push(&rm->stack[rm->depth - 1].skip, name);
+	if (rm->left == NULL)
+		return;
+	if (rm->prefix != NULL && *rm->prefix != '\0')
+		buf_addf(&b, "%s/", strcmp(rm->prefix, "/") == 0 ? "" :
+		    rm->prefix);
+	/* stack[0] stands for the parent directory itself. */
+	for (i = 1; i < rm->depth; i++)
+		buf_addf(&b, "%s/", rm->stack[i].name);
+	buf_adds(&b, name);
+	if (why != NULL)
+		strv_pushf(rm->left, "%s %s", why, fs_vis(b.data));
+	else
+		strv_pushf(rm->left, "cannot remove %s: %s", fs_vis(b.data),
+		    strerror(err));
+	buf_free(&b);
+}
+
+static int
+skipped(const struct level *lv, const char *name)
+{
+	size_t	i;
+
+	for (i = 0; i < lv->skip.n; i++)
+		if (strcmp(lv->skip.v[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/*
+ * Unlink every non-directory in fd.  Returns the name of one
+ * subdirectory still to do (the caller frees), or NULL when none is left.
+ */
+static char *
+empty_files(struct rm *rm, int fd)
+{
+	struct level	*lv = &rm->stack[rm->depth - 1];
+	struct dirent	*de;
+	struct stat	 st;
+	DIR		*d;
+	char		*sub = NULL;
+	int		 dup_fd, isdir;
+
+	if ((dup_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1 ||
+	    (d = fdopendir(dup_fd)) == NULL) {
+		if (rm->err == 0)
+			rm->err = errno;
+		if (dup_fd != -1)
+			close(dup_fd);
+		return NULL;
+	}
+	rewinddir(d);
+	while ((de = readdir(d)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0 || skipped(lv, de->d_name))
+			continue;
+		isdir = de->d_type == DT_DIR;
+		if (de->d_type == DT_UNKNOWN &&
+		    fstatat(fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+			isdir = S_ISDIR(st.st_mode);
+		if (isdir) {
+			if (sub == NULL)
+				sub = xstrdup(de->d_name);
+			continue;
+		}
+		if (unlinkat(fd, de->d_name, 0) == -1 && errno != ENOENT) {
+			/* A file bind-mounted here says EBUSY: its own
+			 * file is elsewhere, and stays. */
+			if (errno == EBUSY)
+				left_behind(rm, de->d_name, errno,
+				    "a file system is mounted at");
+			else if (errno == EISDIR && sub == NULL)
+				sub = xstrdup(de->d_name);
+			else if (errno != EISDIR)
+				left_behind(rm, de->d_name, errno, NULL);
+		}
+	}
+	closedir(d);
+	return sub;
+}
+
+/* Open sub of fd to empty it next, if it is on the same mount. */
+static int
+descend(struct rm *rm, int fd, char *sub)
+{
+	struct fs_where	 w;
+	int		 pfd, nfd = -1;
+
+	pfd = openat(fd, sub, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (pfd == -1) {
+		/* Gone by itself, or no longer a directory: the next look
+		 * at its parent sees what it is now. */
+		if (errno != ENOENT && errno != ENOTDIR && errno != ELOOP)
+			left_behind(rm, sub, errno, NULL);
+		free(sub);
+		return -1;
+	}
+	if (fs_where(pfd, &w) == -1) {
+		left_behind(rm, sub, errno, NULL);
+		goto out;
+	}
+	/* Never into another file system, nor into a bind mount of part
+	 * of this one: what is there is not the copy's, and neither its
+	 * contents nor its mode are touched. */
+	if (!fs_same_mount(&w, &rm->home) || w.mount_root) {
+		left_behind(rm, sub, EBUSY, "a file system is mounted at");
+		goto out;
+	}
+	if ((nfd = open_for_removal(pfd)) == -1) {
+		left_behind(rm, sub, errno, NULL);
+		goto out;
+	}
+	if (rm->depth == rm->cap)
+		rm->stack = xreallocarray(rm->stack, rm->cap *= 2,
+		    sizeof(*rm->stack));
+	memset(&rm->stack[rm->depth], 0, sizeof(*rm->stack));
+	rm->stack[rm->depth].dev = w.dev;
+	rm->stack[rm->depth].ino = w.ino;
+	rm->stack[rm->depth].name = sub;
+	rm->depth++;
+	close(pfd);
+	return nfd;
+out:
+	close(pfd);
+	free(sub);
+	return -1;
+}
+
+/* Leave the directory on top of the stack for its parent; -1 if the
+ * tree was moved under us. */
+static int
+climb(struct rm *rm, int *fd)
+{
+	struct level	*lv = &rm->stack[rm->depth - 1], *up;
+	struct stat	 st;
+	int		 pfd;
+
+	up = &rm->stack[rm->depth - 2];
+	pfd = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (pfd == -1 || fstat(pfd, &st) == -1 || st.st_dev != up->dev ||
+	    st.st_ino != up->ino) {
+		/* Someone moved the tree under us: stop here. */
+		rm->err = pfd == -1 ? errno : ESTALE;
+		if (pfd != -1)
+			close(pfd);
+		return -1;
+	}
+	close(*fd);
+	*fd = pfd;
+	rm->depth--;
+	if (lv->skip.n > 0) {
+		/* What stays inside was named already. */
+		strv_push(&up->skip, lv->name);
+	} else if (unlinkat(pfd, lv->name, AT_REMOVEDIR) == -1 &&
+	    errno != ENOENT) {
+		/* Refilled since we emptied it: again, a few times for
+		 * each, and not forever for all of them together. */
+		if (up->retry_name == NULL ||
+		    strcmp(up->retry_name, lv->name) != 0) {
+			free(up->retry_name);
+			up->retry_name = xstrdup(lv->name);
+			up->retries = 0;
+		}
+		if ((errno != ENOTEMPTY && errno != EEXIST) ||
+		    ++up->retries > RM_RETRIES ||
+		    ++up->all_retries > RM_RETRIES * 64)
+			left_behind(rm, lv->name, errno, errno == EBUSY ?
+			    "a file system is mounted at" : NULL);
+	}
+	free(lv->name);
+	free(lv->retry_name);
+	strv_free(&lv->skip);
+	return 0;
+}
+
+static int	rmtree(int, const char *, const char *, const char *,
+		    struct strv *);
+
+/* The root's entry rm->last, once all else in it went. */
+static void
+remove_last(struct rm *rm, int fd, const char *name)
+{
+	struct level	*lv = &rm->stack[1];
+	const char	*inner;
+	char		*prefix, *first;
+
+	if (rm->last == NULL || rm->err != 0 || lv->skip.n != 1)
+		return;
+	/* "a/b": a goes last, and in it b. */
+	inner = strchr(rm->last, '/');
+	first = inner != NULL ? xstrndup(rm->last, (size_t)(inner -
+	    rm->last)) : xstrdup(rm->last);
+	if (strcmp(lv->skip.v[0], first) != 0) {
+		free(first);
+		return;
+	}
+	prefix = rm->prefix == NULL || *rm->prefix == '\0' ? xstrdup(name) :
+	    xasprintf("%s/%s", strcmp(rm->prefix, "/") == 0 ? "" : rm->prefix,
+	    name);
+	if (rmtree(fd, first, prefix, inner != NULL ? inner + 1 : NULL,
+	    rm->left) == 0)
+		strv_clear(&lv->skip);
+	else
+		rm->err = errno;
+	free(prefix);
+	free(first);
+}
+
+int
+fs_rmtree_report(int pfd, const char *name, const char *prefix,
+    struct strv *left)
+{
+	return rmtree(pfd, name, prefix, NULL, left);
+}
+
+static int
+rmtree(int pfd, const char *name, const char *prefix, const char *last,
+    struct strv *left)
+{
+	struct rm	 rm;
+	struct stat	 st;
+	char		*sub;
+	int		 fd, nfd, tries = 0;
+
+	if (fstatat(pfd, name, &st, AT_SYMLINK_NOFOLLOW) == -1)
+		return errno == ENOENT ? 0 : -1;
+	memset(&rm, 0, sizeof(rm));
+	rm.prefix = prefix;
+	rm.left = left;
+	rm.last = last;
+	rm.stack = xreallocarray(NULL, rm.cap = 16, sizeof(*rm.stack));
+	memset(&rm.stack[0], 0, sizeof(*rm.stack));
+	rm.stack[0].name = xstrdup(".");
+	rm.depth = 1;
+	if (fs_where(pfd, &rm.home) == -1) {
+		rm.err = errno;
+		goto out;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(pfd, name, 0) == -1 && errno != ENOENT)
+			left_behind(&rm, name, errno, errno == EBUSY ?
+			    "a file system is mounted at" : NULL);
+		goto out;
+	}
+again:
+	if ((fd = descend(&rm, pfd, xstrdup(name))) == -1)
+		goto out;
+	if (last != NULL)
+		strv_pushn(&rm.stack[1].skip, last, strcspn(last, "/"));
+	for (;;) {
+		if ((sub = empty_files(&rm, fd)) != NULL) {
+			if ((nfd = descend(&rm, fd, sub)) != -1) {
+				close(fd);
+				fd = nfd;
+			}
+			continue;
+		}
+		if (rm.depth == 2)
+			break;
+		if (climb(&rm, &fd) == -1)
+			break;
+	}
+	if (rm.depth == 2)
+		remove_last(&rm, fd, name);
+	close(fd);
+	if (rm.depth == 2 && rm.err != ESTALE) {
+		struct level	*lv = &rm.stack[1];
+
+		rm.depth = 1;
+		if (lv->skip.n > 0)
+			strv_push(&rm.stack[0].skip, lv->name);
+		else if (unlinkat(pfd, name, AT_REMOVEDIR) == -1 &&
+		    errno != ENOENT) {
+			if ((errno == ENOTEMPTY || errno == EEXIST) &&
+			    ++tries <= RM_RETRIES) {
+				free(lv->name);
+				free(lv->retry_name);
+				strv_free(&lv->skip);
+				goto again;
+			}
+			left_behind(&rm, name, errno, errno == EBUSY ?
+			    "a file system is mounted at" : NULL);
+		}
+		free(lv->name);
+		free(lv->retry_name);
+		strv_free(&lv->skip);
+	}
+out:
+	while (rm.depth > 0) {
+		rm.depth--;
+		free(rm.stack[rm.depth].name);
+		free(rm.stack[rm.depth].retry_name);
+		strv_free(&rm.stack[rm.depth].skip);
+	}
+	free(rm.stack);
+	if (rm.err != 0) {
+		errno = rm.err;
+		return -1;
+	}
+	return 0;
+}
+
+int
+fs_rmtree_at(int pfd, const char *name)
+{
+	return fs_rmtree_report(pfd, name, NULL, NULL);
+}
+
+int
+fs_rmtree_last_at(int pfd, const char *name, const char *last)
+{
+	return rmtree(pfd, name, NULL, last, NULL);
+}
+
+int
+fs_rmtree(const char *path)
+{
+	return fs_rmtree_path(path, NULL, NULL);
+}
+
+void
+fs_unescape_mountinfo(char *s)
+{
+	char	*out = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*out++ = *s;
+	}
+	*out = '\0';
+}
+
+/*
+ * Where the kernel gives no mount ids, a bind mount of the same file
+ * system cannot be seen from inside the tree: look for mount points at
+ * or below path in this process's mount table instead.  How many.
+ */
+int
+fs_mounts_below(const char *path, struct strv *left)
+{
+	struct buf	 b = BUF_INIT;
+	char		*line, *p, *mnt, *real;
+	size_t		 n;
+	int		 field, found = 0;
+
+	if ((real = realpath(path, NULL)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	n = strlen(real);
+	if (fs_read_file("/proc/self/mountinfo", &b, 1 << 24) == -1) {
+		free(real);
+		buf_free(&b);
+		return -1;	/* cannot tell: as if there were */
+	}
+	for (p = b.data; (line = strsep(&p, "\n")) != NULL;) {
+		/* "id parent major:minor root mount-point options ..." */
+		for (field = 0; field < 5 && line != NULL; field++)
+			mnt = strsep(&line, " ");
+		if (field < 5 || mnt == NULL)
+			continue;
+		fs_unescape_mountinfo(mnt);
+		if (strncmp(mnt, real, n) == 0 && (mnt[n] == '\0' ||
+		    mnt[n] == '/')) {
+			if (left != NULL)
+				strv_pushf(left, "a file system is mounted "
+				    "at %s", fs_vis(mnt));
+			found++;
+		}
+	}
+	buf_free(&b);
+	free(real);
+	return found;
+}
+
+int
+fs_rmtree_path(const char *path, const char *last, struct strv *left)
+{
+	struct fs_where	 w;
+	char		*dir, *trimmed, *slash;
+	size_t		 n;
+	int		 fd, ret, saved;
+
+	/* "dir/" names dir. */
+	trimmed = xstrdup(path);
+	n = strlen(trimmed);
+	while (n > 1 && trimmed[n - 1] == '/')
+		trimmed[--n] = '\0';
+	if ((slash = strrchr(trimmed, '/')) == NULL) {
+		ret = rmtree(AT_FDCWD, trimmed, NULL, last, left);
+		saved = errno;
+		free(trimmed);
+		errno = saved;
+		return ret;
+	}
+	dir = xstrndup(trimmed, slash == trimmed ? 1 : (size_t)(slash -
+	    trimmed));
+	if ((fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1) {
+		saved = errno;
+		free(dir);
+		free(trimmed);
+		errno = saved;
+		return saved == ENOENT ? 0 : -1;
+	}
+	if (fs_where(fd, &w) == 0 && !w.have_mnt &&
+	    fs_mounts_below(trimmed, left) != 0) {
+		/* Blind to bind mounts: remove nothing. */
+		close(fd);
+		free(dir);
+		free(trimmed);
+		errno = EBUSY;
+		return -1;
+	}
+	ret = rmtree(fd, slash + 1, dir, last, left);
+	saved = errno;
+	close(fd);
+	free(dir);
+	free(trimmed);
+	errno = saved;
+	return ret;
+}

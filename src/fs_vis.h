@@ -1,0 +1,17 @@
+/*
+ * Names made fit to print in a message: a file name is the user's, or
+ * a hostile command's, and may hold bytes that would rewrite what forge
+ * prints.
+ */
+#ifndef FS_VIS_H
+#define FS_VIS_H
+
+#include <sys/types.h>
+
+/* A path made safe to print (control and non-ASCII bytes as octal
+ * escapes); valid until the fourth call after. */
+const char *fs_vis(const char *);
+/* Human-readable type of a stat mode: "fifo", "socket", ... */
+const char *fs_type_name(mode_t);
+
+#endif /* FS_VIS_H */
