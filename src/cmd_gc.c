@@ -13,6 +13,7 @@
 #include "forge.h"
 #include "fs_vis.h"
 #include "journal.h"
+#include "journal_reclaim.h"
 #include "runlog.h"
 #include "settings.h"
 #include "xmalloc.h"

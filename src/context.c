@@ -12,6 +12,7 @@
 #include "fs_vis.h"
 #include "gitcmd.h"
 #include "journal.h"
+#include "journal_reclaim.h"
 #include "timeutil.h"
 
 static void	reclaim(struct context *);

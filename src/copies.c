@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "copies.h"
 #include "journal.h"
+#include "journal_reclaim.h"
 #include "xmalloc.h"
 
 /* nftw(3) takes no argument for its callback. */

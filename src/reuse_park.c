@@ -16,6 +16,7 @@
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "journal_reclaim.h"
 #include "registration.h"
 #include "reuse.h"
 #include "rundir.h"

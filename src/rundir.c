@@ -16,6 +16,7 @@
 #include "fs_copy.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
+#include "journal_reclaim.h"
 #include "repo.h"
 #include "rundir.h"
 #include "sig.h"
@@ -150,7 +151,7 @@ rundir_open(struct rundir *rd, const char *common)
 	free(mark);
 	free(line);
 	/* After the mark: a run killed before it leaves no more than a
-	 * reclaim removes without one (journal.c). */
+	 * reclaim removes without one (journal_reclaim.c). */
 	if (mkdir(rd->blobs, 0700) == -1 || mkdir(rd->blobs_last, 0700) == -1) {
 		warn("cannot create the blob directories in %s",
 		    fs_vis(rd->scratch));

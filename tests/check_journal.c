@@ -1,5 +1,5 @@
 /*
- * journal.c: the record of every copy, written before the copy exists,
+ * journal.c and journal_reclaim.c: the record of every copy, written before the copy exists,
  * read back after a crash; and the reclaiming that removes the copies of
  * runs that are gone and never touches a live run's.
  */
@@ -24,6 +24,7 @@
 #include "buf.h"
 #include "fsutil.h"
 #include "journal.h"
+#include "journal_reclaim.h"
 #include "json.h"
 #include "proc.h"
 #include "unitfs.h"
