@@ -373,6 +373,27 @@ stamp_path(const char *common, const char *run)
 	return xasprintf("%s/forge/refs/%s", common, run);
 }
 
+/* The date of a run's fetched refs written; -1 with a message. */
+static int
+stamp_write(const char *common, const char *run)
+{
+	char	*dir, *path, *line, ts[RFC3339_LEN];
+	int	 ret = 0;
+
+	dir = xasprintf("%s/forge/refs", common);
+	path = stamp_path(common, run);
+	line = xasprintf("%s\n", time_rfc3339(ts, time(NULL)));
+	if (fs_mkdirs(dir, 0777) == -1 || fs_write_atomic(path, line,
+	    strlen(line), 0644) == -1) {
+		warn("cannot write %s", fs_vis(path));
+		ret = -1;
+	}
+	free(dir);
+	free(path);
+	free(line);
+	return ret;
+}
+
 int
 clone_results(const struct repo *r, const char *clonegit, const char *start,
     const char *run, struct strv *refs)
@@ -385,7 +406,6 @@ clone_results(const struct repo *r, const char *clonegit, const char *start,
 	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	struct stat		 st;
 	const char		*p, *nl;
-	char			*path, *dir, ts[RFC3339_LEN];
 	size_t			 i;
 	int			 s, ret = -1;
 
@@ -412,19 +432,8 @@ clone_results(const struct repo *r, const char *clonegit, const char *start,
 		goto out;
 	}
 	/* Dated before they exist: forge gc never finds them undated. */
-	dir = xasprintf("%s/forge/refs", r->common);
-	path = stamp_path(r->common, run);
-	strv_pushf(&a, "%s\n", time_rfc3339(ts, time(NULL)));
-	if (fs_mkdirs(dir, 0777) == -1 || fs_write_atomic(path, a.v[0],
-	    strlen(a.v[0]), 0644) == -1) {
-		warn("cannot write %s", fs_vis(path));
-		free(dir);
-		free(path);
+	if (stamp_write(r->common, run) == -1)
 		goto out;
-	}
-	free(dir);
-	free(path);
-	strv_clear(&a);
 	strv_push(&a, "-c");
 	strv_push(&a, "protocol.file.allow=always");
 	strv_push(&a, "fetch");

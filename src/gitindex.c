@@ -56,13 +56,64 @@ get_varint(const unsigned char **pp, const unsigned char *end, size_t *out)
 	return 0;
 }
 
+/* An entry's stat data and object id, from p; its flags. */
+static uint32_t
+entry_stat(struct gitindex_entry *e, const unsigned char *p, size_t rawsz)
+{
+	/* ctime, mtime (each seconds and nanoseconds), dev, ino, mode,
+	 * uid, gid, size; the object id; the flags. */
+	e->ctime = get32(p);
+	e->ctime_ns = get32(p + 4);
+	e->mtime = get32(p + 8);
+	e->mtime_ns = get32(p + 12);
+	e->dev = get32(p + 16);
+	e->ino = get32(p + 20);
+	e->mode = get32(p + 24);
+	e->uid = get32(p + 28);
+	e->gid = get32(p + 32);
+	e->size = get32(p + 36);
+	memcpy(e->oid, p + 40, rawsz);
+	return (uint32_t)p[40 + rawsz] << 8 | p[41 + rawsz];
+}
+
+/* The end of a version 2 or 3 entry that starts at start, hlen bytes
+ * before its name of nlen: NULs to a multiple of 8 bytes from its start,
+ * at least one.  NULL if that is past end. */
+static const unsigned char *
+padded_end(const unsigned char *start, size_t hlen, size_t nlen,
+    const unsigned char *end)
+{
+	size_t	elen = (hlen + nlen + 8) & ~(size_t)7;
+
+	return (size_t)(end - start) < elen ? NULL : start + elen;
+}
+
+/* Extensions from p to end: none that holds entries elsewhere (a split
+ * index's "link") or says the index is sparse. */
+static int
+extensions_ok(const unsigned char *p, const unsigned char *end)
+{
+	uint32_t	esz;
+
+	while (p < end) {
+		if (end - p < 8)
+			return 0;
+		esz = get32(p + 4);
+		if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0 ||
+		    (size_t)(end - p - 8) < esz)
+			return 0;
+		p += 8 + esz;
+	}
+	return 1;
+}
+
 int
 gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
     size_t rawsz)
 {
 	const unsigned char	*p, *end, *nul;
 	struct buf		 names = BUF_INIT, prev = BUF_INIT;
-	size_t			*offs = NULL, fixed, nlen, strip, i;
+	size_t			*offs = NULL, fixed, hlen, nlen, strip, i;
 	uint32_t		 version, count, flags;
 	int			 ret = -1;
 
@@ -79,8 +130,7 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 		goto bad;
 	ix->v = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*ix->v));
 	offs = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*offs));
-	/* ctime, mtime (each seconds and nanoseconds), dev, ino, mode,
-	 * uid, gid, size; the object id; the flags. */
+	/* Stat data, object id, flags (entry_stat()). */
 	fixed = 40 + rawsz + 2;
 	p = data + 12;
 	for (i = 0; i < count; i++) {
@@ -88,18 +138,7 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 
 		if ((size_t)(end - p) < fixed)
 			goto bad;
-		e->ctime = get32(p);
-		e->ctime_ns = get32(p + 4);
-		e->mtime = get32(p + 8);
-		e->mtime_ns = get32(p + 12);
-		e->dev = get32(p + 16);
-		e->ino = get32(p + 20);
-		e->mode = get32(p + 24);
-		e->uid = get32(p + 28);
-		e->gid = get32(p + 32);
-		e->size = get32(p + 36);
-		memcpy(e->oid, p + 40, rawsz);
-		flags = (uint32_t)p[40 + rawsz] << 8 | p[41 + rawsz];
+		flags = entry_stat(e, p, rawsz);
 		if (flags & (CE_ASSUME_VALID | CE_STAGEMASK))
 			goto bad;
 		p += fixed;
@@ -135,34 +174,14 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 			goto bad;
 		offs[i] = names.len;
 		buf_add(&names, prev.data, prev.len + 1);
+		hlen = fixed + ((flags & CE_EXTENDED) ? 2 : 0);
 		if (version == 4)
 			p = nul + 1;
-		else {
-			/* NULs to a multiple of 8 bytes from the entry's
-			 * start, at least one. */
-			size_t	 elen = (fixed + ((flags & CE_EXTENDED) ? 2 :
-			    0) + nlen + 8) & ~(size_t)7;
-			const unsigned char *start = p - fixed -
-			    ((flags & CE_EXTENDED) ? 2 : 0);
-
-			if ((size_t)(end - start) < elen)
-				goto bad;
-			p = start + elen;
-		}
-	}
-	/* Extensions: none that holds entries elsewhere (a split index's
-	 * "link") or says the index is sparse. */
-	while (p < end) {
-		uint32_t	esz;
-
-		if (end - p < 8)
+		else if ((p = padded_end(p - hlen, hlen, nlen, end)) == NULL)
 			goto bad;
-		esz = get32(p + 4);
-		if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0 ||
-		    (size_t)(end - p - 8) < esz)
-			goto bad;
-		p += 8 + esz;
 	}
+	if (!extensions_ok(p, end))
+		goto bad;
 	ix->n = count;
 	ix->rawsz = rawsz;
 	buf_str(&names);

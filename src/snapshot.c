@@ -942,10 +942,9 @@ conv_written(struct snapshot *s, struct snap_repo *sr,
 int
 snapshot_copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
-	struct lsfiles		l;
-	struct lsfiles_job	lj;
-	struct git		g;
-	int			r, ret = -1;
+	struct lsfiles	l;
+	struct git	g;
+	int		r, ret = -1;
 
 	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
 		return copy_source(s, sr);
@@ -953,30 +952,9 @@ snapshot_copy_repo(struct snapshot *s, struct snap_repo *sr)
 	    snapshot_reused_rules(s, sr) == -1)
 		return -1;
 	snapshot_src_git(sr, &g);
-	if (s->reused && sr == s->repos[0] && s->check &&
-	    lsfiles_start(&lj, &g, s->rd->scratch) == 0) {
-		/* The source's files against what its side kept, and the
-		 * copy's against what its side kept, as git lists. */
-		proof_look_start(&s->source_look, s->rd, s->nrepos, sr->src,
-		    sr->common, sr->head);
-		s->source_looked = 1;
-		if (snapshot_reused_look(s, sr) == -1) {
-			lsfiles_cancel(&lj);
-			proof_look_free(&s->source_look);
-			s->source_looked = 0;
-			return -1;
-		}
-		proof_look_wait(&s->source_look);
-		/* The working tree's changed files put in the copy while
-		 * forge goes on (snapshot_reused_as_is()). */
-		if (s->looking && !s->incremental && s->source_look.ok) {
-			sig_test_stall("prefix");
-			reuse_prefix_start(&s->prefix, sr->src, sr->dst,
-			    &s->source_look.stale);
-			s->prefixing = 1;
-		}
-		r = lsfiles_finish(&lj, &l);
-	} else
+	if (s->reused && sr == s->repos[0] && s->check)
+		r = snapshot_reused_list(s, sr, &g, &l);
+	else
 		r = lsfiles_read(&l, &g);
 	if (r == -1) {
 		snapshot_reused_stop(s);

@@ -93,8 +93,9 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *);
  * A reused copy (s->reused, the top repository):
  *
  *	snapshot_reused_rules(s, sr)	its rule files dropped, first
- *	snapshot_reused_look(s, sr)	its look begun while git lists
- *			the working tree; -1: the copy is not to be used
+ *	snapshot_reused_list(s, sr, g, l)	the working tree listed
+ *			(lsfiles.h) while the copy's look and the source's
+ *			side of the proof begin; -1 with a message
  *	snapshot_reused_as_is(s, sr, l)	proved as it stands and put
  *			right; 1: done, 0: to be synced the whole way, -1:
  *			not to be used
@@ -104,7 +105,8 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *);
 void	snapshot_noted_begin(struct snapshot *, const struct lsfiles *);
 void	snapshot_noted_end(struct snapshot *, const struct snap_repo *);
 int	snapshot_reused_rules(struct snapshot *, struct snap_repo *);
-int	snapshot_reused_look(struct snapshot *, struct snap_repo *);
+int	snapshot_reused_list(struct snapshot *, struct snap_repo *,
+	    const struct git *, struct lsfiles *);
 int	snapshot_reused_as_is(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
 int	snapshot_reused_sync(struct snapshot *, struct snap_repo *);

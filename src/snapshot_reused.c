@@ -209,6 +209,195 @@ conv_none(const struct snapshot *s)
 	    strcmp(s->conv_had.digest, "none") == 0;
 }
 
+/* What a reused copy proved as it stands goes through, step by step. */
+struct as_is {
+	struct strv		 fix;		/* the paths put right */
+	struct strv		 again;		/* files git looks at again */
+	struct strv		 changed;	/* untracked files that can
+						   have changed */
+	struct strv		 prefixed;	/* paths written before git
+						   looked at them */
+	struct strv		 links;		/* what may be a symlink */
+	struct mirror_plan	 mp;		/* if planned: what the
+						   copy's index is to stage */
+	int			 planned;
+	int			 looked;	/* begun as git listed the
+						   working tree */
+};
+
+static void
+as_is_free(struct as_is *a)
+{
+	if (a->planned)
+		mirror_plan_free(&a->mp);
+	strv_free(&a->fix);
+	strv_free(&a->again);
+	strv_free(&a->changed);
+	strv_free(&a->prefixed);
+	strv_free(&a->links);
+	memset(a, 0, sizeof(*a));
+}
+
+/*
+ * The copy readied to be proved as it stands, and the working tree's
+ * changes since the last run put in it first.  -1: the copy is not to
+ * be used.
+ */
+static int
+as_is_ready(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l, const char *idx, struct as_is *a)
+{
+	const struct strv	*src_changed, *src_gone;
+	struct reuse_copy	 rc;
+	int			 r;
+
+	/* Begun from that index as git listed the working tree, the look
+	 * finds every file that can have changed since; else git is to
+	 * look at every file. */
+	if (s->looking) {
+		s->looking = 0;
+		r = reuse_look_end(&s->look, &sr->entries, &a->again,
+		    &a->links, &sr->dst_gitdir);
+	} else {
+		reused_copy(s, sr, &rc);
+		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
+		    &sr->entries, &l->untracked, &a->again, &a->links,
+		    &sr->dst_gitdir);
+	}
+	if (r == -1)
+		return -1;
+	/*
+	 * What changed in the working tree since the last run is put in
+	 * the copy before git has looked at it there (proof_begin()) --
+	 * most of it as forge listed the working tree (copy_repo()) --
+	 * and git looks at it in the copy too: for most runs, the last
+	 * thing put right before the two sides agree.  (Not where the
+	 * copy keeps ignored files, which a change to ignore rules
+	 * concerns.)
+	 */
+	if (a->looked && !s->incremental &&
+	    (src_changed = proof_source_paths(sr->proof)) != NULL &&
+	    (src_gone = proof_source_gone(sr->proof)) != NULL) {
+		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
+		    s->prefixing ? &s->prefix.paths : NULL, &a->prefixed);
+	} else if (s->incremental)
+		noted_drop(s, sr, &a->prefixed);
+	/* Whatever it was begun by (copy_repo()). */
+	proof_reused_written(sr->proof, &a->prefixed);
+	proof_reused_look(sr->proof, &a->again, a->looked);
+	/* Kept: an untracked file's mode is seen to only if it changed. */
+	if (a->looked)
+		strv_pushv(&a->changed, a->again.v);
+	strv_free(&a->again);
+	return 0;
+}
+
+/*
+ * The copy proved as it stands, and put right where it differs
+ * (reuse_fix()), what its index is to stage planned meanwhile: 1, it
+ * holds the working state; else it is to be synced the whole way.
+ */
+static int
+as_is_prove(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l, struct as_is *a)
+{
+	struct git	 sg;
+	char		*plan;
+	int		 r;
+
+	/* What the copy's index is to stage, found while git looks at the
+	 * copy. */
+	snapshot_src_git(sr, &sg);
+	sg.idle = &s->idle;
+	if (proof_reused_start(sr->proof, sr->dst_gitdir) == -1)
+		r = -1;
+	else {
+		plan = xasprintf("%s/mirror.plan", s->rd->carry);
+		a->planned = mirror_plan(&sg, sr->head, &sr->entries, l, plan,
+		    &a->mp) == 0;
+		free(plan);
+		/* Ended either way: nothing of it goes on in the copy. */
+		r = proof_reused(sr->proof, sr->dst_gitdir, &a->fix);
+		if (!a->planned)
+			r = -1;
+	}
+	/* A copy that keeps ignored files of its own, whose ignore rules
+	 * are to change: what they keep is for the whole sync to find. */
+	if (r == 0 && s->incremental && ignore_rules(&a->fix))
+		r = -1;
+	if (r == 0 && !sig_pending()) {
+		sig_test_stall("fix");
+		r = reuse_fix(sr->src, sr->dst, &a->fix) == 0 ?
+		    proof_reused(sr->proof, sr->dst_gitdir, &a->again) : -1;
+	}
+	return r;
+}
+
+/*
+ * The proved copy given what a fresh copy has that git does not record:
+ * the modes of what forge wrote and of the untracked and flagged files
+ * that can have changed; what can be a symlink in it; its own index.
+ * -1: the copy is not to be used.
+ */
+static int
+as_is_finish(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l, struct as_is *a)
+{
+	struct strv		 paths = STRV_INIT;
+	const struct strv	*src_changed;
+	size_t			 i;
+	int			 r;
+
+	/* Tracked files have the modes of their entries (reuse_prepare()),
+	 * but those forge copied; the others, the source's. */
+	for (i = 0; i < a->fix.n; i++)
+		strv_push(&paths, strchr(a->fix.v[i], '\t') + 1);
+	strv_pushv(&paths, a->prefixed.v);
+	strv_sort_uniq(&paths);
+	s->fixed = (long)paths.n;
+	/* An untracked file whose stat data is as git kept it on both
+	 * sides has the mode it was given when it last changed. */
+	src_changed = proof_source_paths(sr->proof);
+	if (a->looked && src_changed != NULL) {
+		strv_pushv(&a->changed, src_changed->v);
+		strv_sort_uniq(&a->changed);
+	}
+	for (i = 0; i < l->untracked.n; i++)
+		if (!a->looked || src_changed == NULL ||
+		    strv_sorted_has(&a->changed, l->untracked.v[i]))
+			strv_push(&paths, l->untracked.v[i]);
+	for (i = 0; i < l->flagged.n; i++)
+		strv_push(&paths, lsfiles_entry_path(l->flagged.v[i]));
+	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,
+	    sr->filemode);
+	/*
+	 * The copy is the working state, which has a file only where the
+	 * index has an entry or git lists an untracked one: what may be a
+	 * symlink is what was one among the entries, and what was written
+	 * or is untracked.  A copy with ignored files of its own has more.
+	 */
+	if (!s->incremental) {
+		for (i = 0; i < paths.n; i++)
+			strv_push(&a->links, paths.v[i]);
+		/* A conflict's path is no entry of stage 0: what the
+		 * working tree has there, the copy has. */
+		for (i = 0; i < l->unmerged.n; i++)
+			strv_push(&a->links, l->unmerged.v[i]);
+		strv_sort_uniq(&a->links);
+		strv_free(&s->links);
+		s->links = a->links;
+		memset(&a->links, 0, sizeof(a->links));
+		s->links_known = 1;
+	}
+	strv_free(&paths);
+	if (r == -1)
+		warnx("cannot give the reused copy %s a fresh copy's modes",
+		    fs_vis(sr->dst));
+	else
+		r = own_index(s, sr, &a->mp);
+	return r;
+}
+
 /*
  * A reused copy proved as it stands, before the sync: if it holds the
  * working state, or does once the paths where it differs are put right,
@@ -222,23 +411,17 @@ int
 snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l)
 {
-	struct strv		 fix = STRV_INIT, again = STRV_INIT;
-	struct strv		 paths = STRV_INIT, links = STRV_INIT;
-	struct strv		 changed = STRV_INIT, prefixed = STRV_INIT;
-	const struct strv	*src_changed, *src_gone;
-	struct reuse_copy	 rc;
-	char			*plan;
-	struct mirror_plan	 mp;
-	struct git		 sg;
-	const char		*idx;
-	long long		 t = time_now_ms();
-	size_t			 i;
-	int			 r, planned = 0, looked = s->looking;
+	struct as_is	 a;
+	const char	*idx;
+	long long	 t = time_now_ms();
+	int		 r;
 
+	memset(&a, 0, sizeof(a));
+	a.looked = s->looking;
 	/* Nothing else touches the copy while that goes on. */
 	if (s->prefixing) {
 		reuse_prefix_wait(&s->prefix);
-		strv_pushv(&prefixed, s->prefix.done.v);
+		strv_pushv(&a.prefixed, s->prefix.done.v);
 	}
 	/* An incremental copy whose own ignored files are not known from
 	 * the rest goes the whole way: without them. */
@@ -246,141 +429,23 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	    (s->incremental && s->state_unknown) ||
 	    (idx = proof_reused_index(sr->proof)) == NULL) {
 		snapshot_reused_stop(s);
-		strv_free(&prefixed);
+		as_is_free(&a);
 		return 0;
 	}
-	/* Begun from that index as git listed the working tree, the look
-	 * finds every file that can have changed since; else git is to
-	 * look at every file. */
-	if (s->looking) {
-		s->looking = 0;
-		r = reuse_look_end(&s->look, &sr->entries, &again, &links,
-		    &sr->dst_gitdir);
-	} else {
-		reused_copy(s, sr, &rc);
-		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
-		    &sr->entries, &l->untracked, &again, &links,
-		    &sr->dst_gitdir);
-	}
-	if (r == -1) {
-		strv_free(&again);
-		strv_free(&links);
-		strv_free(&prefixed);
+	if (as_is_ready(s, sr, l, idx, &a) == -1) {
+		as_is_free(&a);
 		return -1;
 	}
-	/*
-	 * What changed in the working tree since the last run is put in
-	 * the copy before git has looked at it there (proof_begin()) --
-	 * most of it as forge listed the working tree (copy_repo()) --
-	 * and git looks at it in the copy too: for most runs, the last
-	 * thing put right before the two sides agree.  (Not where the
-	 * copy keeps ignored files, which a change to ignore rules
-	 * concerns.)
-	 */
-	if (looked && !s->incremental &&
-	    (src_changed = proof_source_paths(sr->proof)) != NULL &&
-	    (src_gone = proof_source_gone(sr->proof)) != NULL) {
-		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
-		    s->prefixing ? &s->prefix.paths : NULL, &prefixed);
-	} else if (s->incremental)
-		noted_drop(s, sr, &prefixed);
-	/* Whatever it was begun by (copy_repo()). */
-	proof_reused_written(sr->proof, &prefixed);
-	proof_reused_look(sr->proof, &again, looked);
-	/* Kept: an untracked file's mode is seen to only if it changed. */
-	if (looked)
-		strv_pushv(&changed, again.v);
-	strv_free(&again);
-	/* What the copy's index is to stage, found while git looks at the
-	 * copy. */
-	snapshot_src_git(sr, &sg);
-	sg.idle = &s->idle;
-	if (proof_reused_start(sr->proof, sr->dst_gitdir) == -1)
-		r = -1;
-	else {
-		plan = xasprintf("%s/mirror.plan", s->rd->carry);
-		planned = mirror_plan(&sg, sr->head, &sr->entries, l, plan,
-		    &mp) == 0;
-		free(plan);
-		/* Ended either way: nothing of it goes on in the copy. */
-		r = proof_reused(sr->proof, sr->dst_gitdir, &fix);
-		if (!planned)
-			r = -1;
-	}
-	/* A copy that keeps ignored files of its own, whose ignore rules
-	 * are to change: what they keep is for the whole sync to find. */
-	if (r == 0 && s->incremental && ignore_rules(&fix))
-		r = -1;
-	if (r == 0 && !sig_pending()) {
-		sig_test_stall("fix");
-		r = reuse_fix(sr->src, sr->dst, &fix) == 0 ?
-		    proof_reused(sr->proof, sr->dst_gitdir, &again) : -1;
-	}
+	r = as_is_prove(s, sr, l, &a);
 	if (r != 1 || sig_pending()) {
-		if (planned)
-			mirror_plan_free(&mp);
-		strv_free(&fix);
-		strv_free(&again);
-		strv_free(&changed);
-		strv_free(&prefixed);
-		strv_free(&links);
+		as_is_free(&a);
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
 		s->fixed = -1;
 		return sig_pending() ? -1 : 0;
 	}
-	/* Tracked files have the modes of their entries (reuse_prepare()),
-	 * but those forge copied; the others, the source's. */
-	for (i = 0; i < fix.n; i++)
-		strv_push(&paths, strchr(fix.v[i], '\t') + 1);
-	strv_pushv(&paths, prefixed.v);
-	strv_sort_uniq(&paths);
-	s->fixed = (long)paths.n;
-	strv_free(&prefixed);
-	/* An untracked file whose stat data is as git kept it on both
-	 * sides has the mode it was given when it last changed. */
-	src_changed = proof_source_paths(sr->proof);
-	if (looked && src_changed != NULL) {
-		strv_pushv(&changed, src_changed->v);
-		strv_sort_uniq(&changed);
-	}
-	for (i = 0; i < l->untracked.n; i++)
-		if (!looked || src_changed == NULL ||
-		    strv_sorted_has(&changed, l->untracked.v[i]))
-			strv_push(&paths, l->untracked.v[i]);
-	strv_free(&changed);
-	for (i = 0; i < l->flagged.n; i++)
-		strv_push(&paths, lsfiles_entry_path(l->flagged.v[i]));
-	r = reuse_modes(sr->src, sr->dst, &paths, &sr->entries, &l->flagged,
-	    sr->filemode);
-	/*
-	 * The copy is the working state, which has a file only where the
-	 * index has an entry or git lists an untracked one: what may be a
-	 * symlink is what was one among the entries, and what was written
-	 * or is untracked.  A copy with ignored files of its own has more.
-	 */
-	if (!s->incremental) {
-		for (i = 0; i < paths.n; i++)
-			strv_push(&links, paths.v[i]);
-		/* A conflict's path is no entry of stage 0: what the
-		 * working tree has there, the copy has. */
-		for (i = 0; i < l->unmerged.n; i++)
-			strv_push(&links, l->unmerged.v[i]);
-		strv_sort_uniq(&links);
-		strv_free(&s->links);
-		s->links = links;
-		s->links_known = 1;
-	} else
-		strv_free(&links);
-	strv_free(&paths);
-	strv_free(&fix);
-	strv_free(&again);
-	if (r == -1)
-		warnx("cannot give the reused copy %s a fresh copy's modes",
-		    fs_vis(sr->dst));
-	else
-		r = own_index(s, sr, &mp);
-	mirror_plan_free(&mp);
+	r = as_is_finish(s, sr, l, &a);
+	as_is_free(&a);
 	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
 	/* Nothing converts, nor did: so it is noted again. */
 	s->conv_now = xstrdup("none");
@@ -392,8 +457,8 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
  * from the index its last proof left, which needs nothing of that list.
  * -1: the copy is not to be used; else begun, or left for later.
  */
-int
-snapshot_reused_look(struct snapshot *s, struct snap_repo *sr)
+static int
+look_begin(struct snapshot *s, struct snap_repo *sr)
 {
 	struct reuse_copy	 rc;
 	struct timespec		 since;
@@ -410,6 +475,43 @@ snapshot_reused_look(struct snapshot *s, struct snap_repo *sr)
 	free(idx);
 	s->looking = r == 1;
 	return r == -1 ? -1 : 0;
+}
+
+/*
+ * The working tree listed by g into l, as the source's side of the proof
+ * and the copy's look begin from what the last proof kept, and the
+ * working tree's changed files are put in the copy meanwhile.  -1 with
+ * a message.
+ */
+int
+snapshot_reused_list(struct snapshot *s, struct snap_repo *sr,
+    const struct git *g, struct lsfiles *l)
+{
+	struct lsfiles_job	lj;
+
+	if (lsfiles_start(&lj, g, s->rd->scratch) != 0)
+		return lsfiles_read(l, g);
+	/* The source's files against what its side kept, and the copy's
+	 * against what its side kept, as git lists. */
+	proof_look_start(&s->source_look, s->rd, s->nrepos, sr->src,
+	    sr->common, sr->head);
+	s->source_looked = 1;
+	if (look_begin(s, sr) == -1) {
+		lsfiles_cancel(&lj);
+		proof_look_free(&s->source_look);
+		s->source_looked = 0;
+		return -1;
+	}
+	proof_look_wait(&s->source_look);
+	/* The working tree's changed files put in the copy while forge
+	 * goes on (snapshot_reused_as_is()). */
+	if (s->looking && !s->incremental && s->source_look.ok) {
+		sig_test_stall("prefix");
+		reuse_prefix_start(&s->prefix, sr->src, sr->dst,
+		    &s->source_look.stale);
+		s->prefixing = 1;
+	}
+	return lsfiles_finish(&lj, l);
 }
 
 /* An incremental copy's own ignored files, but for those git reads as

@@ -1,7 +1,8 @@
 /*
- * journal.c and journal_reclaim.c: the record of every copy, written before the copy exists,
- * read back after a crash; and the reclaiming that removes the copies of
- * runs that are gone and never touches a live run's.
+ * journal.c and journal_reclaim.c: the record of every copy, written
+ * before the copy exists, read back after a crash; and the reclaiming
+ * that removes the copies of runs that are gone and never touches a live
+ * run's.
  */
 #include "config.h"
 
