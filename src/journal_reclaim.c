@@ -95,7 +95,7 @@ read_adm(int admfd, const char *name, struct buf *b)
  * run's 64-bit id.
  */
 static int
-registration_is_ours(int admfd, const char *top, const char *run,
+reg_is_ours(int admfd, const char *top, const char *run,
     int by_path)
 {
 	struct buf	 gitdir = BUF_INIT, lock = BUF_INIT;
@@ -135,7 +135,7 @@ remove_registrations(const char *common, const char *top, const char *run,
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
 			continue;
-		if (registration_is_ours(afd, top, run, by_path) && !dry &&
+		if (reg_is_ours(afd, top, run, by_path) && !dry &&
 		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
 			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
 			    fs_vis(common), fs_vis(de->d_name),

@@ -397,7 +397,7 @@ reuse_prefix_free(struct reuse_prefix_job *job)
 
 /* Where an incremental copy's last working state is noted. */
 static char *
-state_path(const char *carry)
+noted_file(const char *carry)
 {
 	return xasprintf("%s/state.paths", carry);
 }
@@ -408,7 +408,7 @@ state_path(const char *carry)
 /* A path git could have in a working state: relative, no empty, ".",
  * ".." or ".git" component. */
 static int
-state_path_ok(const char *p)
+noted_path_ok(const char *p)
 {
 	const char	*c, *e;
 	size_t		 n;
@@ -435,7 +435,7 @@ reuse_state_read(const char *carry, struct strv *paths)
 	size_t		 i;
 	int		 ret = -1;
 
-	path = state_path(carry);
+	path = noted_file(carry);
 	if (fs_read_file(path, &b, (size_t)1 << 30) == 0) {
 		strv_split_z(paths, b.data != NULL ? b.data : "", b.len);
 		/* Whole, as written, and nothing but paths. */
@@ -443,7 +443,7 @@ reuse_state_read(const char *carry, struct strv *paths)
 		    STATE_END) == 0) {
 			strv_pop(paths);
 			for (ret = 0, i = 0; i < paths->n && ret == 0; i++)
-				if (!state_path_ok(paths->v[i]))
+				if (!noted_path_ok(paths->v[i]))
 					ret = -1;
 		}
 	}
@@ -460,7 +460,7 @@ reuse_state_forget(const char *carry)
 {
 	char	*path;
 
-	path = state_path(carry);
+	path = noted_file(carry);
 	(void)unlink(path);
 	free(path);
 }
@@ -476,7 +476,7 @@ reuse_state_write(const char *carry, const struct strv *paths)
 	for (i = 0; i < paths->n; i++)
 		buf_add(&b, paths->v[i], strlen(paths->v[i]) + 1);
 	buf_add(&b, STATE_END, sizeof(STATE_END));
-	path = state_path(carry);
+	path = noted_file(carry);
 	/* Not synced: what a crash leaves reads as no list at all (its
 	 * end is missing), never a short one. */
 	if ((mkdir(carry, 0700) == 0 || errno == EEXIST) &&

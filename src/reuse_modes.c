@@ -162,34 +162,25 @@ foreign_git(int fd, const char *base, const char *path, int drop)
 /*
  * What git does not record, a command may still have changed: the mode
  * of a directory (one made unreadable), of a file but for its x bit.  A
- * checkout would give them git's own modes, and so does this -- first,
- * so that git can enter every directory there is.
+ * checkout would give them git's own modes, and so does this, from the
+ * tree as git ls-tree -r -t -z lists it in ls.
  */
 int
-reuse_checkout_modes(const struct git *g, const char *copy, const char *head)
+reuse_tree_modes(const char *copy, const struct buf *ls)
 {
-	const char *const	 ls[] = { "ls-tree", "-r", "-t", "-z", head,
-	    NULL };
-	struct buf		 out = BUF_INIT, cur = BUF_INIT;
+	struct buf		 cur = BUF_INIT;
 	const char		*p, *end, *path, *slash, *base;
 	mode_t			 mask, want;
 	size_t			 dlen;
 	int			 root, dfd = -1, dir, ret = 0;
 
 	mask = fs_umask();
-	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
-		return -1;
-	reuse_drop_special_top(copy);
-	if (reuse_git(g, ls, NULL, &out) == -1)
-		return -1;
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1) {
-		buf_free(&out);
+	    O_CLOEXEC)) == -1)
 		return -1;
-	}
 	buf_str(&cur);
 	/* "<mode> <type> <oid>\t<path>", a tree before what it holds. */
-	for (p = out.data, end = p + out.len; p != NULL && p < end && ret == 0;
+	for (p = ls->data, end = p + ls->len; p != NULL && p < end && ret == 0;
 	    p += strlen(p) + 1) {
 		if ((path = strchr(p, '\t')) == NULL)
 			continue;
@@ -227,7 +218,6 @@ reuse_checkout_modes(const struct git *g, const char *copy, const char *head)
 		close(dfd);
 	close(root);
 	buf_free(&cur);
-	buf_free(&out);
 	return ret;
 }
 

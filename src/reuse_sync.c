@@ -273,7 +273,29 @@ reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
 }
 
 /*
- * reuse_checkout_modes(), from the working tree's index entries ("mode
+ * What git does not record, a command may still have changed, given
+ * git's own modes as a checkout would (reuse_tree_modes()) -- first, so
+ * that git can enter every directory there is.
+ */
+static int
+checkout_modes(const struct git *g, const char *copy, const char *head)
+{
+	const char *const	 ls[] = { "ls-tree", "-r", "-t", "-z", head,
+	    NULL };
+	struct buf		 out = BUF_INIT;
+	int			 r = -1;
+
+	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~fs_umask()) == -1)
+		return -1;
+	reuse_drop_special_top(copy);
+	if (reuse_git(g, ls, NULL, &out) == 0)
+		r = reuse_tree_modes(copy, &out);
+	buf_free(&out);
+	return r;
+}
+
+/*
+ * checkout_modes(), from the working tree's index entries ("mode
  * oid\tpath", sorted) instead of HEAD's tree: the modes a fresh copy
  * gives its tracked files, and every directory they are in.  The files
  * of a directory come together, after its parent's own files, so a
@@ -432,7 +454,7 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 	 * way, and read-tree writes only what differs from the index --
 	 * which it checks against the disk, file by file.
 	 */
-	if (reuse_checkout_modes(&g, copy, head) == -1 || clear_flags(&g) == -1)
+	if (checkout_modes(&g, copy, head) == -1 || clear_flags(&g) == -1)
 		goto fail;
 	if (marks != NULL) {
 		if (reuse_git(&g, dirty, NULL, &paths) == -1 ||

@@ -39,8 +39,8 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
-static int	has_attributes(const struct strv *, int);
-static int	reconvert(struct snapshot *, struct snap_repo *,
+static int	copy_repo(struct snapshot *, struct snap_repo *);
+static int	conv_checkout(struct snapshot *, struct snap_repo *,
 		    const struct lsfiles *);
 
 static void
@@ -70,30 +70,6 @@ sr_free(struct snap_repo *sr)
 	strv_free(&sr->exclude);
 	strv_free(&sr->entries);
 	free(sr);
-}
-
-/*
- * The git context for reading a source repository's working state,
- * through the private copy of its index: git diff may refresh an index
- * and write it back, and the user's must stay as it is.
- */
-void
-snapshot_src_git(const struct snap_repo *sr, struct git *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->dir = sr->src;
-	g->gitdir = sr->gitdir;
-	g->worktree = sr->src;
-	g->index = sr->index;
-}
-
-void
-snapshot_dst_git(const struct snap_repo *sr, struct git *g)
-{
-	memset(g, 0, sizeof(*g));
-	g->dir = sr->dst;
-	g->gitdir = sr->dst_gitdir;
-	g->worktree = sr->dst;
 }
 
 /* What `gitdir: <path>` in a worktree's .git file says; NULL, errno
@@ -138,7 +114,7 @@ is_key(const char *p, size_t len, const char *k)
  * text, or (text NULL) from git.
  */
 static int
-repo_settings(struct snap_repo *sr, int sparse, const struct buf *text)
+sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 {
 	const char *const	 a[] = { "config", "-z", "--get-regexp",
 	    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$",
@@ -731,7 +707,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	/* HEAD's files as a fresh checkout writes them, where git converts
 	 * or did, in a copy to be parked or that was. */
 	if ((s->park || s->reused) && s->reusable && sr == s->repos[0] &&
-	    l != NULL && reconvert(s, sr, l) == -1)
+	    l != NULL && conv_checkout(s, sr, l) == -1)
 		return -1;
 	if (sr->proof != NULL)
 		proof_checked_out(sr->proof);
@@ -770,7 +746,7 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	 * index still has: git may not convert them as in the end.  Where
 	 * one is anywhere else, or git converts line endings, it is not
 	 * done either (proof.h: convert). */
-	if (sr->proof != NULL && !has_attributes(&sr->big->changed, 0))
+	if (sr->proof != NULL && !snapshot_has_attributes(&sr->big->changed, 0))
 		proof_copied(sr->proof, &sr->big->paths);
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);
@@ -806,7 +782,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (checkout(s, sr, NULL) == -1 || sig_pending())
 		return -1;
-	return snapshot_copy_gitlinks(s, sr);
+	return snapshot_copy_gitlinks(s, sr, copy_repo);
 }
 
 /* The copy's index staged as the source's is (mirror.h). */
@@ -828,34 +804,6 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
-/* An attributes file in the list of "mode oid\tpath" entries (or of
- * paths): at the top or below. */
-static int
-has_attributes(const struct strv *v, int entries)
-{
-	size_t	i;
-
-	for (i = 0; i < v->n; i++)
-		if (convert_is_attributes(entries ?
-		    lsfiles_entry_path(v->v[i]) : v->v[i]))
-			return 1;
-	return 0;
-}
-
-/*
- * Can git convert what it reads or writes (line endings, filters,
- * ident, an encoding)?  Then a file's bytes on disk may differ from
- * what a checkout would write while its blob is the same, which a tree
- * id cannot see: the copy is then written whole, as git writes it.
- * Any attributes file counts, whatever it says.
- */
-int
-snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
-{
-	return sr->convert || has_attributes(&sr->entries, 1) ||
-	    has_attributes(&l->untracked, 0) || convert_outside(sr->common);
-}
-
 /*
  * A copy to be parked, or that was, where git converts or did: how git
  * converts as HEAD is checked out is noted with it (reconvert.h).  A
@@ -868,7 +816,8 @@ snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
  * out again -- every one where how git converts is not as noted.
  */
 static int
-reconvert(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
+conv_checkout(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l)
 {
 	struct strv	 entries = STRV_INIT, paths = STRV_INIT;
 	struct timespec	 since;
@@ -917,7 +866,7 @@ out:
 }
 
 /* What the copy has that a checkout of HEAD did not write, for the next
- * run to check out again (reconvert()): not known, nothing is noted. */
+ * run to check out again (conv_checkout()): not known, nothing is noted. */
 static void
 conv_written(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l)
@@ -939,8 +888,8 @@ conv_written(struct snapshot *s, struct snap_repo *sr,
 	strv_sort_uniq(&s->conv_paths);
 }
 
-int
-snapshot_copy_repo(struct snapshot *s, struct snap_repo *sr)
+static int
+copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
 	struct lsfiles	l;
 	struct git	g;
@@ -971,7 +920,7 @@ snapshot_copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	}
 	/* The top one's, as forge read its own settings. */
-	if (repo_settings(sr, l.sparse, sr == s->repos[0] ? s->core : NULL) ==
+	if (sr_settings(sr, l.sparse, sr == s->repos[0] ? s->core : NULL) ==
 	    -1)
 		goto out;
 	/* Nested repositories (a conflict over a submodule too) have
@@ -1010,7 +959,7 @@ snapshot_copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
 	    files(s, sr, &l) == -1 || staging(s, sr, &l) == -1)
 		goto out;
-	if (sig_pending() || snapshot_copy_nested(s, sr) == -1)
+	if (sig_pending() || snapshot_copy_nested(s, sr, copy_repo) == -1)
 		goto out;
 	if (sr == s->repos[0])
 		conv_written(s, sr, &l);
@@ -1143,7 +1092,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 		(void)reconvert_read(rd->carry, &s->conv_had);
 		reconvert_forget(rd->carry);
 	}
-	if (sr->index == NULL || snapshot_copy_repo(s, sr) == -1)
+	if (sr->index == NULL || copy_repo(s, sr) == -1)
 		goto out;
 	/* Before the proof, which then looks at those files again. */
 	reuse_marks_restore(&s->marks);

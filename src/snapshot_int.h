@@ -4,6 +4,8 @@
  *
  *	snapshot.c		builds a fresh copy, and runs the steps
  *				of every copy
+ *	snapshot_repo.c		one repository of it: a git to run in its
+ *				source or its copy, whether git converts
  *	snapshot_nested.c	the repositories nested in it: found,
  *				copied as repositories of their own
  *	snapshot_reused.c	brings a parked copy back: the sync, the
@@ -56,12 +58,25 @@ struct nested {
 	char		*gitdir, *common, *head;
 };
 
-/* snapshot.c: a git to run in sr's source, or in its copy. */
+/*
+ * snapshot_repo.c.
+ *
+ *	snapshot_src_git(sr, &g), snapshot_dst_git(sr, &g)	a git to
+ *			run in sr's source (through its private index), or
+ *			in its copy
+ *	snapshot_has_attributes(v, entries)	an attributes file among
+ *			v's paths (or "mode oid\tpath" entries)
+ *	snapshot_may_convert(sr, l)	can git convert what it reads or
+ *			writes in sr?
+ */
 void	snapshot_src_git(const struct snap_repo *, struct git *);
 void	snapshot_dst_git(const struct snap_repo *, struct git *);
+int	snapshot_has_attributes(const struct strv *, int);
 int	snapshot_may_convert(const struct snap_repo *, const struct lsfiles *);
-/* snapshot.c: a repository copied, the top one or a nested one. */
-int	snapshot_copy_repo(struct snapshot *, struct snap_repo *);
+
+/* How snapshot.c copies a repository, the top one or a nested one: what
+ * snapshot_nested.c calls for each it finds. */
+typedef int	(*snapshot_copy_fn)(struct snapshot *, struct snap_repo *);
 
 /*
  * snapshot_nested.c.
@@ -69,15 +84,19 @@ int	snapshot_copy_repo(struct snapshot *, struct snap_repo *);
  *	snapshot_find_nested(s, sr, l)	the gitlinks and nested
  *			repositories of l, before sr's proof starts: one
  *			without a commit is left out (s->left_out)
- *	snapshot_copy_nested(s, sr)	each one found copied
- *	snapshot_copy_gitlinks(s, sr)	a copy of a tree: each submodule
- *			it records and the working tree has initialized
- *			copied at the commit its gitlink names
+ *	snapshot_copy_nested(s, sr, copy)	each one found copied
+ *			by copy
+ *	snapshot_copy_gitlinks(s, sr, copy)	a copy of a tree: each
+ *			submodule it records and the working tree has
+ *			initialized copied by copy at the commit its
+ *			gitlink names
  */
 void	snapshot_find_nested(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
-int	snapshot_copy_nested(struct snapshot *, struct snap_repo *);
-int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *);
+int	snapshot_copy_nested(struct snapshot *, struct snap_repo *,
+	    snapshot_copy_fn);
+int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
+	    snapshot_copy_fn);
 
 /*
  * snapshot_reused.c.  An incremental copy's noted paths (reuse.h's

@@ -120,9 +120,10 @@ drop_empty(const char *top, const char *path)
 }
 
 /* Each nested repository found copied as a repository of the copy of
- * its own (snapshot_copy_repo()), or left an empty directory. */
+ * its own (by copy), or left an empty directory. */
 int
-snapshot_copy_nested(struct snapshot *s, struct snap_repo *sr)
+snapshot_copy_nested(struct snapshot *s, struct snap_repo *sr,
+    snapshot_copy_fn copy)
 {
 	struct snap_repo	*child;
 	struct nested		*n;
@@ -171,7 +172,7 @@ snapshot_copy_nested(struct snapshot *s, struct snap_repo *sr)
 		idx = xasprintf("%s/index", child->gitdir);
 		child->index = rundir_index(s->rd, idx);
 		free(idx);
-		if (child->index == NULL || snapshot_copy_repo(s, child) == -1)
+		if (child->index == NULL || copy(s, child) == -1)
 			ret = -1;
 next:
 		free(sp);
@@ -186,7 +187,8 @@ next:
  * stay empty directories, as in a clone without submodule update.
  */
 int
-snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
+snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
+    snapshot_copy_fn copy)
 {
 	struct snap_repo	*child;
 	struct strv		 links = STRV_INIT;
@@ -238,7 +240,7 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr)
 		s->repos = xreallocarray(s->repos, s->nrepos + 1,
 		    sizeof(*s->repos));
 		s->repos[s->nrepos++] = child;
-		if (snapshot_copy_repo(s, child) == -1)
+		if (copy(s, child) == -1)
 			ret = -1;
 	}
 	strv_free(&links);
