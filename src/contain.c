@@ -1,7 +1,8 @@
+/* Containment: chosen and planned before the fork, namespaces in the child. */
 /*
- * Containment: the method chosen and the plan made before the fork, and
- * the system calls that carry out the namespaces' in the child, as
- * contain.h says; Landlock's are landlock.c's.
+ * The method chosen and the plan made before the fork, and the system
+ * calls that carry out the namespaces' in the child, as contain.h says;
+ * Landlock's are landlock.c's.
  */
 #include "config.h"
 

@@ -1,8 +1,8 @@
+/* Landlock's ruleset, made before the fork, and applied in the child. */
 /*
- * Landlock's ruleset, made before the fork, and what the child does with
- * it, as landlock.h says.  Raw system calls: the C library has no
- * wrappers, and the kernel's header, where there is one, may be older
- * than the kernel.
+ * As landlock.h says.  Raw system calls: the C library has no wrappers,
+ * and the kernel's header, where there is one, may be older than the
+ * kernel.
  */
 #include "config.h"
 

@@ -1,7 +1,7 @@
+/* Start-up: global options, the dispatch to a command (cmd.h), the exit. */
 /*
  * forge: verify a project -- run its build and tests -- against an
- * ephemeral copy of the repository's working state.  Global options, the
- * dispatch to a command (cmd.h), and the exit.
+ * ephemeral copy of the repository's working state.
  */
 #include "config.h"
 

@@ -1,4 +1,4 @@
-/* A parked copy where git converts: its files as a fresh checkout writes them. */
+/* A parked copy where git converts: files as a fresh checkout writes them. */
 #include "config.h"
 
 #include <sys/stat.h>

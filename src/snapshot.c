@@ -1,6 +1,4 @@
-/*
- * Building the ephemeral copy of a working state; proof.c proves it.
- */
+/* Building the ephemeral copy of a working state; proof.c proves it. */
 #include "config.h"
 
 #include <sys/stat.h>

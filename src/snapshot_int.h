@@ -1,5 +1,5 @@
 /*
- * What snapshot.c and snapshot_reused.c share; nothing else includes it.
+ * What the files that build a copy share; nothing else includes it.
  * Callers read snapshot.h.
  *
  *	snapshot.c		builds a fresh copy, and runs the steps

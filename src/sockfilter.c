@@ -1,7 +1,5 @@
-/*
- * The seccomp filter of sockfilter.h: classic BPF, built by hand, as
- * forge depends on no seccomp library.
- */
+/* The seccomp filter of sockfilter.h, in classic BPF built by hand. */
+/* By hand: forge depends on no seccomp library. */
 #include "config.h"
 
 #include <sys/prctl.h>

@@ -1,6 +1,7 @@
+/* Processes started and waited for: fork, exec and wait (spawn.h). */
 /*
- * fork, exec and wait, with the fd contract, process groups, terminal
- * hand-over and time limits described in spawn.h.
+ * With the fd contract, process groups, terminal hand-over and time
+ * limits described in spawn.h.
  */
 #include "config.h"
 

@@ -1,7 +1,5 @@
-/*
- * Tree ids of working trees, through a temporary index and object dir,
- * as a chain of git runs that may go on in the background.
- */
+/* Tree ids of working trees, by git runs that may go on in the background. */
+/* Through a temporary index and object dir, as a chain of git runs. */
 #include "config.h"
 
 #include <sys/stat.h>

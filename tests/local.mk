@@ -30,6 +30,7 @@ tests_jsonpick_LDADD = libforge.a $(LIBBSD_LIBS)
 UNIT_TESTS_LIST =
 SHELL_TESTS = tests/t-basic.sh tests/t-manpage.sh tests/t-completion.sh \
 	tests/t-testlib.sh \
+	tests/t-modmap.sh \
 	tests/t-bootstrap.sh
 # Shell tests that take the longest, run first: make -j then keeps every
 # job busy to the end.
