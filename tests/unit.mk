@@ -104,3 +104,9 @@ tests_check_runlog_SOURCES = tests/check_runlog.c $(UNITFS)
 tests_check_runlog_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_runlog_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_runlog_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_reuse
+tests_check_reuse_SOURCES = tests/check_reuse.c $(UNITFS)
+tests_check_reuse_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_reuse_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_reuse_LDADD = $(TEST_LIBS_COMMON)
