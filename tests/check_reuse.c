@@ -1,6 +1,7 @@
 /*
  * Reusable copies, module by module: parking and claiming records
- * (reuse_park.c, registration_of()), the noted paths and the fixes
+ * (reuse_park.c, registration_of()), the sync, its marks and the copy's
+ * own index (reuse_sync.c), the noted paths, the fixes and the prefix
  * (reuse_look.c), the modes git does not record (reuse_modes.c).
  */
 #include "config.h"
@@ -398,6 +399,171 @@ START_TEST(t_tree_modes)
 }
 END_TEST
 
+/* A claimed copy brought to HEAD by the whole sync: a tracked file a
+ * command changed is HEAD's again, an untracked one gone, HEAD detached
+ * at the commit, and what was in progress dropped. */
+START_TEST(t_sync)
+{
+	struct reuse_copy	 rc;
+	struct rundir		 rd;
+	char			*copy, *adm, *p, *text, *at;
+
+	setup();
+	copy = run_copy(&rd);
+	free(sh_in(copy, "printf 'changed\\n' >a.txt && printf 'u\\n' >u.txt "
+	    "&& git checkout -q -b side && printf '%%s\\n' %s >"
+	    "\"$(git rev-parse --git-dir)/MERGE_HEAD\"", head));
+	memset(&rc, 0, sizeof(rc));
+	rc.copy = copy;
+	rc.common = common;
+	rc.run = rd.run;
+	rc.scratch = rd.scratch;
+	rc.head = head;
+	ck_assert_int_eq(reuse_sync(&rc, NULL, &adm), 0);
+	ck_assert_ptr_nonnull(adm);
+	p = path_of(copy, "a.txt");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "a\n");
+	free(text);
+	free(p);
+	p = path_of(copy, "u.txt");
+	ck_assert(!unitfs_exists(p));
+	free(p);
+	p = path_of(adm, "MERGE_HEAD");
+	ck_assert(!unitfs_exists(p));
+	free(p);
+	at = sh_in(copy, "git rev-parse HEAD && git symbolic-ref -q HEAD "
+	    "|| true");
+	ck_assert_str_eq(at, head);
+	free(at);
+	/* Another run's registration: not synced. */
+	rc.run = "0000000000000000";
+	ck_assert_int_eq(reuse_sync(&rc, NULL, &at), -1);
+	ck_assert_ptr_null(at);
+	ck_assert_int_eq(rundir_remove(&rd), 0);
+	rundir_free(&rd);
+	free(adm);
+	free(copy);
+}
+END_TEST
+
+/* A file rewritten to the content it had gets its time back; one that
+ * changed keeps its new time. */
+START_TEST(t_marks)
+{
+	struct reuse_marks	 m = REUSE_MARKS_INIT;
+	struct strv		 paths = STRV_INIT;
+	struct timespec		 t[2];
+	struct stat		 st;
+	char			*copy, *same, *other;
+
+	setup();
+	copy = unitfs_dir("copy");
+	same = path_of(copy, "same.c");
+	other = path_of(copy, "other.c");
+	unitfs_write(same, "int a;\n", 0644);
+	unitfs_write(other, "int b;\n", 0644);
+	t[0].tv_sec = t[1].tv_sec = 1000000000;
+	t[0].tv_nsec = t[1].tv_nsec = 0;
+	ck_assert_int_eq(utimensat(AT_FDCWD, same, t, 0), 0);
+	ck_assert_int_eq(utimensat(AT_FDCWD, other, t, 0), 0);
+	strv_push(&paths, "same.c");
+	strv_push(&paths, "other.c");
+	reuse_marks_add(&m, copy, &paths);
+	/* Noted once: a second note of the same path changes nothing. */
+	reuse_marks_add(&m, copy, &paths);
+	unitfs_write(same, "int a;\n", 0644);
+	unitfs_write(other, "int c;\n", 0644);
+	reuse_marks_restore(&m);
+	ck_assert_int_eq(stat(same, &st), 0);
+	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
+	ck_assert_int_eq(stat(other, &st), 0);
+	ck_assert_int_ne(st.st_mtim.tv_sec, 1000000000);
+	reuse_marks_free(&m);
+	strv_free(&paths);
+	free(same);
+	free(other);
+	free(copy);
+}
+END_TEST
+
+/* The working tree's changed paths put in the copy: copied, or removed
+ * where the working tree has none; each one done, for git to look at. */
+START_TEST(t_prefix)
+{
+	struct reuse_prefix_job	 job;
+	struct strv		 gone = STRV_INIT, paths = STRV_INIT;
+	struct strv		 done = STRV_INIT;
+	char			*src, *copy, *p, *text;
+
+	setup();
+	src = unitfs_dir("src");
+	copy = unitfs_dir("copy");
+	free(sh_in(src, "mkdir -p d && printf 'new\\n' >d/n.txt"));
+	free(sh_in(copy, "printf 'old\\n' >g.txt && printf 'x\\n' >x.txt"));
+	strv_push(&gone, "g.txt");
+	strv_push(&paths, "d/n.txt");
+	strv_push(&paths, "x.txt");
+	reuse_prefix(src, copy, &gone, &paths, NULL, &done);
+	strv_sort(&done);
+	ck_assert_uint_eq(done.n, 3);
+	ck_assert_str_eq(done.v[0], "d/n.txt");
+	ck_assert_str_eq(done.v[1], "g.txt");
+	ck_assert_str_eq(done.v[2], "x.txt");
+	p = path_of(copy, "d/n.txt");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "new\n");
+	free(text);
+	free(p);
+	p = path_of(copy, "g.txt");
+	ck_assert(!unitfs_exists(p));
+	free(p);
+	p = path_of(copy, "x.txt");
+	ck_assert(!unitfs_exists(p));
+	free(p);
+	/* The same in a thread of its own. */
+	free(sh_in(src, "printf 'newer\\n' >d/n.txt"));
+	reuse_prefix_start(&job, src, copy, &paths);
+	reuse_prefix_wait(&job);
+	ck_assert_uint_eq(job.done.n, 1);
+	ck_assert_str_eq(job.done.v[0], "d/n.txt");
+	reuse_prefix_free(&job);
+	p = path_of(copy, "d/n.txt");
+	text = unitfs_read(p, NULL);
+	ck_assert_str_eq(text, "newer\n");
+	free(text);
+	free(p);
+	strv_free(&gone);
+	strv_free(&paths);
+	strv_free(&done);
+	free(src);
+	free(copy);
+}
+END_TEST
+
+/* The copy's own index, noted with its key: the same while nothing
+ * writes it and the key is the same. */
+START_TEST(t_index_note)
+{
+	char	*adm, *idx, *record;
+
+	setup();
+	adm = unitfs_dir("adm");
+	idx = path_of(adm, "index");
+	record = path_of(base, "index.own");
+	unitfs_write(idx, "DIRC", 0644);
+	ck_assert(!reuse_index_same(adm, record, "key 1\n"));
+	reuse_index_note(adm, record, "key 1\n");
+	ck_assert(reuse_index_same(adm, record, "key 1\n"));
+	ck_assert(!reuse_index_same(adm, record, "key 2\n"));
+	unitfs_write(idx, "DIRC", 0644);
+	ck_assert(!reuse_index_same(adm, record, "key 1\n"));
+	free(adm);
+	free(idx);
+	free(record);
+}
+END_TEST
+
 static Suite *
 reuse_suite(void)
 {
@@ -415,10 +581,19 @@ reuse_suite(void)
 	tcase_add_test(tc, t_registration_of);
 	suite_add_tcase(s, tc);
 
+	tc = tcase_create("sync");
+	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, t_sync);
+	tcase_add_test(tc, t_marks);
+	tcase_add_test(tc, t_index_note);
+	suite_add_tcase(s, tc);
+
 	tc = tcase_create("look");
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_add_test(tc, t_noted_paths);
 	tcase_add_test(tc, t_fix);
+	tcase_add_test(tc, t_prefix);
 	tcase_add_test(tc, t_tree_modes);
 	suite_add_tcase(s, tc);
 	return s;
