@@ -165,14 +165,19 @@ START_TEST(t_park_claim)
 	ck_assert_ptr_nonnull(adm);
 	file = path_of(got, "a.txt");
 	ck_assert(unitfs_exists(file));
+	free(had);
+	free(got);
 	/* Held: no second run gets it. */
 	ck_assert_int_eq(reuse_claim(&busy, common, &w, &again, &got), 0);
 	ck_assert_ptr_null(again);
+	ck_assert_ptr_null(got);
 	/* Parked again, and claimed again. */
 	ck_assert_int_eq(reuse_park(&rd, common, copy, &w, 2), 0);
 	rundir_free(&rd);
 	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 1);
 	ck_assert_str_eq(got, copy);
+	free(had);
+	free(got);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	ck_assert(!unitfs_exists(copy));
@@ -201,6 +206,8 @@ START_TEST(t_claim_wants)
 	ck_assert(unitfs_exists(copy));
 	want_of(&w, 1);
 	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 1);
+	free(had);
+	free(got);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	free(copy);
