@@ -285,7 +285,9 @@ START_TEST(t_registration_of)
 	unitfs_write(back, "/elsewhere/.git\n", 0644);
 	ck_assert_ptr_null(registration_of(copy, common, rd.run));
 	unitfs_write(back, text, 0644);
-	ck_assert_ptr_nonnull(registration_of(copy, common, rd.run));
+	free(adm);
+	adm = registration_of(copy, common, rd.run);
+	ck_assert_ptr_nonnull(adm);
 	gitfile = path_of(copy, ".git");
 	unitfs_write(gitfile, "gitdir: /elsewhere/worktrees/tree\n", 0644);
 	ck_assert_ptr_null(registration_of(copy, common, rd.run));
