@@ -1,6 +1,6 @@
 #!/bin/sh
 # src/README's module map against the code: every module is listed, and
-# each calls only modules on lower floors.
+# each calls only modules on lower floors; and the shape of every file.
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 # calls MAP FILE...: "caller -> callee" for each call that is not down
@@ -82,12 +82,48 @@ calls() {
 	}' "$_map" "$@" "$@" | sort
 }
 
+# shape FILE...: what breaks the house rules of src/ -- a function over
+# 100 lines (its name's line to its closing brace), a static function
+# named as another file exports one, a file that does not open with a
+# one-line comment -- one line each.
+shape() {
+	awk '
+	FNR == 1 {
+		if ($0 !~ /^\/\* .* \*\/$/)
+			print FILENAME ": no one-line comment first"
+		prev = ""
+	}
+	/^[a-z_][a-z0-9_]*\(/ {
+		name = $0
+		sub(/\(.*/, "", name)
+		start = FNR
+		if (prev ~ /^static/)
+			statics[name] = statics[name] " " FILENAME
+		else
+			exported[name] = FILENAME
+	}
+	/^}/ && start > 0 {
+		if (FNR - start + 1 > 100)
+			print FILENAME ": " name "() is " FNR - start + 1 " lines"
+		start = 0
+	}
+	{ prev = $0 }
+	END {
+		for (n in statics)
+			if (n in exported)
+				print n ": static in" statics[n] ", exported by " exported[n]
+	}' "$@" | sort
+}
+
 src=${top_srcdir:?}/src
 listed=$(awk '/^ *[0-9]+ +[a-z_0-9]+ / { print $2 }' "$src/README" | sort)
 files=$(cd "$src" && ls ./*.c | sed 's#^\./##; s#\.c$##' | sort)
 is "every module of src/ is in the map, and nothing else" "$listed" "$files"
 is "no module calls one on its own floor or above" \
     "$(calls "$src/README" "$src"/*.c)" ""
+
+is "every function is short, every name its own, every file says its job" \
+    "$(shape "$src"/*.c)" ""
 
 # The check itself, on modules made up for it: a call up and a call
 # sideways are named, a call down, a static of the same name and a name
@@ -137,5 +173,23 @@ high_fn(void)
 C
 is "a call up and a call sideways are named" \
     "$(calls "$T/m/README" "$T"/m/*.c)" "$(printf 'low -> mid\nmid -> side')"
+
+# And the shape check: a long function, a static that takes an exported
+# name, a file without its opening line are named; a long comment is not
+# a function.
+{
+	echo '/* The high module. */'
+	printf 'int\nlong_fn(void)\n{\n'
+	i=0
+	while [ $i -lt 99 ]; do echo '	;'; i=$((i + 1)); done
+	printf '}\n'
+} >"$T/m/long.c"
+printf 'static int\nlow_fn(void)\n{\n\treturn 0;\n}\n' >"$T/m/dup.c"
+is "a long function, a name taken and a file without its line are named" \
+    "$(cd "$T/m" && shape dup.c long.c low.c)" \
+    "$(printf '%s\n' 'dup.c: no one-line comment first' \
+    'long.c: long_fn() is 102 lines' \
+    'low.c: no one-line comment first' \
+    'low_fn: static in dup.c, exported by low.c')"
 
 done_testing
