@@ -104,14 +104,16 @@ shape() {
 	}
 	/^}/ && start > 0 {
 		if (FNR - start + 1 > 100)
-			print FILENAME ": " name "() is " FNR - start + 1 " lines"
+			print FILENAME ": " name "() is " \
+			    FNR - start + 1 " lines"
 		start = 0
 	}
 	{ prev = $0 }
 	END {
 		for (n in statics)
 			if (n in exported)
-				print n ": static in" statics[n] ", exported by " exported[n]
+				print n ": static in" statics[n] \
+				    ", exported by " exported[n]
 	}' "$@" | sort
 }
 
