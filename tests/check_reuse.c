@@ -1,8 +1,9 @@
 /*
  * Reusable copies, module by module: parking and claiming records
  * (reuse_park.c, registration_of()), the sync, its marks and the copy's
- * own index (reuse_sync.c), the noted paths, the fixes and the prefix
- * (reuse_look.c), the modes git does not record (reuse_modes.c).
+ * own index (reuse_sync.c), the rule files (reuse_rules.c), the noted
+ * paths, the fixes and the prefix (reuse_look.c), the modes git does
+ * not record (reuse_modes.c).
  */
 #include "config.h"
 
@@ -573,6 +574,57 @@ START_TEST(t_index_note)
 }
 END_TEST
 
+/* An incremental copy's ignored files that git reads as instructions
+ * dropped, and an untracked one the working tree has not; its other
+ * ignored files kept. */
+START_TEST(t_drop_rules)
+{
+	struct reuse_copy	 rc;
+	struct rundir		 rd;
+	struct strv		 dropped = STRV_INIT;
+	char			*copy, *index, *p;
+
+	setup();
+	free(sh_in(repo, "printf '*.log\\n.gitattributes\\n' >.gitignore && "
+	    "git add .gitignore && git commit -q -m ignore"));
+	copy = run_copy(&rd);
+	free(sh_in(copy, "printf '* -text\\n' >.gitattributes && "
+	    "mkdir sub && printf 'x\\n' >sub/.gitignore && "
+	    "printf 'y\\n' >sub/keep.log"));
+	memset(&rc, 0, sizeof(rc));
+	rc.copy = copy;
+	rc.common = common;
+	rc.run = rd.run;
+	rc.scratch = rd.scratch;
+	rc.head = head;
+	rc.keep_ignored = 1;
+	index = path_of(common, "index");
+	ck_assert_int_eq(reuse_drop_rules(&rc, repo, index, &dropped), 0);
+	strv_sort(&dropped);
+	ck_assert_uint_eq(dropped.n, 2);
+	ck_assert_str_eq(dropped.v[0], ".gitattributes");
+	ck_assert_str_eq(dropped.v[1], "sub/.gitignore");
+	p = path_of(copy, "sub/keep.log");
+	ck_assert(unitfs_exists(p));
+	free(p);
+	p = path_of(copy, ".gitattributes");
+	ck_assert(!unitfs_exists(p));
+	free(p);
+	/* The working tree's own untracked rule file is the working
+	 * state's: kept. */
+	strv_clear(&dropped);
+	free(sh_in(repo, "mkdir -p sub && printf 'x\\n' >sub/.gitignore"));
+	free(sh_in(copy, "printf 'x\\n' >sub/.gitignore"));
+	ck_assert_int_eq(reuse_drop_rules(&rc, repo, index, &dropped), 0);
+	ck_assert_uint_eq(dropped.n, 0);
+	ck_assert_int_eq(rundir_remove(&rd), 0);
+	rundir_free(&rd);
+	strv_free(&dropped);
+	free(index);
+	free(copy);
+}
+END_TEST
+
 static Suite *
 reuse_suite(void)
 {
@@ -596,6 +648,7 @@ reuse_suite(void)
 	tcase_add_test(tc, t_sync);
 	tcase_add_test(tc, t_marks);
 	tcase_add_test(tc, t_index_note);
+	tcase_add_test(tc, t_drop_rules);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("look");
