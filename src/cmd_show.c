@@ -12,6 +12,8 @@
 #include "cmd.h"
 #include "context.h"
 #include "forge.h"
+#include "fs_copy.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "json.h"
 #include "runlog.h"

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "journal.h"
 #include "runlog.h"

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "hash.h"

@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "convert.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "repo.h"
@@ -107,6 +108,7 @@ commit_index(struct run *r, const char *commit)
 static int
 drop_rules(struct run *r, const char *commit)
 {
+	struct reuse_copy rc;
 	struct strv	 dropped = STRV_INIT;
 	char		*idx, *none;
 	int		 ret;
@@ -115,8 +117,14 @@ drop_rules(struct run *r, const char *commit)
 		return -1;
 	/* Where the working state's untracked files would be: none. */
 	none = xasprintf("%s/none", r->rd.scratch);
-	ret = reuse_drop_rules(none, r->snap.copy, r->ctx->repo.common,
-	    r->rd.run, idx, NULL, &dropped);
+	memset(&rc, 0, sizeof(rc));
+	rc.copy = r->snap.copy;
+	rc.common = r->ctx->repo.common;
+	rc.run = r->rd.run;
+	rc.scratch = r->rd.scratch;
+	rc.head = commit;
+	rc.keep_ignored = 1;
+	ret = reuse_drop_rules(&rc, none, idx, &dropped);
 	if (dropped.n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "
 		    "file%s of its own that git reads as instructions "
@@ -162,6 +170,7 @@ static int
 move(struct run *r)
 {
 	const char	*commit = r->source.commit;
+	struct reuse_copy rc;
 	struct git	 dg;
 	char		*adm = NULL, *tree;
 	int		 ret = -1;
@@ -169,8 +178,14 @@ move(struct run *r)
 	if (r->incremental && drop_rules(r, commit) == -1)
 		return -1;
 	sig_test_stall("carry");
-	if (sig_pending() || reuse_sync(r->snap.copy, r->ctx->repo.common,
-	    r->rd.run, commit, r->incremental, NULL, NULL, &adm) == -1)
+	memset(&rc, 0, sizeof(rc));
+	rc.copy = r->snap.copy;
+	rc.common = r->ctx->repo.common;
+	rc.run = r->rd.run;
+	rc.scratch = r->rd.scratch;
+	rc.head = commit;
+	rc.keep_ignored = r->incremental;
+	if (sig_pending() || reuse_sync(&rc, NULL, &adm) == -1)
 		goto out;
 	memset(&dg, 0, sizeof(dg));
 	dg.dir = r->snap.copy;

@@ -20,6 +20,7 @@
 #include "color.h"
 #include "context.h"
 #include "forge.h"
+#include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "rundir.h"
