@@ -85,6 +85,9 @@ print_verdict(const struct jv *ev)
 	if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
 		printf(": %s", fs_vis(s));
 	printf("\n");
+	/* Older events have none. */
+	if ((s = jv_str(jv_get(ev, "not_reused"))) != NULL)
+		printf("last copy not reused: %s\n", fs_vis(s));
 }
 
 static void	print_copies(const char *);
@@ -172,7 +175,7 @@ json_last(struct json *j, const struct jv *last)
 {
 	static const char *const keys[] = { "time", "session", "mode",
 	    "head", "tree", "verdict", "status", "duration_ms", "failed",
-	    "partial", "steps", "contain_method" };
+	    "partial", "steps", "contain_method", "not_reused" };
 	size_t	i;
 
 	json_key(j, "last_verdict");

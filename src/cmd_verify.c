@@ -810,6 +810,7 @@ verify_prepare(struct run *r, const struct verify_opts *o)
 {
 	struct context		*ctx = r->ctx;
 	const char		*places[4];
+	int			 carrying;
 
 	doing(r, "forge could not create its run directory");
 	/* Freed whatever happens: a half-made one holds a cleanup entry
@@ -859,30 +860,40 @@ verify_prepare(struct run *r, const struct verify_opts *o)
 		if (hit == 1)
 			return 1;
 	}
-	if (r->range && r->have_snap)
-		;	/* verify_carry() says how it got there */
-	else if (r->source.kind != SOURCE_WORKTREE)
-		fprintf(stderr, "forge: isolated: running verification in an "
-		    "ephemeral copy of %s (working tree untouched)\n",
-		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
-		    "git commit would record" : "the commit's tree");
-	else if (r->reused)
-		fprintf(stderr, "forge: isolated: running verification in a "
-		    "reused %scopy, brought up to date (working tree "
-		    "untouched)\n", r->incremental ? "incremental " : "");
-	else
-		fprintf(stderr, "forge: isolated: running verification in an "
-		    "ephemeral copy (working tree untouched)\n");
 	/* Where the command runs, a copy lacks what git ignores: when a
 	 * build needs it and no setup step makes it, say so first. */
 	if (ctx->cfg.setup.n == 0 && r->nsteps > 0 && !r->have_snap)
 		hint_ignored_inputs(&ctx->repo, r->steps[0].shell ? "" :
 		    ctx->repo.prefix);
 	doing(r, "forge could not build and prove the copy");
-	/* A range's next commit: the copy carried to it, or made anew. */
-	if ((r->range && r->have_snap ? verify_carry(r, o->verbose) :
+	/* A range's next commit: the copy carried to it, or made anew
+	 * (verify_carry() says how it got there). */
+	carrying = r->range && r->have_snap;
+	if ((carrying ? verify_carry(r, o->verbose) :
 	    verify_copy_make(r, o->verbose)) == -1)
 		return -1;
+	/* Asked for and not to be had: one line says why, every run; and
+	 * then what the copy is, once it is known. */
+	if (r->not_reused != NULL)
+		fprintf(stderr, "forge: not reused: %s (see forge(1))\n",
+		    r->not_reused);
+	if (carrying)
+		;
+	else if (r->reused)
+		fprintf(stderr, "forge: isolated: running verification in a "
+		    "reused %scopy%s, brought up to date (working tree "
+		    "untouched)\n", r->incremental ? "incremental " : "",
+		    r->source.kind == SOURCE_STAGED ? " of the staged tree" :
+		    r->source.kind == SOURCE_REV ? " of the commit's tree" :
+		    "");
+	else if (r->source.kind != SOURCE_WORKTREE)
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy of %s (working tree untouched)\n",
+		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
+		    "git commit would record" : "the commit's tree");
+	else
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy (working tree untouched)\n");
 	/* Fit to park from now on, whatever the command does to it: the
 	 * next run brings it up to date, or rebuilds it. */
 	r->copy_ready = 1;
@@ -1027,7 +1038,13 @@ verify_begin(struct run *r, const struct verify_opts *o)
 	r->reuse = r->incremental || (o->reuse != -1 ? o->reuse :
 	    ctx->cfg.reuse);
 	/* Only a copy of the working state is parked: a staged tree or a
-	 * commit is checked out afresh. */
+	 * commit is checked out afresh, and so is a clone. */
+	if (r->reuse && r->isolated && r->clone)
+		r->not_reused = "a private clone";
+	else if (r->reuse && r->isolated && r->source.kind != SOURCE_WORKTREE &&
+	    !r->range)
+		r->not_reused = r->source.kind == SOURCE_STAGED ?
+		    "a copy of the staged tree" : "a copy of a commit";
 	if (r->source.kind != SOURCE_WORKTREE || r->clone)
 		r->reuse = 0;
 	/* But a range's copy goes on to its next commit (verify_carry.h). */

@@ -158,7 +158,8 @@ proof_look_free(struct proof_look *lk)
 /*
  * Can the source's side start from the look (proof_look_start()): was
  * it made, of the index sealed for this run's key, for a side with
- * nothing flagged, converted, sparse or left out?
+ * nothing flagged, converted, sparse or left out, and no gitlink (the
+ * look's entries are files and symlinks alone)?
  */
 static int
 look_fits(const struct proof *p, const struct lsfiles *l)
@@ -167,8 +168,8 @@ look_fits(const struct proof *p, const struct lsfiles *l)
 	struct stat		 st;
 
 	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
-	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
-	    p->r.exclude->n > 0)
+	    l->flagged.n > 0 || l->gitlinks.n > 0 || p->r.convert ||
+	    p->r.sparse || p->r.exclude->n > 0)
 		return 0;
 	/* The index looked at is the one sealed for this key. */
 	return stat(p->src_carried, &st) == 0 &&

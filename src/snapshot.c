@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "proof.h"
 #include "reconvert.h"
+#include "reusable.h"
 #include "reuse.h"
 #include "settings.h"
 #include "sig.h"
@@ -923,14 +924,16 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	/* Nested repositories (a conflict over a submodule too) have
 	 * worktrees of their own, and sparse patterns a copy of their own:
-	 * such copies are not reused. */
-	if (sr == s->repos[0])
-		s->reusable = !sr->sparse && l.nested.n == 0;
-	if (s->reused && !s->reusable) {
-		warnx("a copy of a repository with %s is not reused",
-		    sr->sparse ? "a sparse checkout" : "nested repositories");
-		goto out;
+	 * such copies are not reused, which is said once, as the fresh copy
+	 * is made (its caller).  A submodule not initialized is reused: its
+	 * directory emptied before git looks there for a repository. */
+	if (sr == s->repos[0]) {
+		s->not_reusable = reusable_why_not(sr->src, &l, sr->sparse);
+		s->reusable = s->not_reusable == NULL;
 	}
+	if (s->reused && (!s->reusable || (sr == s->repos[0] &&
+	    snapshot_empty_gitlinks(sr, &l) == -1)))
+		goto out;
 	snapshot_find_nested(s, sr, &l);
 	if (s->incremental && sr == s->repos[0])
 		snapshot_noted_begin(s, &l);
@@ -944,10 +947,11 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (r == -1)
 		goto out;
-	/* Nested repositories are never reused: nothing more to do. */
+	/* Only submodules not initialized are reused: their directories
+	 * are all there is left to do. */
 	if (s->reused && sr == s->repos[0] && s->check &&
 	    (r = snapshot_reused_as_is(s, sr, &l)) != 0) {
-		if (r == 1)
+		if (r == 1 && snapshot_copy_nested(s, sr, copy_repo) == 0)
 			ret = 0;
 		goto out;
 	}

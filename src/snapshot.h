@@ -86,6 +86,7 @@ struct snapshot {
 	long long		  ms[SNAP_NPHASES];	/* time per phase */
 	int			  reusable;	/* fit to be parked: no nested
 						   repository, not sparse */
+	const char		 *not_reusable;	/* if not: why (static) */
 	long			  fixed;	/* reused: the paths put right
 						   in a copy proved as it
 						   stood; -1: synced whole */

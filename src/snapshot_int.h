@@ -84,6 +84,10 @@ typedef int	(*snapshot_copy_fn)(struct snapshot *, struct snap_repo *);
  *	snapshot_find_nested(s, sr, l)	the gitlinks and nested
  *			repositories of l, before sr's proof starts: one
  *			without a commit is left out (s->left_out)
+ *	snapshot_empty_gitlinks(sr, l)	a reused copy: the directory of
+ *			each gitlink of l (each a submodule not initialized:
+ *			reusable.h) emptied, as a fresh copy has it, before
+ *			git looks there.  -1 with a message
  *	snapshot_copy_nested(s, sr, copy)	each one found copied
  *			by copy
  *	snapshot_copy_gitlinks(s, sr, copy)	a copy of a tree: each
@@ -93,6 +97,7 @@ typedef int	(*snapshot_copy_fn)(struct snapshot *, struct snap_repo *);
  */
 void	snapshot_find_nested(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
+int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
 int	snapshot_copy_nested(struct snapshot *, struct snap_repo *,
 	    snapshot_copy_fn);
 int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,

@@ -189,13 +189,19 @@ verify_copy_make(struct run *r, int verbose)
 		flags |= SNAP_VERBOSE;
 	r->have_snap = 1;
 	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
-	    flags, r->ctx->cfg.copy_threshold) == 0)
+	    flags, r->ctx->cfg.copy_threshold) == 0) {
+		if (r->reuse && r->snap.not_reusable != NULL)
+			r->not_reused = r->snap.not_reusable;
 		return 0;
+	}
 	if (!r->reused || sig_pending())
 		return -1;
-	/* Repaired or rebuilt, never trusted: a fresh copy it is. */
-	fprintf(stderr, "forge: the reused copy could not be brought up to "
-	    "date: building a fresh one\n");
+	/* Repaired or rebuilt, never trusted: a fresh copy it is.  One
+	 * that is not to be reused at all is said once, as the fresh one
+	 * is made (the caller). */
+	if (r->snap.not_reusable == NULL)
+		fprintf(stderr, "forge: the reused copy could not be brought "
+		    "up to date: building a fresh one\n");
 	snapshot_free(&r->snap);
 	r->have_snap = 0;
 	(void)rundir_remove(&r->rd);

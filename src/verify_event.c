@@ -69,6 +69,10 @@ how_json(const struct run *r, struct json *j)
 		json_key(j, "copy");
 		json_str(j, r->reused ? "reused" : "fresh");
 	}
+	if (r->isolated && r->not_reused != NULL) {
+		json_key(j, "not_reused");
+		json_str(j, r->not_reused);
+	}
 	if (r->isolated && r->incremental) {
 		json_key(j, "incremental");
 		json_bool(j, 1);

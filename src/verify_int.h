@@ -60,6 +60,8 @@ struct run {
 	int		 setup_unsure;	/* the digests could not be had */
 	char		*claimed;	/* the parked copy, as parked */
 	int		 copy_ready;	/* built and proved */
+	const char	*not_reused;	/* asked for, why the copy is not
+					   parked or reused (static) */
 	int		 clone;		/* the copy is a private clone */
 	struct strv	 refs;		/* its results: "<ref> <id>" */
 	int		 check;
