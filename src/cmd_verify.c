@@ -1037,18 +1037,16 @@ verify_begin(struct run *r, const struct verify_opts *o)
 	    o->reuse == 0 ? 0 : ctx->cfg.incremental;
 	r->reuse = r->incremental || (o->reuse != -1 ? o->reuse :
 	    ctx->cfg.reuse);
-	/* Only a copy of the working state is parked: a staged tree or a
-	 * commit is checked out afresh, and so is a clone. */
+	/* A clone is made afresh every time; a copy of the staged tree or
+	 * of a commit is parked as one of the working state is, and each
+	 * claims the others'. */
 	if (r->reuse && r->isolated && r->clone)
 		r->not_reused = "a private clone";
-	else if (r->reuse && r->isolated && r->source.kind != SOURCE_WORKTREE &&
-	    !r->range)
-		r->not_reused = r->source.kind == SOURCE_STAGED ?
-		    "a copy of the staged tree" : "a copy of a commit";
-	if (r->source.kind != SOURCE_WORKTREE || r->clone)
+	/* A range's copy goes on from commit to commit, never parked
+	 * (verify_carry.h). */
+	if (r->clone || r->range)
 		r->reuse = 0;
-	/* But a range's copy goes on to its next commit (verify_carry.h). */
-	if ((r->source.kind != SOURCE_WORKTREE && !r->range) || r->clone)
+	if (r->clone)
 		r->incremental = 0;
 	r->contain = o->contain != -1 ? o->contain : ctx->cfg.contain;
 	r->no_network = o->no_network;

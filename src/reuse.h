@@ -163,7 +163,9 @@ void	reuse_marks_free(struct reuse_marks *);
  *			src has not as it is (git clean would read it before
  *			it removes it), the tracked files being those of
  *			index (the working state's, not the copy's own
- *			index, a command's to rewrite); listed again while
+ *			index, a command's to rewrite; src NULL for a copy
+ *			of a tree, which has no untracked file of the
+ *			working tree's: each one goes); listed again while
  *			one removed may uncover more; the paths removed onto
  *			dropped.  -1 with a message: the copy is not to be
  *			used

@@ -298,7 +298,8 @@ reuse_drop_rules(const struct reuse_copy *rc, const char *src,
 				/* An untracked one the working tree has too
 				 * is the working state's: a fresh copy has
 				 * it. */
-				if (k == 1 && as_in_source(src, root, p))
+				if (k == 1 && src != NULL &&
+				    as_in_source(src, root, p))
 					continue;
 				if (drop_at(root, p) == -1)
 					goto out;

@@ -775,13 +775,39 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 static int
 copy_source(struct snapshot *s, struct snap_repo *sr)
 {
-	if (sr == s->repos[0]) {
+	char	*index = NULL;
+	int	 top = sr == s->repos[0], r = -1;
+
+	if (top) {
 		free(sr->head);
 		sr->head = xstrdup(s->source->commit);
 	}
-	if (checkout(s, sr, NULL) == -1 || sig_pending())
-		return -1;
-	return snapshot_copy_gitlinks(s, sr, copy_repo);
+	if (top && s->incremental && snapshot_source_noted(s, sr, &index) ==
+	    -1)
+		goto out;
+	if (s->reused && top) {
+		if (snapshot_reused_source(s, sr, index) == -1)
+			goto out;
+	} else if (checkout(s, sr, NULL) == -1)
+		goto out;
+	if (sig_pending() || snapshot_copy_gitlinks(s, sr, copy_repo) == -1)
+		goto out;
+	/* Parked as a copy of the working state is, unless a submodule is
+	 * copied with it, or git may convert its files. */
+	if (top && (s->park || s->reused)) {
+		s->not_reusable = s->nrepos > 1 ? "an initialized submodule" :
+		    snapshot_source_converts(sr) ? "a tree whose files git may "
+		    "convert (attributes, core.autocrlf)" : NULL;
+		s->reusable = s->not_reusable == NULL;
+	}
+	if (s->reused && !s->reusable)
+		goto out;
+	if (top && s->incremental)
+		snapshot_noted_end(s, sr);
+	r = 0;
+out:
+	free(index);
+	return r;
 }
 
 /* The copy's index staged as the source's is (mirror.h). */
@@ -1021,7 +1047,7 @@ prove_source(struct snapshot *s)
 		snapshot_dst_git(s->repos[i], &dg);
 		if (i == 0)
 			tree = source_prove(s->source, &dg, s->rd,
-			    s->repos[i]->objects);
+			    s->repos[i]->objects, s->incremental);
 		else
 			tree = source_prove_tree(s->repos[i]->want,
 			    "commit's tree", &dg, s->rd, s->repos[i]->objects,

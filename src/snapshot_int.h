@@ -125,6 +125,21 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
  *			not to be used
  *	snapshot_reused_sync(s, sr)	synced the whole way
  *	snapshot_reused_stop(s)		what is left of the look ended
+ *	snapshot_source_noted(s, sr, &index)	an incremental copy of
+ *			a tree (s->source): the paths of its index (into
+ *			index, the caller frees it) noted as forge's, as
+ *			snapshot_noted_begin() notes a working state's
+ *	snapshot_reused_source(s, sr, index)	a reused copy of a tree
+ *			brought to its commit, an incremental one keeping
+ *			its own ignored files (but for rule files: index,
+ *			the tree's), and for the staged tree, to that
+ *			tree; -1 with a message
+ *
+ *	snapshot_source_converts(sr)	may git convert the files of
+ *			sr's copy of a tree (convert.h: settings, an
+ *			attributes file outside it or in its index)?  Such
+ *			a copy is not parked: the proof cannot tell the
+ *			bytes a command left from a checkout's
  */
 void	snapshot_noted_begin(struct snapshot *, const struct lsfiles *);
 void	snapshot_noted_end(struct snapshot *, const struct snap_repo *);
@@ -135,5 +150,10 @@ int	snapshot_reused_as_is(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
 int	snapshot_reused_sync(struct snapshot *, struct snap_repo *);
 void	snapshot_reused_stop(struct snapshot *);
+int	snapshot_source_noted(struct snapshot *, struct snap_repo *,
+	    char **);
+int	snapshot_reused_source(struct snapshot *, struct snap_repo *,
+	    const char *);
+int	snapshot_source_converts(const struct snap_repo *);
 
 #endif /* SNAPSHOT_INT_H */

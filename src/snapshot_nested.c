@@ -269,9 +269,22 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 			free(sp);
 			left_out(s, sr, path, "a submodule not initialized "
 			    "here");
-			continue;	/* an empty directory */
+			/* An empty directory, in a reused copy too. */
+			if (s->reused && sr == s->repos[0] &&
+			    empty_nested(sr->dst, path) == -1)
+				ret = -1;
+			continue;
 		}
 		free(hd);
+		/* Copied anew each time: a copy with one is not reused. */
+		if (s->reused && sr == s->repos[0]) {
+			s->not_reusable = "an initialized submodule";
+			free(sp);
+			free(gd);
+			free(cd);
+			ret = -1;
+			break;
+		}
 		memset(&ng, 0, sizeof(ng));
 		ng.dir = sp;
 		ng.gitdir = gd;

@@ -11,12 +11,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
 #include "mirror.h"
 #include "proof.h"
 #include "reuse.h"
+#include "source.h"
 #include "sig.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
@@ -533,4 +535,187 @@ snapshot_reused_rules(struct snapshot *s, struct snap_repo *sr)
 		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
 	strv_free(&dropped);
 	return r;
+}
+
+/* What git ls-files -z says of the index g names: each path onto v. */
+static int
+index_paths(const struct git *g, struct strv *v)
+{
+	const char *const	 a[] = { "ls-files", "-z", NULL };
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end;
+	int			 st;
+
+	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot list the tree to verify: git ls-files: "
+			    "%s", git_why(&err, st));
+		buf_free(&out);
+		buf_free(&err);
+		return -1;
+	}
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1)
+		if (*p != '\0')
+			strv_push(v, p);
+	buf_free(&out);
+	buf_free(&err);
+	return 0;
+}
+
+/*
+ * The index of the tree to verify, in the source repository: the staged
+ * one (sr->index, the run's copy of it), or for a commit one read from
+ * its tree into the scratch space.  The caller frees the path.
+ */
+static char *
+source_index(struct snapshot *s, struct snap_repo *sr)
+{
+	const char	*a[] = { "read-tree", s->source->commit, NULL };
+	struct git	 g;
+	struct buf	 err = BUF_INIT;
+	char		*idx;
+	int		 st;
+
+	if (s->source->kind == SOURCE_STAGED)
+		return xstrdup(sr->index);
+	idx = xasprintf("%s/rev.index", s->rd->scratch);
+	snapshot_src_git(sr, &g);
+	g.index = idx;
+	if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
+		if (st > 0)
+			warnx("cannot read the commit's tree: git read-tree: "
+			    "%s", git_why(&err, st));
+		free(idx);
+		idx = NULL;
+	}
+	buf_free(&err);
+	return idx;
+}
+
+/*
+ * Which paths forge puts in an incremental copy of a tree: those of its
+ * index (into *index, the caller frees it), the rest being the copy's
+ * own ignored files.
+ */
+int
+snapshot_source_noted(struct snapshot *s, struct snap_repo *sr,
+    char **index)
+{
+	struct lsfiles	l;
+	struct git	g;
+
+	if ((*index = source_index(s, sr)) == NULL)
+		return -1;
+	memset(&l, 0, sizeof(l));
+	snapshot_src_git(sr, &g);
+	g.index = *index;
+	if (index_paths(&g, &l.untracked) == -1)
+		return -1;
+	snapshot_noted_begin(s, &l);
+	lsfiles_free(&l);
+	return 0;
+}
+
+/* Before git reads the copy: its own ignored files that git reads as
+ * instructions dropped, and every untracked one (a copy of a tree has
+ * no file of the working tree's that is not in it). */
+static int
+source_rules(struct snapshot *s, struct snap_repo *sr, const char *index)
+{
+	struct reuse_copy	 rc;
+	struct strv		 dropped = STRV_INIT;
+	int			 r;
+
+	reused_copy(s, sr, &rc);
+	r = reuse_drop_rules(&rc, NULL, index, &dropped);
+	if (dropped.n > 0)
+		fprintf(stderr, "forge: removed from the incremental copy %zu "
+		    "file%s of its own that git reads as instructions "
+		    "(%s%s)\n",
+		    dropped.n, dropped.n == 1 ? "" : "s",
+		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
+	strv_free(&dropped);
+	return r;
+}
+
+/* The files that differ between the commit and the staged tree: written
+ * twice (the commit's, then the tree's), their times kept all the same
+ * where their content is what it was (reuse.h's marks). */
+static void
+staged_marks(struct snapshot *s, struct snap_repo *sr)
+{
+	const char *const	 a[] = { "diff-tree", "-r", "-z", "--name-only",
+	    "--no-renames", s->source->commit, s->source->tree, NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT;
+	struct strv		 v = STRV_INIT;
+	const char		*p, *end;
+
+	snapshot_src_git(sr, &g);
+	g.index = NULL;
+	if (git_run(&g, a, 0, NULL, &out, NULL) == 0) {
+		for (p = out.data, end = p + out.len; p != NULL && p < end;
+		    p += strlen(p) + 1)
+			if (*p != '\0')
+				strv_push(&v, p);
+		reuse_marks_add(&s->marks, sr->dst, &v);
+	}
+	strv_free(&v);
+	buf_free(&out);
+}
+
+int
+snapshot_reused_source(struct snapshot *s, struct snap_repo *sr,
+    const char *index)
+{
+	const char *const	 a[] = { "read-tree", "--reset", "-u",
+	    "--no-recurse-submodules", s->source->tree, NULL };
+	struct git		 g;
+	struct buf		 err = BUF_INIT;
+	int			 st, r = -1;
+
+	if (s->incremental && source_rules(s, sr, index) == -1)
+		goto out;
+	if (s->incremental && s->source->kind == SOURCE_STAGED)
+		staged_marks(s, sr);
+	if (sig_pending() || snapshot_reused_sync(s, sr) == -1)
+		goto out;
+	if (s->source->kind == SOURCE_STAGED) {
+		snapshot_dst_git(sr, &g);
+		g.idle = &s->idle;
+		if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
+			if (st > 0)
+				warnx("cannot check out the staged tree into "
+				    "the reused copy: git read-tree: %s",
+				    git_why(&err, st));
+			goto out;
+		}
+	}
+	r = 0;
+out:
+	buf_free(&err);
+	return r;
+}
+
+int
+snapshot_source_converts(const struct snap_repo *sr)
+{
+	struct git	 g;
+	struct strv	 v = STRV_INIT;
+	char		*d;
+	size_t		 i;
+	int		 on = 1;
+
+	snapshot_dst_git(sr, &g);
+	if ((d = convert_digest(&g, sr->common, NULL, &on)) == NULL)
+		return 1;
+	free(d);
+	if (!on && index_paths(&g, &v) == 0)
+		for (i = 0; i < v.n && !on; i++)
+			on = convert_is_attributes(v.v[i]);
+	else
+		on = 1;
+	strv_free(&v);
+	return on;
 }

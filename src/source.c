@@ -496,12 +496,12 @@ all_afresh(const struct git *dst, struct lsfiles *l, struct strv *edits)
 	return 0;
 }
 
-/* force: the files ignore rules match are hashed too, for a copy that
- * should have none. */
+/* As source_prove_tree(), the copy's own ignored files left out if
+ * own_ignored. */
 static char *
 prove_tree(const char *want, const char *what, const struct git *dst,
     struct rundir *rd, const char *objects, const char *rel, size_t id,
-    int force)
+    int own_ignored)
 {
 	struct treeid_req	 q = TREEID_INIT;
 	struct strv		 paths = STRV_INIT, edits = STRV_INIT;
@@ -517,7 +517,7 @@ prove_tree(const char *want, const char *what, const struct git *dst,
 	proof_scratch(&q, rd);
 	q.alternates = objects;
 	q.edits = &edits;
-	q.force = force;
+	q.force = !own_ignored;
 	snprintf(tag, sizeof(tag), "copy%zu", id);
 	tree = treeid_compute(&q, tag);
 	if (tree != NULL && strcmp(tree, want) != 0) {
@@ -547,23 +547,16 @@ char *
 source_prove_tree(const char *want, const char *what, const struct git *dst,
     struct rundir *rd, const char *objects, const char *rel, size_t id)
 {
-	return prove_tree(want, what, dst, rd, objects, rel, id, 1);
-}
-
-char *
-source_prove_kept(const struct source *s, const struct git *dst,
-    struct rundir *rd, const char *objects)
-{
-	return prove_tree(s->tree, "commit's tree", dst, rd, objects, "", 0,
-	    0);
+	return prove_tree(want, what, dst, rd, objects, rel, id, 0);
 }
 
 char *
 source_prove(const struct source *s, const struct git *dst,
-    struct rundir *rd, const char *objects)
+    struct rundir *rd, const char *objects, int own_ignored)
 {
-	return source_prove_tree(s->tree, s->kind == SOURCE_STAGED ?
-	    "staged tree" : "commit's tree", dst, rd, objects, "", 0);
+	return prove_tree(s->tree, s->kind == SOURCE_STAGED ?
+	    "staged tree" : "commit's tree", dst, rd, objects, "", 0,
+	    own_ignored);
 }
 
 int

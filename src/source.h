@@ -22,16 +22,13 @@
  *
  * For a copy made from a tree, snapshot.c checks out src.tree, every file
  * of it, with src.commit as HEAD (for a commit, its own tree), then:
- *	tree = source_prove(&src, &dst_git, &rd, objects);
+ *	tree = source_prove(&src, &dst_git, &rd, objects, own_ignored);
  *					the copy's tree id, which must be
  *					src.tree: NULL with what differs
- *					said; the caller frees
- *	tree = source_prove_kept(&src, &dst_git, &rd, objects);
- *					the same, for a copy that keeps
- *					ignored files of its own (a range's
- *					incremental copy): the files its
- *					ignore rules match are left out, where
- *					source_prove() hashes them too
+ *					said; the caller frees.  Every file
+ *					of the copy counts, those git
+ *					ignores too, unless own_ignored (an
+ *					incremental copy's own, kept)
  *
  * The submodules the tree records are copied each at the commit its
  * gitlink names, from its local repository:
@@ -74,9 +71,7 @@ void		 source_free(struct source *);
 int		 source_resolve(struct source *, const struct repo *,
 		    struct rundir *);
 char		*source_prove(const struct source *, const struct git *,
-		    struct rundir *, const char *);
-char		*source_prove_kept(const struct source *, const struct git *,
-		    struct rundir *, const char *);
+		    struct rundir *, const char *, int);
 struct strv;
 int		 source_gitlinks(const struct git *, struct strv *);
 char		*source_commit_tree(const struct git *, const char *);

@@ -195,9 +195,8 @@ move(struct run *r)
 		goto out;
 	if (!r->check)
 		tree = NULL;
-	else if (sig_pending() || (tree = (r->incremental ?
-	    source_prove_kept : source_prove)(&r->source, &dg, &r->rd,
-	    r->ctx->repo.objects)) == NULL)
+	else if (sig_pending() || (tree = source_prove(&r->source, &dg, &r->rd,
+	    r->ctx->repo.objects, r->incremental)) == NULL)
 		goto out;
 	free(r->snap.tree);
 	r->snap.tree = tree;

@@ -287,12 +287,9 @@ verify_conflicts(const struct verify_opts *o, int isolated, int contain)
 		    "commit to commit");
 		return -1;
 	}
-	/* A range's copy is carried from commit to commit: incremental,
-	 * it keeps its build output on the way. */
-	if ((o->staged || o->rev != NULL) && (o->reuse == 1 ||
-	    (o->incremental == 1 && !o->range))) {
-		warnx("--%s makes a copy of its own: it cannot be reused",
-		    o->staged ? "staged" : "rev");
+	if (o->range && o->reuse == 1) {
+		warnx("--reuse parks one run's copy: a range's goes on from "
+		    "commit to commit");
 		return -1;
 	}
 	if (contain == 1 && isolated == 0) {

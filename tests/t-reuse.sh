@@ -477,11 +477,12 @@ run_forge verify --incremental --cache -- true
 run_forge verify --isolated --cache -- true
 unlike "an incremental PASS is not served to a clean run" "$err" 'cached'
 run_forge verify --isolated --reuse --staged -- true
-is "--reuse with --staged is refused" "$rc" 64
+is "--reuse with --staged: passes" "$rc" 0
 git config forge.reuse true
 run_forge verify --staged -- true
-is "forge.reuse does not stop a --staged run" "$rc" 0
-like "which gets a fresh copy, not parked" "$err" 'staged'
+is "forge.reuse: a --staged run passes" "$rc" 0
+like "in the copy the last one parked" "$err" \
+    'reused copy of the staged tree'
 git config --unset forge.reuse
 rm cache-probe
 

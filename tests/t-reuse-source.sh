@@ -1,0 +1,149 @@
+#!/bin/sh
+# --staged and --rev runs reuse parked copies as a working state's run
+# does: the same copy, brought to HEAD and the index, or to the commit,
+# its own ignored files kept under --incremental (never a file git reads
+# as instructions), and the commit hook follows forge.reuse and
+# forge.incremental.  Over random edits, stages and commits, each reused
+# verdict and copy is a fresh copy's.
+#
+#	SOURCE_STEPS	how many random states (default 12)
+#	SOURCE_SEED	their seed (default: from the clock, printed)
+. "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
+
+steps=${SOURCE_STEPS:-12}
+seed=${SOURCE_SEED:-$(( $(date +%s) % 100000 ))}
+case $steps$seed in
+*[!0-9]*)
+	echo "Bail out! SOURCE_STEPS and SOURCE_SEED must be numbers"
+	exit 1
+	;;
+esac
+echo "# seed $seed (SOURCE_SEED=$seed reruns it)"
+
+new_repo "$T/r"
+git config forge.breakerThreshold 0
+printf '*.o\nbuild/\n.gitattributes\nsrc/.gitignore\n' >.gitignore
+git add .gitignore && git commit -q -m ignores
+wt=$(pwd -P)
+
+# What a run does: the copy listed (but for its own build output), then
+# junk of every kind left in it: build output (its own, ignored), an
+# untracked file, a tracked file tampered with, rule files git would read
+# (ignored here, so kept were they not dropped).
+cat >"$T/look.sh" <<'EOF2'
+"$TREELIST" -a . | grep -v '^build'
+git status --porcelain --ignored=no
+n=$(cat build/n 2>/dev/null || echo 0)
+echo "own output $n"
+mkdir -p build && echo $((n + 1)) >build/n
+echo junk >zz-untracked
+printf 'tampered\n' >>hello.txt
+printf '* text eol=crlf\n' >.gitattributes
+mkdir -p src && printf 'main.c\n' >src/.gitignore
+true
+EOF2
+
+# compare DESC ARGS...: a fresh run and a reused one, the same.
+compare() {
+	_desc=$1
+	shift
+	run_forge verify --isolated --no-reuse "$@" -- sh "$T/look.sh"
+	_fresh="$rc $(printf '%s\n' "$out" | grep -v '^own output')"
+	for _m in --reuse --incremental; do
+		run_forge verify $_m "$@" -- sh "$T/look.sh"
+		is "$_desc: $_m, the copy a fresh one's" \
+		    "$rc $(printf '%s\n' "$out" | grep -v '^own output')" \
+		    "$_fresh"
+		like "$_desc: $_m, reused" "$err" \
+		    'running verification in a reused'
+	done
+}
+
+printf 'staged\n' >>hello.txt
+git add hello.txt
+printf 'unstaged\n' >>hello.txt
+echo new >untracked.txt
+forge gc --all >/dev/null 2>&1
+run_forge verify --incremental --staged -- sh "$T/look.sh"
+is "--staged --incremental: passes" "$rc" 0
+like "its copy: HEAD and the index" "$out" 'hello.txt'
+unlike "without the untracked file" "$out" 'untracked.txt'
+run_forge verify --incremental --staged -- sh "$T/look.sh"
+is "again: passes" "$rc" 0
+like "the copy is reused" "$err" 'running verification in a reused'
+like "its own build output kept" "$out" 'own output 1'
+unlike "not a word of not reusing it" "$err" 'not reused'
+like "the staged tree, not the working tree's" "$(cat "$wt/hello.txt")" \
+    unstaged
+run_forge verify --incremental --rev=HEAD -- sh "$T/look.sh"
+is "--rev: passes" "$rc" 0
+like "the copy is reused" "$err" 'running verification in a reused'
+like "its own build output kept" "$out" 'own output 2'
+run_forge verify --incremental -- sh "$T/look.sh"
+like "the working state's run reuses it too" "$err" \
+    'running verification in a reused'
+like "with its build output" "$out" 'own output 3'
+like "and the untracked file" "$out" 'untracked.txt'
+run_forge verify --reuse --staged -- sh "$T/look.sh"
+is "--staged --reuse: passes" "$rc" 0
+unlike "no build output kept" "$out" 'own output [1-9]'
+
+# The random walk.
+rand=$seed
+next() {
+	rand=$(( (rand * 1103515245 + 12345) % 2147483648 ))
+	R=$(( (rand / 65536) % $1 ))
+}
+step=1
+while [ "$step" -le "$steps" ]; do
+	next 8
+	case $R in
+	0) printf 'edit %s\n' "$step" >>hello.txt ;;
+	1) git add -A >/dev/null 2>&1 ;;
+	2) git commit -q -m "step $step" >/dev/null 2>&1 ;;
+	3) mkdir -p "d$step" && echo "$step" >"d$step/f" ;;
+	4) git add "d$step" >/dev/null 2>&1 || git add -A >/dev/null 2>&1 ;;
+	5) git reset -q >/dev/null 2>&1 ;;
+	6) git rm -q --cached -r src >/dev/null 2>&1 ;;
+	7) printf 'int x%s;\n' "$step" >src/main.c && git add src ;;
+	esac
+	next 3
+	case $R in
+	0) compare "seed $seed, step $step, --staged" --staged ;;
+	1) compare "seed $seed, step $step, --rev=HEAD" --rev=HEAD ;;
+	2) if git rev-parse -q --verify HEAD~1 >/dev/null; then
+		compare "seed $seed, step $step, --rev=HEAD~1" --rev=HEAD~1
+	   else
+		compare "seed $seed, step $step, --staged" --staged
+	   fi ;;
+	esac
+	step=$((step + 1))
+done
+
+# The commit hook follows forge.incremental.
+cat >build.sh <<'EOF2'
+mkdir -p build
+n=$(cat build/n 2>/dev/null || echo 0)
+echo $((n + 1)) >build/n
+echo "built $n" >&2
+EOF2
+git add -A >/dev/null 2>&1
+git commit -q -m before-hook
+git config --add forge.verify 'sh build.sh'
+git config forge.incremental true
+forge hook install pre-commit >/dev/null
+printf 'one\n' >>hello.txt
+git commit -q -am one >/dev/null 2>"$T/hook.err"
+is "a commit through the hook: done" "$?" 0
+printf 'two\n' >>hello.txt
+git commit -q -am two >/dev/null 2>"$T/hook.err"
+is "another: done" "$?" 0
+like "the hook's copy is reused" "$(cat "$T/hook.err")" \
+    'running verification in a reused incremental copy'
+like "with its build output" "$(cat "$T/hook.err")" 'built [1-9]'
+run_forge log --json
+like "the timeline says so" "$out" '"mode":"staged","copy":"reused"'
+
+forge gc --all >/dev/null 2>&1
+is "nothing is left behind" "$(leftovers "$T/r")" ""
+done_testing
