@@ -145,6 +145,22 @@ proof_carry_drop(const struct rundir *rd, size_t id, const char *side)
  * the two sides differ, the source's side is computed again without it
  * before anything is said.
  */
+/* Into s, for each gitlink of v, whether top has a directory there. */
+static void
+gitlinks_there(struct sum *s, const char *top, const struct strv *v)
+{
+	struct stat	 st;
+	char		*p;
+	size_t		 i;
+
+	for (i = 0; i < v->n; i++) {
+		p = xasprintf("%s/%s", top, lsfiles_entry_path(v->v[i]));
+		sum_str(s, lstat(p, &st) == 0 && S_ISDIR(st.st_mode) ?
+		    "dir" : "none");
+		free(p);
+	}
+}
+
 char *
 proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 {
@@ -159,6 +175,12 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 	sum_strv(&s, "untracked", &l->untracked);
 	sum_strv(&s, "flagged", &l->flagged);
 	sum_strv(&s, "nested", &l->nested);
+	/* A submodule's commit, and whether its directory is there: git
+	 * add -A keeps the entry it has of one not initialized, whatever
+	 * the index says now, and never makes one again of an empty
+	 * directory once it went. */
+	sum_strv(&s, "gitlinks", &l->gitlinks);
+	gitlinks_there(&s, pr->src, &l->gitlinks);
 	/* A conflict's path resolved with git rm --cached leaves the
 	 * entries as they were. */
 	sum_strv(&s, "conflicts", &l->conflicts);

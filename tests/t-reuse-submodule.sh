@@ -87,7 +87,7 @@ gone_reuse=0 gone_incremental=0
 gitlinks() { git ls-files -s | sed -n 's/^160000 [0-9a-f]* 0	//p'; }
 while [ "$step" -le "$steps" ]; do
 	gitlinks >"$T/links.before"
-	next 7
+	next 8
 	case $R in
 	0) printf 'edit %s\n' "$step" >>hello.txt ;;
 	1) mkdir -p lib/sub2 && git update-index --add --cacheinfo \
@@ -100,6 +100,10 @@ while [ "$step" -le "$steps" ]; do
 	5) mkdir -p lib/sub ;;
 	6) mkdir -p top && git update-index --add --cacheinfo \
 	    "160000,$commit,top" 2>/dev/null &&
+	    git commit -q -m "step $step" ;;
+	7) git ls-files -s | grep -q '^160000 .*	lib/sub$' &&
+	    git update-index --cacheinfo \
+	    "160000,$(git rev-parse "HEAD~$((step % 2))"),lib/sub" &&
 	    git commit -q -m "step $step" ;;
 	esac
 	gitlinks >"$T/links.after"
@@ -114,6 +118,8 @@ while [ "$step" -le "$steps" ]; do
 	run_forge verify $mode -- sh "$T/look.sh"
 	is "seed $seed, step $step ($mode): the copy is a fresh one's" \
 	    "$rc $out" "$fresh"
+	like "seed $seed, step $step ($mode): the working state's tree" \
+	    "$err" "tree $(tree_of_now)"
 	# A gitlink gone since the copy's last run, whose directory that
 	# run's command made a repository of: git will not look past that
 	# .git, and the copy is built afresh.
@@ -160,7 +166,7 @@ run_forge verify --incremental -- true
 like "a nested repository: said" "$err" \
     'forge: not reused: a nested repository \(see forge\(1\)\)'
 rm -rf nest
-if git_at_least 2.25; then
+if git_at_least 2 25; then
 	git sparse-checkout init >/dev/null 2>&1 &&
 	    git sparse-checkout set src >/dev/null 2>&1
 	run_forge verify --reuse -- true
