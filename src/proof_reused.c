@@ -158,8 +158,7 @@ proof_look_free(struct proof_look *lk)
 /*
  * Can the source's side start from the look (proof_look_start()): was
  * it made, of the index sealed for this run's key, for a side with
- * nothing flagged, converted, sparse or left out, and no gitlink (the
- * look's entries are files and symlinks alone)?
+ * nothing flagged, converted, sparse or left out?
  */
 static int
 look_fits(const struct proof *p, const struct lsfiles *l)
@@ -168,8 +167,8 @@ look_fits(const struct proof *p, const struct lsfiles *l)
 	struct stat		 st;
 
 	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
-	    l->flagged.n > 0 || l->gitlinks.n > 0 || p->r.convert ||
-	    p->r.sparse || p->r.exclude->n > 0)
+	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
+	    p->r.exclude->n > 0)
 		return 0;
 	/* The index looked at is the one sealed for this key. */
 	return stat(p->src_carried, &st) == 0 &&
@@ -197,6 +196,10 @@ look_want(const struct proof *p, const struct lsfiles *l,
 
 	strv_pushv(untracked, l->untracked.v);
 	strv_pushv(untracked, l->unmerged.v);
+	/* A submodule not initialized (the only kind here): its entry is
+	 * the index's, which git keeps as it looks at the directory. */
+	for (i = 0; i < l->gitlinks.n; i++)
+		strv_push(untracked, lsfiles_entry_path(l->gitlinks.v[i]));
 	strv_sort(untracked);
 	n = p->r.entries->n + untracked->n;
 	want = xreallocarray(NULL, n + 1, sizeof(*want));
@@ -250,6 +253,11 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 		else if (c > 0) {
 			strv_push(&gone, h);
 			strv_push(&p->look_gone, h);
+			k++;
+		} else if (lk->had.v[k].mode == 0160000) {
+			/* A submodule not initialized: its entry as it was,
+			 * for a key of the same commit and directory. */
+			i++;
 			k++;
 		} else {
 			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)

@@ -62,6 +62,12 @@ had_look(const char *copy, const struct gitindex *had,
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
 		path = had->v[i].path;
+		/* A submodule not initialized: its directory is emptied
+		 * once the look is over (snapshot.h), and git keeps its
+		 * entry as it looks there; a commit of another shows as
+		 * the two sides differ. */
+		if (had->v[i].mode == 0160000)
+			continue;
 		if (reuse_walk_to(&w, path, &base, &dfd) == -1)
 			ret = -1;
 		/* Gone, or not to be looked at without following a link on
@@ -97,7 +103,6 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	const char	*copy = rc->copy, *head = rc->head;
 	int		 keep_ignored = rc->keep_ignored;
 	mode_t		 mask;
-	size_t		 i;
 	int		 r = -1;
 
 	memset(lk, 0, sizeof(*lk));
@@ -106,16 +111,11 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (now.tv_sec < since->tv_sec)
 		return 0;
-	/* git's stat data of the copy as the last proof left it; of no
-	 * submodule (git looks inside one: no copy with one is reused). */
+	/* git's stat data of the copy as the last proof left it; a
+	 * submodule in it is one not initialized (reusable.h). */
 	if (since->tv_sec <= 0 || gitindex_read(&had, index,
 	    strlen(head) / 2) == -1)
 		return 0;
-	for (i = 0; i < had.n; i++)
-		if (had.v[i].mode == 0160000) {
-			gitindex_free(&had);
-			return 0;
-		}
 	lk->copy = xstrdup(copy);
 	lk->head = xstrdup(head);
 	lk->index = xstrdup(index);

@@ -952,13 +952,13 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	 * worktrees of their own, and sparse patterns a copy of their own:
 	 * such copies are not reused, which is said once, as the fresh copy
 	 * is made (its caller).  A submodule not initialized is reused: its
-	 * directory emptied before git looks there for a repository. */
+	 * directory emptied (snapshot_empty_gitlinks()) before git looks
+	 * there for a repository. */
 	if (sr == s->repos[0]) {
 		s->not_reusable = reusable_why_not(sr->src, &l, sr->sparse);
 		s->reusable = s->not_reusable == NULL;
 	}
-	if (s->reused && (!s->reusable || (sr == s->repos[0] &&
-	    snapshot_empty_gitlinks(sr, &l) == -1)))
+	if (s->reused && !s->reusable)
 		goto out;
 	snapshot_find_nested(s, sr, &l);
 	if (s->incremental && sr == s->repos[0])
@@ -982,6 +982,9 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	}
 	snapshot_reused_stop(s);
+	if (s->reused && sr == s->repos[0] &&
+	    snapshot_empty_gitlinks(sr, &l) == -1)
+		goto out;
 	if (sr->proof != NULL && proof_list_changed(sr->proof) == -1)
 		goto out;
 	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||

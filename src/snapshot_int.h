@@ -68,11 +68,21 @@ struct nested {
  *			v's paths (or "mode oid\tpath" entries)
  *	snapshot_may_convert(sr, l)	can git convert what it reads or
  *			writes in sr?
+ *	snapshot_empty_nested(top, path)	a reused copy's directory
+ *			at path (a submodule not initialized: reusable.h)
+ *			made a fresh copy's: emptied, no symlink followed,
+ *			no mount crossed, and made again as a checkout
+ *			makes it.  -1 with a message
+ *	snapshot_empty_gitlinks(sr, l)	so of each gitlink of l, before
+ *			git looks there -- and once the look and the prefix
+ *			(reuse.h) are over
  */
 void	snapshot_src_git(const struct snap_repo *, struct git *);
 void	snapshot_dst_git(const struct snap_repo *, struct git *);
 int	snapshot_has_attributes(const struct strv *, int);
 int	snapshot_may_convert(const struct snap_repo *, const struct lsfiles *);
+int	snapshot_empty_nested(const char *, const char *);
+int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
 
 /* How snapshot.c copies a repository, the top one or a nested one: what
  * snapshot_nested.c calls for each it finds. */
@@ -84,10 +94,6 @@ typedef int	(*snapshot_copy_fn)(struct snapshot *, struct snap_repo *);
  *	snapshot_find_nested(s, sr, l)	the gitlinks and nested
  *			repositories of l, before sr's proof starts: one
  *			without a commit is left out (s->left_out)
- *	snapshot_empty_gitlinks(sr, l)	a reused copy: the directory of
- *			each gitlink of l (each a submodule not initialized:
- *			reusable.h) emptied, as a fresh copy has it, before
- *			git looks there.  -1 with a message
  *	snapshot_copy_nested(s, sr, copy)	each one found copied
  *			by copy
  *	snapshot_copy_gitlinks(s, sr, copy)	a copy of a tree: each
@@ -97,7 +103,6 @@ typedef int	(*snapshot_copy_fn)(struct snapshot *, struct snap_repo *);
  */
 void	snapshot_find_nested(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
-int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
 int	snapshot_copy_nested(struct snapshot *, struct snap_repo *,
 	    snapshot_copy_fn);
 int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,

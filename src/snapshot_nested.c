@@ -120,62 +120,6 @@ drop_empty(const char *top, const char *path)
 	close(root);
 }
 
-/*
- * A reused copy's directory at path (a submodule not initialized) made
- * a fresh copy's: whatever a command left in it removed -- no symlink
- * followed, no mount crossed -- and the directory made again as a
- * checkout makes it.  -1 with a message: the copy is not to be used.
- */
-static int
-empty_nested(const char *top, const char *path)
-{
-	const char	*slash, *base;
-	char		*dir;
-	int		 root, fd, r = 0;
-
-	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1) {
-		warn("cannot open %s", fs_vis(top));
-		return -1;
-	}
-	if ((slash = strrchr(path, '/')) != NULL) {
-		dir = xstrndup(path, (size_t)(slash - path));
-		fd = fs_walk_dir(root, dir, 0, 0);
-		free(dir);
-		base = slash + 1;
-	} else {
-		fd = fcntl(root, F_DUPFD_CLOEXEC, 3);
-		base = path;
-	}
-	if (fd == -1 && errno != ENOENT)
-		r = -1;
-	else if (fd != -1 && fs_rmtree_at(fd, base) == -1)
-		r = -1;
-	if (fd != -1)
-		close(fd);
-	if (r == 0 && (fd = fs_open_dir(root, path, 1, 0777)) != -1)
-		close(fd);
-	else
-		r = -1;
-	if (r == -1)
-		warn("cannot empty the submodule's directory %s in the reused "
-		    "copy", fs_vis(path));
-	close(root);
-	return r;
-}
-
-int
-snapshot_empty_gitlinks(struct snap_repo *sr, const struct lsfiles *l)
-{
-	size_t	i;
-
-	for (i = 0; i < l->gitlinks.n; i++)
-		if (empty_nested(sr->dst, lsfiles_entry_path(l->gitlinks.v[i]))
-		    == -1)
-			return -1;
-	return 0;
-}
-
 /* Each nested repository found copied as a repository of the copy of
  * its own (by copy), or left an empty directory. */
 int
@@ -271,7 +215,7 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 			    "here");
 			/* An empty directory, in a reused copy too. */
 			if (s->reused && sr == s->repos[0] &&
-			    empty_nested(sr->dst, path) == -1)
+			    snapshot_empty_nested(sr->dst, path) == -1)
 				ret = -1;
 			continue;
 		}

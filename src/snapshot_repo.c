@@ -1,14 +1,23 @@
-/* One repository of a copy: a git in its source or its copy; conversions. */
+/* One repository of a copy: its gits, conversions, submodules' directories. */
 #include "config.h"
 
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "convert.h"
+#include "fs_remove.h"
+#include "fs_vis.h"
+#include "fsutil.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
 #include "strv.h"
+#include "xmalloc.h"
 
 /*
  * The git context for reading a source repository's working state,
@@ -61,4 +70,60 @@ snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 	return sr->convert || snapshot_has_attributes(&sr->entries, 1) ||
 	    snapshot_has_attributes(&l->untracked, 0) ||
 	    convert_outside(sr->common);
+}
+
+/*
+ * A reused copy's directory at path (a submodule not initialized) made
+ * a fresh copy's: whatever a command left in it removed -- no symlink
+ * followed, no mount crossed -- and the directory made again as a
+ * checkout makes it.  -1 with a message: the copy is not to be used.
+ */
+int
+snapshot_empty_nested(const char *top, const char *path)
+{
+	const char	*slash, *base;
+	char		*dir;
+	int		 root, fd, r = 0;
+
+	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		warn("cannot open %s", fs_vis(top));
+		return -1;
+	}
+	if ((slash = strrchr(path, '/')) != NULL) {
+		dir = xstrndup(path, (size_t)(slash - path));
+		fd = fs_walk_dir(root, dir, 0, 0);
+		free(dir);
+		base = slash + 1;
+	} else {
+		fd = fcntl(root, F_DUPFD_CLOEXEC, 3);
+		base = path;
+	}
+	if (fd == -1 && errno != ENOENT)
+		r = -1;
+	else if (fd != -1 && fs_rmtree_at(fd, base) == -1)
+		r = -1;
+	if (fd != -1)
+		close(fd);
+	if (r == 0 && (fd = fs_open_dir(root, path, 1, 0777)) != -1)
+		close(fd);
+	else
+		r = -1;
+	if (r == -1)
+		warn("cannot empty the submodule's directory %s in the reused "
+		    "copy", fs_vis(path));
+	close(root);
+	return r;
+}
+
+int
+snapshot_empty_gitlinks(struct snap_repo *sr, const struct lsfiles *l)
+{
+	size_t	i;
+
+	for (i = 0; i < l->gitlinks.n; i++)
+		if (snapshot_empty_nested(sr->dst, lsfiles_entry_path(l->gitlinks.v[i]))
+		    == -1)
+			return -1;
+	return 0;
 }

@@ -266,7 +266,10 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 		    &sr->entries, &l->untracked, &a->again, &a->links,
 		    &sr->dst_gitdir);
 	}
-	if (r == -1)
+	/* The look and the prefix are over: nothing else touches the copy
+	 * as the submodules' directories are emptied, before git looks at
+	 * the copy. */
+	if (r == -1 || snapshot_empty_gitlinks(sr, l) == -1)
 		return -1;
 	/*
 	 * What changed in the working tree since the last run is put in

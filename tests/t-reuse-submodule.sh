@@ -166,7 +166,7 @@ run_forge verify --incremental -- true
 like "a nested repository: said" "$err" \
     'forge: not reused: a nested repository \(see forge\(1\)\)'
 rm -rf nest
-if git_at_least 2 25; then
+if git_at_least 2 36; then
 	git sparse-checkout init >/dev/null 2>&1 &&
 	    git sparse-checkout set src >/dev/null 2>&1
 	run_forge verify --reuse -- true
