@@ -803,6 +803,36 @@ verify_cached(struct run *r)
 	return 0;
 }
 
+/*
+ * Asked for and not to be had: one line says why, every run; and then
+ * what the copy is, once it is known (a carried one, verify_carry()
+ * says).
+ */
+static void
+announce(const struct run *r, int carried)
+{
+	if (r->not_reused != NULL)
+		fprintf(stderr, "forge: not reused: %s (see forge(1))\n",
+		    r->not_reused);
+	if (carried)
+		return;
+	if (r->reused)
+		fprintf(stderr, "forge: isolated: running verification in a "
+		    "reused %scopy%s, brought up to date (working tree "
+		    "untouched)\n", r->incremental ? "incremental " : "",
+		    r->source.kind == SOURCE_STAGED ? " of the staged tree" :
+		    r->source.kind == SOURCE_REV ? " of the commit's tree" :
+		    "");
+	else if (r->source.kind != SOURCE_WORKTREE)
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy of %s (working tree untouched)\n",
+		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
+		    "git commit would record" : "the commit's tree");
+	else
+		fprintf(stderr, "forge: isolated: running verification in an "
+		    "ephemeral copy (working tree untouched)\n");
+}
+
 /* Build the copy (or, in place, read the tree id); -1: the verdict is
  * set, 1: a cached PASS, nothing to run.  The steps run after this. */
 int
@@ -872,28 +902,7 @@ verify_prepare(struct run *r, const struct verify_opts *o)
 	if ((carrying ? verify_carry(r, o->verbose) :
 	    verify_copy_make(r, o->verbose)) == -1)
 		return -1;
-	/* Asked for and not to be had: one line says why, every run; and
-	 * then what the copy is, once it is known. */
-	if (r->not_reused != NULL)
-		fprintf(stderr, "forge: not reused: %s (see forge(1))\n",
-		    r->not_reused);
-	if (carrying)
-		;
-	else if (r->reused)
-		fprintf(stderr, "forge: isolated: running verification in a "
-		    "reused %scopy%s, brought up to date (working tree "
-		    "untouched)\n", r->incremental ? "incremental " : "",
-		    r->source.kind == SOURCE_STAGED ? " of the staged tree" :
-		    r->source.kind == SOURCE_REV ? " of the commit's tree" :
-		    "");
-	else if (r->source.kind != SOURCE_WORKTREE)
-		fprintf(stderr, "forge: isolated: running verification in an "
-		    "ephemeral copy of %s (working tree untouched)\n",
-		    r->source.kind == SOURCE_STAGED ? "the staged tree, what "
-		    "git commit would record" : "the commit's tree");
-	else
-		fprintf(stderr, "forge: isolated: running verification in an "
-		    "ephemeral copy (working tree untouched)\n");
+	announce(r, carrying);
 	/* Fit to park from now on, whatever the command does to it: the
 	 * next run brings it up to date, or rebuilds it. */
 	r->copy_ready = 1;

@@ -139,3 +139,11 @@ in_ns() {
 	out=$(cat "$T/.stdout")
 	err=$(cat "$T/.stderr")
 }
+
+# lcg_next N: the next number of the walk seeded by $rand, 0 to N-1, in
+# R (a linear congruential generator: the same seed, the same walk, in
+# any sh).
+lcg_next() {
+	rand=$(( (rand * 1103515245 + 12345) % 2147483648 ))
+	R=$(( (rand / 65536) % $1 ))
+}

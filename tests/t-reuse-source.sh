@@ -43,8 +43,8 @@ mkdir -p src && printf 'main.c\n' >src/.gitignore
 true
 EOF2
 
-# compare DESC ARGS...: a fresh run and a reused one, the same.
-compare() {
+# fresh_and_reused DESC ARGS...: a fresh run and a reused one, the same.
+fresh_and_reused() {
 	_desc=$1
 	shift
 	run_forge verify --isolated --no-reuse "$@" -- sh "$T/look.sh"
@@ -90,13 +90,9 @@ unlike "no build output kept" "$out" 'own output [1-9]'
 
 # The random walk.
 rand=$seed
-next() {
-	rand=$(( (rand * 1103515245 + 12345) % 2147483648 ))
-	R=$(( (rand / 65536) % $1 ))
-}
 step=1
 while [ "$step" -le "$steps" ]; do
-	next 8
+	lcg_next 8
 	case $R in
 	0) printf 'edit %s\n' "$step" >>hello.txt ;;
 	1) git add -A >/dev/null 2>&1 ;;
@@ -107,14 +103,14 @@ while [ "$step" -le "$steps" ]; do
 	6) git rm -q --cached -r src >/dev/null 2>&1 ;;
 	7) printf 'int x%s;\n' "$step" >src/main.c && git add src ;;
 	esac
-	next 3
+	lcg_next 3
 	case $R in
-	0) compare "seed $seed, step $step, --staged" --staged ;;
-	1) compare "seed $seed, step $step, --rev=HEAD" --rev=HEAD ;;
+	0) fresh_and_reused "seed $seed, step $step, --staged" --staged ;;
+	1) fresh_and_reused "seed $seed, step $step, --rev=HEAD" --rev=HEAD ;;
 	2) if git rev-parse -q --verify HEAD~1 >/dev/null; then
-		compare "seed $seed, step $step, --rev=HEAD~1" --rev=HEAD~1
+		fresh_and_reused "seed $seed, step $step, --rev=HEAD~1" --rev=HEAD~1
 	   else
-		compare "seed $seed, step $step, --staged" --staged
+		fresh_and_reused "seed $seed, step $step, --staged" --staged
 	   fi ;;
 	esac
 	step=$((step + 1))

@@ -76,10 +76,6 @@ like "the listing has the empty directory" "$out" 'lib/sub	d'
 # that is only staged (git apply leaves the copy's index alone).
 git config core.fileMode true
 rand=$seed
-next() {
-	rand=$(( (rand * 1103515245 + 12345) % 2147483648 ))
-	R=$(( (rand / 65536) % $1 ))
-}
 commit=$(git rev-parse HEAD)
 run_forge verify --reuse -- true
 step=1
@@ -87,7 +83,7 @@ gone_reuse=0 gone_incremental=0
 gitlinks() { git ls-files -s | sed -n 's/^160000 [0-9a-f]* 0	//p'; }
 while [ "$step" -le "$steps" ]; do
 	gitlinks >"$T/links.before"
-	next 8
+	lcg_next 8
 	case $R in
 	0) printf 'edit %s\n' "$step" >>hello.txt ;;
 	1) mkdir -p lib/sub2 && git update-index --add --cacheinfo \
@@ -110,7 +106,7 @@ while [ "$step" -le "$steps" ]; do
 	if [ -n "$(comm -23 "$T/links.before" "$T/links.after")" ]; then
 		gone_reuse=1 gone_incremental=1
 	fi
-	next 2
+	lcg_next 2
 	mode=--reuse
 	[ "$R" -eq 1 ] && mode=--incremental
 	run_forge verify --isolated --no-reuse -- sh "$T/look.sh"
