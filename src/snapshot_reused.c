@@ -138,6 +138,10 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 	key = mirror_key(mp, sr->head, sr->dst);
 	if (reuse_index_same(sr->dst_gitdir, record, key))
 		ret = 0;
+	else if (proof_copy_index(sr->proof) == NULL)
+		/* The proof could not keep the index it made (a rename
+		 * that failed, said): there is none to give the copy. */
+		warnx("the reused copy %s has no index to take", fs_vis(sr->dst));
 	else {
 		(void)unlink(record);
 		if (reuse_index(sr->dst, sr->dst_gitdir,

@@ -346,10 +346,13 @@ START_TEST(t_rev_kind)
 	    "--keep-going")), -1);
 	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--bisect", "-j2")), -1);
 	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--keep")), -1);
-	/* A range's copy goes on incrementally; it is never parked. */
+	/* A range's copy goes on incrementally; it is never parked.  One
+	 * commit's copy is parked and reused, as the working state's. */
 	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--incremental")), 0);
-	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--incremental")), -1);
 	ck_assert_int_eq(vparse(&o, V("--rev=A..B", "--reuse")), -1);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--incremental")), 0);
+	ck_assert_int_eq(vparse(&o, V("--rev=HEAD", "--reuse")), 0);
+	ck_assert_int_eq(vparse(&o, V("--staged", "--incremental")), 0);
 }
 END_TEST
 
