@@ -963,6 +963,10 @@ verify_next(struct run *r)
 	r->recorded = 0;
 	r->contain_guess = NULL;
 	r->steps_from = NULL;	/* the last commit's settings' */
+	free(r->setup_inputs);
+	free(r->setup_read);
+	r->setup_inputs = r->setup_read = NULL;
+	r->setup_unsure = 0;
 	free_steps(r);
 	if (r->have_plan)
 		contain_free(&r->plan);
