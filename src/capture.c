@@ -16,28 +16,12 @@
 #include <unistd.h>
 
 #include "capture.h"
+#include "fsutil.h"
 #include "runlog.h"
 #include "sig.h"
 #include "spawn.h"
 
 #define BUFSZ	(256 * 1024)
-
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /* A pseudo-terminal that passes bytes as written, sized as to is. */
 static int
@@ -116,7 +100,7 @@ pump(struct capture *cap, struct capture_chan *c, char *buf)
 	/* Its reader gone, the channel goes too: the step's next write
 	 * meets the broken pipe it would have met without forge.  Any
 	 * other failure loses these bytes from the screen only. */
-	if (write_all(c->to, buf, (size_t)n) == -1 && errno == EPIPE) {
+	if (fs_write_all(c->to, buf, (size_t)n) == -1 && errno == EPIPE) {
 		close(c->rfd);
 		c->rfd = -1;
 	}
@@ -141,7 +125,7 @@ reply(struct capture *cap, char cmd)
 	if (cap->ack[1] == -1)
 		return;
 	for (tries = 0; tries < 4; tries++)
-		if (write_all(cap->ack[1], &cmd, 1) == 0)
+		if (fs_write_all(cap->ack[1], &cmd, 1) == 0)
 			return;
 	close(cap->ack[1]);
 	cap->ack[1] = -1;
@@ -190,7 +174,7 @@ own_write(void *arg, const char *p, size_t n)
 {
 	struct capture	*cap = arg;
 
-	(void)write_all(STDERR_FILENO, p, n);
+	(void)fs_write_all(STDERR_FILENO, p, n);
 	if (n > 0 && p[0] != '\r')
 		runlog_add(cap->log, p, n);
 	return (ssize_t)n;
@@ -296,7 +280,7 @@ capture_sync(struct capture *cap)
 	char	got;
 	char	cmd = 's';
 
-	if (!cap->running || write_all(cap->ctl[1], &cmd, 1) == -1)
+	if (!cap->running || fs_write_all(cap->ctl[1], &cmd, 1) == -1)
 		return;
 	while (read(cap->ack[0], &got, 1) == -1 && errno == EINTR)
 		;

@@ -223,9 +223,6 @@ write_replace(const char *path, const void *data, size_t len, mode_t mode,
     int sync)
 {
 	char		*tmp, *dir;
-	const char	*p = data;
-	ssize_t		 w;
-	size_t		 off;
 	int		 fd, dfd, saved;
 
 	tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
@@ -233,16 +230,8 @@ write_replace(const char *path, const void *data, size_t len, mode_t mode,
 	    mode);
 	if (fd == -1)
 		goto fail_nofd;
-	for (off = 0; off < len; off += (size_t)w) {
-		w = write(fd, p + off, len - off);
-		if (w == -1) {
-			if (errno == EINTR) {
-				w = 0;
-				continue;
-			}
-			goto fail;
-		}
-	}
+	if (fs_write_all(fd, data, len) == -1)
+		goto fail;
 	if ((sync && fsync(fd) == -1) || close(fd) == -1) {
 		fd = -1;
 		goto fail;
@@ -276,6 +265,24 @@ fail_nofd:
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+int
+fs_write_all(int fd, const void *data, size_t len)
+{
+	const char	*p = data;
+	ssize_t		 w;
+
+	while (len > 0) {
+		if ((w = write(fd, p, len)) == -1) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }
 
 int

@@ -75,6 +75,9 @@ int	fs_stamp(const char *, struct timespec *);
 void	fs_present(const char *, struct timespec *);
 /* mkdir -p. */
 int	fs_mkdirs(const char *, mode_t);
+/* All of data written to fd, a write that EINTR cuts short resumed:
+ * 0, or -1 with errno. */
+int	fs_write_all(int, const void *, size_t);
 /* Replace path with data: a temporary file, fsync, rename, fsync dir. */
 int	fs_write_atomic(const char *, const void *, size_t, mode_t);
 /* The same without the fsyncs: whole or not at all, but a crash may

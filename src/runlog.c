@@ -26,23 +26,6 @@
 #define PIPE_SIZE	(1024 * 1024)
 #define CHUNK		(64 * 1024)
 
-static int
-write_all(int fd, const char *p, size_t n)
-{
-	ssize_t	w;
-
-	while (n > 0) {
-		if ((w = write(fd, p, n)) == -1) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 /* The writer's side of a chunk: the head to the file, the rest kept in
  * the tail, a ring of its own that only the last tsize bytes stay in. */
 static void
@@ -54,7 +37,7 @@ take(struct runlog *lg, const char *p, size_t n)
 		k = (size_t)(lg->head_max - lg->written);
 		if (k > n)
 			k = n;
-		if (lg->err == 0 && write_all(lg->fd, p, k) == -1)
+		if (lg->err == 0 && fs_write_all(lg->fd, p, k) == -1)
 			lg->err = errno;
 		lg->written += (long long)k;
 		p += k;
@@ -246,14 +229,14 @@ write_tail(struct runlog *lg)
 		n = (size_t)snprintf(line, sizeof(line), "\n[forge: %lld bytes "
 		    "of output left out here: more than forge.logSize]\n",
 		    left);
-		if (write_all(lg->fd, line, n) == -1)
+		if (fs_write_all(lg->fd, line, n) == -1)
 			lg->err = errno;
 	}
 	at = left > 0 ? (size_t)(lg->tail_seen % (long long)lg->tsize) : 0;
 	n = left > 0 ? lg->tsize : (size_t)lg->tail_seen;
-	if (lg->err == 0 && write_all(lg->fd, lg->tail + at, n - at) == -1)
+	if (lg->err == 0 && fs_write_all(lg->fd, lg->tail + at, n - at) == -1)
 		lg->err = errno;
-	if (lg->err == 0 && write_all(lg->fd, lg->tail, at) == -1)
+	if (lg->err == 0 && fs_write_all(lg->fd, lg->tail, at) == -1)
 		lg->err = errno;
 }
 
@@ -280,7 +263,7 @@ runlog_close(struct runlog *lg, int keep)
 		n = (size_t)snprintf(line, sizeof(line), "\n[forge: %lld bytes "
 		    "of output not kept: the log could not keep up]\n",
 		    lg->dropped);
-		if (write_all(lg->fd, line, n) == -1)
+		if (fs_write_all(lg->fd, line, n) == -1)
 			lg->err = errno;
 	}
 	/* Whole on disk before it is named whole. */
