@@ -34,43 +34,10 @@ static char		*base, *repo, *gitdir, *copy, *copy_gitdir;
 static struct rundir	 rd;
 static const struct timespec settle = { 0, 50000000 };
 
-/* What a shell command in dir prints, trailing newlines cut. */
-static char *
-sh_in(const char *dir, const char *fmt, ...)
-{
-	char	 cmd[4096], out[1024];
-	FILE	*fp;
-	va_list	 ap;
-	size_t	 n;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
-	n = strlen(cmd);
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	n = fread(out, 1, sizeof(out) - 1, fp);
-	ck_assert_msg(pclose(fp) == 0, "failed: %s", cmd);
-	out[n] = '\0';
-	while (n > 0 && out[n - 1] == '\n')
-		out[--n] = '\0';
-	return strdup(out);
-}
-
 static void
 sh(const char *cmd)
 {
-	free(sh_in(repo, "%s", cmd));
-}
-
-static char *
-path_of(const char *dir, const char *name)
-{
-	char	*p;
-
-	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
-	return p;
+	free(unitfs_sh_in(repo, "%s", cmd));
 }
 
 /*
@@ -98,20 +65,20 @@ setup(void)
 	/* No configuration of the machine's or the user's. */
 	ck_assert_int_eq(setenv("HOME", base, 1), 0);
 	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
-	repo = path_of(base, "repo");
-	gitdir = path_of(repo, ".git");
-	copy = path_of(base, "copy");
+	repo = unitfs_path(base, "repo");
+	gitdir = unitfs_path(repo, ".git");
+	copy = unitfs_path(base, "copy");
 	memset(&rd, 0, sizeof(rd));
 	rd.top = base;
-	rd.scratch = path_of(base, "scratch");
-	rd.objects = path_of(rd.scratch, "objects");
-	rd.blobs = path_of(rd.scratch, "blobs");
-	rd.blobs_last = path_of(rd.scratch, "blobs.last");
-	rd.carry = path_of(rd.scratch, "carry");
+	rd.scratch = unitfs_path(base, "scratch");
+	rd.objects = unitfs_path(rd.scratch, "objects");
+	rd.blobs = unitfs_path(rd.scratch, "blobs");
+	rd.blobs_last = unitfs_path(rd.scratch, "blobs.last");
+	rd.carry = unitfs_path(rd.scratch, "carry");
 	ck_assert_int_eq(fs_mkdirs(rd.objects, 0700), 0);
 	ck_assert_int_eq(fs_mkdirs(rd.blobs, 0700), 0);
 	ck_assert_int_eq(fs_mkdirs(rd.blobs_last, 0700), 0);
-	free(sh_in(base, "git init -q repo"));
+	free(unitfs_sh_in(base, "git init -q repo"));
 	sh("git config user.name t && git config user.email t@t && "
 	    "printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && "
 	    "git add a.txt b.txt && git commit -q -m t && "
@@ -126,7 +93,7 @@ setup(void)
 static char *
 tree_now(void)
 {
-	return sh_in(repo, "cp -p .git/index '%s/tree.index' && "
+	return unitfs_sh_in(repo, "cp -p .git/index '%s/tree.index' && "
 	    "GIT_INDEX_FILE='%s/tree.index' git add -A && "
 	    "GIT_INDEX_FILE='%s/tree.index' git write-tree", base, base, base);
 }
@@ -137,8 +104,8 @@ put(const char *dir, const char *name, const char *text)
 {
 	char	*p, *tmp;
 
-	p = path_of(dir, name);
-	tmp = path_of(dir, ".put.tmp");
+	p = unitfs_path(dir, name);
+	tmp = unitfs_path(dir, ".put.tmp");
 	unitfs_write(tmp, text, 0644);
 	ck_assert_int_eq(rename(tmp, p), 0);
 	free(tmp);
@@ -162,12 +129,12 @@ run_begin(struct run *r, size_t id, int reused, const char *exclude,
 	char	*idx;
 
 	memset(r, 0, sizeof(*r));
-	r->index = path_of(rd.scratch, "index.src");
-	idx = path_of(gitdir, "index");
+	r->index = unitfs_path(rd.scratch, "index.src");
+	idx = unitfs_path(gitdir, "index");
 	ck_assert_int_eq(fs_copy_file(idx, r->index), 0);
 	free(idx);
-	r->objects = path_of(gitdir, "objects");
-	r->head = sh_in(repo, "git rev-parse HEAD");
+	r->objects = unitfs_path(gitdir, "objects");
+	r->head = unitfs_sh_in(repo, "git rev-parse HEAD");
 	r->g.dir = repo;
 	r->g.gitdir = gitdir;
 	r->g.worktree = repo;
@@ -216,13 +183,14 @@ prove_fresh(size_t id)
 	char		*tree, *want;
 
 	run_begin(&r, id, 0, NULL, NULL);
-	free(sh_in(base, "rm -rf copy && git -C repo worktree prune && "
+	free(unitfs_sh_in(base, "rm -rf copy && git -C repo worktree prune && "
 	    "git -C repo worktree add -q --detach '%s' HEAD", copy));
 	proof_checked_out(r.p);
-	free(sh_in(repo, "for f in $(git ls-files -m -o --exclude-standard); "
+	free(unitfs_sh_in(repo,
+	    "for f in $(git ls-files -m -o --exclude-standard); "
 	    "do cp -p \"$f\" '%s'/\"$f\"; done", copy));
 	free(copy_gitdir);
-	copy_gitdir = sh_in(copy, "git rev-parse --absolute-git-dir");
+	copy_gitdir = unitfs_sh_in(copy, "git rev-parse --absolute-git-dir");
 	proof_index_ready(r.p, copy_gitdir);
 	tree = proof_finish(r.p);
 	want = tree_now();
@@ -363,7 +331,7 @@ START_TEST(t_carried)
 	idx = carried(0, copy, 0);
 	ck_assert_ptr_nonnull(idx);
 	ck_assert_ptr_null(carried(1, copy, 0));
-	other = path_of(base, "other");
+	other = unitfs_path(base, "other");
 	ck_assert_ptr_null(carried(0, other, 0));
 	free(other);
 	/* A copy with ignored files of its own is another kind. */
@@ -414,15 +382,15 @@ START_TEST(t_damaged)
 			ck_assert_int_eq(utimensat(AT_FDCWD, idx, t, 0), 0);
 			break;
 		case 3:		/* a copy of it, times and all */
-			free(sh_in(base, "cp -p '%s' '%s.cp' && "
+			free(unitfs_sh_in(base, "cp -p '%s' '%s.cp' && "
 			    "mv '%s.cp' '%s'", idx, idx, idx, idx));
 			break;
 		case 4:		/* a symlink to such a copy */
-			free(sh_in(base, "cp -p '%s' '%s.cp' && "
+			free(unitfs_sh_in(base, "cp -p '%s' '%s.cp' && "
 			    "ln -sf '%s.cp' '%s'", idx, idx, idx, idx));
 			break;
 		case 5:		/* the seal of another index */
-			free(sh_in(base, "cp '%s' '%s'", src_key, key));
+			free(unitfs_sh_in(base, "cp '%s' '%s'", src_key, key));
 			break;
 		case 6:
 			ck_assert_int_eq(unlink(key), 0);
@@ -485,7 +453,7 @@ START_TEST(t_reused_fix)
 	ck_assert(has(&fix, "000000 100644\tv.txt"));
 	put(copy, "b.txt", "b\nB\n");
 	put(copy, "v.txt", "v\n");
-	p = path_of(copy, "u.txt");
+	p = unitfs_path(copy, "u.txt");
 	ck_assert_int_eq(unlink(p), 0);
 	free(p);
 	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &again), 1);
@@ -514,7 +482,7 @@ START_TEST(t_look)
 	setup();
 	prove_fresh(0);
 	sh("printf 'AA\\n' >>a.txt");
-	head = sh_in(repo, "git rev-parse HEAD");
+	head = unitfs_sh_in(repo, "git rev-parse HEAD");
 	proof_look_start(&lk, &rd, 0, repo, gitdir, head);
 	proof_look_wait(&lk);
 	ck_assert_int_eq(lk.ok, 1);

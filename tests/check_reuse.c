@@ -31,39 +31,6 @@
 
 static char	*base, *repo, *common, *head;
 
-/* What a shell command in dir prints, trailing newlines cut. */
-static char *
-sh_in(const char *dir, const char *fmt, ...)
-{
-	char	 cmd[4096], out[1024];
-	FILE	*fp;
-	va_list	 ap;
-	size_t	 n;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
-	n = strlen(cmd);
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	n = fread(out, 1, sizeof(out) - 1, fp);
-	ck_assert_msg(pclose(fp) == 0, "failed: %s", cmd);
-	out[n] = '\0';
-	while (n > 0 && out[n - 1] == '\n')
-		out[--n] = '\0';
-	return strdup(out);
-}
-
-static char *
-path_of(const char *dir, const char *name)
-{
-	char	*p;
-
-	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
-	return p;
-}
-
 /* A repository of one commit, its run directories in base/tmp. */
 static void
 setup(void)
@@ -74,20 +41,21 @@ setup(void)
 	base = unitfs_dir("reuse");
 	ck_assert_int_eq(setenv("HOME", base, 1), 0);
 	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
-	tmp = path_of(base, "tmp");
+	tmp = unitfs_path(base, "tmp");
 	ck_assert_int_eq(fs_mkdirs(tmp, 0700), 0);
 	ck_assert_int_eq(setenv("TMPDIR", tmp, 1), 0);
 	free(tmp);
-	free(sh_in(base, "git init -q repo"));
-	repo = path_of(base, "repo");
-	free(sh_in(repo, "git config user.name t && git config user.email "
+	free(unitfs_sh_in(base, "git init -q repo"));
+	repo = unitfs_path(base, "repo");
+	free(unitfs_sh_in(repo,
+	    "git config user.name t && git config user.email "
 	    "t@t && printf 'a\\n' >a.txt && git add a.txt && "
 	    "git commit -q -m t && mkdir -p .git/forge"));
-	c = path_of(repo, ".git");
+	c = unitfs_path(repo, ".git");
 	common = realpath(c, NULL);
 	ck_assert_ptr_nonnull(common);
 	free(c);
-	head = sh_in(repo, "git rev-parse HEAD");
+	head = unitfs_sh_in(repo, "git rev-parse HEAD");
 }
 
 static void
@@ -110,8 +78,8 @@ run_copy(struct rundir *rd)
 
 	ck_assert_int_eq(rundir_open(rd, common), 0);
 	ck_assert_int_eq(rundir_note_repo(rd, common), 0);
-	copy = path_of(rd->top, "tree");
-	free(sh_in(repo, "git worktree add -q --detach '%s' HEAD && "
+	copy = unitfs_path(rd->top, "tree");
+	free(unitfs_sh_in(repo, "git worktree add -q --detach '%s' HEAD && "
 	    "git worktree lock --reason 'forge run %s pid 1: a copy' '%s'",
 	    copy, rd->run, copy));
 	return copy;
@@ -140,7 +108,7 @@ records(void)
 	char	*n;
 	int	 r;
 
-	n = sh_in(common, "ls forge/copies | grep -v '[.]' | wc -l");
+	n = unitfs_sh_in(common, "ls forge/copies | grep -v '[.]' | wc -l");
 	r = atoi(n);
 	free(n);
 	return r;
@@ -159,12 +127,12 @@ START_TEST(t_park_claim)
 	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 1);
 	ck_assert_str_eq(had, "make");
 	ck_assert_str_eq(got, copy);
-	top = sh_in(base, "dirname '%s'", copy);
+	top = unitfs_sh_in(base, "dirname '%s'", copy);
 	ck_assert_str_eq(rd.top, top);
 	/* Its registration is the claiming run's, as a fresh copy's. */
 	adm = registration_of(got, common, rd.run);
 	ck_assert_ptr_nonnull(adm);
-	file = path_of(got, "a.txt");
+	file = unitfs_path(got, "a.txt");
 	ck_assert(unitfs_exists(file));
 	free(had);
 	free(got);
@@ -225,8 +193,8 @@ START_TEST(t_claim_refuses_unproven)
 
 	setup();
 	copy = parked_copy(0);
-	mark = sh_in(base, "dirname '%s'", copy);
-	free(sh_in(mark, "rm .forge/run"));
+	mark = unitfs_sh_in(base, "dirname '%s'", copy);
+	free(unitfs_sh_in(mark, "rm .forge/run"));
 	want_of(&w, 0);
 	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 0);
 	ck_assert_ptr_null(got);
@@ -248,7 +216,7 @@ START_TEST(t_park_refuses)
 	setup();
 	want_of(&w, 0);
 	copy = run_copy(&rd);
-	free(sh_in(rd.top, "rm .forge/run"));
+	free(unitfs_sh_in(rd.top, "rm .forge/run"));
 	ck_assert_int_eq(reuse_park(&rd, common, copy, &w, 2), -1);
 	ck_assert(!rundir_parked(&rd));
 	ck_assert(!unitfs_exists(copy));
@@ -281,7 +249,7 @@ START_TEST(t_registration_of)
 	ck_assert_ptr_null(registration_of(copy, common, "0000000000000000"));
 	ck_assert_ptr_null(registration_of(copy, base, rd.run));
 	/* One that names another directory back. */
-	back = path_of(adm, "gitdir");
+	back = unitfs_path(adm, "gitdir");
 	text = unitfs_read(back, NULL);
 	unitfs_write(back, "/elsewhere/.git\n", 0644);
 	ck_assert_ptr_null(registration_of(copy, common, rd.run));
@@ -289,7 +257,7 @@ START_TEST(t_registration_of)
 	free(adm);
 	adm = registration_of(copy, common, rd.run);
 	ck_assert_ptr_nonnull(adm);
-	gitfile = path_of(copy, ".git");
+	gitfile = unitfs_path(copy, ".git");
 	unitfs_write(gitfile, "gitdir: /elsewhere/worktrees/tree\n", 0644);
 	ck_assert_ptr_null(registration_of(copy, common, rd.run));
 	ck_assert_int_eq(rundir_remove(&rd), 0);
@@ -308,8 +276,8 @@ START_TEST(t_noted_paths)
 	char		*carry, *file;
 
 	setup();
-	carry = path_of(base, "carry");
-	file = path_of(carry, "state.paths");
+	carry = unitfs_path(base, "carry");
+	file = unitfs_path(carry, "state.paths");
 	ck_assert_int_eq(reuse_state_read(carry, &got), -1);
 	strv_push(&v, "b/c");
 	strv_push(&v, "a");
@@ -349,20 +317,20 @@ START_TEST(t_fix)
 	setup();
 	src = unitfs_dir("src");
 	copy = unitfs_dir("copy");
-	p = path_of(src, "a.txt");
+	p = unitfs_path(src, "a.txt");
 	unitfs_write(p, "new\n", 0644);
 	free(p);
-	free(sh_in(copy, "printf 'old\\n' >a.txt && mkdir -p d/e && "
+	free(unitfs_sh_in(copy, "printf 'old\\n' >a.txt && mkdir -p d/e && "
 	    "printf 'x\\n' >d/e/gone.txt"));
 	strv_push(&fix, "100644 100644\ta.txt");
 	strv_push(&fix, "100644 000000\td/e/gone.txt");
 	ck_assert_int_eq(reuse_fix(src, copy, &fix), 0);
-	p = path_of(copy, "a.txt");
+	p = unitfs_path(copy, "a.txt");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "new\n");
 	free(text);
 	free(p);
-	p = path_of(copy, "d");
+	p = unitfs_path(copy, "d");
 	ck_assert(!unitfs_exists(p));
 	free(p);
 	/* A submodule is not forge's to touch here. */
@@ -385,22 +353,22 @@ START_TEST(t_tree_modes)
 
 	setup();
 	copy = unitfs_dir("copy");
-	free(sh_in(copy, "mkdir d && printf 'x\\n' >d/f && "
+	free(unitfs_sh_in(copy, "mkdir d && printf 'x\\n' >d/f && "
 	    "printf 'y\\n' >d/x && chmod 600 d/f && chmod 644 d/x && "
 	    "chmod 700 d"));
 	buf_add(&ls, "040000 tree 0\td", 16);
 	buf_add(&ls, "100644 blob 0\td/f", 18);
 	buf_add(&ls, "100755 blob 0\td/x", 18);
 	ck_assert_int_eq(reuse_tree_modes(copy, &ls), 0);
-	p = path_of(copy, "d");
+	p = unitfs_path(copy, "d");
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0777 & ~fs_umask());
 	free(p);
-	p = path_of(copy, "d/f");
+	p = unitfs_path(copy, "d/f");
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0666 & ~fs_umask());
 	free(p);
-	p = path_of(copy, "d/x");
+	p = unitfs_path(copy, "d/x");
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0777 & ~fs_umask());
 	free(p);
@@ -420,7 +388,8 @@ START_TEST(t_sync)
 
 	setup();
 	copy = run_copy(&rd);
-	free(sh_in(copy, "printf 'changed\\n' >a.txt && printf 'u\\n' >u.txt "
+	free(unitfs_sh_in(copy,
+	    "printf 'changed\\n' >a.txt && printf 'u\\n' >u.txt "
 	    "&& git checkout -q -b side && printf '%%s\\n' %s >"
 	    "\"$(git rev-parse --git-dir)/MERGE_HEAD\"", head));
 	memset(&rc, 0, sizeof(rc));
@@ -431,18 +400,19 @@ START_TEST(t_sync)
 	rc.head = head;
 	ck_assert_int_eq(reuse_sync(&rc, NULL, &adm), 0);
 	ck_assert_ptr_nonnull(adm);
-	p = path_of(copy, "a.txt");
+	p = unitfs_path(copy, "a.txt");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "a\n");
 	free(text);
 	free(p);
-	p = path_of(copy, "u.txt");
+	p = unitfs_path(copy, "u.txt");
 	ck_assert(!unitfs_exists(p));
 	free(p);
-	p = path_of(adm, "MERGE_HEAD");
+	p = unitfs_path(adm, "MERGE_HEAD");
 	ck_assert(!unitfs_exists(p));
 	free(p);
-	at = sh_in(copy, "git rev-parse HEAD && git symbolic-ref -q HEAD "
+	at = unitfs_sh_in(copy,
+	    "git rev-parse HEAD && git symbolic-ref -q HEAD "
 	    "|| true");
 	ck_assert_str_eq(at, head);
 	free(at);
@@ -469,8 +439,8 @@ START_TEST(t_marks)
 
 	setup();
 	copy = unitfs_dir("copy");
-	same = path_of(copy, "same.c");
-	other = path_of(copy, "other.c");
+	same = unitfs_path(copy, "same.c");
+	other = unitfs_path(copy, "other.c");
 	unitfs_write(same, "int a;\n", 0644);
 	unitfs_write(other, "int b;\n", 0644);
 	t[0].tv_sec = t[1].tv_sec = 1000000000;
@@ -509,8 +479,9 @@ START_TEST(t_prefix)
 	setup();
 	src = unitfs_dir("src");
 	copy = unitfs_dir("copy");
-	free(sh_in(src, "mkdir -p d && printf 'new\\n' >d/n.txt"));
-	free(sh_in(copy, "printf 'old\\n' >g.txt && printf 'x\\n' >x.txt"));
+	free(unitfs_sh_in(src, "mkdir -p d && printf 'new\\n' >d/n.txt"));
+	free(unitfs_sh_in(copy,
+	    "printf 'old\\n' >g.txt && printf 'x\\n' >x.txt"));
 	strv_push(&gone, "g.txt");
 	strv_push(&paths, "d/n.txt");
 	strv_push(&paths, "x.txt");
@@ -520,25 +491,25 @@ START_TEST(t_prefix)
 	ck_assert_str_eq(done.v[0], "d/n.txt");
 	ck_assert_str_eq(done.v[1], "g.txt");
 	ck_assert_str_eq(done.v[2], "x.txt");
-	p = path_of(copy, "d/n.txt");
+	p = unitfs_path(copy, "d/n.txt");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "new\n");
 	free(text);
 	free(p);
-	p = path_of(copy, "g.txt");
+	p = unitfs_path(copy, "g.txt");
 	ck_assert(!unitfs_exists(p));
 	free(p);
-	p = path_of(copy, "x.txt");
+	p = unitfs_path(copy, "x.txt");
 	ck_assert(!unitfs_exists(p));
 	free(p);
 	/* The same in a thread of its own. */
-	free(sh_in(src, "printf 'newer\\n' >d/n.txt"));
+	free(unitfs_sh_in(src, "printf 'newer\\n' >d/n.txt"));
 	reuse_prefix_start(&job, src, copy, &paths);
 	reuse_prefix_wait(&job);
 	ck_assert_uint_eq(job.done.n, 1);
 	ck_assert_str_eq(job.done.v[0], "d/n.txt");
 	reuse_prefix_free(&job);
-	p = path_of(copy, "d/n.txt");
+	p = unitfs_path(copy, "d/n.txt");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "newer\n");
 	free(text);
@@ -559,8 +530,8 @@ START_TEST(t_index_note)
 
 	setup();
 	adm = unitfs_dir("adm");
-	idx = path_of(adm, "index");
-	record = path_of(base, "index.own");
+	idx = unitfs_path(adm, "index");
+	record = unitfs_path(base, "index.own");
 	unitfs_write(idx, "DIRC", 0644);
 	ck_assert(!reuse_index_same(adm, record, "key 1\n"));
 	reuse_index_note(adm, record, "key 1\n");
@@ -585,10 +556,11 @@ START_TEST(t_drop_rules)
 	char			*copy, *index, *p;
 
 	setup();
-	free(sh_in(repo, "printf '*.log\\n.gitattributes\\n' >.gitignore && "
+	free(unitfs_sh_in(repo,
+	    "printf '*.log\\n.gitattributes\\n' >.gitignore && "
 	    "git add .gitignore && git commit -q -m ignore"));
 	copy = run_copy(&rd);
-	free(sh_in(copy, "printf '* -text\\n' >.gitattributes && "
+	free(unitfs_sh_in(copy, "printf '* -text\\n' >.gitattributes && "
 	    "mkdir sub && printf 'x\\n' >sub/.gitignore && "
 	    "printf 'y\\n' >sub/keep.log"));
 	memset(&rc, 0, sizeof(rc));
@@ -598,23 +570,24 @@ START_TEST(t_drop_rules)
 	rc.scratch = rd.scratch;
 	rc.head = head;
 	rc.keep_ignored = 1;
-	index = path_of(common, "index");
+	index = unitfs_path(common, "index");
 	ck_assert_int_eq(reuse_drop_rules(&rc, repo, index, &dropped), 0);
 	strv_sort(&dropped);
 	ck_assert_uint_eq(dropped.n, 2);
 	ck_assert_str_eq(dropped.v[0], ".gitattributes");
 	ck_assert_str_eq(dropped.v[1], "sub/.gitignore");
-	p = path_of(copy, "sub/keep.log");
+	p = unitfs_path(copy, "sub/keep.log");
 	ck_assert(unitfs_exists(p));
 	free(p);
-	p = path_of(copy, ".gitattributes");
+	p = unitfs_path(copy, ".gitattributes");
 	ck_assert(!unitfs_exists(p));
 	free(p);
 	/* The working tree's own untracked rule file is the working
 	 * state's: kept. */
 	strv_clear(&dropped);
-	free(sh_in(repo, "mkdir -p sub && printf 'x\\n' >sub/.gitignore"));
-	free(sh_in(copy, "printf 'x\\n' >sub/.gitignore"));
+	free(unitfs_sh_in(repo,
+	    "mkdir -p sub && printf 'x\\n' >sub/.gitignore"));
+	free(unitfs_sh_in(copy, "printf 'x\\n' >sub/.gitignore"));
 	ck_assert_int_eq(reuse_drop_rules(&rc, repo, index, &dropped), 0);
 	ck_assert_uint_eq(dropped.n, 0);
 	ck_assert_int_eq(rundir_remove(&rd), 0);

@@ -11,6 +11,7 @@
 #include <grp.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,4 +201,37 @@ unitfs_unprivileged(const char *dir)
 	ck_assert_int_eq(setuid(uid), 0);
 	ck_assert_int_ne(geteuid(), 0);
 	return 1;
+}
+
+/* What a shell command in dir prints, trailing newlines cut. */
+char *
+unitfs_sh_in(const char *dir, const char *fmt, ...)
+{
+	char	 cmd[4096], out[1024];
+	FILE	*fp;
+	va_list	 ap;
+	size_t	 n;
+
+	snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
+	n = strlen(cmd);
+	va_start(ap, fmt);
+	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	va_end(ap);
+	fp = popen(cmd, "r");
+	ck_assert_ptr_nonnull(fp);
+	n = fread(out, 1, sizeof(out) - 1, fp);
+	ck_assert_msg(pclose(fp) == 0, "failed: %s", cmd);
+	out[n] = '\0';
+	while (n > 0 && out[n - 1] == '\n')
+		out[--n] = '\0';
+	return strdup(out);
+}
+
+char *
+unitfs_path(const char *dir, const char *name)
+{
+	char	*p;
+
+	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
+	return p;
 }

@@ -42,5 +42,11 @@ void	 unitfs_deep(const char *, int);
  * (no fork mode): -1.
  */
 int	 unitfs_unprivileged(const char *);
+/* What a shell command run in dir prints, trailing newlines cut (it
+ * must succeed); the caller frees. */
+char	*unitfs_sh_in(const char *, const char *, ...)
+	    __attribute__((format(printf, 2, 3)));
+/* dir/name; the caller frees. */
+char	*unitfs_path(const char *, const char *);
 
 #endif /* UNITFS_H */
