@@ -62,7 +62,11 @@ rm -f "$T/ran"
 start_bg "$FORGE" verify --rev="$start..main" --jobs 2 ||
     fail "forge started" "$(cat "$T/bg.err")"
 wait_until 30 lines 2 || fail "the steps started" "$(cat "$T/bg.err")"
-kill -KILL $(cat /proc/"$pid"/task/*/children) "$pid"
+# forge first: a worker killed before it would be seen dying, and forge
+# end with its own status before its SIGKILL came.
+kids=$(cat /proc/"$pid"/task/*/children)
+kill -KILL "$pid"
+kill -KILL $kids 2>/dev/null
 finish_bg
 is "SIGKILL: forge died of it" "$how" "signal 9"
 run_forge gc
