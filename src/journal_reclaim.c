@@ -148,6 +148,40 @@ remove_registrations(const char *common, const char *top, const char *run,
 	return ret;
 }
 
+int
+journal_drop_registration(const char *common, const char *run,
+    const char *copy)
+{
+	struct dirent	*de;
+	struct buf	 gitdir = BUF_INIT;
+	DIR		*d;
+	char		*want;
+	int		 dfd, afd, ret = 0;
+
+	if ((d = worktrees(common)) == NULL)
+		return errno == ENOENT ? 0 : -1;
+	dfd = dirfd(d);
+	want = xasprintf("%s/.git", copy);
+	while ((de = readdir(d)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		afd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC);
+		if (afd == -1)
+			continue;
+		read_adm(afd, "gitdir", &gitdir);
+		if (strcmp(gitdir.data, want) == 0 &&
+		    reg_is_ours(afd, copy, run, 0) &&
+		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1)
+			ret = -1;
+		close(afd);
+	}
+	closedir(d);
+	buf_free(&gitdir);
+	free(want);
+	return ret;
+}
+
 /* A record could be edited by hand: only ever remove forge's own dirs. */
 static int
 top_is_sane(const char *top)

@@ -67,5 +67,10 @@ int	journal_remove_copy(const struct journal_entry *, int, struct strv *);
  * then is it the run's: a record written by hand cannot make another
  * directory pass. */
 int	journal_top_is_runs(const struct journal_entry *);
+/* The run's registrations in common (their lock reason names it) whose
+ * working tree is copy: removed, for a copy made again at that path --
+ * git refuses a path a missing, locked worktree still has.  -1 if one
+ * would not go. */
+int	journal_drop_registration(const char *, const char *, const char *);
 
 #endif /* JOURNAL_RECLAIM_H */

@@ -866,6 +866,69 @@ START_TEST(t_reclaim_registrations)
 }
 END_TEST
 
+/* One registration dropped for a copy made again at its path: the run's
+ * whose working tree is that copy, and no other. */
+static const struct {
+	const char	*name;
+	const char	*gitdir;	/* below the copies' directory */
+	const char	*locked;
+	int		 goes;
+} drop_regs[] = {
+	{ "ours",	"top/lib/sub/.git",	"forge run droprun pid 1: x", 1 },
+	{ "other",	"top/lib/sub2/.git",	"forge run droprun pid 1: x", 0 },
+	{ "deeper",	"top/lib/sub/x/.git",	"forge run droprun pid 1: x", 0 },
+	{ "notours",	"top/lib/sub/.git",	"forge run otherrun pid 1: x", 0 },
+	{ "unlocked",	"top/lib/sub/.git",	NULL,			0 },
+};
+
+START_TEST(t_drop_registration)
+{
+	struct buf	 b = BUF_INIT;
+	char		*repo, *base, *copy, *p;
+	size_t		 i;
+
+	repo = unitfs_dir("droprepo");
+	base = unitfs_dir("dropcopies");
+	ck_assert_int_ne(asprintf(&copy, "%s/top/lib/sub", base), -1);
+	/* No registrations at all: nothing to do. */
+	ck_assert_int_eq(journal_drop_registration(repo, "droprun", copy), 0);
+	ck_assert_int_ne(asprintf(&p, "%s/worktrees", repo), -1);
+	ck_assert_int_eq(mkdir(p, 0755), 0);
+	free(p);
+	for (i = 0; i < sizeof(drop_regs) / sizeof(drop_regs[0]); i++) {
+		ck_assert_int_ne(asprintf(&p, "%s/worktrees/%s", repo,
+		    drop_regs[i].name), -1);
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+		free(p);
+		ck_assert_int_ne(asprintf(&p, "%s/worktrees/%s/gitdir", repo,
+		    drop_regs[i].name), -1);
+		buf_reset(&b);
+		buf_addf(&b, "%s/%s\n", base, drop_regs[i].gitdir);
+		unitfs_write(p, b.data, 0644);
+		free(p);
+		if (drop_regs[i].locked == NULL)
+			continue;
+		ck_assert_int_ne(asprintf(&p, "%s/worktrees/%s/locked", repo,
+		    drop_regs[i].name), -1);
+		unitfs_write(p, drop_regs[i].locked, 0644);
+		free(p);
+	}
+	ck_assert_int_eq(journal_drop_registration(repo, "droprun", copy), 0);
+	for (i = 0; i < sizeof(drop_regs) / sizeof(drop_regs[0]); i++) {
+		ck_assert_int_ne(asprintf(&p, "%s/worktrees/%s", repo,
+		    drop_regs[i].name), -1);
+		ck_assert_msg(unitfs_exists(p) == !drop_regs[i].goes,
+		    "%s: %s", drop_regs[i].name, drop_regs[i].goes ?
+		    "left in place" : "removed");
+		free(p);
+	}
+	buf_free(&b);
+	free(copy);
+	free(base);
+	free(repo);
+}
+END_TEST
+
 static Suite *
 journal_suite(void)
 {
@@ -897,6 +960,7 @@ journal_suite(void)
 	tcase_add_test(tc, t_reclaim_kills_orphan);
 	tcase_add_test(tc, t_reclaim_spares_recycled_child);
 	tcase_add_test(tc, t_reclaim_registrations);
+	tcase_add_test(tc, t_drop_registration);
 	suite_add_tcase(s, tc);
 	return s;
 }
