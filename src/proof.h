@@ -121,6 +121,9 @@ struct proof_repo {
 						   changed file larger is
 						   hashed without its blob
 						   written */
+	int			 nested;	/* initialized repositories in
+						   it: their commits are for
+						   git to look at, every run */
 };
 
 struct proof;

@@ -158,7 +158,8 @@ proof_look_free(struct proof_look *lk)
 /*
  * Can the source's side start from the look (proof_look_start()): was
  * it made, of the index sealed for this run's key, for a side with
- * nothing flagged, converted, sparse or left out?
+ * nothing flagged, converted, sparse or left out, no repository nested
+ * in it whose commit may have moved?
  */
 static int
 look_fits(const struct proof *p, const struct lsfiles *l)
@@ -168,7 +169,7 @@ look_fits(const struct proof *p, const struct lsfiles *l)
 
 	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
 	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
-	    p->r.exclude->n > 0)
+	    p->r.exclude->n > 0 || p->r.nested)
 		return 0;
 	/* The index looked at is the one sealed for this key. */
 	return stat(p->src_carried, &st) == 0 &&

@@ -112,7 +112,8 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	if (now.tv_sec < since->tv_sec)
 		return 0;
 	/* git's stat data of the copy as the last proof left it; a
-	 * submodule in it is one not initialized (reusable.h). */
+	 * submodule in it is an empty directory (a nested repository's
+	 * copy is set aside while the copy is parked: snapshot.h). */
 	if (since->tv_sec <= 0 || gitindex_read(&had, index,
 	    strlen(head) / 2) == -1)
 		return 0;

@@ -658,6 +658,7 @@ static int
 begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct proof_repo	pr;
+	size_t			i;
 
 	memset(&pr, 0, sizeof(pr));
 	pr.src = sr->src;
@@ -678,8 +679,39 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	pr.reused = s->reused && sr == s->repos[0];
 	pr.big = s->big;
+	for (i = 0; i < sr->nnested; i++)
+		pr.nested += sr->nested[i].isrepo;
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;
+}
+
+/*
+ * A repository's copy made -- or, nested in a reused copy, the parked one
+ * taken back -- at HEAD.  Where git may convert HEAD's files (settings,
+ * attributes), the files a copy kept may not be a checkout's: such a copy
+ * is made afresh, and not parked.
+ */
+static int
+nested_copy(struct snapshot *s, struct snap_repo *sr)
+{
+	int	r;
+
+	if (s->reused && sr != s->repos[0] &&
+	    (r = snapshot_nested_take(s, sr)) != 0) {
+		if (r == -1)
+			return -1;
+		if (!snapshot_source_converts(sr))
+			return 0;
+		free(sr->dst_gitdir);
+		sr->dst_gitdir = NULL;
+		if (snapshot_nested_drop(s, sr) == -1)
+			return -1;
+	}
+	if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) == -1)
+		return -1;
+	if (sr != s->repos[0] && sr->parkable && snapshot_source_converts(sr))
+		sr->parkable = 0;
+	return 0;
 }
 
 /* git worktree add, and what else makes the copy's index. */
@@ -700,8 +732,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	if (s->reused && sr == s->repos[0]) {
 		if (snapshot_reused_sync(s, sr) == -1)
 			return -1;
-	} else if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) ==
-	    -1)
+	} else if (nested_copy(s, sr) == -1)
 		return -1;
 	/* HEAD's files as a fresh checkout writes them, where git converts
 	 * or did, in a copy to be parked or that was. */
@@ -785,6 +816,10 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	if (top && s->incremental && snapshot_source_noted(s, sr, &index) ==
 	    -1)
 		goto out;
+	/* A submodule's copy of its commit is parked with the top copy's,
+	 * as a working state's is. */
+	if (!top)
+		sr->parkable = !s->clone;
 	if (s->reused && top) {
 		if (snapshot_reused_source(s, sr, index) == -1)
 			goto out;
@@ -792,15 +827,15 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	if (sig_pending() || snapshot_copy_gitlinks(s, sr, copy_repo) == -1)
 		goto out;
-	/* Parked as a copy of the working state is, unless a submodule is
-	 * copied with it, or git may convert its files. */
+	/* Parked as a copy of the working state is (its submodules' copies
+	 * are not: snapshot_park_nested()), unless git may convert its
+	 * files. */
 	if (top && (s->park || s->reused)) {
-		s->not_reusable = s->nrepos > 1 ? "an initialized submodule" :
-		    snapshot_source_converts(sr) ? "a tree whose files git may "
-		    "convert (attributes, core.autocrlf)" : NULL;
+		s->not_reusable = snapshot_source_converts(sr) ? "a tree whose "
+		    "files git may convert (attributes, core.autocrlf)" : NULL;
 		s->reusable = s->not_reusable == NULL;
 	}
-	if (s->reused && !s->reusable)
+	if (top && s->reused && !s->reusable)
 		goto out;
 	if (top && s->incremental)
 		snapshot_noted_end(s, sr);
@@ -948,16 +983,20 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (sr_settings(sr, l.sparse, sr == s->repos[0] ? s->core : NULL) ==
 	    -1)
 		goto out;
-	/* Nested repositories (a conflict over a submodule too) have
-	 * worktrees of their own, and sparse patterns a copy of their own:
-	 * such copies are not reused, which is said once, as the fresh copy
-	 * is made (its caller).  A submodule not initialized is reused: its
-	 * directory emptied (snapshot_empty_gitlinks()) before git looks
-	 * there for a repository. */
+	/* A conflict over a submodule, and sparse patterns, have a copy of
+	 * their own: such copies are not reused, which is said once, as
+	 * the fresh copy is made (its caller).  Nested repositories' copies
+	 * are set aside as the copy is parked (snapshot_park_nested()), so
+	 * the top copy is one whose submodules are not initialized: their
+	 * directories emptied (snapshot_empty_gitlinks()) before git looks
+	 * there for a repository, each copy taken back after (one whose
+	 * files git may convert made afresh, and never parked). */
 	if (sr == s->repos[0]) {
-		s->not_reusable = reusable_why_not(sr->src, &l, sr->sparse);
+		s->not_reusable = reusable_why_not(&l, sr->sparse);
 		s->reusable = s->not_reusable == NULL;
-	}
+	} else
+		sr->parkable = !s->clone && reusable_why_not(&l,
+		    sr->sparse) == NULL && !snapshot_may_convert(sr, &l);
 	if (s->reused && !s->reusable)
 		goto out;
 	snapshot_find_nested(s, sr, &l);
@@ -973,8 +1012,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (r == -1)
 		goto out;
-	/* Only submodules not initialized are reused: their directories
-	 * are all there is left to do. */
+	/* Proved as it stands, with the nested repositories' copies set
+	 * aside: they are all there is left to do. */
 	if (s->reused && sr == s->repos[0] && s->check &&
 	    (r = snapshot_reused_as_is(s, sr, &l)) != 0) {
 		if (r == 1 && snapshot_copy_nested(s, sr, copy_repo) == 0)
@@ -1081,7 +1120,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	const char		*name;
 	char			*idx;
 	long long		 t;
-	int			 ret = -1;
+	int			 made, ret = -1;
 
 	memset(s, 0, sizeof(*s));
 	s->rd = rd;
@@ -1099,7 +1138,8 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	s->idle.fn = poll_proofs;
 	s->idle.arg = s;
 	name = fs_basename(r->top);
-	if (*name == '\0' || strcmp(name, ".forge") == 0)
+	if (*name == '\0' || strcmp(name, ".forge") == 0 ||
+	    strcmp(name, SNAP_PARKED_DIR) == 0)
 		name = "tree";
 	s->copy = xasprintf("%s/%s", rd->top, name);
 
@@ -1123,7 +1163,11 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 		(void)reconvert_read(rd->carry, &s->conv_had);
 		reconvert_forget(rd->carry);
 	}
-	if (sr->index == NULL || copy_repo(s, sr) == -1)
+	made = sr->index == NULL ? -1 : copy_repo(s, sr);
+	/* What the parked copy set aside and this one has not. */
+	if (s->reused)
+		snapshot_nested_clear(s);
+	if (made == -1)
 		goto out;
 	/* Before the proof, which then looks at those files again. */
 	reuse_marks_restore(&s->marks);

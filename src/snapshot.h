@@ -23,10 +23,11 @@
  * it registers nothing in the source, so nothing is noted.
  *
  * With SNAP_REUSED, rd is a parked copy's (reuse.h) and the top copy
- * is brought up to date in place (reuse_sync) instead of checked out;
- * everything after that is as for a fresh copy, the proof included.  A
- * repository with nested ones or a sparse checkout is never reused:
- * -1, said, and the caller builds a fresh copy.
+ * is brought up to date in place (reuse_sync) instead of checked out,
+ * and so is each nested repository's copy parked with it; everything
+ * after that is as for a fresh copy, the proof included.  A sparse
+ * checkout, or a conflict over a submodule, is never reused: -1, said,
+ * and the caller builds a fresh copy.
  *
  * Unless SNAP_NOCHECK, the copy is then proved (proof.h): the tree id of
  * the source working state and that of the copy must be equal; s.tree is
@@ -151,5 +152,13 @@ int	snapshot_create(struct snapshot *, struct rundir *,
 int	snapshot_create_from(struct snapshot *, struct rundir *,
 	    const struct repo *, const struct source *, int, long long);
 void	snapshot_free(struct snapshot *);
+/*
+ * A copy about to be parked (reuse.h): each nested repository's copy set
+ * aside in the run's directory, deepest first, for the next run to take
+ * back; one that cannot be (sparse, converted, moved) removed with its
+ * registration.  The top copy is then as one with submodules not
+ * initialized.  -1 with a message: the copy is not to be parked.
+ */
+int	snapshot_park_nested(struct snapshot *);
 
 #endif /* SNAPSHOT_H */

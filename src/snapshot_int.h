@@ -8,6 +8,8 @@
  *				source or its copy, whether git converts
  *	snapshot_nested.c	the repositories nested in it: found,
  *				copied as repositories of their own
+ *	snapshot_parked.c	its nested repositories set aside as it
+ *				is parked, and taken back
  *	snapshot_reused.c	brings a parked copy back: the sync, the
  *				look begun as git lists the working tree,
  *				the copy proved as it stands, and an
@@ -49,6 +51,10 @@ struct snap_repo {
 	char		*want;		/* a copy of a tree: the tree it
 					   must hold (below the top) */
 	struct bigfile	*big;		/* changes copied whole */
+	int		 parkable;	/* nested: its copy may be parked
+					   and taken back (not sparse, no
+					   conversion, no conflict over a
+					   submodule of its own) */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -160,5 +166,28 @@ int	snapshot_source_noted(struct snapshot *, struct snap_repo *,
 int	snapshot_reused_source(struct snapshot *, struct snap_repo *,
 	    const char *);
 int	snapshot_source_converts(const struct snap_repo *);
+
+/*
+ * snapshot_parked.c.  A reused copy's nested repositories, each set aside
+ * as the copy was parked (snapshot_park_nested()):
+ *
+ *	snapshot_nested_take(s, sr)	before sr's copy is made: its
+ *			parked copy put back at its path, its registration
+ *			checked and made a fresh one's, and brought to sr's
+ *			HEAD with nothing git does not track (reuse.h's
+ *			reuse_sync()): 1, sr->dst_gitdir set; 0, there is
+ *			none that will do, and the path is free for a fresh
+ *			one (the last one's registration gone); -1 with a
+ *			message
+ *	snapshot_nested_drop(s, sr)	sr's copy removed, and its
+ *			registration, for a fresh one: -1 with a message
+ *	snapshot_nested_clear(s)	what was set aside and not taken
+ *			back, removed
+ */
+#define SNAP_PARKED_DIR	".nested"	/* where, in the run's directory
+					   (no copy is so named) */
+int	snapshot_nested_take(struct snapshot *, struct snap_repo *);
+int	snapshot_nested_drop(struct snapshot *, struct snap_repo *);
+void	snapshot_nested_clear(struct snapshot *);
 
 #endif /* SNAPSHOT_INT_H */

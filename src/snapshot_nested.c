@@ -220,15 +220,6 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 			continue;
 		}
 		free(hd);
-		/* Copied anew each time: a copy with one is not reused. */
-		if (s->reused && sr == s->repos[0]) {
-			s->not_reusable = "an initialized submodule";
-			free(sp);
-			free(gd);
-			free(cd);
-			ret = -1;
-			break;
-		}
 		memset(&ng, 0, sizeof(ng));
 		ng.dir = sp;
 		ng.gitdir = gd;

@@ -374,6 +374,11 @@ park(struct run *r)
 	w.source = r->ctx->repo.top;
 	w.incremental = r->incremental;
 	w.setup = setup = verify_copy_setup(r, 1);
+	if (snapshot_park_nested(&r->snap) == -1) {
+		(void)rundir_remove(&r->rd);
+		free(setup);
+		return;
+	}
 	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w,
 	    r->ctx->cfg.reuse_copies) == 0)
 		fprintf(stderr, "forge: the copy stays at %s for the next run "

@@ -1,0 +1,264 @@
+/* A copy's nested repositories: set aside as it is parked, brought back. */
+#include "config.h"
+
+#include <sys/stat.h>
+
+#include <err.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "fs_remove.h"
+#include "fs_vis.h"
+#include "fsutil.h"
+#include "hash.h"
+#include "journal_reclaim.h"
+#include "registration.h"
+#include "reuse.h"
+#include "rundir.h"
+#include "sig.h"
+#include "snapshot.h"
+#include "snapshot_int.h"
+#include "xmalloc.h"
+
+
+/*
+ * A nested repository's place while its copy is parked: named by its
+ * path below the top copy, which is all that picks it up again -- its
+ * registration must then name the copy there back (registration.h).
+ */
+static char *
+slot_name(const struct snap_repo *sr)
+{
+	struct hash	h;
+	unsigned char	md[HASH_MAX];
+	char		hex[2 * HASH_MAX + 1];
+
+	hash_init(&h, 20);
+	hash_update(&h, sr->rel, strlen(sr->rel));
+	hash_final(&h, md);
+	hash_hex(md, 20, hex);
+	return xstrdup(hex);
+}
+
+/*
+ * The directory a nested repository's copy is in, opened from the top
+ * copy with no symlink followed, and the copy's name in it.  -1: there
+ * is no such directory.
+ */
+static int
+parent_of(const struct snapshot *s, const struct snap_repo *sr,
+    char **base)
+{
+	const char	*slash;
+	char		*rel, *dir;
+	int		 root, fd;
+
+	rel = xstrndup(sr->rel, strlen(sr->rel) - 1);
+	if ((root = open(s->repos[0]->dst, O_RDONLY | O_DIRECTORY |
+	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
+		free(rel);
+		return -1;
+	}
+	if ((slash = strrchr(rel, '/')) != NULL) {
+		dir = xstrndup(rel, (size_t)(slash - rel));
+		fd = fs_open_dir(root, dir, 0, 0);
+		free(dir);
+		*base = xstrdup(slash + 1);
+	} else {
+		fd = fcntl(root, F_DUPFD_CLOEXEC, 3);
+		*base = xstrdup(rel);
+	}
+	close(root);
+	free(rel);
+	if (fd == -1) {
+		free(*base);
+		*base = NULL;
+	}
+	return fd;
+}
+
+/* The run's directory of parked nested copies, made if asked. */
+static int
+parked_dir(const struct snapshot *s, int make)
+{
+	char	*path;
+	int	 fd;
+
+	path = xasprintf("%s/%s", s->rd->top, SNAP_PARKED_DIR);
+	if (make && mkdir(path, 0700) == -1 && errno != EEXIST) {
+		free(path);
+		return -1;
+	}
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	free(path);
+	return fd;
+}
+
+/*
+ * A nested repository's copy gone, and its registration with it (the
+ * next copy at that path could not be added while git keeps a missing,
+ * locked one there).
+ */
+static void
+drop_copy(const struct snapshot *s, const struct snap_repo *sr)
+{
+	char	*base;
+	int	 fd;
+
+	if ((fd = parent_of(s, sr, &base)) != -1) {
+		(void)fs_rmtree_at(fd, base);
+		close(fd);
+		free(base);
+	}
+	(void)journal_drop_registration(sr->common, s->rd->run, sr->dst);
+}
+
+int
+snapshot_park_nested(struct snapshot *s)
+{
+	struct snap_repo	*sr;
+	struct stat		 st;
+	size_t			 i;
+	char			*base, *slot;
+	int			 pfd = -1, fd, ret = 0;
+
+	/* Deepest first: each is set aside before the one it is in. */
+	for (i = s->nrepos; i-- > 1;) {
+		sr = s->repos[i];
+		if (!sr->parkable || sr->dst_gitdir == NULL) {
+			drop_copy(s, sr);
+			continue;
+		}
+		if (pfd == -1 && (pfd = parked_dir(s, 1)) == -1) {
+			warn("cannot make %s/%s", fs_vis(s->rd->top), SNAP_PARKED_DIR);
+			ret = -1;
+			break;
+		}
+		if ((fd = parent_of(s, sr, &base)) == -1) {
+			/* Not where it was: what is there is the top
+			 * copy's to put right, its registration gone. */
+			drop_copy(s, sr);
+			continue;
+		}
+		slot = slot_name(sr);
+		(void)fs_rmtree_at(pfd, slot);
+		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
+		    !S_ISDIR(st.st_mode) ||
+		    renameat(fd, base, pfd, slot) == -1)
+			drop_copy(s, sr);
+		free(slot);
+		free(base);
+		close(fd);
+	}
+	if (pfd != -1)
+		close(pfd);
+	return ret;
+}
+
+/*
+ * The parked copy of sr put back where it is to be, its registration a
+ * fresh one's: 1; 0, there is none (or none that will do), and the path
+ * is free for a fresh one; -1 with a message.
+ */
+static int
+put_back(struct snapshot *s, struct snap_repo *sr)
+{
+	struct stat	 st;
+	char		*slot, *base, *adm;
+	int		 pfd, fd, r = 0;
+
+	if ((pfd = parked_dir(s, 0)) == -1)
+		return 0;
+	slot = slot_name(sr);
+	if ((fd = parent_of(s, sr, &base)) == -1) {
+		(void)fs_rmtree_at(pfd, slot);
+		free(slot);
+		close(pfd);
+		return 0;
+	}
+	/* Over the empty directory the top copy has there, if any. */
+	if (fstatat(pfd, slot, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    S_ISDIR(st.st_mode) && renameat(pfd, slot, fd, base) == 0)
+		r = 1;
+	else
+		(void)fs_rmtree_at(pfd, slot);
+	free(slot);
+	free(base);
+	close(fd);
+	close(pfd);
+	if (r == 1) {
+		adm = registration_of(sr->dst, sr->common, s->rd->run);
+		if (adm == NULL || registration_fresh(adm, sr->dst, sr->common,
+		    sr->gitdir, sr->head) == -1)
+			r = 0;
+		free(adm);
+	}
+	return r;
+}
+
+int
+snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
+{
+	struct reuse_copy	rc;
+	int			r;
+
+	if (rundir_note_repo(s->rd, sr->common) == -1)
+		return -1;
+	if (sr->parkable && (r = put_back(s, sr)) == 1) {
+		memset(&rc, 0, sizeof(rc));
+		rc.copy = sr->dst;
+		rc.common = sr->common;
+		rc.run = s->rd->run;
+		rc.scratch = s->rd->scratch;
+		rc.head = sr->head;
+		/* Its ignored files go, even for an incremental copy: an
+		 * ignore rule of it may have changed since, which the top
+		 * copy's noted paths (snapshot_noted_begin()) do not see. */
+		rc.keep_ignored = 0;
+		rc.idle = &s->idle;
+		if (reuse_sync(&rc, NULL, &sr->dst_gitdir) == 0)
+			return 1;
+		free(sr->dst_gitdir);
+		sr->dst_gitdir = NULL;
+		if (sig_pending())
+			return -1;
+		warnx("the reused copy of %s could not be brought up to date: "
+		    "copying it afresh", fs_vis(sr->rel));
+	}
+	return snapshot_nested_drop(s, sr) == -1 ? -1 : 0;
+}
+
+int
+snapshot_nested_drop(struct snapshot *s, struct snap_repo *sr)
+{
+	char	*rel;
+	int	 r;
+
+	rel = xstrndup(sr->rel, strlen(sr->rel) - 1);
+	r = snapshot_empty_nested(s->repos[0]->dst, rel);
+	free(rel);
+	if (r == -1)
+		return -1;
+	if (journal_drop_registration(sr->common, s->rd->run, sr->dst) == -1) {
+		warn("cannot remove the last copy's registration of %s",
+		    fs_vis(sr->rel));
+		return -1;
+	}
+	return 0;
+}
+
+void
+snapshot_nested_clear(struct snapshot *s)
+{
+	int	fd;
+
+	if ((fd = open(s->rd->top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return;
+	(void)fs_rmtree_at(fd, SNAP_PARKED_DIR);
+	close(fd);
+}
