@@ -253,8 +253,18 @@ finalize(struct bigfile *b)
 {
 	char	*err;
 	size_t	 i, bytes = 0;
+	int	 fd;
 
 	bigfile_close(&b->paths, &b->changed);
+	/* The working state is HEAD's: git diff would find nothing. */
+	if (b->changed.n == 0 && b->gone.n == 0 && (fd = open(b->patch,
+	    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600)) !=
+	    -1) {
+		close(fd);
+		b->diff_ok = 1;
+		b->step = STEP_DONE;
+		return;
+	}
 	for (i = 0; i < b->paths.n; i++)
 		bytes += strlen(b->paths.v[i]) + 20;
 	if (b->paths.n > BIGFILE_MAX || bytes > BIGFILE_MAX_BYTES) {

@@ -121,9 +121,11 @@ struct proof_repo {
 						   changed file larger is
 						   hashed without its blob
 						   written */
-	int			 nested;	/* initialized repositories in
-						   it: their commits are for
-						   git to look at, every run */
+	const struct strv	*nested;	/* the repositories nested in
+						   it, initialized: "path\t
+						   commit", sorted (or NULL):
+						   a gitlink of each, at the
+						   commit it has checked out */
 };
 
 struct proof;

@@ -158,8 +158,7 @@ proof_look_free(struct proof_look *lk)
 /*
  * Can the source's side start from the look (proof_look_start()): was
  * it made, of the index sealed for this run's key, for a side with
- * nothing flagged, converted, sparse or left out, no repository nested
- * in it whose commit may have moved?
+ * nothing flagged, converted, sparse or left out?
  */
 static int
 look_fits(const struct proof *p, const struct lsfiles *l)
@@ -169,7 +168,7 @@ look_fits(const struct proof *p, const struct lsfiles *l)
 
 	if (lk == NULL || !lk->ok || p->src_carried == NULL ||
 	    l->flagged.n > 0 || p->r.convert || p->r.sparse ||
-	    p->r.exclude->n > 0 || p->r.nested)
+	    p->r.exclude->n > 0)
 		return 0;
 	/* The index looked at is the one sealed for this key. */
 	return stat(p->src_carried, &st) == 0 &&
@@ -197,10 +196,17 @@ look_want(const struct proof *p, const struct lsfiles *l,
 
 	strv_pushv(untracked, l->untracked.v);
 	strv_pushv(untracked, l->unmerged.v);
-	/* A submodule not initialized (the only kind here): its entry is
-	 * the index's, which git keeps as it looks at the directory. */
+	/* A submodule not initialized: its entry is the index's, which git
+	 * keeps as it looks at the directory; an initialized one, or a
+	 * repository nested without one, a gitlink at its commit
+	 * (nested_entry()). */
 	for (i = 0; i < l->gitlinks.n; i++)
 		strv_push(untracked, lsfiles_entry_path(l->gitlinks.v[i]));
+	for (i = 0; p->r.nested != NULL && i < p->r.nested->n; i++)
+		if (lsfiles_find(&l->gitlinks, p->r.nested->v[i]) == NULL)
+			strv_pushf(untracked, "%.*s",
+			    (int)strcspn(p->r.nested->v[i], "\t"),
+			    p->r.nested->v[i]);
 	strv_sort(untracked);
 	n = p->r.entries->n + untracked->n;
 	want = xreallocarray(NULL, n + 1, sizeof(*want));
@@ -216,6 +222,39 @@ look_want(const struct proof *p, const struct lsfiles *l,
 	}
 	*np = n;
 	return want;
+}
+
+/*
+ * Is path a repository nested in the source, initialized?  Then its entry
+ * is made a gitlink at the commit it has checked out, as git add makes
+ * it, onto edits: its commit may have moved since the index was carried,
+ * which no look at files sees.
+ */
+static int
+nested_entry(const struct proof *p, const char *path, struct strv *edits)
+{
+	const struct strv	*v = p->r.nested;
+	size_t			 lo = 0, hi, mid, n = strlen(path);
+	int			 c;
+
+	if (v == NULL)
+		return 0;
+	for (hi = v->n; lo < hi;) {
+		mid = lo + (hi - lo) / 2;
+		if ((c = strncmp(v->v[mid], path, n)) == 0 &&
+		    v->v[mid][n] != '\t')
+			c = v->v[mid][n] < '\t' ? -1 : 1;
+		if (c == 0) {
+			strv_pushf(edits, "160000 %s\t%s", v->v[mid] + n + 1,
+			    path);
+			return 1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
 }
 
 /*
@@ -249,7 +288,10 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	for (i = k = m = u = 0; i < n || k < lk->had.n;) {
 		h = k < lk->had.n ? lk->had.v[k].path : NULL;
 		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
-		if (c < 0)
+		if (c <= 0 && nested_entry(p, want[i], &p->edits)) {
+			i++;
+			k += c == 0;
+		} else if (c < 0)
 			strv_push(&add, want[i++]);
 		else if (c > 0) {
 			strv_push(&gone, h);

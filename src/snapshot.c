@@ -67,6 +67,7 @@ sr_free(struct snap_repo *sr)
 	free(sr->rel);
 	free(sr->want);
 	strv_free(&sr->exclude);
+	strv_free(&sr->live);
 	strv_free(&sr->entries);
 	free(sr);
 }
@@ -680,7 +681,11 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.reused = s->reused && sr == s->repos[0];
 	pr.big = s->big;
 	for (i = 0; i < sr->nnested; i++)
-		pr.nested += sr->nested[i].isrepo;
+		if (sr->nested[i].isrepo)
+			strv_pushf(&sr->live, "%s\t%s", sr->nested[i].path,
+			    sr->nested[i].head);
+	strv_sort(&sr->live);
+	pr.nested = &sr->live;
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;
 }
@@ -700,7 +705,9 @@ nested_copy(struct snapshot *s, struct snap_repo *sr)
 	    (r = snapshot_nested_take(s, sr)) != 0) {
 		if (r == -1)
 			return -1;
-		if (!snapshot_source_converts(sr))
+		/* A copy of a tree: settings read from its copy. */
+		if (s->source == NULL || s->source->kind == SOURCE_WORKTREE ||
+		    !snapshot_source_converts(sr))
 			return 0;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;

@@ -41,6 +41,8 @@ struct snap_repo {
 	struct strv	 entries;	/* the source's index entries */
 	struct nested	*nested;	/* nested repositories found */
 	size_t		 nnested;
+	struct strv	 live;		/* the initialized ones: "path\t
+					   commit", sorted (proof.h) */
 	int		 filemode;	/* core.fileMode */
 	int		 sparse;	/* a sparse checkout */
 	int		 convert;	/* core.autocrlf or an attributes

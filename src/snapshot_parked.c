@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "convert.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "fsutil.h"
@@ -204,7 +205,7 @@ int
 snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 {
 	struct reuse_copy	rc;
-	int			r;
+	int			r, attributes = 0;
 
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
@@ -220,14 +221,20 @@ snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 		 * copy's noted paths (snapshot_noted_begin()) do not see. */
 		rc.keep_ignored = 0;
 		rc.idle = &s->idle;
-		if (reuse_sync(&rc, NULL, &sr->dst_gitdir) == 0)
+		rc.head_attributes = &attributes;
+		/* Where git may convert HEAD's files, those the copy kept
+		 * may not be what a checkout writes: made afresh. */
+		if (reuse_sync(&rc, NULL, &sr->dst_gitdir) == 0 &&
+		    !attributes && !sr->convert && !convert_outside(sr->common))
 			return 1;
+		r = sr->dst_gitdir == NULL;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
 		if (sig_pending())
 			return -1;
-		warnx("the reused copy of %s could not be brought up to date: "
-		    "copying it afresh", fs_vis(sr->rel));
+		if (r)
+			warnx("the reused copy of %s could not be brought up "
+			    "to date: copying it afresh", fs_vis(sr->rel));
 	}
 	return snapshot_nested_drop(s, sr) == -1 ? -1 : 0;
 }
