@@ -127,6 +127,10 @@ snapshot_park_nested(struct snapshot *s)
 	char			*base, *slot;
 	int			 pfd = -1, fd, ret = 0;
 
+	/* A file system mounted in the copy: it is not parked (reuse.h),
+	 * and what is said of it names the path the command mounted. */
+	if (fs_mounts_below(s->rd->top, NULL) != 0)
+		return 0;
 	/* Deepest first: each is set aside before the one it is in. */
 	for (i = s->nrepos; i-- > 1;) {
 		sr = s->repos[i];
