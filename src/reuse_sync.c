@@ -18,6 +18,7 @@
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "gitindex.h"
 #include "lsfiles.h"
 #include "registration.h"
 #include "reuse.h"
@@ -71,7 +72,7 @@ drop_in_progress(const char *adm)
  * looks at those files like any other.
  */
 static int
-clear_flags(const struct git *g)
+clear_flags(const struct git *g, const char *head)
 {
 	const char *const	 ls[] = { "ls-files", "-z", "-v", NULL };
 	const char *const	 valid[] = { "update-index",
@@ -80,8 +81,21 @@ clear_flags(const struct git *g)
 	    "--no-skip-worktree", "-z", "--stdin", NULL };
 	struct buf		 out = BUF_INIT, v = BUF_INIT, s = BUF_INIT;
 	const char		*p, *end;
+	struct gitindex		 ix;
+	char			*idx;
 	int			 ret = 0;
 
+	/* An index forge reads whole has no entry so flagged (gitindex.h):
+	 * nothing to clear, and no git to ask. */
+	idx = g->index != NULL ? xstrdup(g->index) :
+	    xasprintf("%s/index", g->gitdir);
+	ret = gitindex_read(&ix, idx, strlen(head) / 2);
+	free(idx);
+	if (ret == 0) {
+		gitindex_free(&ix);
+		return 0;
+	}
+	ret = 0;
 	if (reuse_git(g, ls, NULL, &out) == -1) {
 		buf_free(&out);
 		return -1;
@@ -469,7 +483,7 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 	if (rc->head_attributes != NULL)
 		*rc->head_attributes = 0;
 	if (checkout_modes(&g, copy, head, rc->head_attributes) == -1 ||
-	    clear_flags(&g) == -1)
+	    clear_flags(&g, head) == -1)
 		goto fail;
 	if (marks != NULL) {
 		if (reuse_git(&g, dirty, NULL, &paths) == -1 ||

@@ -856,15 +856,35 @@ out:
 static int
 staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	struct git	sg, dg;
-	long long	t = time_now_ms();
+	struct git		 sg, dg;
+	struct mirror_plan	 mp;
+	long long		 t = time_now_ms();
+	char			*name, *plan = NULL;
+	int			 r;
 
 	snapshot_src_git(sr, &sg);
 	sg.idle = &s->idle;
 	snapshot_dst_git(sr, &dg);
 	dg.idle = &s->idle;
-	if (sig_pending() || mirror_index(&sg, &dg, sr->head, &sr->entries, l) ==
-	    -1)
+	if (sig_pending())
+		return -1;
+	/* A nested repository of a copy that is parked, or was: what git
+	 * says of its index is kept for the next run (mirror.h). */
+	if ((s->park || s->reused) && sr != s->repos[0]) {
+		name = snapshot_nested_name(sr);
+		plan = xasprintf("%s/mirror-%s.plan", s->rd->carry, name);
+		free(name);
+		if (mkdir(s->rd->carry, 0700) == -1 && errno != EEXIST) {
+			free(plan);
+			plan = NULL;
+		}
+	}
+	r = mirror_plan(&sg, sr->head, &sr->entries, l, plan, &mp);
+	free(plan);
+	if (r == 0)
+		r = mirror_apply(&dg, &mp);
+	mirror_plan_free(&mp);
+	if (r == -1)
 		return -1;
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);

@@ -185,10 +185,14 @@ int	snapshot_source_converts(const struct snap_repo *);
  *			registration, for a fresh one: -1 with a message
  *	snapshot_nested_clear(s)	what was set aside and not taken
  *			back, removed
+ *	snapshot_nested_name(sr)	a name of sr's path below the top
+ *			copy, the same from one run to the next, fit for a
+ *			file name (the caller frees it)
  */
 #define SNAP_PARKED_DIR	".nested"	/* where, in the run's directory
 					   (no copy is so named) */
 int	snapshot_nested_take(struct snapshot *, struct snap_repo *);
+char	*snapshot_nested_name(const struct snap_repo *);
 int	snapshot_nested_drop(struct snapshot *, struct snap_repo *);
 void	snapshot_nested_clear(struct snapshot *);
 

@@ -31,8 +31,8 @@
  * path below the top copy, which is all that picks it up again -- its
  * registration must then name the copy there back (registration.h).
  */
-static char *
-slot_name(const struct snap_repo *sr)
+char *
+snapshot_nested_name(const struct snap_repo *sr)
 {
 	struct hash	h;
 	unsigned char	md[HASH_MAX];
@@ -149,7 +149,7 @@ snapshot_park_nested(struct snapshot *s)
 			drop_copy(s, sr);
 			continue;
 		}
-		slot = slot_name(sr);
+		slot = snapshot_nested_name(sr);
 		(void)fs_rmtree_at(pfd, slot);
 		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISDIR(st.st_mode) ||
@@ -178,7 +178,7 @@ put_back(struct snapshot *s, struct snap_repo *sr)
 
 	if ((pfd = parked_dir(s, 0)) == -1)
 		return 0;
-	slot = slot_name(sr);
+	slot = snapshot_nested_name(sr);
 	if ((fd = parent_of(s, sr, &base)) == -1) {
 		(void)fs_rmtree_at(pfd, slot);
 		free(slot);
