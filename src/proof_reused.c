@@ -272,7 +272,7 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	struct strv		 fresh = STRV_INIT, untracked = STRV_INIT;
 	struct strv		 gone = STRV_INIT, stale = STRV_INIT;
 	struct strv		 add = STRV_INIT;
-	const char		**want, *h;
+	const char		**want, *h, *link = NULL;
 	size_t			 i, k, m, n, u;
 	int			 c, isdir;
 
@@ -288,7 +288,15 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	for (i = k = m = u = 0; i < n || k < lk->had.n;) {
 		h = k < lk->had.n ? lk->had.v[k].path : NULL;
 		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
-		if (c <= 0 && nested_entry(p, want[i], &p->edits)) {
+		if (c <= 0 && (nested_entry(p, want[i], &p->edits) ||
+		    (link = lsfiles_find(&l->gitlinks, want[i])) != NULL)) {
+			/* A submodule not initialized: the index's entry,
+			 * which git keeps as it looks at the directory --
+			 * the one carried may be the commit an initialized
+			 * one had checked out. */
+			if (link != NULL)
+				strv_push(&p->edits, link);
+			link = NULL;
 			i++;
 			k += c == 0;
 		} else if (c < 0)
@@ -298,9 +306,10 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 			strv_push(&p->look_gone, h);
 			k++;
 		} else if (lk->had.v[k].mode == 0160000) {
-			/* A submodule not initialized: its entry as it was,
-			 * for a key of the same commit and directory. */
-			i++;
+			/* Once a submodule, now no gitlink: git looks at
+			 * what is there, its entry gone first. */
+			strv_push(&gone, h);
+			strv_push(&add, want[i++]);
 			k++;
 		} else {
 			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)
