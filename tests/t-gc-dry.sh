@@ -80,7 +80,7 @@ for refused in "$T/mine/precious: not a forge copy" \
 	    "^forge: would refuse to remove .*$refused"
 done
 unlike "and would remove none of those" "$(cat "$T/dry")" \
-    'would remove .*(precious|a2|a5|a6|a7)'
+    'would remove .*(/precious|forge-0+a[2567])( |$)'
 like "an empty directory a run began would go" "$(cat "$T/dry")" \
     '^would remove .*forge-00000000000000a3 '
 like "a stale symlink would go" "$(cat "$T/dry")" \
