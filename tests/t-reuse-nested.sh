@@ -110,60 +110,77 @@ copy_reused() {
 	    ! printf '%s\n' "$err" | grep -q 'not reused'
 }
 
-# fresh_look: the command's output in a fresh copy, with its status, in
-# $fresh.
+# nested_result: the last run's exit status, the tree its verdict line
+# names (what it proved the copy to be), and the command's output.
+nested_result() {
+	printf '%s %s\n%s\n' "$rc" "$(printf '%s\n' "$err" |
+	    sed -n 's/.*Verdict: .* tree \([0-9a-f]*\),.*/\1/p')" "$out"
+}
+# fresh_look: nested_result of the command in a fresh copy, in $fresh.
 fresh_look() {
 	run_forge verify --isolated --no-reuse -- sh "$T/look.sh"
-	fresh="$rc
-$out"
+	fresh=$(nested_result)
 }
 
 for mode in --reuse --incremental; do
 	forge gc --all >/dev/null 2>&1
 	fresh_look
-	like "$mode: a fresh copy passes" "$fresh" '^0'
+	like "$mode: a fresh copy passes" "$fresh" '^0 [0-9a-f]{12}$'
 	like "$mode: it holds the submodule's files" "$out" \
 	    '^lib/sub/hello.txt	f'
 	like "$mode: and those of the one inside it" "$out" \
 	    '^lib/sub/deep/d.txt	f'
 	like "$mode: and nest's" "$out" '^nest/n.txt	f'
 	run_forge verify $mode -- sh "$T/look.sh"
-	nested_same "$mode, first run: the copy is a fresh one's" "$rc
-$out" "$fresh"
+	nested_same "$mode, first run: the copy is a fresh one's" \
+	    "$(nested_result)" "$fresh"
 	run_forge verify $mode -- sh "$T/look.sh"
-	nested_same "$mode, second run: passes, the copy a fresh one's" "$rc
-$out" "$fresh"
+	nested_same "$mode, second run: passes, the copy a fresh one's" \
+	    "$(nested_result)" "$fresh"
 	ok "$mode, second run: the copy is reused" copy_reused
 	unlike "$mode, second run: no word of not reusing it" "$err" \
 	    'not reused'
 	run_forge verify $mode -- sh "$T/look.sh"
-	nested_same "$mode, third run: the same" "$rc
-$out" "$fresh"
+	nested_same "$mode, third run: the same" "$(nested_result)" "$fresh"
 	ok "$mode, third run: reused" copy_reused
 done
 
 # The random walk: after each change to the working state, a reused copy
-# (--reuse or --incremental at random) is what a fresh one is.
+# (--reuse or --incremental at random) is what a fresh one is.  forge gc
+# --all took the --reuse one: one is parked again.
+run_forge verify --reuse -- true
+# nested_registrations: each worktree registration in the nested
+# repositories, "repository: name".
+nested_registrations() {
+	for g in .git/modules/lib/sub .git/modules/lib/sub/modules/deep \
+	    nest/.git; do
+		[ -d "$g/worktrees" ] && ls -A "$g/worktrees" | sed "s|^|$g: |"
+	done
+	true
+}
 rand=$seed
 step=1
 while [ "$step" -le "$steps" ]; do
-	lcg_next 15
+	lcg_next 18
 	what=$R
+	sub= deep=
+	[ -e lib/sub/.git ] && sub=1
+	[ -e lib/sub/deep/.git ] && deep=1
 	case $what in
 	0) printf 'top %s\n' "$step" >>hello.txt ;;
-	1) printf 'sub %s\n' "$step" >>lib/sub/hello.txt ;;
-	2) printf 'deep %s\n' "$step" >>lib/sub/deep/d.txt ;;
+	1) [ -n "$sub" ] && printf 'sub %s\n' "$step" >>lib/sub/hello.txt ;;
+	2) [ -n "$deep" ] && printf 'deep %s\n' "$step" >>lib/sub/deep/d.txt ;;
 	3) [ -d nest ] && printf 'nest %s\n' "$step" >>nest/n.txt ;;
 	4) printf 'u\n' >"u$step.txt" ;;
-	5) printf 'u\n' >"lib/sub/u$step.txt" ;;
-	6) printf 'u\n' >"lib/sub/deep/u$step.txt" ;;
+	5) [ -n "$sub" ] && printf 'u\n' >"lib/sub/u$step.txt" ;;
+	6) [ -n "$deep" ] && printf 'u\n' >"lib/sub/deep/u$step.txt" ;;
 	7) [ -d nest ] && printf 'u\n' >"nest/u$step.txt" ;;
-	8) printf 'ignored\n' >"lib/sub/i$step.o" ;;
-	9) printf 'staged %s\n' "$step" >>lib/sub/src/main.c &&
+	8) [ -n "$sub" ] && printf 'ignored\n' >"lib/sub/i$step.o" ;;
+	9) [ -n "$sub" ] && printf 'staged %s\n' "$step" >>lib/sub/src/main.c &&
 	    git -C lib/sub add src/main.c ;;
-	10) printf 'commit %s\n' "$step" >>lib/sub/run.sh &&
+	10) [ -n "$sub" ] && printf 'commit %s\n' "$step" >>lib/sub/run.sh &&
 	    git -C lib/sub commit -q -a -m "step $step" ;;
-	11) git -C lib/sub checkout -q HEAD~1 >/dev/null 2>&1 ;;
+	11) [ -n "$sub" ] && git -C lib/sub checkout -q HEAD~1 >/dev/null 2>&1 ;;
 	12) git add lib/sub && git commit -q -m "step $step" >/dev/null 2>&1 ;;
 	13) rm -rf nest ;;
 	14) [ -d nest ] || {
@@ -171,6 +188,13 @@ while [ "$step" -le "$steps" ]; do
 		(cd nest && printf 'n %s\n' "$step" >n.txt &&
 		    git add -A && git commit -q -m "n $step") || exit 99
 	    } ;;
+	# The submodule no longer initialized, its repository kept or not
+	# (the parked copy's registration with it), then initialized again.
+	15) [ -n "$sub" ] && git submodule -q deinit -f lib/sub ;;
+	16) [ -n "$sub" ] && git submodule -q deinit -f lib/sub &&
+	    rm -rf .git/modules/lib ;;
+	17) [ -n "$sub" ] || git -c protocol.file.allow=always submodule -q \
+	    update --init --recursive lib/sub >/dev/null 2>&1 ;;
 	esac
 	lcg_next 2
 	mode=--reuse
@@ -178,19 +202,28 @@ while [ "$step" -le "$steps" ]; do
 	at="seed $seed, step $step (change $what, $mode)"
 	fresh_look
 	run_forge verify $mode -- sh "$T/look.sh"
-	nested_same "$at: the copy is a fresh one's" "$rc
-$out" "$fresh"
-	like "$at: a fresh copy passes" "$fresh" '^0'
+	nested_same "$at: the copy is a fresh one's" "$(nested_result)" "$fresh"
+	like "$at: a fresh copy passes" "$fresh" '^0 [0-9a-f]{12}$'
 	ok "$at: reused" copy_reused
+	is "$at: no registration left but the two parked copies'" \
+	    "$(nested_registrations | cut -d: -f1 | uniq -c | awk '$1 > 2')" ""
 	step=$((step + 1))
 done
 
-# A known state for what follows: the submodule at the commit the top
-# records, and changes of every kind in each nested repository.
-git -C lib/sub checkout -q -f --detach "$(git rev-parse HEAD:lib/sub)" &&
+# A known state for what follows: the submodule at its first commit with
+# deep, recorded in the top, and changes of every kind in each nested
+# repository.
+[ -e lib/sub/.git ] || git -c protocol.file.allow=always submodule -q \
+    update --init lib/sub >/dev/null 2>&1
+git -C lib/sub checkout -q -f --detach "$(git -C "$T/sub-up" rev-parse HEAD)" &&
     git -C lib/sub clean -q -fdx &&
     git -C lib/sub submodule -q update --init --force deep &&
-    git -C lib/sub/deep clean -q -fdx || exit 99
+    git -C lib/sub/deep clean -q -fdx &&
+    git add lib/sub && { git diff --cached --quiet -- lib/sub ||
+    git commit -q -m 'known state' -- lib/sub; } || {
+	echo "Bail out! cannot set the submodule back"
+	exit 99
+}
 [ -d nest ] || {
 	init_repo nest
 	(cd nest && printf 'n\n' >n.txt && git add -A &&
@@ -237,11 +270,12 @@ nested_scratch() {
 	cat "$T/scratch/.git" 2>/dev/null
 	true
 }
-# nested_tamper NAME CODE [SHARED]: CODE run in a reused copy ($1 the
+# nested_tamper NAME CODE [HOW...]: CODE run in a reused copy ($1 the
 # submodule's git directory, $2 the scratch directory, which it may
-# write), then the runs after it.  SHARED when CODE itself writes in the
-# repositories the copy shares (a branch, a commit): then only the runs
-# after it must leave them alone.
+# write), then the runs after it.  HOW "shared" when CODE itself writes
+# in the repositories the copy shares (a branch, a commit): then only the
+# runs after it must leave them alone; "afresh" when the next run may
+# build the whole copy again rather than reuse it.
 nested_tamper() {
 	run_forge verify --reuse -- true
 	trees0=$(nested_trees) repos0=$(nested_repos)
@@ -255,18 +289,24 @@ nested_tamper() {
 	scratch1=$(nested_scratch)
 	nested_same "$1: its run changed no working tree outside the copy" \
 	    "$trees1" "$trees0"
-	if [ -z "${3:-}" ]; then
-		nested_same "$1: nor any repository" "$repos1" "$repos0"
-	fi
+	case " $* " in
+	*" shared "*) ;;
+	*) nested_same "$1: nor any repository" "$repos1" "$repos0" ;;
+	esac
 	fresh_look
 	run_forge verify --reuse -- sh "$T/look.sh"
-	nested_same "$1: the next run's copy is a fresh one's" "$rc
-$out" "$fresh"
+	nested_same "$1: the next run's copy is a fresh one's" \
+	    "$(nested_result)" "$fresh"
 	like "$1: it passes" "$err" 'Verdict: PASS'
-	ok "$1: reused" copy_reused
+	case " $* " in
+	*" afresh "*)
+		copy_reused && echo "# $1: the copy was reused" ||
+		    echo "# $1: the copy was made afresh"
+		;;
+	*) ok "$1: reused" copy_reused ;;
+	esac
 	run_forge verify --reuse -- sh "$T/look.sh"
-	nested_same "$1: and the run after it" "$rc
-$out" "$fresh"
+	nested_same "$1: and the run after it" "$(nested_result)" "$fresh"
 	nested_same "$1: the runs after it changed no working tree outside the copy" \
 	    "$(nested_trees)" "$trees1"
 	nested_same "$1: nor any repository" "$(nested_repos)" "$repos1"
@@ -289,6 +329,58 @@ printf 'x\n' >"$T/scratch/x"
 nested_tamper "(c+) and that directory has the copy's .git" '
 	cp lib/sub/.git "$2/.git" && rm -rf lib/sub && ln -s "$2" lib/sub'
 rm -f "$T/scratch/.git"
+nested_tamper "(c2) lib, above the submodule, a symlink outside" '
+	mkdir -p "$2/sub" && echo y >"$2/sub/y" && rm -rf lib &&
+	ln -s "$2" lib'
+rm -rf "$T/scratch/sub"
+nested_tamper "(c3) the submodule's own submodule a symlink outside" '
+	rm -rf lib/sub/deep && ln -s "$2" lib/sub/deep'
+nested_tamper "(b2) the submodule's .git a repository of its own" '
+	rm -f lib/sub/.git && git init -q lib/sub'
+# The .git of the submodule's copy naming the registration of another
+# parked copy's (the incremental one's): neither may take the other's.
+run_forge verify --incremental -- true
+nested_tamper "(b3) the submodule's .git names another copy's registration" '
+	own=$(cd lib/sub && cd "$(git rev-parse --git-dir)" && pwd -P)
+	for r in "$1"/worktrees/*; do
+		[ "$r" = "$own" ] && continue
+		printf "gitdir: %s\n" "$r" >lib/sub/.git
+		exit 0
+	done
+	exit 1'
+fresh_look
+run_forge verify --incremental -- sh "$T/look.sh"
+nested_same "(b3) the other copy's next run: a fresh one's" \
+    "$(nested_result)" "$fresh"
+ok "(b3) the other copy reused" copy_reused
+# Where the run's directory keeps the nested copies while parked (beside
+# the copy, where the command can write), a symlink out of it.
+run_forge verify --reuse -- true
+parked_at=$(printf '%s\n' "$err" |
+    sed -n 's/^forge: the copy stays at \(.*\) for the next run.*/\1/p')
+ok "a parked copy keeps its nested copies in .nested" \
+    test -d "${parked_at%/*}/.nested"
+nested_tamper "(k) the parked copies' directory a symlink outside" '
+	rm -rf ../.nested && ln -s "$2" ../.nested' afresh
+# The user unlocks and prunes the registrations of the parked copies of
+# the submodule: the next run copies it afresh.
+run_forge verify --reuse -- true
+git -C lib/sub worktree list --porcelain | sed -n '1d; s/^worktree //p' |
+    while read -r p; do
+	git -C lib/sub worktree unlock "$p"
+done
+git -C lib/sub worktree prune
+trees0=$(nested_trees) repos0=$(nested_repos)
+fresh_look
+run_forge verify --reuse -- sh "$T/look.sh"
+nested_same "(l) registrations pruned: the next run's copy is a fresh one's" \
+    "$(nested_result)" "$fresh"
+ok "(l) reused" copy_reused
+run_forge verify --incremental -- sh "$T/look.sh"
+nested_same "(l) and the incremental one's" "$(nested_result)" "$fresh"
+nested_same "(l) nothing outside the copy changed" \
+    "$(nested_trees; nested_repos)" "$trees0
+$repos0"
 # Worktree settings turned on by hand (extensions.worktreeConfig) in the
 # submodule's repository, whose shared configuration has core.worktree
 # (git submodule puts it there): git then takes it for every worktree,
@@ -336,8 +428,8 @@ run_forge verify --reuse -- sh -c 'git init -q extra && cd extra &&
 is "(f) a new nested repository: the command ran" "$rc" 0
 fresh_look
 run_forge verify --reuse -- sh "$T/look.sh"
-nested_same "(f) the next run's copy is a fresh one's" "$rc
-$out" "$fresh"
+nested_same "(f) the next run's copy is a fresh one's" \
+    "$(nested_result)" "$fresh"
 unlike "(f) it holds no extra/" "$out" '^extra'
 nested_same "(f) nothing outside the copy changed" "$(nested_repos)" \
     "$repos0"
@@ -345,11 +437,34 @@ copy_reused && echo "# (f) the copy was reused" ||
     echo "# (f) the copy was made afresh"
 nested_tamper "(g) a commit in the copy's submodule" '
 	git -C lib/sub commit -q --allow-empty -m x' shared
+# Locked by another, the registration is not forge's to remove, nor its
+# path to register again: the copy may be made afresh.
 nested_tamper "(h) the registration unlocked, and locked by another" '
 	git -C lib/sub worktree unlock "$PWD/lib/sub" &&
-	git -C lib/sub worktree lock --reason evil "$PWD/lib/sub"'
+	git -C lib/sub worktree lock --reason evil "$PWD/lib/sub"' afresh
 nested_tamper "(i) the registration names another path back" '
 	printf "%s/.git\n" "$2" >"$(git -C lib/sub rev-parse --git-dir)/gitdir"'
+
+# The submodule's HEAD moved away from the commit the top records, a run,
+# then the submodule no longer initialized: the tree is the index's
+# gitlink again, and the next run proves that one, as a fresh copy does.
+for mode in --reuse --incremental; do
+	git -C lib/sub commit -q --allow-empty -m "moved $mode" || exit 99
+	run_forge verify $mode -- sh "$T/look.sh"
+	git submodule -q deinit -f lib/sub
+	fresh_look
+	run_forge verify $mode -- sh "$T/look.sh"
+	nested_same "(m) $mode, the submodule moved, then not initialized" \
+	    "$(nested_result)" "$fresh"
+	ok "(m) $mode: reused" copy_reused
+	git -c protocol.file.allow=always submodule -q update --init \
+	    --recursive lib/sub || exit 99
+	fresh_look
+	run_forge verify $mode -- sh "$T/look.sh"
+	nested_same "(m) $mode, and initialized again" \
+	    "$(nested_result)" "$fresh"
+	ok "(m) $mode: reused again" copy_reused
+done
 
 forge gc --all >/dev/null 2>&1
 for d in . lib/sub lib/sub/deep nest; do
