@@ -230,6 +230,8 @@ git -C lib/sub checkout -q -f --detach "$(git -C "$T/sub-up" rev-parse HEAD)" &&
 	    git commit -q -m n) || exit 99
 }
 printf 'sub: edit\n' >>lib/sub/hello.txt
+printf 'sub: edit\n' >>lib/sub/src/main.c
+printf 'sub: untracked\n' >lib/sub/src/untracked.c
 printf 'sub: staged\n' >lib/sub/staged.txt
 git -C lib/sub add staged.txt
 printf 'sub: untracked\n' >lib/sub/untracked.txt
@@ -437,6 +439,33 @@ copy_reused && echo "# (f) the copy was reused" ||
     echo "# (f) the copy was made afresh"
 nested_tamper "(g) a commit in the copy's submodule" '
 	git -C lib/sub commit -q --allow-empty -m x' shared
+# What git's own look at the copy does not see: index flags hiding an
+# edit, and an edit that keeps a file's size and mtime where ctime is not
+# trusted (the submodule's setting), made once git has written its index
+# a second after the file's mtime (so that the entry is not racy).
+nested_tamper "(n) index flags of the submodule's copy hide edits" '
+	git -C lib/sub update-index --assume-unchanged hello.txt &&
+	git -C lib/sub update-index --skip-worktree run.sh &&
+	echo evil >>lib/sub/hello.txt && echo evil >>lib/sub/run.sh &&
+	git -C lib/sub/deep update-index --assume-unchanged d.txt &&
+	echo evil >>lib/sub/deep/d.txt'
+git -C lib/sub config core.trustctime false
+nested_tamper "(o) an edit of the same size and mtime" '
+	sleep 1.1 && git -C lib/sub status >/dev/null &&
+	git -C nest status >/dev/null &&
+	cp -p lib/sub/.gitignore ref.tmp && printf "*.x\nbuild/\n" \
+	    >lib/sub/.gitignore && touch -r ref.tmp lib/sub/.gitignore &&
+	cp -p nest/n.txt ref.tmp && tr a-z A-Z <ref.tmp >nest/n.txt &&
+	touch -r ref.tmp nest/n.txt && rm ref.tmp'
+nested_tamper "(p) a directory of the submodule's copy a symlink outside" '
+	rm -rf lib/sub/src && ln -s "$2" lib/sub/src'
+# Hard links to a file outside: a file is written anew, never through.
+nested_tamper "(q) files of the submodule's copy hard links to one outside" '
+	for f in hello.txt untracked.txt src/main.c src/untracked.c; do
+		ln -f "$2/x" "lib/sub/$f" || exit 1
+	done'
+nested_tamper "(r) unreadable: the submodule's .git and a directory" '
+	chmod 000 lib/sub/.git lib/sub/src nest/.git'
 # Locked by another, the registration is not forge's to remove, nor its
 # path to register again: the copy may be made afresh.
 nested_tamper "(h) the registration unlocked, and locked by another" '
