@@ -22,8 +22,8 @@ esac
 echo "# seed $seed (NESTED_SEED=$seed reruns it)"
 
 # deep, a submodule of sub, a submodule of r at lib/sub (sub ignores *.o,
-# as new_repo makes it), and nest, a repository of its own in r that git
-# does not track.
+# as new_repo makes it), and nest and nest2 (its git directory elsewhere),
+# repositories of their own in r that git does not track.
 init_repo "$T/deep-up"
 (
 	cd "$T/deep-up" && printf 'd\n' >d.txt && git add -A &&
@@ -43,10 +43,13 @@ git -c protocol.file.allow=always submodule -q update --init --recursive ||
 init_repo nest
 (cd nest && printf 'n\n' >n.txt && git add -A && git commit -q -m n) ||
     exit 99
+git init -q --separate-git-dir "$T/nest2.git" nest2 &&
+    (cd nest2 && printf 'n2\n' >n2.txt && git add -A &&
+    git commit -q -m n2) || exit 99
 ok "the submodule and the one inside it are initialized" \
     test -f lib/sub/deep/d.txt
-is "nest is a repository git does not track" \
-    "$(git status --porcelain)" "?? nest/"
+is "nest and nest2 are repositories git does not track" \
+    "$(git status --porcelain)" "$(printf '?? nest/\n?? nest2/')"
 
 # The command: what the copy holds (every file and directory, the nested
 # repositories' too, never a .git), and in each repository its HEAD, the
@@ -56,7 +59,7 @@ is "nest is a repository git does not track" \
 # the copy shares), untracked and ignored files, a directory's mode.
 cat >"$T/look.sh" <<'EOF'
 "$TREELIST" -a .
-for d in . lib/sub lib/sub/deep nest; do
+for d in . lib/sub lib/sub/deep nest nest2; do
 	if [ ! -e "$d/.git" ]; then
 		echo "--- $d: no repository"
 		continue
@@ -74,7 +77,7 @@ for d in . lib/sub lib/sub/deep nest; do
 		git config --list | sort
 	)
 done
-for d in lib/sub lib/sub/deep nest; do
+for d in lib/sub lib/sub/deep nest nest2; do
 	[ -e "$d/.git" ] || continue
 	echo junk >"$d/junk.txt"
 	echo junk >"$d/junk.o"
@@ -153,7 +156,7 @@ run_forge verify --reuse -- true
 # repositories, "repository: name".
 nested_registrations() {
 	for g in .git/modules/lib/sub .git/modules/lib/sub/modules/deep \
-	    nest/.git; do
+	    nest/.git "$T/nest2.git"; do
 		[ -d "$g/worktrees" ] && ls -A "$g/worktrees" | sed "s|^|$g: |"
 	done
 	true
@@ -161,7 +164,7 @@ nested_registrations() {
 rand=$seed
 step=1
 while [ "$step" -le "$steps" ]; do
-	lcg_next 18
+	lcg_next 21
 	what=$R
 	sub= deep=
 	[ -e lib/sub/.git ] && sub=1
@@ -195,6 +198,11 @@ while [ "$step" -le "$steps" ]; do
 	    rm -rf .git/modules/lib ;;
 	17) [ -n "$sub" ] || git -c protocol.file.allow=always submodule -q \
 	    update --init --recursive lib/sub >/dev/null 2>&1 ;;
+	# nest without a commit (left out), nest2 (its git directory
+	# elsewhere) changed.
+	18) rm -rf nest && git init -q nest && printf 'x\n' >nest/x ;;
+	19) printf 'nest2 %s\n' "$step" >>nest2/n2.txt ;;
+	20) printf 'u\n' >"nest2/u$step.txt" ;;
 	esac
 	lcg_next 2
 	mode=--reuse
@@ -224,11 +232,13 @@ git -C lib/sub checkout -q -f --detach "$(git -C "$T/sub-up" rev-parse HEAD)" &&
 	echo "Bail out! cannot set the submodule back"
 	exit 99
 }
-[ -d nest ] || {
+git -C nest rev-parse -q --verify HEAD >/dev/null 2>&1 || {
+	rm -rf nest
 	init_repo nest
 	(cd nest && printf 'n\n' >n.txt && git add -A &&
 	    git commit -q -m n) || exit 99
 }
+printf 'nest2: edit\n' >>nest2/n2.txt
 printf 'sub: edit\n' >>lib/sub/hello.txt
 printf 'sub: edit\n' >>lib/sub/src/main.c
 printf 'sub: untracked\n' >lib/sub/src/untracked.c
@@ -252,14 +262,14 @@ subgit=$(common_dir lib/sub)
 # and as they are; nested_repos: their refs, settings and git
 # directories; nested_scratch: the scratch directory.
 nested_trees() {
-	for d in lib/sub lib/sub/deep nest; do
+	for d in lib/sub lib/sub/deep nest nest2; do
 		echo "--- $d"
 		git -C "$d" --no-optional-locks status --porcelain --ignored
 		"$TREELIST" -a -m "$d"
 	done
 }
 nested_repos() {
-	for d in lib/sub lib/sub/deep nest; do
+	for d in lib/sub lib/sub/deep nest nest2; do
 		echo "--- $d"
 		git -C "$d" for-each-ref
 		git -C "$d" config --list --local
@@ -496,7 +506,7 @@ for mode in --reuse --incremental; do
 done
 
 forge gc --all >/dev/null 2>&1
-for d in . lib/sub lib/sub/deep nest; do
+for d in . lib/sub lib/sub/deep nest nest2; do
 	is "after forge gc --all, nothing is left of $d's copies" \
 	    "$(leftovers "$T/r/$d")" ""
 	is "and git -C $d worktree list has one line" \
