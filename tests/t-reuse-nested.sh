@@ -484,6 +484,38 @@ nested_tamper "(h) the registration unlocked, and locked by another" '
 nested_tamper "(i) the registration names another path back" '
 	printf "%s/.git\n" "$2" >"$(git -C lib/sub rev-parse --git-dir)/gitdir"'
 
+# Two runs at once: the second finds the parked copy busy and makes its
+# own, its nested copies registered beside the first's; both park.  Each
+# run after them is a fresh copy's, and each nested repository has one
+# registration a parked copy at most.
+forge gc --all >/dev/null 2>&1
+run_forge verify --reuse -- true
+start_forge "$T/first.err" verify --reuse -- sh -c \
+    'touch "$1/first.started"; while [ ! -e "$1/second.done" ]; do
+	sleep 0.05; done' sh "$T"
+first_pid=$forge_pid
+if wait_for 60 test -e "$T/first.started"; then
+	fresh_look
+	run_forge verify --reuse -- sh "$T/look.sh"
+	nested_same "(s) the second run at once: a fresh copy's" \
+	    "$(nested_result)" "$fresh"
+	touch "$T/second.done"
+	wait "$first_pid"
+	is "(s) the first run passes" "$?" 0
+	for n in 1 2 3; do
+		run_forge verify --reuse -- sh "$T/look.sh"
+		nested_same "(s) then run $n: a fresh copy's" \
+		    "$(nested_result)" "$fresh"
+		ok "(s) run $n: reused" copy_reused
+	done
+	is "(s) one registration a parked copy at most" \
+	    "$(nested_registrations | cut -d: -f1 | uniq -c | awk '$1 > 2')" ""
+else
+	fail "(s) the first run started" "$(cat "$T/first.err")"
+	touch "$T/second.done"
+	wait "$first_pid"
+fi
+
 # The submodule's HEAD moved away from the commit the top records, a run,
 # then the submodule no longer initialized: the tree is the index's
 # gitlink again, and the next run proves that one, as a fresh copy does.
