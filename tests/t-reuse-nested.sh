@@ -152,6 +152,17 @@ done
 # (--reuse or --incremental at random) is what a fresh one is.  forge gc
 # --all took the --reuse one: one is parked again.
 run_forge verify --reuse -- true
+# nested_trees: the working tree, every file with its mtime, and the
+# nested repositories' as git sees them.
+nested_trees() {
+	"$TREELIST" -a -m .
+	for d in lib/sub lib/sub/deep nest nest2; do
+		echo "--- $d"
+		[ -e "$d/.git" ] &&
+		    git -C "$d" --no-optional-locks status --porcelain --ignored
+	done
+	true
+}
 # nested_registrations: each worktree registration in the nested
 # repositories, "repository: name".
 nested_registrations() {
@@ -208,8 +219,11 @@ while [ "$step" -le "$steps" ]; do
 	mode=--reuse
 	[ "$R" -eq 1 ] && mode=--incremental
 	at="seed $seed, step $step (change $what, $mode)"
+	trees0=$(nested_trees)
 	fresh_look
 	run_forge verify $mode -- sh "$T/look.sh"
+	nested_same "$at: the working tree untouched" "$(nested_trees)" \
+	    "$trees0"
 	nested_same "$at: the copy is a fresh one's" "$(nested_result)" "$fresh"
 	like "$at: a fresh copy passes" "$fresh" '^0 [0-9a-f]{12}$'
 	ok "$at: reused" copy_reused
@@ -258,16 +272,8 @@ printf 'nest: untracked\n' >nest/untracked.txt
 mkdir -p "$T/scratch"
 printf 'x\n' >"$T/scratch/x"
 subgit=$(common_dir lib/sub)
-# nested_trees: the nested repositories' working trees, as git sees them
-# and as they are; nested_repos: their refs, settings and git
+# nested_repos: the nested repositories' refs, settings and git
 # directories; nested_scratch: the scratch directory.
-nested_trees() {
-	for d in lib/sub lib/sub/deep nest nest2; do
-		echo "--- $d"
-		git -C "$d" --no-optional-locks status --porcelain --ignored
-		"$TREELIST" -a -m "$d"
-	done
-}
 nested_repos() {
 	for d in lib/sub lib/sub/deep nest nest2; do
 		echo "--- $d"
