@@ -295,6 +295,43 @@ worktree_config(int dfd, const struct git *g, const char *adm,
 	return ret;
 }
 
+int
+registration_own_worktree(const char *adm, const char *copy,
+    const char *common)
+{
+	struct git	 g;
+	struct buf	 text = BUF_INIT;
+	char		*cfg, *own;
+	int		 on, ret = 0;
+	const char	*a[] = { "config", "--file", NULL, "core.worktree",
+	    copy, NULL };
+
+	/* Read as git reads the repository's format: from the common
+	 * config file alone.  Most never mention it. */
+	cfg = xasprintf("%s/config", common);
+	if (fs_read_file(cfg, &text, 1 << 20) == -1 || text.data == NULL ||
+	    !mentions(text.data, text.len, "worktreeconfig")) {
+		free(cfg);
+		buf_free(&text);
+		return 0;
+	}
+	buf_free(&text);
+	memset(&g, 0, sizeof(g));
+	g.dir = copy;
+	g.gitdir = adm;
+	g.worktree = copy;
+	if ((on = file_bool(&g, cfg, "extensions.worktreeConfig")) == 1) {
+		own = xasprintf("%s/config.worktree", adm);
+		a[2] = own;
+		if (run(&g, a, NULL, NULL, 0) != 0)
+			ret = -1;
+		free(own);
+	} else if (on == -1)
+		ret = -1;
+	free(cfg);
+	return ret;
+}
+
 /* Where refs are files: no ref, no reflog but HEAD's; refs/ there,
  * empty, as git 2.44 and later make it, or none. */
 static int
@@ -375,7 +412,8 @@ registration_fresh(const char *adm, const char *copy, const char *common,
 	    table_afresh(dfd, &g, adm, head) == -1 : files_afresh(dfd, adm) ==
 	    -1)
 		goto out;
-	ret = worktree_config(dfd, &g, adm, common, src_gitdir);
+	if ((ret = worktree_config(dfd, &g, adm, common, src_gitdir)) == 0)
+		ret = registration_own_worktree(adm, copy, common);
 out:
 	close(dfd);
 	return ret;

@@ -21,6 +21,15 @@
  *			in progress; the index, HEAD and the lock are the
  *			sync's (reuse.h).  -1 with a message: it could not
  *			be made so, and the copy is not to be used
+ *	registration_own_worktree(adm, copy, common)
+ *			where the repository has worktree configuration
+ *			(extensions.worktreeConfig), core.worktree set to
+ *			the copy in adm's config.worktree: a core.worktree
+ *			of the shared configuration (git submodule puts one
+ *			there) would take the real working tree for the
+ *			copy's, for every git a command runs in it.  Also
+ *			done by registration_fresh(), and after each git
+ *			worktree add (snapshot.h).  -1 with a message
  *	registration_detached(adm, head)
  *			once the sync detached HEAD at head, where refs are
  *			files: HEAD's reflog its last entry alone, as a
@@ -37,6 +46,7 @@
 
 int	registration_fresh(const char *, const char *, const char *,
 	    const char *, const char *);
+int	registration_own_worktree(const char *, const char *, const char *);
 void	registration_detached(const char *, const char *);
 char	*registration_of(const char *, const char *, const char *);
 

@@ -27,6 +27,7 @@
 #include "progress.h"
 #include "proof.h"
 #include "reconvert.h"
+#include "registration.h"
 #include "reusable.h"
 #include "reuse.h"
 #include "settings.h"
@@ -395,6 +396,11 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 		return -1;
 	}
 	free(reason);
+	/* git in the copy works on the copy, whatever core.worktree the
+	 * repository shares (registration.h). */
+	if (registration_own_worktree(sr->dst_gitdir, sr->dst, sr->common) ==
+	    -1)
+		return -1;
 	if (tree && tree_whole(sr) == -1)
 		return -1;
 	return shown || tree ? checkout_shown(s, sr) : 0;

@@ -63,12 +63,14 @@ else
 	agree "the working tree's config.worktree: none in a copy" 1 "$WANT"
 	git config --worktree --unset test.mark
 fi
-# What worktree add leaves out of its copy: core.bare, core.worktree.
+# What worktree add leaves out of its copy: core.bare, core.worktree --
+# which forge sets to the copy, as the shared one would apply there.
 if git_at_least 2 36; then
 	git config --worktree core.worktree "$T/r"
 	git config --worktree test.mark yes
-	BARE='test -z "$(git config core.worktree)" &&
-	    test "$(git config test.mark)" = yes'
+	BARE="test \"\$(git config core.worktree)\" != '$T/r' &&
+	    test \"\$(git rev-parse --show-toplevel)\" = \"\$(pwd -P)\" &&
+	    test \"\$(git config test.mark)\" = yes"
 	agree "core.worktree is not copied" 0 "$BARE"
 	git config --worktree --unset core.worktree
 	git config --worktree --unset test.mark
