@@ -74,7 +74,8 @@ for d in . lib/sub lib/sub/deep nest nest2; do
 		    refs/worktree/ refs/bisect/
 		[ -e "$(git rev-parse --git-path BISECT_LOG)" ] &&
 		    echo bisecting
-		git config --list | sort
+		# Its own working tree, wherever the copy is.
+		git config --list | sed "s|=$(pwd -P)\$|=<this copy>|" | sort
 	)
 done
 for d in lib/sub lib/sub/deep nest nest2; do
@@ -401,18 +402,23 @@ nested_same "(l) nothing outside the copy changed" \
 $repos0"
 # Worktree settings turned on by hand (extensions.worktreeConfig) in the
 # submodule's repository, whose shared configuration has core.worktree
-# (git submodule puts it there): git then takes it for every worktree,
-# a copy's too, unless its own settings say otherwise.  Whatever git in
-# the copy takes for its working tree, bringing the copy back touches
-# nothing outside it.
+# (git submodule puts it there; git 2.25 to 2.35 turn the extension on
+# in git sparse-checkout init): git then takes it for every worktree
+# whose own settings do not say otherwise -- the real submodule's for a
+# copy's, where a command's git clean would empty it.  The copy's own
+# settings say otherwise; bringing the copy back touches nothing outside
+# it either.
 git -C lib/sub config extensions.worktreeConfig true
 nested_tamper "(d0) worktree settings on, core.worktree shared" true
-KNOWN_BUG="under extensions.worktreeConfig, a copy's submodule takes \
-the shared core.worktree"
-run_forge verify --isolated --no-reuse -- sh -c \
-    'cd lib/sub && test "$(git rev-parse --show-toplevel)" = "$(pwd -P)"'
-is "(d0) git in the copy's submodule works on the copy" "$rc" 0
-KNOWN_BUG=
+for mode in --no-reuse --reuse --reuse; do
+	run_forge verify --isolated $mode -- sh -c \
+	    'cd lib/sub && test "$(git rev-parse --show-toplevel)" = \
+	    "$(pwd -P)" && git clean -fdxq'
+	is "(d0) $mode: git in the copy's submodule works on the copy" \
+	    "$rc" 0
+	is "(d0) $mode: the submodule's repository is whole" \
+	    "$(git -C lib/sub rev-parse --is-inside-work-tree 2>&1)" true
+done
 # As git itself sets them up (git sparse-checkout init): core.worktree
 # the main worktree's own.  A command sets the copy's own settings: the
 # scratch directory its working tree (git run there before they are
