@@ -117,9 +117,25 @@ reg_is_ours(int admfd, const char *top, const char *run,
 	return ours;
 }
 
+/* Is the registration's working tree only (its gitdir file names it)?
+ * NULL: any. */
+static int
+names(int admfd, const char *only)
+{
+	struct buf	gitdir = BUF_INIT;
+	int		r;
+
+	if (only == NULL)
+		return 1;
+	read_adm(admfd, "gitdir", &gitdir);
+	r = strcmp(gitdir.data, only) == 0;
+	buf_free(&gitdir);
+	return r;
+}
+
 static int
 remove_registrations(const char *common, const char *top, const char *run,
-    int by_path, int dry, struct strv *left)
+    int by_path, int dry, const char *only, struct strv *left)
 {
 	struct dirent	*de;
 	DIR		*d;
@@ -135,8 +151,8 @@ remove_registrations(const char *common, const char *top, const char *run,
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
 			continue;
-		if (reg_is_ours(afd, top, run, by_path) && !dry &&
-		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
+		if (reg_is_ours(afd, top, run, by_path) && names(afd, only) &&
+		    !dry && fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
 			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
 			    fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));
@@ -152,34 +168,15 @@ int
 journal_drop_registration(const char *common, const char *run,
     const char *copy)
 {
-	struct dirent	*de;
-	struct buf	 gitdir = BUF_INIT;
-	DIR		*d;
-	char		*want;
-	int		 dfd, afd, ret = 0;
+	struct strv	 left = STRV_INIT;
+	char		*only;
+	int		 r;
 
-	if ((d = worktrees(common)) == NULL)
-		return errno == ENOENT ? 0 : -1;
-	dfd = dirfd(d);
-	want = xasprintf("%s/.git", copy);
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.')
-			continue;
-		afd = openat(dfd, de->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC);
-		if (afd == -1)
-			continue;
-		read_adm(afd, "gitdir", &gitdir);
-		if (strcmp(gitdir.data, want) == 0 &&
-		    reg_is_ours(afd, copy, run, 0) &&
-		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1)
-			ret = -1;
-		close(afd);
-	}
-	closedir(d);
-	buf_free(&gitdir);
-	free(want);
-	return ret;
+	only = xasprintf("%s/.git", copy);
+	r = remove_registrations(common, copy, run, 0, 0, only, &left);
+	free(only);
+	strv_free(&left);
+	return r;
 }
 
 /* A record could be edited by hand: only ever remove forge's own dirs. */
@@ -248,7 +245,7 @@ unregister(const struct journal_entry *e, int by_path, int dry,
 
 	for (i = 0; i < e->repos.n; i++)
 		if (remove_registrations(e->repos.v[i], e->top, e->run,
-		    by_path, dry, left) == -1)
+		    by_path, dry, NULL, left) == -1)
 			ret = -1;
 	return ret;
 }

@@ -76,6 +76,14 @@ struct nested {
  *			v's paths (or "mode oid\tpath" entries)
  *	snapshot_may_convert(sr, l)	can git convert what it reads or
  *			writes in sr?
+ *	snapshot_reuse_copy(s, sr, &rc)	sr's copy in a reused copy, as
+ *			reuse.h's steps take it (its ignored files kept for
+ *			an incremental one)
+ *	snapshot_parent_at(root, path, &base)	the directory path is
+ *			in below root (no trailing slash), opened O_PATH
+ *			with no symlink followed on the way, and path's last
+ *			name in it (base points into path); -1 if there is
+ *			no such directory
  *	snapshot_empty_nested(top, path)	a reused copy's directory
  *			at path (a submodule not initialized: reusable.h)
  *			made a fresh copy's: emptied, no symlink followed,
@@ -89,6 +97,9 @@ void	snapshot_src_git(const struct snap_repo *, struct git *);
 void	snapshot_dst_git(const struct snap_repo *, struct git *);
 int	snapshot_has_attributes(const struct strv *, int);
 int	snapshot_may_convert(const struct snap_repo *, const struct lsfiles *);
+void	snapshot_reuse_copy(struct snapshot *, const struct snap_repo *,
+	    struct reuse_copy *);
+int	snapshot_parent_at(int, const char *, const char **);
 int	snapshot_empty_nested(const char *, const char *);
 int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
 

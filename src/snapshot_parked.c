@@ -6,7 +6,6 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,7 +13,6 @@
 #include "convert.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fsutil.h"
 #include "hash.h"
 #include "journal_reclaim.h"
 #include "registration.h"
@@ -45,40 +43,34 @@ snapshot_nested_name(const struct snap_repo *sr)
 	return xstrdup(hex);
 }
 
+/* sr's path below the top copy, without the slash its rel ends in. */
+static char *
+rel_path(const struct snap_repo *sr)
+{
+	return xstrndup(sr->rel, strlen(sr->rel) - 1);
+}
+
 /*
  * The directory a nested repository's copy is in, opened from the top
- * copy with no symlink followed, and the copy's name in it.  -1: there
- * is no such directory.
+ * copy with no symlink followed, and the copy's name in it (*base, the
+ * caller frees it).  -1: there is no such directory.
  */
 static int
 parent_of(const struct snapshot *s, const struct snap_repo *sr,
     char **base)
 {
-	const char	*slash;
-	char		*rel, *dir;
-	int		 root, fd;
+	const char	*name;
+	char		*rel;
+	int		 root, fd = -1;
 
-	rel = xstrndup(sr->rel, strlen(sr->rel) - 1);
+	rel = rel_path(sr);
 	if ((root = open(s->repos[0]->dst, O_RDONLY | O_DIRECTORY |
-	    O_NOFOLLOW | O_CLOEXEC)) == -1) {
-		free(rel);
-		return -1;
+	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
+		fd = snapshot_parent_at(root, rel, &name);
+		close(root);
 	}
-	if ((slash = strrchr(rel, '/')) != NULL) {
-		dir = xstrndup(rel, (size_t)(slash - rel));
-		fd = fs_open_dir(root, dir, 0, 0);
-		free(dir);
-		*base = xstrdup(slash + 1);
-	} else {
-		fd = fcntl(root, F_DUPFD_CLOEXEC, 3);
-		*base = xstrdup(rel);
-	}
-	close(root);
+	*base = fd != -1 ? xstrdup(name) : NULL;
 	free(rel);
-	if (fd == -1) {
-		free(*base);
-		*base = NULL;
-	}
 	return fd;
 }
 
@@ -214,17 +206,11 @@ snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
 	if (sr->parkable && (r = put_back(s, sr)) == 1) {
-		memset(&rc, 0, sizeof(rc));
-		rc.copy = sr->dst;
-		rc.common = sr->common;
-		rc.run = s->rd->run;
-		rc.scratch = s->rd->scratch;
-		rc.head = sr->head;
+		snapshot_reuse_copy(s, sr, &rc);
 		/* Its ignored files go, even for an incremental copy: an
 		 * ignore rule of it may have changed since, which the top
 		 * copy's noted paths (snapshot_noted_begin()) do not see. */
 		rc.keep_ignored = 0;
-		rc.idle = &s->idle;
 		rc.head_attributes = &attributes;
 		/* Where git may convert HEAD's files, those the copy kept
 		 * may not be what a checkout writes: made afresh. */
@@ -249,7 +235,7 @@ snapshot_nested_drop(struct snapshot *s, struct snap_repo *sr)
 	char	*rel;
 	int	 r;
 
-	rel = xstrndup(sr->rel, strlen(sr->rel) - 1);
+	rel = rel_path(sr);
 	r = snapshot_empty_nested(s->repos[0]->dst, rel);
 	free(rel);
 	if (r == -1)

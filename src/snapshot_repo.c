@@ -72,6 +72,38 @@ snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 	    convert_outside(sr->common);
 }
 
+void
+snapshot_reuse_copy(struct snapshot *s, const struct snap_repo *sr,
+    struct reuse_copy *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->copy = sr->dst;
+	rc->common = sr->common;
+	rc->run = s->rd->run;
+	rc->scratch = s->rd->scratch;
+	rc->head = sr->head;
+	rc->keep_ignored = s->incremental;
+	rc->idle = &s->idle;
+}
+
+int
+snapshot_parent_at(int root, const char *path, const char **base)
+{
+	const char	*slash;
+	char		*dir;
+	int		 fd;
+
+	if ((slash = strrchr(path, '/')) == NULL) {
+		*base = path;
+		return fcntl(root, F_DUPFD_CLOEXEC, 3);
+	}
+	dir = xstrndup(path, (size_t)(slash - path));
+	fd = fs_walk_dir(root, dir, 0, 0);
+	free(dir);
+	*base = slash + 1;
+	return fd;
+}
+
 /*
  * A reused copy's directory at path (a submodule not initialized) made
  * a fresh copy's: whatever a command left in it removed -- no symlink
@@ -81,8 +113,7 @@ snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 int
 snapshot_empty_nested(const char *top, const char *path)
 {
-	const char	*slash, *base;
-	char		*dir;
+	const char	*base;
 	int		 root, fd, r = 0;
 
 	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
@@ -90,15 +121,7 @@ snapshot_empty_nested(const char *top, const char *path)
 		warn("cannot open %s", fs_vis(top));
 		return -1;
 	}
-	if ((slash = strrchr(path, '/')) != NULL) {
-		dir = xstrndup(path, (size_t)(slash - path));
-		fd = fs_walk_dir(root, dir, 0, 0);
-		free(dir);
-		base = slash + 1;
-	} else {
-		fd = fcntl(root, F_DUPFD_CLOEXEC, 3);
-		base = path;
-	}
+	fd = snapshot_parent_at(root, path, &base);
 	if (fd == -1 && errno != ENOENT)
 		r = -1;
 	else if (fd != -1 && fs_rmtree_at(fd, base) == -1)

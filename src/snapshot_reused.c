@@ -104,21 +104,6 @@ noted_drop(struct snapshot *s, struct snap_repo *sr, struct strv *done)
 	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, done);
 }
 
-/* The reused copy of sr, as reuse.h's steps take it. */
-static void
-reused_copy(struct snapshot *s, const struct snap_repo *sr,
-    struct reuse_copy *rc)
-{
-	memset(rc, 0, sizeof(*rc));
-	rc->copy = sr->dst;
-	rc->common = sr->common;
-	rc->run = s->rd->run;
-	rc->scratch = s->rd->scratch;
-	rc->head = sr->head;
-	rc->keep_ignored = s->incremental;
-	rc->idle = &s->idle;
-}
-
 /*
  * The copy's own index, as a fresh copy's: HEAD's, staged as the
  * source's is -- unless it is still as the last run made it, for the
@@ -172,7 +157,7 @@ snapshot_reused_sync(struct snapshot *s, struct snap_repo *sr)
 		noted_drop(s, sr, &done);
 		strv_free(&done);
 	}
-	reused_copy(s, sr, &rc);
+	snapshot_reuse_copy(s, sr, &rc);
 	rc.keep_ignored = s->incremental && !s->state_unknown;
 	return reuse_sync(&rc, s->incremental ? &s->marks : NULL,
 	    &sr->dst_gitdir);
@@ -265,7 +250,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 		r = reuse_look_end(&s->look, &sr->entries, &a->again,
 		    &a->links, &sr->dst_gitdir);
 	} else {
-		reused_copy(s, sr, &rc);
+		snapshot_reuse_copy(s, sr, &rc);
 		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
 		    &sr->entries, &l->untracked, &a->again, &a->links,
 		    &sr->dst_gitdir);
@@ -479,7 +464,7 @@ look_begin(struct snapshot *s, struct snap_repo *sr)
 	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
 	    s->incremental, &since)) == NULL)
 		return 0;
-	reused_copy(s, sr, &rc);
+	snapshot_reuse_copy(s, sr, &rc);
 	r = reuse_look_begin(&s->look, &rc, idx, &since);
 	free(idx);
 	s->looking = r == 1;
@@ -532,7 +517,7 @@ snapshot_reused_rules(struct snapshot *s, struct snap_repo *sr)
 	struct strv		dropped = STRV_INIT;
 	int			r;
 
-	reused_copy(s, sr, &rc);
+	snapshot_reuse_copy(s, sr, &rc);
 	r = reuse_drop_rules(&rc, sr->src, sr->index, &dropped);
 	if (dropped.n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "
@@ -634,7 +619,7 @@ source_rules(struct snapshot *s, struct snap_repo *sr, const char *index)
 	struct strv		 dropped = STRV_INIT;
 	int			 r;
 
-	reused_copy(s, sr, &rc);
+	snapshot_reuse_copy(s, sr, &rc);
 	r = reuse_drop_rules(&rc, NULL, index, &dropped);
 	if (dropped.n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "
