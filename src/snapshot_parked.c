@@ -147,6 +147,8 @@ snapshot_park_nested(struct snapshot *s)
 		    !S_ISDIR(st.st_mode) ||
 		    renameat(fd, base, pfd, slot) == -1)
 			drop_copy(s, sr);
+		else
+			sig_test_stall("set-aside");
 		free(slot);
 		free(base);
 		close(fd);
@@ -179,8 +181,10 @@ put_back(struct snapshot *s, struct snap_repo *sr)
 	}
 	/* Over the empty directory the top copy has there, if any. */
 	if (fstatat(pfd, slot, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    S_ISDIR(st.st_mode) && renameat(pfd, slot, fd, base) == 0)
+	    S_ISDIR(st.st_mode) && renameat(pfd, slot, fd, base) == 0) {
 		r = 1;
+		sig_test_stall("take-back");
+	}
 	else
 		(void)fs_rmtree_at(pfd, slot);
 	free(slot);

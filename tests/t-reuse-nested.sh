@@ -549,6 +549,55 @@ for mode in --reuse --incremental; do
 	ok "(m) $mode: reused again" copy_reused
 done
 
+# Killed outright as the nested copies are set aside, and as one is
+# taken back: the copy is a dead run's and goes, registrations and all;
+# the next run's copy is a fresh one's, and nothing outside it changed.
+run_forge verify --reuse -- true
+for phase in set-aside take-back; do
+	trees0=$(nested_trees) repos0=$(nested_repos)
+	FORGE_TEST_STALL=$phase start_forge "$T/stall.err" verify --reuse -- true
+	wait_for 30 grep -q "test stall: $phase" "$T/stall.err"
+	kill -KILL "$forge_pid"
+	wait "$forge_pid" 2>/dev/null
+	run_forge gc
+	is "(x) killed at $phase: forge gc works" "$rc" 0
+	like "(x) killed at $phase: it removes the dead run's copy" "$out" \
+	    'removed .*forge-[0-9a-f]+ \(left by dead pid'
+	fresh_look
+	run_forge verify --reuse -- sh "$T/look.sh"
+	nested_same "(x) killed at $phase: the next run's copy is a fresh one's" \
+	    "$(nested_result)" "$fresh"
+	nested_same "(x) killed at $phase: nothing outside the copy changed" \
+	    "$(nested_trees; nested_repos)" "$trees0
+$repos0"
+done
+
+# A file system mounted in a nested copy: nothing is set aside, the copy
+# is not parked, the mount is named where it is and left in place; once
+# it is gone, forge gc removes the rest.
+if [ "$(id -u)" -eq 0 ] && unshare -m true 2>/dev/null; then
+	run_forge verify --reuse -- true
+	run_forge verify --reuse -- sh -c \
+	    'mkdir -p lib/sub/mnt && mount -t tmpfs none lib/sub/mnt &&
+	    echo x >lib/sub/mnt/x'
+	like "(y) a mount in the submodule's copy: named where it is" "$err" \
+	    'a file system is mounted at .*/lib/sub/mnt: left in place'
+	like "(y) and the copy not parked" "$err" \
+	    'no longer provably forge.s: removing it, not parking it'
+	mnt=$(printf '%s\n' "$err" |
+	    sed -n 's/.*a file system is mounted at \(.*\): left in place.*/\1/p')
+	ok "(y) the mount is still there" grep -q " $mnt " /proc/mounts
+	umount "$mnt"
+	run_forge gc
+	is "(y) then forge gc removes the rest" "$rc" 0
+	fresh_look
+	run_forge verify --reuse -- sh "$T/look.sh"
+	nested_same "(y) the next run's copy is a fresh one's" \
+	    "$(nested_result)" "$fresh"
+else
+	skip "(y) a mount in the submodule's copy" "not root, or no mounts"
+fi
+
 forge gc --all >/dev/null 2>&1
 for d in . lib/sub lib/sub/deep nest nest2; do
 	is "after forge gc --all, nothing is left of $d's copies" \
