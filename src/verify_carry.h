@@ -1,6 +1,6 @@
 /*
  * A range's copy (verify_range.h), carried from one of its commits to
- * the next instead of made anew for each.  verify_prepare() calls, for
+ * the next instead of made anew for each.  verify_run_prepare() calls, for
  * each commit after the range's first copy is made:
  *
  *	if (verify_carry(r, verbose) == -1)

@@ -1,6 +1,6 @@
 /*
  * The copy a run of forge verify works in (verify_int.h), from before the
- * steps to after them.  cmd_verify.c calls, in this order:
+ * steps to after them.  verify_run.c calls, in this order:
  *
  *	if (verify_copy_tmpdir(&repo) == -1)
  *		...		TMPDIR is in the working tree, and the copy

@@ -1,15 +1,16 @@
 /*
  * A run of forge verify, shared by the files that carry it out:
- * cmd_verify.c (the flow, the steps and the verdict), verify_copy.c (the
+ * verify_run.c (the flow), verify_steps.c (the steps), verify_result.c
+ * (the verdict), verify_cache.c (the verdict cache), verify_copy.c (the
  * copy it runs in), verify_carry.c (a range's copy, from one commit to
  * the next), verify_range.c (a range's commits in turn) and
  * verify_event.c (what the timeline records of it).
  *
  * cmd_verify() owns the one struct run there is, and everything it
  * points to: its strings, its steps, its copy (snap, if have_snap), its
- * run directory (rd, if have_rd), freed by verify_free().  ctx is the
+ * run directory (rd, if have_rd), freed by verify_run_free().  ctx is the
  * command's context, borrowed.  A range (verify_range()) has one struct
- * run for all its commits, in turn: verify_next() frees what was the last
+ * run for all its commits, in turn: verify_run_next() frees what was the last
  * commit's own, and keeps the copy and its run directory.
  */
 #ifndef VERIFY_INT_H
@@ -116,21 +117,48 @@ struct run {
 };
 
 /*
- * The flow, in cmd_verify.c, for a range (verify_range.c) to take each
- * commit through: 0 or an exit status; verify_prepare() 1 for a cached
- * PASS (then verify_cached()), -1 with the verdict set.
+ * The result (verify_result.c): the one place a verdict is set, and what
+ * forge exits with for it.
+ */
+void	verify_result_set(struct run *, enum verdict, int, int, const char *,
+	    ...) __attribute__((format(printf, 5, 6)));
+void	verify_result_error(struct run *, int, const char *);
+void	verify_result_doing(struct run *, const char *);
+void	verify_result_interrupted(struct run *, int);
+int	verify_result_exit(const struct run *, int);
+
+/*
+ * The steps (verify_steps.c): made from the command line or the settings
+ * (0, or -1 said why), shown as the user would type them (the caller
+ * frees), run in turn until one ends the run, freed.
  */
 struct verify_opts;
-int	verify_begin(struct run *, const struct verify_opts *);
-int	verify_gate(struct run *);
-int	verify_prepare(struct run *, const struct verify_opts *);
-void	verify_steps(struct run *);
-void	verify_end(struct run *, const struct verify_opts *);
-int	verify_cached(struct run *);
-int	verify_exit(const struct run *, int);
-void	verify_error(struct run *, int, const char *);
-void	verify_next(struct run *);
-void	verify_free(struct run *);
+int	verify_steps_make(struct run *, const struct verify_opts *);
+char	*verify_steps_display(const struct run *);
+void	verify_steps_run(struct run *);
+void	verify_steps_free(struct run *);
+
+/*
+ * The verdict cache (verify_cache.c): can this run use it (decided once,
+ * said why not); has the tree passed these steps before (1, r->cached_at
+ * says when); remember a PASS; a cached PASS said and recorded.
+ */
+int	verify_cache_usable(struct run *);
+int	verify_cache_check(struct run *, const char *);
+void	verify_cache_remember(struct run *);
+int	verify_cache_replay(struct run *);
+
+/*
+ * The flow (verify_run.c), for one run (cmd_verify.c) or each commit of a
+ * range (verify_range.c): 0 or an exit status; verify_run_prepare() 1 for
+ * a cached PASS (then verify_cache_replay()), -1 with the verdict set.
+ */
+int	verify_run_begin(struct run *, const struct verify_opts *);
+int	verify_run_gate(struct run *);
+int	verify_run_prepare(struct run *, const struct verify_opts *);
+void	verify_run_end(struct run *, const struct verify_opts *);
+void	verify_run_next(struct run *);
+void	verify_run_free(struct run *);
 
 /*
  * Read by every file of the run (here, so that none of them depends on

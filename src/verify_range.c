@@ -142,7 +142,7 @@ verify_one(struct range *rg, size_t i, struct run *r,
 	struct row	*c = &rg->v[i];
 	int		 st;
 
-	verify_next(r);
+	verify_run_next(r);
 	r->start = time(NULL);
 	r->start_ms = time_now_ms();
 	fprintf(stderr, "forge: commit %zu of %zu: %.12s %s\n", i + 1,
@@ -150,32 +150,32 @@ verify_one(struct range *rg, size_t i, struct run *r,
 	c->how = HOW_RAN;
 	rg->ran++;
 	if ((st = commit_settings(r->ctx, c->id)) == 0)
-		st = verify_begin(r, o);
+		st = verify_run_begin(r, o);
 	if (st != 0) {
 		/* Said why: nothing of it can be verified. */
 		r->isolated = 1;
 		r->source.kind = SOURCE_REV;
 		if (r->source.commit == NULL)
 			r->source.commit = xstrdup(c->id);
-		verify_error(r, st, st == EXIT_USAGE ? "the commit's settings "
+		verify_result_error(r, st, st == EXIT_USAGE ? "the commit's settings "
 		    "or steps cannot be used" : "forge could not read the "
 		    "commit's settings");
-		verify_end(r, o);
-	} else if ((st = verify_prepare(r, o)) == 1) {
-		(void)verify_cached(r);
+		verify_run_end(r, o);
+	} else if ((st = verify_run_prepare(r, o)) == 1) {
+		(void)verify_cache_replay(r);
 		c->how = HOW_CACHED;
 		c->verdict = VERDICT_PASS;
 		rg->ran--;
 		return;
 	} else {
 		if (st == 0)
-			verify_steps(r);
-		verify_end(r, o);
+			verify_steps_run(r);
+		verify_run_end(r, o);
 		verify_carry_done(r);
 	}
 	c->verdict = r->verdict;
-	c->status = verify_exit(r, 0);
-	c->by_verdict = verify_exit(r, 1);
+	c->status = verify_result_exit(r, 0);
+	c->by_verdict = verify_result_exit(r, 1);
 	c->partial = partial(r);
 	c->ms = time_now_ms() - r->start_ms;
 	c->failed = r->failed != NULL ? xstrdup(r->failed) : NULL;
@@ -373,7 +373,7 @@ worker(struct range *rg, size_t from, size_t to, struct context *ctx,
 		signo = r.signo;
 	if (r.have_rd)
 		verify_copy_finish(&r, KEEP_NEVER);
-	verify_free(&r);
+	verify_run_free(&r);
 	fflush(NULL);
 	if (signo != 0) {
 		cleanup_run();
@@ -628,7 +628,7 @@ verify_range(const struct verify_opts *o)
 	rg.id = xasprintf("%lld.%ld", (long long)time(NULL), (long)getpid());
 	r.range_id = rg.id;
 	if ((st = list_commits(&rg, &ctx.repo, o)) != 0 ||
-	    (st = verify_gate(&r)) != 0) {
+	    (st = verify_run_gate(&r)) != 0) {
 		range_free(&rg);
 		context_close(&ctx);
 		return st;
@@ -647,7 +647,7 @@ verify_range(const struct verify_opts *o)
 	st = range_status(&rg, o->exit_verdict);
 	if (trouble == -1 && st == 0)
 		st = EXIT_FORGE;
-	verify_free(&r);
+	verify_run_free(&r);
 	range_free(&rg);
 	context_close(&ctx);
 	if (signo != 0) {

@@ -1,0 +1,243 @@
+/* The verdict cache as a run uses it: its key, lookup and store. */
+#include "config.h"
+
+#include <err.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cache.h"
+#include "color.h"
+#include "contain.h"
+#include "convert.h"
+#include "forge.h"
+#include "fs_vis.h"
+#include "fsutil.h"
+#include "gitcmd.h"
+#include "source.h"
+#include "timeutil.h"
+#include "verify_event.h"
+#include "verify_int.h"
+#include "xmalloc.h"
+
+/*
+ * The method that contains the run, for the cache key: the one taken,
+ * once the plan is made; before (a lookup), the one it would take --
+ * forced by forge.containMethod, or what auto finds on this machine.
+ */
+static const char *
+contain_how(struct run *r)
+{
+	char	why[256];
+
+	if (!r->contain && !r->no_network)
+		return NULL;
+	if (r->have_plan)
+		return contain_method(&r->plan);
+	if (r->contain_guess == NULL)
+		r->contain_guess = r->ctx->cfg.contain_method !=
+		    CONTAIN_METHOD_AUTO ?
+		    contain_method_name(r->ctx->cfg.contain_method) :
+		    contain_probe(CONTAIN_METHOD_NAMESPACES, why,
+		    sizeof(why)) == 0 ? "namespaces" : "landlock";
+	return r->contain_guess;
+}
+
+/* Where a step runs, relative to the top: a configured one at the top,
+ * a command where forge was started. */
+static char *
+step_dir(const struct run *r, const struct step *s)
+{
+	const char	*prefix = r->ctx->repo.prefix;
+
+	if (s->shell || *prefix == '\0')
+		return xstrdup("");
+	return xstrndup(prefix, strlen(prefix) - 1);
+}
+
+/*
+ * What the cache knows a verification by: every input of the run that
+ * cache.h has a field for, set here and nowhere else.
+ */
+static char *
+cache_key_of(struct run *r, const char *tree)
+{
+	struct cache_in		 in = CACHE_IN_INIT;
+	struct cache_step	*cs;
+	const struct settings	*cfg = &r->ctx->cfg;
+	char			*key;
+	size_t			 i;
+
+	in.version = PACKAGE_VERSION;
+	in.git = git_version_string();
+	in.mode = run_mode(r);
+	in.tree = tree;
+	/* What the copy (or the working tree) has checked out: its history
+	 * is the command's to read too. */
+	in.head = r->source.kind == SOURCE_WORKTREE ? r->ctx->repo.head :
+	    r->source.commit;
+	in.index = r->have_ss ? r->ss.staging : NULL;
+	in.convert = r->convert;
+	in.as_is = r->as_is;
+	in.clone = r->clone;
+	in.incremental = r->isolated && r->incremental;
+	in.contain = r->contain;
+	in.no_network = r->no_network;
+	in.contain_how = contain_how(r);
+	in.writable = &cfg->contain_writable;
+	in.timeout_ms = r->timeout_ms;
+	in.uid = (long)getuid();
+	in.steps_from = r->steps_from;
+	in.setup_from = r->isolated && cfg->setup.n > 0 ? cfg->setup_from :
+	    NULL;
+	in.env = &cfg->cache_env;
+	/* What the steps' files are made with, and what the copy's files
+	 * take from the working tree as they are. */
+	in.umask = (long)fs_umask();
+	in.modes = r->have_ss ? r->ss.modes : NULL;
+	cs = xcalloc(r->nsteps > 0 ? r->nsteps : 1, sizeof(*cs));
+	for (i = 0; i < r->nsteps; i++) {
+		cs[i].argv = &r->steps[i].argv;
+		cs[i].dir = step_dir(r, &r->steps[i]);
+		cs[i].setup = r->steps[i].setup;
+	}
+	in.steps = cs;
+	in.nsteps = r->nsteps;
+	key = cache_key(&in);
+	for (i = 0; i < r->nsteps; i++)
+		free((char *)cs[i].dir);
+	free(cs);
+	return key;
+}
+
+/*
+ * A working state's tree id shows a nested repository's commit, not its
+ * changes, and every entry flagged skip-worktree (a sparse checkout's
+ * outside its patterns, or one flagged by hand), where its copy has the
+ * file only if the working tree does: there, it does not say what was
+ * verified.  And what its index stages, which the key holds.  Decided
+ * once.
+ * Nor does any tree id say how git converts a blob's bytes, which the
+ * key holds too (the tree's own attributes files are in its id); where
+ * git may convert, the working tree's bytes are not the blobs', which in
+ * place are what the command reads, and in a copy, what it takes as they
+ * are.  Decided once.
+ */
+int
+verify_cache_usable(struct run *r)
+{
+	struct git	 g;
+	const char	*why = NULL;
+	int		 on;
+
+	if (!r->cache || r->cache_decided)
+		return r->cache;
+	r->cache_decided = 1;
+	if (r->source.kind != SOURCE_WORKTREE) {
+		repo_git(&r->ctx->repo, &g);
+		g.index = NULL;
+		if ((r->convert = convert_digest(&g, r->ctx->repo.common, NULL,
+		    &on)) == NULL)
+			why = "git could not say how it converts files";
+	} else if (source_state_read(&r->ss, &r->ctx->repo, &r->rd) == -1)
+		why = "the index could not be read";
+	else {
+		r->have_ss = 1;
+		if (r->ss.nested)
+			why = "the working state holds nested repositories, "
+			    "whose changes its tree id does not show";
+		else if (r->isolated && r->ss.sparse)
+			why = "entries flagged skip-worktree (a sparse "
+			    "checkout's, or set by hand) have a file in the "
+			    "copy only where the working tree has one, while "
+			    "its tree id holds them all";
+		else if (r->ss.convert == NULL)
+			why = "git could not say how it converts files";
+		else if (!r->isolated && r->ss.converts)
+			why = "git may convert this working tree's files "
+			    "(attributes, core.autocrlf), and in place their "
+			    "tree id cannot tell the bytes the command reads";
+		else if (r->ss.converts && (r->as_is = source_as_is(&r->ss,
+		    &r->ctx->repo, &r->rd)) == NULL)
+			why = "the files a copy takes as they are could not "
+			    "be read";
+		else
+			r->convert = xstrdup(r->ss.convert);
+	}
+	if (why != NULL) {
+		fprintf(stderr, "forge: not using the verdict cache: %s\n",
+		    why);
+		r->cache = 0;
+	}
+	return r->cache;
+}
+
+/* Has this tree passed these steps before?  1: yes, r->cached_at says
+ * when; 0: run them. */
+int
+verify_cache_check(struct run *r, const char *tree)
+{
+	char	*key;
+	int	 hit;
+
+	if (!verify_cache_usable(r) || tree == NULL)
+		return 0;
+	free(r->cache_tree);
+	r->cache_tree = xstrdup(tree);
+	key = cache_key_of(r, tree);
+	hit = cache_lookup(&r->ctx->state, key, &r->cached_at) == 1;
+	free(key);
+	/* A PASS of the whole tree, where this copy would not be whole:
+	 * the run is of what it has. */
+	if (hit && r->source.kind != SOURCE_WORKTREE &&
+	    source_whole(&r->source, &r->ctx->repo) != 1) {
+		fprintf(stderr, "forge: not using the cached verdict: it is "
+		    "of the whole tree, which this copy would not hold\n");
+		free(r->cached_at);
+		r->cached_at = NULL;
+		hit = 0;
+	}
+	return hit;
+}
+
+/* After a PASS of the tree looked up (in a copy, the tree proved too),
+ * remember it -- unless the copy left part of it out. */
+void
+verify_cache_remember(struct run *r)
+{
+	char	*key, at[RFC3339_LEN];
+
+	if (!r->cache || r->verdict != VERDICT_PASS || !r->recorded ||
+	    r->cache_tree == NULL || r->tree == NULL ||
+	    strcmp(r->cache_tree, r->tree) != 0 || partial(r))
+		return;
+	time_rfc3339(at, r->start);
+	key = cache_key_of(r, r->tree);
+	(void)cache_store(&r->ctx->state, key, at, r->tree, CACHE_MAX);
+	free(key);
+}
+
+/* A cached PASS: say so, and record it as what it is. */
+int
+verify_cache_replay(struct run *r)
+{
+	struct buf	 ev = BUF_INIT;
+	char		*what, now[RFC3339_LEN];
+	int		 color;
+
+	time_rfc3339(now, r->start);
+	verify_event_cached(r, &ev, now);
+	r->ctx->state.deadline_ms = 0;
+	if (context_event(r->ctx, &ev) == -1)
+		warnx("the cached verdict could not be recorded");
+	buf_free(&ev);
+	what = verify_steps_display(r);
+	color = color_want(r->ctx->cfg.color, STDERR_FILENO);
+	fprintf(stderr, "Verify: %s ... Verdict: %sPASS%s (cached: tree "
+	    "%.12s, verified at %s)\n", fs_vis(what),
+	    color ? color_verdict("PASS") : "", color ? COLOR_RESET : "",
+	    r->cache_tree, r->cached_at);
+	free(what);
+	return 0;
+}
