@@ -100,11 +100,13 @@ pump(struct capture *cap, struct capture_chan *c, char *buf)
 	/* Its reader gone, the channel goes too: the step's next write
 	 * meets the broken pipe it would have met without forge.  Any
 	 * other failure loses these bytes from the screen only. */
-	if (fs_write_all(c->to, buf, (size_t)n) == -1 && errno == EPIPE) {
+	if (!cap->quiet && fs_write_all(c->to, buf, (size_t)n) == -1 &&
+	    errno == EPIPE) {
 		close(c->rfd);
 		c->rfd = -1;
 	}
-	runlog_add(cap->log, buf, (size_t)n);
+	if (cap->log != NULL)
+		runlog_add(cap->log, buf, (size_t)n);
 	return 1;
 }
 
@@ -134,10 +136,8 @@ reply(struct capture *cap, char cmd)
 static void *
 tee_thread(void *arg)
 {
-	/* One capture at a time: its buffer needs no allocation that
-	 * could fail with the steps' output waiting. */
-	static char	 buf[BUFSZ];
 	struct capture	*cap = arg;
+	char		*buf = cap->buf;
 	struct pollfd	 pfd[3];
 	char		 cmd;
 	ssize_t		 n;
@@ -174,8 +174,9 @@ own_write(void *arg, const char *p, size_t n)
 {
 	struct capture	*cap = arg;
 
-	(void)fs_write_all(STDERR_FILENO, p, n);
-	if (n > 0 && p[0] != '\r')
+	if (!cap->quiet)
+		(void)fs_write_all(STDERR_FILENO, p, n);
+	if (n > 0 && p[0] != '\r' && cap->log != NULL)
 		runlog_add(cap->log, p, n);
 	return (ssize_t)n;
 }
@@ -212,13 +213,20 @@ open_chans(struct capture *cap)
 }
 
 int
-capture_start(struct capture *cap, struct runlog *log)
+capture_start(struct capture *cap, struct runlog *log, int flags)
 {
 	cookie_io_functions_t	 fns = { NULL, own_write, NULL, NULL };
 	sigset_t		 old;
 
 	memset(cap, 0, sizeof(*cap));
 	cap->log = log;
+	cap->quiet = (flags & CAPTURE_QUIET) != 0;
+	/* Made now: the thread needs no allocation that could fail with
+	 * the steps' output waiting. */
+	if ((cap->buf = malloc(BUFSZ)) == NULL) {
+		warn("the run's output will not be kept");
+		return -1;
+	}
 	cap->ctl[0] = cap->ctl[1] = cap->ack[0] = cap->ack[1] = -1;
 	if (open_chans(cap) == -1 || pipe2(cap->ctl, O_CLOEXEC) == -1 ||
 	    pipe2(cap->ack, O_CLOEXEC) == -1) {
@@ -255,6 +263,7 @@ fail:
 		close(cap->ack[0]);
 		close(cap->ack[1]);
 	}
+	free(cap->buf);
 	memset(cap, 0, sizeof(*cap));
 	return -1;
 }
@@ -306,6 +315,7 @@ capture_stop(struct capture *cap)
 	chan_close(&cap->err);
 	close(cap->ctl[0]);
 	close(cap->ack[0]);
+	free(cap->buf);
 	memset(cap, 0, sizeof(*cap));
 }
 

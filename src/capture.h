@@ -2,7 +2,7 @@
  * What a run streams, passed on live and kept in its log (runlog.h).
  *
  *	struct capture cap;
- *	if (capture_start(&cap, &log) == -1)	said why; the steps then
+ *	if (capture_start(&cap, &log, 0) == -1)	said why; the steps then
  *		...				get forge's stdout and stderr
  *	sp.out = capture_out(&cap);	SPAWN_INHERIT, or an fd of cap's
  *	sp.err = capture_err(&cap);	for the child to write to
@@ -30,6 +30,12 @@
  * forge's own lines (stderr, warn(3)) go to the log too while it runs:
  * stderr is replaced by a stream that writes to fd 2 and to the log.
  * A progress line (one that starts with a carriage return) is not kept.
+ *
+ * With CAPTURE_QUIET, nothing is passed on: the steps' output and
+ * forge's lines go to the log alone (log may be NULL: then nowhere),
+ * while the steps still see a terminal where forge's output is one.
+ * Captures nest: one started while another runs takes stderr over until
+ * it stops, and gives it back then.
  */
 #ifndef CAPTURE_H
 #define CAPTURE_H
@@ -45,8 +51,12 @@ struct capture_chan {
 	int	 to;		/* 1 or 2: where its bytes go */
 };
 
+#define CAPTURE_QUIET	0x01
+
 struct capture {
-	struct runlog		*log;
+	struct runlog		*log;		/* or NULL */
+	int			 quiet;		/* CAPTURE_QUIET */
+	char			*buf;		/* the thread's */
 	struct capture_chan	 out, err;	/* err.rfd -1: shares out */
 	int			 ctl[2];	/* to the thread */
 	int			 ack[2];	/* from it */
@@ -56,7 +66,7 @@ struct capture {
 	FILE			*mine;
 };
 
-int	capture_start(struct capture *, struct runlog *);
+int	capture_start(struct capture *, struct runlog *, int);
 int	capture_out(const struct capture *);
 int	capture_err(const struct capture *);
 void	capture_sync(struct capture *);

@@ -16,7 +16,7 @@ verify_log_open(struct run *r)
 	if (cfg->log_size <= 0 || runlog_open(&r->log, r->ctx->state.dir,
 	    cfg->log_size, cfg->log_total) == -1)
 		return;
-	if (capture_start(&r->cap, &r->log) == -1) {
+	if (capture_start(&r->cap, &r->log, 0) == -1) {
 		(void)runlog_close(&r->log, 0);
 		return;
 	}
