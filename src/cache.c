@@ -228,6 +228,42 @@ cache_lookup(struct state *st, const char *key, char **at)
 }
 
 int
+cache_drop(struct state *st, const char *key)
+{
+	struct buf	 b = BUF_INIT, out = BUF_INIT;
+	struct entry	*ev = NULL;
+	size_t		 n = 0, i;
+	char		*path;
+	int		 ret = -1, found = 0;
+
+	if (state_lock(st) == -1)
+		return -1;
+	if (load(st, &b, &ev, &n) == -1)
+		goto out;
+	for (i = 0; i < n; i++) {
+		if (strcmp(ev[i].key, key) == 0) {
+			found = 1;
+			continue;
+		}
+		buf_add(&out, ev[i].line, ev[i].len);
+	}
+	ret = 0;
+	if (!found)
+		goto out;
+	path = cache_path(st);
+	if ((ret = fs_write_atomic(path, out.data != NULL ? out.data : "",
+	    out.len, 0666)) == -1)
+		warn("cannot write %s", fs_vis(path));
+	free(path);
+out:
+	state_unlock(st);
+	unload(ev, n);
+	buf_free(&b);
+	buf_free(&out);
+	return ret;
+}
+
+int
 cache_store(struct state *st, const char *key, const char *at,
     const char *tree, size_t max)
 {

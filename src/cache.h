@@ -17,6 +17,9 @@
  *	case -1:		could not read it (said why): none
  *	}
  *	cache_store(&st, key, at, tree, CACHE_MAX);	after a PASS
+ *	cache_drop(&st, key);		a PASS found wrong (an audit's fresh
+ *				run failed): no longer replayed (-1: said
+ *				why it could not be dropped)
  *
  * Every input is in struct cache_in, and cache_key() is the one place
  * the key is made of them: forge(1)'s CACHE section lists the same, and
@@ -106,5 +109,6 @@ char	*cache_key(const struct cache_in *);
 int	cache_lookup(struct state *, const char *, char **);
 int	cache_store(struct state *, const char *, const char *, const char *,
 	    size_t);
+int	cache_drop(struct state *, const char *);
 
 #endif /* CACHE_H */

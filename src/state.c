@@ -304,6 +304,64 @@ state_events_back(struct state *st, int (*fn)(const struct jv *, void *),
 	return ret;
 }
 
+/* The events of one type in one file, newest first: counted, the first
+ * met's time kept.  Only their lines are parsed. */
+static void
+count_back(int fd, const char *prefix, long long *n, char **last)
+{
+	struct tail	 t;
+	struct jv	*v;
+	const char	*line, *time;
+	size_t		 len, plen = strlen(prefix);
+
+	if (tail_open(&t, fd) == -1)
+		return;
+	while (tail_prev(&t, &line, &len) == 1) {
+		if (t.torn || len < plen || memcmp(line, prefix, plen) != 0)
+			continue;
+		if (*last == NULL && (v = json_parse(line, len)) != NULL) {
+			if ((time = jv_str(jv_get(v, "time"))) != NULL)
+				*last = xstrdup(time);
+			jv_free(v);
+		}
+		(*n)++;
+	}
+	tail_close(&t);
+}
+
+long long
+state_events_count(struct state *st, const char *type, char **last)
+{
+	struct stat	 a, b;
+	char		*old, *prefix;
+	long long	 n = 0;
+	int		 fd, fd1;
+
+	*last = NULL;
+	/* As the writer begins every event (state_event_begin()). */
+	prefix = xasprintf("{\"event\":\"%s\",", type);
+	fd = open(st->timeline, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	old = xasprintf("%s.1", st->timeline);
+	fd1 = open(old, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd != -1 && fd1 != -1 && fstat(fd, &a) == 0 &&
+	    fstat(fd1, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino) {
+		close(fd1);
+		fd1 = -1;
+	}
+	if (fd != -1) {
+		count_back(fd, prefix, &n, last);
+		close(fd);
+	}
+	if (fd1 != -1) {
+		count_back(fd1, prefix, &n, last);
+		close(fd1);
+	}
+	free(old);
+	free(prefix);
+	return n;
+}
+
 struct replay {
 	struct breaker	*b;
 	int		 threshold;

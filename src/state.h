@@ -45,6 +45,12 @@
  *					much of the files is read as that
  *					takes, so the last events cost the
  *					same at any length of history
+ *	n = state_events_count(&st, type, &last);	how many events of
+ *					that type both files hold, and the
+ *					newest one's time (last: NULL if
+ *					none; the caller frees it); only
+ *					their own lines are parsed, and
+ *					nothing is said of any other
  */
 #ifndef STATE_H
 #define STATE_H
@@ -85,6 +91,7 @@ int	state_save_breaker(struct state *, const struct breaker *);
 int	state_append(struct state *, const struct buf *);
 int	state_events(struct state *, void (*)(const struct jv *, void *),
 	    void *);
+long long	state_events_count(struct state *, const char *, char **);
 int	state_events_back(struct state *,
 	    int (*)(const struct jv *, void *), void *);
 /* Parse JSON Lines text, calling fn for each good line; returns the
