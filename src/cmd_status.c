@@ -5,6 +5,7 @@
 #include <libutil.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "landlock.h"
 #include "report.h"
 #include "timeutil.h"
+#include "xmalloc.h"
 
 struct status_opts {
 	int	json;
@@ -53,6 +55,46 @@ last_verdict(const struct jv *ev, void *arg)
 		return 0;
 	*last = jv_copy(ev);
 	return 1;
+}
+
+/* The audit's divergences, all the timeline holds, and the last one's
+ * time. */
+struct divergences {
+	long long	 n;
+	char		*last;
+};
+
+static void
+print_audit(const struct context *ctx, const struct divergences *d)
+{
+	if (d->n > 0)
+		printf("audit: %lld divergence%s found, the last at %s: a "
+		    "fast verdict a fresh copy contradicted (forge log)\n",
+		    d->n, d->n == 1 ? "" : "s", d->last != NULL ?
+		    fs_vis(d->last) : "?");
+	else if (ctx->cfg.audit == 1)
+		printf("audit: every fast verdict, none contradicted\n");
+	else if (ctx->cfg.audit > 1)
+		printf("audit: one fast verdict in %d, none contradicted\n",
+		    ctx->cfg.audit);
+}
+
+static void
+json_audit(struct json *j, const struct context *ctx,
+    const struct divergences *d)
+{
+	json_key(j, "audit");
+	json_open(j, '{');
+	json_key(j, "every");
+	json_int(j, ctx->cfg.audit);
+	json_key(j, "divergences");
+	json_int(j, d->n);
+	json_key(j, "last_divergence");
+	if (d->last != NULL)
+		json_str(j, d->last);
+	else
+		json_null(j);
+	json_close(j, '}');
 }
 
 static const char *
@@ -93,7 +135,8 @@ print_verdict(const struct jv *ev)
 static void	print_copies(const char *);
 
 static void
-print_text(struct context *ctx, const struct breaker *b, const struct jv *last)
+print_text(struct context *ctx, const struct breaker *b, const struct jv *last,
+    const struct divergences *d)
 {
 	struct events	 evs;
 	const char	*v;
@@ -120,6 +163,7 @@ print_text(struct context *ctx, const struct breaker *b, const struct jv *last)
 		print_verdict(last);
 	else
 		printf("last verdict: none\n");
+	print_audit(ctx, d);
 
 	events_load(&evs, &ctx->state, NULL, 5);
 	if (evs.n > 0) {
@@ -310,7 +354,8 @@ print_copies(const char *common)
 }
 
 static void
-print_json(struct context *ctx, const struct breaker *b, const struct jv *last)
+print_json(struct context *ctx, const struct breaker *b, const struct jv *last,
+    const struct divergences *d)
 {
 	struct buf	out = BUF_INIT;
 	struct json	j;
@@ -321,6 +366,7 @@ print_json(struct context *ctx, const struct breaker *b, const struct jv *last)
 	json_str(&j, PACKAGE_VERSION);
 	json_breaker(&j, b, ctx->cfg.threshold);
 	json_last(&j, last);
+	json_audit(&j, ctx, d);
 	json_copies(&j, ctx->repo.common);
 	json_containment(&j, ctx->cfg.contain_method);
 	json_close(&j, '}');
@@ -335,6 +381,7 @@ cmd_status(int argc, char **argv)
 	struct breaker		 b;
 	struct jv		*last = NULL;
 	struct status_opts	 o = { 0 };
+	struct divergences	 d = { 0, NULL };
 	int			 n, st;
 
 	switch (n = cmd_parse(&cmd_status_entry, argc, argv, &o)) {
@@ -357,11 +404,13 @@ cmd_status(int argc, char **argv)
 		return EXIT_FORGE;
 	}
 	(void)state_events_back(&ctx.state, last_verdict, &last);
+	d.n = state_events_count(&ctx.state, "divergence", &d.last);
 	if (o.json)
-		print_json(&ctx, &b, last);
+		print_json(&ctx, &b, last, &d);
 	else
-		print_text(&ctx, &b, last);
+		print_text(&ctx, &b, last, &d);
 	jv_free(last);
+	free(d.last);
 	breaker_free(&b);
 	context_close(&ctx);
 	if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -14,6 +14,7 @@
 #include "sig.h"
 #include "spawn.h"
 #include "timeutil.h"
+#include "verify_audit.h"
 #include "verify_copy.h"
 #include "verify_int.h"
 #include "verify_log.h"
@@ -73,23 +74,25 @@ cmd_verify(int argc, char **argv)
 		return st;
 	}
 	verify_log_open(&r);
-	if ((st = verify_run_prepare(&r, &o)) == 1) {
-		verify_log_close(&r, 0);
-		if (r.reused)
-			verify_copy_unclaim(&r);
-		else
-			(void)rundir_remove(&r.rd);
-		st = verify_cache_replay(&r);
+	st = verify_run_prepare(&r, &o);
+	if (st == 1 && verify_audit_due(&r, &o, 1))
+		verify_audit(&r, &o);
+	if (st == 1 && !r.diverged) {
+		st = verify_run_replay(&r);
 		verify_run_free(&r);
 		context_close(&ctx);
 		return st;
 	}
-	if (st == 0) {
+	if (st == 1)
+		verify_run_release(&r);
+	else if (st == 0) {
 		if (o.verbose && r.tree != NULL)
 			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
 			    r.tree, ctx.repo.head);
 		verify_steps_run(&r);
 		verify_copy_setup_hint(&r);
+		if (verify_audit_due(&r, &o, 0))
+			verify_audit(&r, &o);
 	}
 	verify_run_end(&r, &o);
 	st = verify_result_exit(&r, o.exit_verdict);

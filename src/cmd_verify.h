@@ -50,6 +50,8 @@ struct verify_opts {
 	int		 no_breaker;	/* --no-breaker */
 	int		 cache;		/* -1: forge.cache; --cache 1;
 					   --no-cache 0 */
+	int		 audit;		/* -1: FORGE_AUDIT, forge.audit;
+					   --audit 1; --no-audit 0 */
 };
 
 /* Its options, for its entry. */

@@ -215,7 +215,16 @@ event_row(const struct jv *ev, struct buf *b, int color)
 		else if (strcmp(type, "breaker-reset") == 0)
 			buf_addf(&note, "streak was %lld", jv_num(jv_get(ev,
 			    "streak_was"), 0));
-		else if (strcmp(type, "reclaim") == 0) {
+		else if (strcmp(type, "divergence") == 0) {
+			s = jv_str(jv_get(ev, "fast"));
+			buf_addf(&note, "the %s said ", s != NULL ?
+			    fs_vis(s) : "fast path");
+			s = jv_str(jv_get(ev, "fast_verdict"));
+			buf_addf(&note, "%s, ", s != NULL ? fs_vis(s) : "?");
+			s = jv_str(jv_get(ev, "fresh_verdict"));
+			buf_addf(&note, "a fresh copy %s", s != NULL ?
+			    fs_vis(s) : "?");
+		} else if (strcmp(type, "reclaim") == 0) {
 			long long	n = jv_num(jv_get(ev, "count"), 0);
 
 			buf_addf(&note, "%lld left-over cop%s removed", n,
@@ -269,11 +278,15 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 	const char	*s, *v = "PASS";
 	char		 dur[32], sess[16];
 	long long	 ms = 0;
-	size_t		 j, pass = 0;
+	size_t		 j, pass = 0, commits = 0;
 
 	for (j = i; j < i + n; j++) {
 		ev = events_at(e, j);
 		s = jv_str(jv_get(ev, "event"));
+		/* An audit's divergence is no commit's verdict. */
+		if (s != NULL && strcmp(s, "divergence") == 0)
+			continue;
+		commits++;
 		if (s != NULL && strcmp(s, "cached") == 0)
 			s = "PASS";
 		else
@@ -294,7 +307,8 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 	pad_verdict(b, fs_vis(v), 11, color);
 	pad(b, duration_format(dur, sizeof(dur), ms), 8);
 	pad(b, "-", 10);
-	buf_addf(b, "%zu commit%s, %zu passed", n, n == 1 ? "" : "s", pass);
+	buf_addf(b, "%zu commit%s, %zu passed", commits, commits == 1 ? "" :
+	    "s", pass);
 }
 
 void

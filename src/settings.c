@@ -135,6 +135,26 @@ settings_keep(const char *v)
 	}
 }
 
+int
+settings_audit(const char *v)
+{
+	const char	*e;
+	long long	 n;
+
+	if (v != NULL && *v >= '0' && *v <= '9') {
+		n = strtonum(v, 0, AUDIT_MAX, &e);
+		return e == NULL ? (int)n : -1;
+	}
+	switch (settings_bool(v)) {
+	case 1:
+		return 1;
+	case 0:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* A color.* value as git takes it: auto, always, never, or a boolean,
  * true being auto (a bare key is true); -1 if it is none. */
 static int
@@ -257,6 +277,9 @@ static const struct setting settings_table[] = {
 	  .max = 64, .bad = "not a whole number from 0 to 64" },
 	{ .name = "forge.cache", .type = SET_BOOL, .off = F(cache),
 	  .bad = "not a boolean" },
+	{ .name = "forge.audit", .type = SET_CHOICE, .off = F(audit),
+	  .fn = settings_audit,
+	  .bad = "not a boolean or a whole number N (one run in N)" },
 	{ .name = "forge.isolation", .type = SET_CHOICE, .off = F(clone),
 	  .fn = isolation_value, .bad = "say worktree or clone" },
 	{ .name = "forge.refsExpiry", .type = SET_DURATION,

@@ -84,6 +84,8 @@ struct settings {
 	int		 incremental;	/* forge.incremental */
 	int		 reuse_copies;	/* forge.reuseCopies */
 	int		 cache;		/* forge.cache: 0 or 1 */
+	int		 audit;		/* forge.audit: 0 none, 1 every fast
+					   run, N one in N */
 	int		 clone;		/* forge.isolation: 1 for clone */
 	long long	 refs_expiry_ms; /* forge.refsExpiry */
 	long long	 timeout_ms;	/* forge.timeout: 0 none */
@@ -133,6 +135,10 @@ int	settings_apply(struct settings *, const char *, size_t, const char *,
 void	settings_free(struct settings *);
 /* git's notion of a boolean: 1, 0, or -1 if it is none. */
 int	settings_bool(const char *);
+/* A forge.audit or FORGE_AUDIT value: a boolean (1 or 0), or a whole
+ * number N up to AUDIT_MAX (one fast run in N); -1 if it is neither. */
+#define AUDIT_MAX	1000000
+int	settings_audit(const char *);
 /* A forge.keep or --keep= value: never, failure or always (a boolean
  * is always or never); -1 if it is none. */
 int	settings_keep(const char *);

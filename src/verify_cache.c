@@ -218,6 +218,20 @@ verify_cache_remember(struct run *r)
 	free(key);
 }
 
+/* A cached PASS an audit found wrong: not replayed again. */
+void
+verify_cache_forget(struct run *r)
+{
+	char	*key;
+
+	if (!r->cache || r->cache_tree == NULL)
+		return;
+	key = cache_key_of(r, r->cache_tree);
+	if (cache_drop(&r->ctx->state, key) == -1)
+		warnx("the cached verdict could not be dropped");
+	free(key);
+}
+
 /* A cached PASS: say so, and record it as what it is. */
 int
 verify_cache_replay(struct run *r)

@@ -422,7 +422,7 @@ verify_copy_finish(struct run *r, int keep)
 		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
 		    "removes it)\n", fs_vis(r->snap.copy));
 	} else if (r->reuse && r->copy_ready && r->snap.reusable &&
-	    r->verdict != VERDICT_ERROR)
+	    r->verdict != VERDICT_ERROR && !r->diverged)
 		park(r);
 	else
 		/* What will not go is named, and left to forge gc: the

@@ -59,6 +59,18 @@ range_json(const struct run *r, struct json *j)
 	json_str(j, r->range_id);
 }
 
+/* The fast path the verdict took, and what an audit of it found. */
+static void
+audit_json(const struct run *r, struct json *j)
+{
+	if (r->audited == NULL)
+		return;
+	json_key(j, "fast");
+	json_str(j, r->fast);
+	json_key(j, "audit");
+	json_str(j, r->audited);
+}
+
 /* How the run was made: where, of what, contained how. */
 static void
 how_json(const struct run *r, struct json *j)
@@ -112,6 +124,7 @@ how_json(const struct run *r, struct json *j)
 		json_key(j, "contain_method");
 		json_str(j, contain_method(&r->plan));
 	}
+	audit_json(r, j);
 }
 
 /* The steps that ran: [{"command": C, "status": N, ...}, ...]. */
@@ -235,8 +248,55 @@ verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 	for (i = 0; i < r->nsteps; i++)
 		json_str(&j, r->steps[i].display);
 	json_close(&j, ']');
+	audit_json(r, &j);
 	json_key(&j, "verdict");
 	json_str(&j, "PASS");
+	json_close(&j, '}');
+	buf_addc(ev, '\n');
+}
+
+void
+verify_event_divergence(const struct run *r, const struct run *fresh,
+    struct buf *ev, const char *now)
+{
+	struct json	j;
+
+	json_init(&j, ev);
+	state_event_begin(&j, "divergence", now);
+	json_key(&j, "mode");
+	json_str(&j, event_mode(r));
+	json_key(&j, "head");
+	json_str(&j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(&j, "rev");
+		json_str(&j, r->source.commit);
+	}
+	range_json(r, &j);
+	json_key(&j, "tree");
+	if (r->tree != NULL)
+		json_str(&j, r->tree);
+	else if (r->cache_tree != NULL)
+		json_str(&j, r->cache_tree);
+	else
+		json_null(&j);
+	json_key(&j, "fast");
+	json_str(&j, r->fast);
+	json_key(&j, "fast_verdict");
+	json_str(&j, verdict_name(r->verdict));
+	json_key(&j, "fast_status");
+	json_int(&j, r->status);
+	json_key(&j, "fresh_verdict");
+	json_str(&j, verdict_name(fresh->verdict));
+	json_key(&j, "fresh_status");
+	json_int(&j, fresh->status);
+	if (fresh->failed != NULL) {
+		json_key(&j, "fresh_failed");
+		json_str(&j, fresh->failed);
+	}
+	if (r->failed != NULL) {
+		json_key(&j, "fast_failed");
+		json_str(&j, r->failed);
+	}
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
 }

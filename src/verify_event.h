@@ -14,6 +14,11 @@
  *
  *	verify_event_cached(r, &ev, now);	a "cached" event: a PASS
  *					of the same inputs stands for the run
+ *	verify_event_divergence(r, fresh, &ev, now);	a "divergence"
+ *					event: the audit's fresh run (fresh)
+ *					said otherwise than r's fast path
+ *					(verify_audit.h), before r takes its
+ *					verdict
  *
  * Each appends to the buffer, which the caller owns.  The run is read,
  * never changed (but for verify_event_json()'s refs, each split at its
@@ -30,5 +35,7 @@ void	verify_event_json(struct run *, struct buf *, const char *);
 void	verify_event_breaker_open(const struct run *, struct buf *,
 	    const char *, int);
 void	verify_event_cached(const struct run *, struct buf *, const char *);
+void	verify_event_divergence(const struct run *, const struct run *,
+	    struct buf *, const char *);
 
 #endif /* VERIFY_EVENT_H */

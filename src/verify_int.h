@@ -114,6 +114,18 @@ struct run {
 					   known yet, 0, 1 */
 	char		*range_setup;	/* what setup the copy had, as
 					   verify_copy_setup() says */
+	int		 audit;		/* this run is an audit's fresh one
+					   (verify_audit.h) */
+	const char	*fast;		/* the fast path the verdict took:
+					   "cache", "reused copy",
+					   "incremental copy", "carried
+					   copy"; NULL: none (static) */
+	int		 diverged;	/* an audit's fresh run said
+					   otherwise: its verdict is the
+					   run's now */
+	const char	*audited;	/* what the audit found: "agrees",
+					   "diverged", "unchecked"; NULL:
+					   not audited (static) */
 };
 
 /*
@@ -141,21 +153,27 @@ void	verify_steps_free(struct run *);
 /*
  * The verdict cache (verify_cache.c): can this run use it (decided once,
  * said why not); has the tree passed these steps before (1, r->cached_at
- * says when); remember a PASS; a cached PASS said and recorded.
+ * says when); remember a PASS; a cached PASS said and recorded; a
+ * cached PASS forgotten.
  */
 int	verify_cache_usable(struct run *);
 int	verify_cache_check(struct run *, const char *);
 void	verify_cache_remember(struct run *);
 int	verify_cache_replay(struct run *);
+void	verify_cache_forget(struct run *);
 
 /*
  * The flow (verify_run.c), for one run (cmd_verify.c) or each commit of a
  * range (verify_range.c): 0 or an exit status; verify_run_prepare() 1 for
- * a cached PASS (then verify_cache_replay()), -1 with the verdict set.
+ * a cached PASS (then verify_run_replay(), or, where an audit found it
+ * wrong, verify_run_release() and on to verify_run_end()), -1 with the
+ * verdict set.
  */
 int	verify_run_begin(struct run *, const struct verify_opts *);
 int	verify_run_gate(struct run *);
 int	verify_run_prepare(struct run *, const struct verify_opts *);
+int	verify_run_replay(struct run *);
+void	verify_run_release(struct run *);
 void	verify_run_end(struct run *, const struct verify_opts *);
 void	verify_run_next(struct run *);
 void	verify_run_free(struct run *);

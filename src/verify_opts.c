@@ -73,6 +73,11 @@ const struct cmd_opt verify_options[] = {
 	    "mode, environment (forge.cache)"),
 	CMD_FLAG("no-cache", 0, O(cache), 0, CMD_OR,
 	    "run even if a PASS is cached"),
+	CMD_FLAG("audit", 0, O(audit), 1, CMD_BREAK,
+	    "check a verdict from the cache or a reused copy\n"
+	    "against a fresh copy's (forge.audit)"),
+	CMD_FLAG("no-audit", 0, O(audit), 0, CMD_OR,
+	    "trust the fast paths, whatever forge.audit says"),
 	CMD_CALL("exit", 0, required_argument, "verdict | status", "verdict",
 	    opt_exit, CMD_EQ, "exit 0 PASS, 1 FAIL, 124 timeout, 125 ERROR"),
 	CMD_FLAG("contain", 0, O(contain), 1, CMD_BREAK,
@@ -315,6 +320,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	o->timeout_ms = -1;
 	o->contain = -1;
 	o->cache = -1;
+	o->audit = -1;
 	o->keep = -1;
 	o->jobs = 1;
 	switch (n = cmd_parse(&cmd_verify_entry, argc, argv, o)) {

@@ -29,6 +29,7 @@
 #include "spawn.h"
 #include "timeutil.h"
 #include "verdict.h"
+#include "verify_audit.h"
 #include "verify_carry.h"
 #include "verify_copy.h"
 #include "verify_int.h"
@@ -134,6 +135,15 @@ commit_settings(struct context *ctx, const char *id)
 	return st == 0 ? 0 : st == -1 ? EXIT_USAGE : EXIT_FORGE;
 }
 
+/* A cached PASS, audited if due: did a fresh run say otherwise? */
+static int
+cache_wrong(struct run *r, const struct verify_opts *o)
+{
+	if (verify_audit_due(r, o, 1))
+		verify_audit(r, o);
+	return r->diverged;
+}
+
 /* One commit verified, as --rev does, into its row. */
 static void
 verify_one(struct range *rg, size_t i, struct run *r,
@@ -161,17 +171,24 @@ verify_one(struct range *rg, size_t i, struct run *r,
 		    "or steps cannot be used" : "forge could not read the "
 		    "commit's settings");
 		verify_run_end(r, o);
-	} else if ((st = verify_run_prepare(r, o)) == 1) {
+	} else if ((st = verify_run_prepare(r, o)) == 1 &&
+	    !cache_wrong(r, o)) {
 		(void)verify_cache_replay(r);
 		c->how = HOW_CACHED;
 		c->verdict = VERDICT_PASS;
 		rg->ran--;
 		return;
 	} else {
-		if (st == 0)
+		if (st == 0) {
 			verify_steps_run(r);
+			if (verify_audit_due(r, o, 0))
+				verify_audit(r, o);
+		}
 		verify_run_end(r, o);
 		verify_carry_done(r);
+		/* Found wrong, the copy starts afresh at the next commit. */
+		if (r->diverged)
+			r->carry_ok = 0;
 	}
 	c->verdict = r->verdict;
 	c->status = verify_result_exit(r, 0);

@@ -149,6 +149,10 @@ summary(struct run *r)
 	if (r->have_plan && !r->plan_failed)
 		fprintf(stderr, ", %s (%s)", r->contain ? "contained" :
 		    "no network", contain_method(&r->plan));
+	if (r->diverged)
+		fprintf(stderr, ", a fresh copy's verdict");
+	else if (r->audited != NULL && strcmp(r->audited, "agrees") == 0)
+		fprintf(stderr, ", audited");
 	fprintf(stderr, "%s, tree %s, %s)\n", partial(r) ? ", partial" : "",
 	    tree, d);
 	free(what);
@@ -322,6 +326,9 @@ verify_run_next(struct run *r)
 	r->cache_tree = r->cached_at = r->convert = r->as_is = NULL;
 	r->cache_decided = 0;
 	r->recorded = 0;
+	r->fast = NULL;
+	r->diverged = 0;
+	r->audited = NULL;
 	r->contain_guess = NULL;
 	r->steps_from = NULL;	/* the last commit's settings' */
 	free(r->setup_inputs);
@@ -449,6 +456,35 @@ verify_run_gate(struct run *r)
 	if (st == -1)
 		return errno == ETIMEDOUT ? EXIT_TIMEOUT : EXIT_FORGE;
 	return 0;
+}
+
+/*
+ * A cached PASS stands for the run: the copy it claimed goes back as it
+ * was parked (or its run directory goes), and the PASS is said and
+ * recorded.  What forge exits with.
+ */
+int
+verify_run_replay(struct run *r)
+{
+	verify_log_close(r, 0);
+	verify_run_release(r);
+	return verify_cache_replay(r);
+}
+
+/* Nothing ran in the copy claimed or the run directory made: back as
+ * they were, or gone. */
+void
+verify_run_release(struct run *r)
+{
+	if (!r->have_rd)
+		return;
+	if (r->reused)
+		verify_copy_unclaim(r);
+	else
+		(void)rundir_remove(&r->rd);
+	rundir_free(&r->rd);
+	r->have_rd = 0;
+	r->reused = 0;
 }
 
 /* After the steps: the copy ended (but a range's, which goes on), the

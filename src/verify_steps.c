@@ -271,12 +271,22 @@ run_step(struct run *r, struct step *s)
 	}
 	if (r->have_plan)
 		sp.hook = contain_hook(&r->plan);
+	/* What an audit's steps are told: a step with effects outside the
+	 * copy (a notice, an upload) may skip them. */
+	if (r->audit)
+		strv_push(&env, "FORGE_AUDITING=1");
 	sp.argv = s->argv.v;
-	sp.env = r->isolated ? env.v : NULL;
+	sp.env = env.n > 0 ? env.v : NULL;
 	sp.out = verify_log_out(r);
 	sp.err = verify_log_err(r);
 	sp.dir = dir;
 	sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
+	/* An audit's steps run unseen: nothing of theirs may wait for the
+	 * user at the terminal. */
+	if (r->audit) {
+		sp.in = SPAWN_NULL;
+		sp.flags &= ~SPAWN_TERMINAL;
+	}
 	/* In a copy about to be removed, nothing may run on. */
 	if (r->isolated)
 		sp.flags |= SPAWN_ENDGROUP;

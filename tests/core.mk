@@ -20,6 +20,7 @@ SHELL_TESTS += tests/t-range-signals.sh
 SHELL_TESTS += tests/t-nobreaker.sh
 SHELL_TESTS += tests/t-hookinstall.sh
 SHELL_TESTS += tests/t-cache.sh
+SHELL_TESTS += tests/t-audit.sh
 SHELL_TESTS += tests/t-cache-key.sh
 SHELL_TESTS += tests/t-cache-convert.sh
 SHELL_TESTS += tests/t-cache-sparse.sh
