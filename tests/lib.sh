@@ -18,7 +18,7 @@ set -u
 for _v in $(env | sed -n 's/^\(GIT_[A-Za-z0-9_]*\)=.*/\1/p'); do
 	unset "$_v"
 done
-unset _v FORGE_SESSION
+unset _v FORGE_SESSION FORGE_AUDITING
 export LC_ALL=C TZ=UTC GIT_CONFIG_NOSYSTEM=1
 export GIT_AUTHOR_DATE='2026-01-01T00:00:00Z'
 export GIT_COMMITTER_DATE='2026-01-01T00:00:00Z'
@@ -150,7 +150,41 @@ unlike() {
 	fi
 }
 
+# FORGE_TEST_AUDIT=1 (the audit pass of .ci/run, make check-audit): every
+# forge run of the test checks its fast verdicts against a fresh copy
+# (FORGE_AUDIT=1), and done_testing fails if any fresh copy said
+# otherwise: a "divergence" in any timeline under $T.  A test that makes
+# one on purpose names that repository's common dir in AUDIT_EXPECTED.
+AUDIT_EXPECTED=
+if [ -n "${FORGE_TEST_AUDIT:-}" ]; then
+	export FORGE_AUDIT=1
+else
+	unset FORGE_AUDIT
+fi
+
+# audit_divergences: each timeline under $T with a divergence that no
+# AUDIT_EXPECTED names, and its divergences.
+audit_divergences() {
+	find "$T" -name 'timeline.jsonl*' -path '*/forge/*' 2>/dev/null |
+	while IFS= read -r _tl; do
+		_common=${_tl%/forge/*}
+		case " $AUDIT_EXPECTED " in
+		*" $_common "*) continue ;;
+		esac
+		grep '"event":"divergence"' "$_tl" | sed "s#^#$_tl: #"
+	done
+}
+
 done_testing() {
+	if [ -n "${FORGE_TEST_AUDIT:-}" ]; then
+		_div=$(audit_divergences)
+		if [ -z "$_div" ]; then
+			pass "audit: every fast verdict was a fresh copy's"
+		else
+			fail "audit: a fast verdict was not a fresh copy's" \
+			    "$_div"
+		fi
+	fi
 	echo "1..$_n"
 	[ "$_failed" -eq 0 ]
 }

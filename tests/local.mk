@@ -50,3 +50,11 @@ endif
 
 TESTS = $(SLOW_TESTS) $(UNIT_TESTS_LIST) $(SHELL_TESTS)
 EXTRA_DIST += tests/lib.sh tests/lib-functions.sh tests/zcomp.zsh $(SLOW_TESTS) $(SHELL_TESTS)
+
+# The shell tests again, every forge run of theirs checking its fast
+# verdicts (cache, reused and carried copies) against a fresh copy's,
+# and failing on a divergence (tests/lib.sh: FORGE_TEST_AUDIT).
+check-audit:
+	FORGE_TEST_AUDIT=1 $(MAKE) $(AM_MAKEFLAGS) check \
+	    TESTS="$(SLOW_TESTS) $(SHELL_TESTS)"
+.PHONY: check-audit
