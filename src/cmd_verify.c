@@ -89,7 +89,7 @@ cmd_verify(int argc, char **argv)
 		if (o.verbose && r.tree != NULL)
 			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
 			    r.tree, ctx.repo.head);
-		verify_steps_run(&r);
+		verify_run_steps(&r);
 		verify_copy_setup_hint(&r);
 		if (verify_audit_due(&r, &o, 0))
 			verify_audit(&r, &o);

@@ -1091,8 +1091,11 @@ prove(struct snapshot *s)
 		if (i == 0) {
 			s->tree = tree;
 			s->looked = proof_source_looked(s->repos[i]->proof);
-		} else
+		} else {
+			strv_pushf(&s->trees, "%s %s", s->repos[i]->rel,
+			    tree);
 			free(tree);
+		}
 	}
 	return 0;
 }
@@ -1233,6 +1236,7 @@ snapshot_free(struct snapshot *s)
 	strv_free(&s->links);
 	strv_free(&s->state_now);
 	strv_free(&s->state_gone);
+	strv_free(&s->trees);
 	free(s->tree);
 	free(s->gitdir);
 	free(s->start_refs);

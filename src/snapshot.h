@@ -81,6 +81,9 @@ struct source;
 struct snapshot {
 	char			 *copy;		/* the copy's top level */
 	char			 *tree;		/* proved tree id, or NULL */
+	struct strv		  trees;	/* and each nested repository's:
+						   "<rel> <tree>", rel its path
+						   with a slash */
 	struct rundir		 *rd;
 	struct snap_repo	**repos;
 	size_t			  nrepos;
@@ -160,5 +163,27 @@ void	snapshot_free(struct snapshot *);
  * initialized.  -1 with a message: the copy is not to be parked.
  */
 int	snapshot_park_nested(struct snapshot *);
+/*
+ * What the copy's files are now (snapshot_state.c), for what the setup
+ * steps change:
+ *	snapshot_state(s, &v)	v: "<path>\t<signature>" of each file and
+ *				link of the copy that git tracks or does not
+ *				ignore, its nested repositories' too, by path
+ *				from the top, sorted; the signature is what
+ *				any write changes (mode, inode, size, mtime,
+ *				ctime).  -1: git could not list them (said)
+ *	snapshot_state_changed(&a, &b, &paths)	the paths whose lines
+ *				differ between two of them: written, made or
+ *				removed between, in order
+ *	snapshot_state_kept(s, path)	of a copy of the working state
+ *				(never of a tree's), does the copy's file
+ *				hold the working tree's, byte for byte,
+ *				with its x bit (a link: its target)?  A
+ *				file written again the same is no change
+ */
+int	snapshot_state(const struct snapshot *, struct strv *);
+void	snapshot_state_changed(const struct strv *, const struct strv *,
+	    struct strv *);
+int	snapshot_state_kept(const struct snapshot *, const char *);
 
 #endif /* SNAPSHOT_H */

@@ -178,7 +178,7 @@ verify_audit(struct run *r, const struct verify_opts *o)
 		verify_result_error(&a, st, "its options or steps cannot be "
 		    "used");
 	else if (verify_run_prepare(&a, &ao) == 0)
-		verify_steps_run(&a);
+		verify_run_steps(&a);
 	if (a.have_rd)
 		verify_copy_finish(&a, KEEP_NEVER);
 	if (a.have_log)

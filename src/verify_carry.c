@@ -264,10 +264,12 @@ verify_carry_ready(struct run *r, int setup)
 	    r->range_setup == NULL)
 		return;
 	want = verify_copy_setup(r, 0);
-	if (verify_copy_setup_same(r->range_setup, want))
+	if (verify_copy_setup_same(r->range_setup, want)) {
 		for (i = 0; i < r->nsteps; i++)
 			if (r->steps[i].setup)
 				r->steps[i].skip = 1;
+	} else
+		verify_copy_setup_why(r, r->range_setup);
 	free(want);
 }
 

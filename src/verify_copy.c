@@ -92,6 +92,9 @@ verify_copy_tmpdir(const struct repo *repo)
 /* Where a setup record's digests of the files setup commonly reads
  * begin: they are for a hint, and never decide whether it runs. */
 #define READ_MARK	"\036read\n"
+/* Where the paths setup changed begin, which decide: a record that has
+ * them is never the one a run wants. */
+#define CHANGED_MARK	"\036changed\n"
 
 /*
  * What the setup steps made of a copy, for an incremental copy to
@@ -131,6 +134,13 @@ verify_copy_setup(const struct run *r, int as_run)
 	}
 	if (r->setup_inputs != NULL)
 		buf_adds(&b, r->setup_inputs);
+	if (as_run && r->setup_changed.n > 0) {
+		buf_adds(&b, CHANGED_MARK);
+		for (i = 0; i < r->setup_changed.n; i++) {
+			buf_adds(&b, r->setup_changed.v[i]);
+			buf_addc(&b, '\n');
+		}
+	}
 	if (as_run && r->setup_read != NULL) {
 		buf_adds(&b, READ_MARK);
 		buf_adds(&b, r->setup_read);
@@ -214,8 +224,9 @@ verify_copy_make(struct run *r, int verbose)
 
 /*
  * The digests of the copy's setup inputs, as it stands before the steps:
- * "inputs" and the patterns, then "<digest> <path>" a file.  -1 if they
- * could not be had.
+ * "inputs" and the patterns, then "<digest> <path>" a file.  With no
+ * pattern, every file is an input: the trees proved, the top one's and
+ * each nested repository's.  -1 if they could not be had.
  */
 static int
 inputs_state(struct run *r)
@@ -224,8 +235,16 @@ inputs_state(struct run *r)
 	struct buf		 b = BUF_INIT;
 	size_t			 i;
 
-	if (pat->n == 0)
+	if (pat->n == 0) {
+		if (!r->have_snap || r->snap.tree == NULL)
+			return -1;
+		buf_addf(&b, "inputs\n:every file\ndigests\n%s \n",
+		    r->snap.tree);
+		for (i = 0; i < r->snap.trees.n; i++)
+			buf_addf(&b, "%s\n", r->snap.trees.v[i]);
+		r->setup_inputs = buf_detach(&b);
 		return 0;
+	}
 	buf_adds(&b, "inputs\n");
 	for (i = 0; i < pat->n; i++)
 		buf_addf(&b, "%s\n", pat->v[i]);
@@ -238,23 +257,50 @@ inputs_state(struct run *r)
 	return 0;
 }
 
-/* Setup runs again for its inputs: say which changed. */
-static void
-say_inputs_changed(const struct run *r)
+/* Setup runs again for what it changed: said, with the first path. */
+static int
+say_setup_changed(const char *had)
+{
+	const char	*p;
+	char		*path;
+	size_t		 n = 0;
+
+	if (had == NULL || (p = strstr(had, CHANGED_MARK)) == NULL)
+		return 0;
+	p += strlen(CHANGED_MARK);
+	path = xstrndup(p, strcspn(p, "\n\036"));
+	for (; *p != '\0' && *p != '\036'; p++)
+		n += *p == '\n';
+	fprintf(stderr, "forge: setup runs again: it had changed %s%s, which "
+	    "the copy put back\n", fs_vis(path), n > 1 ? " and more" : "");
+	free(path);
+	return 1;
+}
+
+/* Setup runs again, its record had: say why. */
+void
+verify_copy_setup_why(const struct run *r, const char *had)
 {
 	struct strv	 changed = STRV_INIT;
 	const char	*then, *now;
+	char		*t;
 
-	if (r->had_setup == NULL || r->setup_inputs == NULL ||
-	    (now = strstr(r->setup_inputs, "digests\n")) == NULL ||
-	    (then = strstr(r->had_setup, "digests\n")) == NULL)
+	if (say_setup_changed(had))
 		return;
-	{
-		char	*t = xstrndup(then, deciding_len(then));
-
-		setupin_changed(t + 8, now + 8, &changed);
-		free(t);
+	if (r->ctx->cfg.setup_inputs.n == 0 && had != NULL &&
+	    strstr(had, "inputs\n") != NULL) {
+		fprintf(stderr, "forge: setup runs again: the working state "
+		    "changed since it last ran (forge.setupInputs names no "
+		    "file, so every file is its input)\n");
+		return;
 	}
+	if (had == NULL || r->setup_inputs == NULL ||
+	    (now = strstr(r->setup_inputs, "digests\n")) == NULL ||
+	    (then = strstr(had, "digests\n")) == NULL)
+		return;
+	t = xstrndup(then, deciding_len(then));
+	setupin_changed(t + 8, now + 8, &changed);
+	free(t);
 	if (changed.n > 0)
 		fprintf(stderr, "forge: setup runs again: %s%s changed since "
 		    "it last ran (forge.setupInputs)\n", changed.v[0],
@@ -287,7 +333,7 @@ verify_copy_skip_setup(struct run *r, int setup)
 				r->steps[i].skip = 1;
 	} else {
 		if (r->reused && !setup)
-			say_inputs_changed(r);
+			verify_copy_setup_why(r, r->had_setup);
 		/* What it reads now, for a hint should a step fail once
 		 * setup no longer runs. */
 		{
@@ -299,6 +345,56 @@ verify_copy_skip_setup(struct run *r, int setup)
 		}
 	}
 	free(want);
+}
+
+/*
+ * Before the setup steps run in a copy that keeps what they make: its
+ * files as they are, for what setup changes of those git does not
+ * ignore, which the next run's copy puts back.
+ */
+void
+verify_copy_setup_begin(struct run *r)
+{
+	size_t	i;
+	int	runs = 0;
+
+	strv_free(&r->setup_before);
+	strv_free(&r->setup_changed);
+	r->have_before = 0;
+	if (!r->isolated || !r->incremental || !r->have_snap)
+		return;
+	for (i = 0; i < r->nsteps; i++)
+		runs |= r->steps[i].setup && !r->steps[i].skip;
+	if (!runs)
+		return;
+	if (snapshot_state(&r->snap, &r->setup_before) == -1) {
+		r->setup_unsure = 1;
+		return;
+	}
+	r->have_before = 1;
+}
+
+/* And after them, once they all passed: what they changed. */
+void
+verify_copy_setup_end(struct run *r)
+{
+	struct strv	after = STRV_INIT, changed = STRV_INIT;
+	size_t		i;
+
+	if (!r->have_before)
+		return;
+	if (snapshot_state(&r->snap, &after) == -1)
+		r->setup_unsure = 1;
+	else
+		snapshot_state_changed(&r->setup_before, &after, &changed);
+	/* Written again as it was: nothing for the copy to put back. */
+	for (i = 0; i < changed.n; i++)
+		if (!snapshot_state_kept(&r->snap, changed.v[i]))
+			strv_push(&r->setup_changed, changed.v[i]);
+	strv_free(&changed);
+	strv_free(&after);
+	strv_free(&r->setup_before);
+	r->have_before = 0;
 }
 
 /*

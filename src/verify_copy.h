@@ -15,7 +15,14 @@
  *				are on the same inputs (forge.setupInputs),
  *				unless setup (--setup)
  *	verify_copy_phases(&r->snap);	--verbose: where the time went
- *	... the steps ...
+ *	verify_copy_setup_begin(r);	an incremental copy whose setup
+ *				steps are to run: its files as they are
+ *	... the setup steps ...
+ *	verify_copy_setup_end(r);	once they passed: the paths they
+ *				changed that git does not ignore
+ *				(r->setup_changed), which the next run's
+ *				copy puts back: so its setup runs again
+ *	... the other steps ...
  *	verify_copy_setup_hint(r);	a step failed while setup did not
  *				run: names a file it reads that changed
  *	verify_copy_results(r);	what a clone's command committed, brought
@@ -42,6 +49,11 @@ int	verify_copy_tmpdir(const struct repo *);
 void	verify_copy_claim(struct run *);
 int	verify_copy_make(struct run *, int);
 void	verify_copy_skip_setup(struct run *, int);
+/* Setup runs again where a record (had) was not what the run wants:
+ * one line says why, if there is more to say than that it failed. */
+void	verify_copy_setup_why(const struct run *, const char *);
+void	verify_copy_setup_begin(struct run *);
+void	verify_copy_setup_end(struct run *);
 void	verify_copy_setup_hint(struct run *);
 void	verify_copy_phases(const struct snapshot *);
 void	verify_copy_results(struct run *);

@@ -123,6 +123,15 @@ struct run {
 	int		 diverged;	/* an audit's fresh run said
 					   otherwise: its verdict is the
 					   run's now */
+	struct strv	 setup_before;	/* an incremental copy's files
+					   before setup (snapshot.h's
+					   snapshot_state()), if
+					   have_before */
+	int		 have_before;
+	struct strv	 setup_changed;	/* the paths setup wrote, made or
+					   removed that git does not
+					   ignore: the copy puts them back
+					   next time, so it runs again */
 	const char	*audited;	/* what the audit found: "agrees",
 					   "diverged", "unchecked"; NULL:
 					   not audited (static) */
@@ -142,12 +151,20 @@ int	verify_result_exit(const struct run *, int);
 /*
  * The steps (verify_steps.c): made from the command line or the settings
  * (0, or -1 said why), shown as the user would type them (the caller
- * frees), run in turn until one ends the run, freed.
+ * frees), freed.  They run as
+ *	verify_steps_begin(r);		the verdict a PASS until a step says
+ *					otherwise, the time limit from now
+ *	verify_steps_run(r, 1);		the setup steps, in turn, and
+ *	verify_steps_run(r, 0);		the others: -1 once one ends the
+ *					run (its verdict set), else 0
+ *	verify_steps_end(r);		the containment ended
  */
 struct verify_opts;
 int	verify_steps_make(struct run *, const struct verify_opts *);
 char	*verify_steps_display(const struct run *);
-void	verify_steps_run(struct run *);
+void	verify_steps_begin(struct run *);
+int	verify_steps_run(struct run *, int);
+void	verify_steps_end(struct run *);
 void	verify_steps_free(struct run *);
 
 /*
@@ -172,6 +189,7 @@ void	verify_cache_forget(struct run *);
 int	verify_run_begin(struct run *, const struct verify_opts *);
 int	verify_run_gate(struct run *);
 int	verify_run_prepare(struct run *, const struct verify_opts *);
+void	verify_run_steps(struct run *);
 int	verify_run_replay(struct run *);
 void	verify_run_release(struct run *);
 void	verify_run_end(struct run *, const struct verify_opts *);

@@ -180,7 +180,7 @@ verify_one(struct range *rg, size_t i, struct run *r,
 		return;
 	} else {
 		if (st == 0) {
-			verify_steps_run(r);
+			verify_run_steps(r);
 			if (verify_audit_due(r, o, 0))
 				verify_audit(r, o);
 		}

@@ -329,6 +329,9 @@ verify_run_next(struct run *r)
 	r->fast = NULL;
 	r->diverged = 0;
 	r->audited = NULL;
+	strv_free(&r->setup_before);
+	r->have_before = 0;
+	strv_free(&r->setup_changed);
 	r->contain_guess = NULL;
 	r->steps_from = NULL;	/* the last commit's settings' */
 	free(r->setup_inputs);
@@ -353,6 +356,8 @@ verify_run_free(struct run *r)
 	strv_free(&r->refs);
 	free(r->failed);
 	free(r->had_setup);
+	strv_free(&r->setup_before);
+	strv_free(&r->setup_changed);
 	free(r->setup_inputs);
 	free(r->setup_read);
 	free(r->claimed);
@@ -456,6 +461,22 @@ verify_run_gate(struct run *r)
 	if (st == -1)
 		return errno == ETIMEDOUT ? EXIT_TIMEOUT : EXIT_FORGE;
 	return 0;
+}
+
+/*
+ * The steps: setup, what it changed noted (verify_copy.h), then the
+ * verification.
+ */
+void
+verify_run_steps(struct run *r)
+{
+	verify_steps_begin(r);
+	verify_copy_setup_begin(r);
+	if (verify_steps_run(r, 1) == 0) {
+		verify_copy_setup_end(r);
+		(void)verify_steps_run(r, 0);
+	}
+	verify_steps_end(r);
 }
 
 /*

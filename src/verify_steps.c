@@ -332,26 +332,37 @@ out:
 }
 
 void
-verify_steps_run(struct run *r)
+verify_steps_begin(struct run *r)
 {
-	size_t	i;
-
 	verify_result_set(r, VERDICT_PASS, 0, 0, NULL);
 	/* The limit is the verification's: building the copy is forge's. */
 	r->steps_ms = time_now_ms();
+}
+
+int
+verify_steps_run(struct run *r, int setup)
+{
+	size_t	i;
+
 	for (i = 0; i < r->nsteps; i++) {
-		if (r->steps[i].skip)
+		if (r->steps[i].setup != setup || r->steps[i].skip)
 			continue;
 		if (i > 0)
 			sig_test_stall("step");
 		/* A step that never started is not recorded as run. */
 		if (sig_pending()) {
 			verify_result_interrupted(r, sig_pending());
-			break;
+			return -1;
 		}
 		if (run_step(r, &r->steps[i]) == -1)
-			break;
+			return -1;
 	}
+	return 0;
+}
+
+void
+verify_steps_end(struct run *r)
+{
 	if (r->have_plan)
 		contain_end(&r->plan);
 }

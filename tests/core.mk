@@ -36,6 +36,7 @@ SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh
 SHELL_TESTS += tests/t-setup.sh
 SHELL_TESTS += tests/t-setup-inputs.sh
+SHELL_TESTS += tests/t-setup-effects.sh
 # The README's example for each kind of project; autotools is slow.
 SLOW_TESTS += tests/t-projects.sh
 SHELL_TESTS += tests/t-reuse.sh

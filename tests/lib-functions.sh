@@ -4,6 +4,7 @@
 #
 #	last_verify REPO		the newest verify event of REPO's timeline
 #	counter [FILE]			how many runs a counting command recorded
+#	fresh_status [ARGS]		the status of a fresh copy's run
 #	tree_now			the working state's tree, abbreviated
 #	parked				how many copies are parked in TMPDIR
 #	real_state REPO			state_of, and REPO's git directory
@@ -34,6 +35,14 @@ counter() {
 	else
 		echo 0
 	fi
+}
+
+# fresh_status [ARG...]: the same verification in a fresh copy (forge
+# verify --isolated --no-reuse ARG...), its status in $fresh_rc; what a
+# reused or incremental run's status must equal.
+fresh_status() {
+	forge verify --isolated --no-reuse "$@" >/dev/null 2>&1 </dev/null
+	fresh_rc=$?
 }
 
 # tree_now: the tree git makes of the working state of the repository

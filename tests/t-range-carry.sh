@@ -59,7 +59,9 @@ tail -n 4 .git/forge/timeline.jsonl | "$JSONPICK" incremental >"$T/inc"
 is "each event says incremental" "$(sort -u "$T/inc")" true
 
 # Setup steps: in every commit's copy, but an incremental copy keeps
-# what they made, while they stay as they are and pass.
+# what they made, while they stay as they are and pass, and the inputs
+# forge.setupInputs names stay as they were.  Without it, every file is
+# setup's input, and each commit's differ.
 git config forge.setup "echo setup >>$T/setup"
 : >"$T/setup"
 run_forge verify --rev="$start..main"
@@ -67,7 +69,15 @@ is "setup runs for every commit of a plain range" \
     "$(wc -l <"$T/setup" | tr -d ' ')" 4
 : >"$T/setup"
 run_forge verify --rev="$start..main" --incremental
-is "but once for an incremental one" "$(wc -l <"$T/setup" | tr -d ' ')" 1
+is "and of an incremental one, where every file is its input" \
+    "$(wc -l <"$T/setup" | tr -d ' ')" 4
+like "saying why" "$err" \
+    "setup runs again: the working state changed since it last ran"
+git config forge.setupInputs setup.cfg
+: >"$T/setup"
+run_forge verify --rev="$start..main" --incremental
+is "but once for an incremental one whose inputs stay" \
+    "$(wc -l <"$T/setup" | tr -d ' ')" 1
 : >"$T/setup"
 run_forge verify --rev="$start..main" --incremental --setup
 is "unless --setup" "$(wc -l <"$T/setup" | tr -d ' ')" 4
@@ -76,6 +86,7 @@ git config forge.setup "echo setup >>$T/setup && false"
 run_forge verify --rev="$start..main" --incremental --keep-going
 is "and again after it failed" "$(wc -l <"$T/setup" | tr -d ' ')" 4
 git config --unset forge.setup
+git config --unset forge.setupInputs
 : >"$T/cc.log"
 
 # What a commit's steps leave behind.

@@ -358,6 +358,8 @@ is "and nothing is left" "$(leftovers "$T/r")" ""
 printf 'gen.cfg\n' >>.gitignore
 git add .gitignore && git commit -q -m ignore-gen
 git config forge.setup 'echo setup ran >>"$HOME/setups"; echo c >gen.cfg'
+# Its inputs: a file none of the edits below touches.
+git config forge.setupInputs setup.cfg
 printf 'ignored in the source\n' >source.o
 run_forge verify --incremental -- sh -c 'ls source.o 2>/dev/null;
     cat gen.cfg; echo built >obj.o'

@@ -1,35 +1,39 @@
 #!/bin/sh
 # forge.setupInputs: an incremental copy runs its setup again when a file
-# it lists differs from the last setup's, and only then; where a step
-# fails after a change to a file setup commonly reads that is not
-# listed, the hint names it.  Every verdict equals a fresh copy's.
+# it lists differs from the last setup's, and only then; without it,
+# every file is setup's input.  Where a step fails after a change to a
+# file setup commonly reads that is not listed, the hint names it.
+# Every verdict equals a fresh copy's but that one, which is the hint's.
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0
+# A run of the hint's case is wrong on purpose: a fresh copy says
+# otherwise, which an audit finds.
+AUDIT_EXPECTED=$(common_dir "$T/r")
 # An install step that stands in for npm: what it installs is what
-# package.json and the lockfile said when it ran, and it rewrites the
-# lockfile as npm install does.  The test fails unless they still agree.
+# package.json and the requirements said when it ran.  The test fails
+# unless they still agree.
 printf 'node_modules/\n' >>.gitignore
 printf '{"deps":["a"]}\n' >package.json
 printf 'lock 1\n' >package-lock.json
 cat >install.sh <<EOF
 #!/bin/sh
-echo run >>"$T/installs"
+[ -n "\${FORGE_AUDITING:-}" ] || echo run >>"$T/installs"
 mkdir -p node_modules
-cat package.json package-lock.json requirements*.txt 2>/dev/null >node_modules/installed
-echo "lock rewritten" >>package-lock.json
+cat package.json requirements*.txt 2>/dev/null >node_modules/installed
+exit 0
 EOF
 cat >check.sh <<'EOF'
 #!/bin/sh
 cat package.json requirements*.txt 2>/dev/null >want
-grep -v 'lock' node_modules/installed | cmp -s - want || {
-	echo "Cannot find package"; exit 1; }
+cmp -s node_modules/installed want || { echo "Cannot find package"; exit 1; }
 EOF
 chmod +x install.sh check.sh
 git add -A && git commit -q -m npm-like
 git config forge.setup ./install.sh
 git config forge.verify ./check.sh
+git config forge.setupInputs 'requirements*.txt'
 installs() { cat "$T/installs" 2>/dev/null | wc -l | tr -d ' '; }
 
 # Each run, incremental and fresh side by side: the same verdict.
@@ -61,7 +65,6 @@ like "and how to list it" "$inc_err" \
 
 # Listed: setup runs again, once, and the run passes.
 git config --add forge.setupInputs package.json
-git config --add forge.setupInputs 'requirements*.txt'
 n=$(installs)
 both
 is "listed: the incremental run passes" "$inc_rc" 0
@@ -70,8 +73,7 @@ unlike "no hint" "$inc_err" 'hint'
 n=$(installs)
 both
 is "again, unchanged: it passes" "$inc_rc" 0
-is "setup did not run: what setup rewrote in the copy is not a change" \
-    "$(installs)" $((n + 1))
+is "setup did not run" "$(installs)" $((n + 1))
 
 printf '{"deps":["b"]}\n' >package.json
 n=$(installs)
@@ -126,7 +128,6 @@ is "--setup runs setup" "$(installs)" $((n + 1))
 
 # A hint only for what setup reads: an unrelated file that changed
 # before a failure is never named.
-git config --unset-all forge.setupInputs
 both
 printf 'broken\n' >>hello.txt
 git config forge.verify 'exit 1'
@@ -134,6 +135,47 @@ run_forge verify --incremental
 is "a failure with setup inputs unchanged" "$rc" 1
 unlike "has no hint" "$err" 'hint'
 git config forge.verify ./check.sh
+
+# Setup that rewrites a file git tracks (npm install, its lockfile):
+# the next run's copy puts the file back, so setup runs again there.
+cat >install.sh <<EOF
+#!/bin/sh
+[ -n "\${FORGE_AUDITING:-}" ] || echo run >>"$T/installs"
+mkdir -p node_modules
+cat package.json requirements*.txt 2>/dev/null >node_modules/installed
+echo "lock rewritten" >>package-lock.json
+exit 0
+EOF
+cat >>check.sh <<'EOF'
+grep -q 'lock rewritten' package-lock.json || { echo "stale lock"; exit 1; }
+EOF
+git add -A && git commit -q -m lock-rewriting
+run_forge verify --incremental --setup
+is "a setup that rewrites the lockfile: passes" "$rc" 0
+n=$(installs)
+both
+is "a lockfile setup rewrote: the next run passes" "$inc_rc" 0
+is "as a fresh copy does" "$fresh_rc" 0
+is "setup ran again" "$(installs)" $((n + 2))
+like "saying why" "$inc_err" \
+    'setup runs again: it had changed package-lock.json, which the copy put back'
+
+# Without forge.setupInputs, every file is setup's input.
+git checkout -q HEAD~1 -- install.sh check.sh
+git commit -q -am "install without the lockfile"
+git config --unset-all forge.setupInputs
+both
+n=$(installs)
+both
+is "nothing listed, nothing changed: setup does not run" "$(installs)" \
+    $((n + 1))
+printf 'more\n' >>hello.txt
+n=$(installs)
+both
+is "nothing listed, a file changed: setup runs again" "$(installs)" \
+    $((n + 2))
+like "saying why" "$inc_err" \
+    'setup runs again: the working state changed since it last ran'
 
 forge gc --all >/dev/null 2>&1
 is "nothing is left in TMPDIR" "$(leftovers "$T/r")" ""
