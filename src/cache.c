@@ -110,8 +110,8 @@ cache_key(const struct cache_in *in)
 	json_close(&j, ']');
 	json_key(&j, "timeout_ms");
 	json_int(&j, in->timeout_ms);
-	json_key(&j, "uid");
-	json_int(&j, in->uid);
+	str_or_null(&j, "identity", in->identity);
+	str_or_null(&j, "settings", in->settings);
 	str_or_null(&j, "steps_from", in->steps_from);
 	str_or_null(&j, "setup_from", in->setup_from);
 	json_key(&j, "steps");

@@ -79,7 +79,12 @@ struct cache_in {
 	const struct strv *writable;	/* forge.containWritable, under
 					   --contain */
 	long long	 timeout_ms;	/* 0: none */
-	long		 uid;		/* who runs it */
+	const char	*identity;	/* who runs it: uid, gid and the
+					   supplementary groups (inputs.h) */
+	const char	*settings;	/* a digest of every setting of
+					   every repository the copy is made
+					   of, and their attributes files
+					   (inputs.h) */
 	const char	*steps_from;	/* where the steps were configured:
 					   "git config", ".forgeconfig",
 					   ":.forgeconfig", "<commit>:
@@ -102,8 +107,8 @@ struct cache_in {
 };
 
 #define CACHE_IN_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-			  0, 0, 0, 0, NULL, NULL, 0, -1, NULL, NULL, NULL, 0, \
-			  NULL, NULL, -1, NULL }
+			  0, 0, 0, 0, NULL, NULL, 0, NULL, NULL, NULL, NULL, \
+			  NULL, 0, NULL, NULL, -1, NULL }
 
 char	*cache_key(const struct cache_in *);
 int	cache_lookup(struct state *, const char *, char **);

@@ -389,12 +389,15 @@ tree_gitlinks(const struct git *g, const char *tree, struct strv *out)
 	return 0;
 }
 
-/* Can every gitlink of tree (in g's repository, whose working tree is
+/*
+ * Can every gitlink of tree (in g's repository, whose working tree is
  * src) be checked out from its local repository, recursively?  1, 0
- * (the first that cannot said), -1. */
+ * (the first that cannot said), -1.  With dirs, the working tree of each
+ * that can is added to it, and one that cannot is passed over unsaid.
+ */
 static int
 gitlinks_whole(const struct git *g, const char *src, const char *rel,
-    const char *tree)
+    const char *tree, struct strv *dirs)
 {
 	struct strv	 links = STRV_INIT;
 	struct git	 ng;
@@ -409,24 +412,29 @@ gitlinks_whole(const struct git *g, const char *src, const char *rel,
 		*tab = '\0';
 		sp = xasprintf("%s/%s", src, tab + 1);
 		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
+			free(sp);
+			if (dirs != NULL)
+				continue;
 			fprintf(stderr, "forge: %s%s is a submodule not "
 			    "initialized here\n", fs_vis(rel),
 			    fs_vis(tab + 1));
-			free(sp);
 			r = 0;
 			break;
 		}
+		if (dirs != NULL)
+			strv_push(dirs, sp);
 		memset(&ng, 0, sizeof(ng));
 		ng.dir = sp;
 		ng.gitdir = gd;
 		if ((sub = source_commit_tree(&ng, links.v[i])) == NULL) {
-			fprintf(stderr, "forge: the repository of %s%s has "
-			    "no commit %.12s\n", fs_vis(rel), fs_vis(tab + 1),
-			    links.v[i]);
-			r = 0;
+			if (dirs == NULL)
+				fprintf(stderr, "forge: the repository of %s%s "
+				    "has no commit %.12s\n", fs_vis(rel),
+				    fs_vis(tab + 1), links.v[i]);
+			r = dirs != NULL ? 1 : 0;
 		} else {
 			subrel = xasprintf("%s%s/", rel, tab + 1);
-			r = gitlinks_whole(&ng, sp, subrel, sub);
+			r = gitlinks_whole(&ng, sp, subrel, sub, dirs);
 			free(subrel);
 		}
 		free(sub);
@@ -446,7 +454,18 @@ source_whole(const struct source *s, const struct repo *r)
 
 	repo_git(r, &g);
 	g.index = NULL;
-	return gitlinks_whole(&g, r->top, "", s->tree);
+	return gitlinks_whole(&g, r->top, "", s->tree, NULL);
+}
+
+int
+source_nested(const struct source *s, const struct repo *r,
+    struct strv *dirs)
+{
+	struct git	g;
+
+	repo_git(r, &g);
+	g.index = NULL;
+	return gitlinks_whole(&g, r->top, "", s->tree, dirs) == -1 ? -1 : 0;
 }
 
 int

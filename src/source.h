@@ -114,6 +114,12 @@ char		*source_as_is(const struct source_state *, const struct repo *,
  * submodule it records, recursively, initialized here with its commit?
  * 1, 0 (the first that is not said), or -1 (said why). */
 int		 source_whole(const struct source *, const struct repo *);
+/* The working trees of the repositories a copy of a resolved staged tree
+ * or commit is made of below the top one: each submodule it records,
+ * recursively, that is initialized here, added to dirs.  0, or -1 (said
+ * why). */
+int		 source_nested(const struct source *, const struct repo *,
+		    struct strv *);
 /* The timeline's name for the mode: "staged", "rev", or NULL for the
  * working state. */
 const char	*source_mode(const struct source *);

@@ -15,6 +15,7 @@
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "inputs.h"
 #include "source.h"
 #include "timeutil.h"
 #include "verify_event.h"
@@ -87,7 +88,8 @@ cache_key_of(struct run *r, const char *tree)
 	in.contain_how = contain_how(r);
 	in.writable = &cfg->contain_writable;
 	in.timeout_ms = r->timeout_ms;
-	in.uid = (long)getuid();
+	in.identity = r->identity;
+	in.settings = r->settings;
 	in.steps_from = r->steps_from;
 	in.setup_from = r->isolated && cfg->setup.n > 0 ? cfg->setup_from :
 	    NULL;
@@ -109,6 +111,22 @@ cache_key_of(struct run *r, const char *tree)
 		free((char *)cs[i].dir);
 	free(cs);
 	return key;
+}
+
+/* Every setting of the repositories the copy is made of: the top one,
+ * and those a tree's submodules are (a working state that has any is
+ * never cached). */
+static char *
+run_settings(struct run *r)
+{
+	struct strv	 dirs = STRV_INIT;
+	char		*d = NULL;
+
+	if (r->source.kind == SOURCE_WORKTREE ||
+	    source_nested(&r->source, &r->ctx->repo, &dirs) == 0)
+		d = inputs_settings(&r->ctx->repo, &dirs);
+	strv_free(&dirs);
+	return d;
 }
 
 /*
@@ -165,6 +183,11 @@ verify_cache_usable(struct run *r)
 		else
 			r->convert = xstrdup(r->ss.convert);
 	}
+	if (why == NULL && (r->settings = run_settings(r)) == NULL)
+		why = "git could not list the settings of every repository "
+		    "the copy is made of";
+	if (why == NULL)
+		r->identity = inputs_identity();
 	if (why != NULL) {
 		fprintf(stderr, "forge: not using the verdict cache: %s\n",
 		    why);

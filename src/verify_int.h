@@ -102,6 +102,9 @@ struct run {
 					   files, for the key (convert.h) */
 	char		*as_is;		/* and where it may, the bytes of
 					   those the copy takes as they are */
+	char		*settings;	/* every repository's settings, for
+					   the key (inputs.h) */
+	char		*identity;	/* who runs the steps, for the key */
 	struct runlog	 log;		/* if have_log: its output, kept */
 	struct capture	 cap;
 	int		 have_log;

@@ -323,7 +323,10 @@ verify_run_next(struct run *r)
 	free(r->cached_at);
 	free(r->convert);
 	free(r->as_is);
+	free(r->settings);
+	free(r->identity);
 	r->cache_tree = r->cached_at = r->convert = r->as_is = NULL;
+	r->settings = r->identity = NULL;
 	r->cache_decided = 0;
 	r->recorded = 0;
 	r->fast = NULL;
@@ -369,6 +372,8 @@ verify_run_free(struct run *r)
 	free(r->cached_at);
 	free(r->convert);
 	free(r->as_is);
+	free(r->settings);
+	free(r->identity);
 	free(r->range_setup);
 	if (r->have_ss)
 		source_state_free(&r->ss);

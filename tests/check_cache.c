@@ -85,7 +85,8 @@ key_base(struct key_fixture *f)
 	f->in.as_is = "a1";
 	f->in.writable = &f->writable;
 	f->in.timeout_ms = 0;
-	f->in.uid = 1000;
+	f->in.identity = "1000 1000 1000";
+	f->in.settings = "s1";
 	f->in.steps_from = "command line";
 	f->in.setup_from = "git config";
 	f->in.steps = f->steps;
@@ -123,7 +124,7 @@ change(struct key_fixture *f, int i)
 	case 10: f->in.no_network = 1; break;
 	case 11: f->in.contain_how = "landlock"; break;
 	case 12: f->in.timeout_ms = 60000; break;
-	case 13: f->in.uid = 0; break;
+	case 13: f->in.identity = "0 1000 1000"; break;
 	case 14: f->in.steps_from = ".forgeconfig"; break;
 	case 15: f->in.setup_from = ":.forgeconfig"; break;
 	case 16: f->steps[1].dir = ""; break;
@@ -149,10 +150,15 @@ change(struct key_fixture *f, int i)
 	case 32: f->in.convert = NULL; break;
 	case 33: f->in.as_is = "a2"; break;
 	case 34: f->in.as_is = NULL; break;
+	/* The gid, a group more: who can read what is another. */
+	case 35: f->in.identity = "1000 100 1000"; break;
+	case 36: f->in.identity = "1000 1000 27,1000"; break;
+	case 37: f->in.settings = "s2"; break;
+	case 38: f->in.settings = NULL; break;
 	default: ck_abort();
 	}
 }
-#define NCHANGES	35
+#define NCHANGES	39
 
 START_TEST(t_key_inputs)
 {

@@ -248,6 +248,75 @@ is "made 600: runs, and fails" "$rc $(counter)" "1 4"
 chmod 644 hello.txt
 git update-index --no-assume-unchanged hello.txt
 
+# Every setting of every repository the copy is made of, whatever it
+# is, and its attributes files: here, each makes a PASS a lie.
+: >"$T/count"
+ln -s hello.txt link.txt
+git add link.txt && git commit -q -m link
+LINK='echo run >>'"$T/count"'; test -h link.txt'
+runs "a tracked symlink: runs" 1 --isolated -- sh -c "$LINK"
+runs "again: cached" 1 --isolated -- sh -c "$LINK"
+git config core.symlinks false
+run_forge verify --isolated -- sh -c "$LINK"
+is "core.symlinks=false: runs, and fails: a plain file now" \
+    "$rc $(counter)" "1 2"
+git config --unset core.symlinks
+runs "back as it was: cached" 2 --isolated -- sh -c "$LINK"
+git config nosuch.setting yes
+runs "a setting of no table: runs" 3 --isolated -- sh -c "$LINK"
+runs "again: cached" 3 --isolated -- sh -c "$LINK"
+git config --unset nosuch.setting
+git rm -q link.txt && git commit -q -m unlink
+
+# Who runs the steps: the gid and every group, not the uid alone.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1; then
+	: >"$T/count"
+	as() {
+		_g=$1
+		shift
+		setpriv --reuid=0 --regid=0 --groups="$_g" "$FORGE" "$@" \
+		    >"$T/.stdout" 2>"$T/.stderr" </dev/null
+		rc=$?
+	}
+	as 0 verify --isolated -- sh -c "$COUNT"
+	as 0 verify --isolated -- sh -c "$COUNT"
+	is "in groups 0: one run, then cached" "$(counter)" 1
+	as 0,27 verify --isolated -- sh -c "$COUNT"
+	is "a group more: runs" "$(counter)" 2
+	as 0 verify --isolated -- sh -c "$COUNT"
+	is "a group less: cached as before" "$(counter)" 2
+	setpriv --reuid=0 --regid=27 --groups=0 "$FORGE" verify --isolated \
+	    -- sh -c "$COUNT" >/dev/null 2>&1 </dev/null
+	is "another gid: runs" "$(counter)" 3
+else
+	skip "in groups 0: one run, then cached" "not root, or no setpriv"
+	skip "a group more: runs" "not root, or no setpriv"
+	skip "a group less: cached as before" "not root, or no setpriv"
+	skip "another gid: runs" "not root, or no setpriv"
+fi
+
+# A submodule's own settings and attributes, in a copy of a tree.
+init_repo "$T/libsrc"
+(cd "$T/libsrc" && printf 'lf\n' >lib.txt && git add lib.txt &&
+    git commit -q -m lib) || exit 99
+git -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
+git commit -q -m lib
+SUB='echo run >>'"$T/count"'; ! grep -q "$(printf "\r")" lib/lib.txt'
+: >"$T/count"
+runs "--rev with a submodule: runs" 1 --rev=HEAD -- sh -c "$SUB"
+runs "again: cached" 1 --rev=HEAD -- sh -c "$SUB"
+git -C lib config core.autocrlf true
+run_forge verify --rev=HEAD -- sh -c "$SUB"
+is "the submodule's core.autocrlf: runs, and fails" "$rc $(counter)" "1 2"
+git -C lib config --unset core.autocrlf
+runs "without it again: cached as before" 2 --rev=HEAD -- sh -c "$SUB"
+info=$(git -C lib rev-parse --git-common-dir)/info
+mkdir -p "$info"
+printf '* eol=crlf\n' >"$info/attributes"
+run_forge verify --rev=HEAD -- sh -c "$SUB"
+is "the submodule's info/attributes: runs, and fails" "$rc $(counter)" "1 3"
+rm "$info/attributes"
+
 # The key is a digest: no value of the environment is written down.
 git config forge.cacheEnv SECRET
 export SECRET=s3cr3t-value

@@ -110,3 +110,9 @@ tests_check_reuse_SOURCES = tests/check_reuse.c $(UNITFS)
 tests_check_reuse_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_reuse_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_reuse_LDADD = $(TEST_LIBS_COMMON)
+
+UNIT_TESTS_LIST += tests/check_inputs
+tests_check_inputs_SOURCES = tests/check_inputs.c $(UNITFS)
+tests_check_inputs_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_inputs_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_inputs_LDADD = $(TEST_LIBS_COMMON)
