@@ -33,8 +33,9 @@ const struct cmd_entry cmd_hook_entry = {
 	"committed, with forge verify --isolated --staged --no-breaker; the\n"
 	"pre-push hook each commit pushed, with\n"
 	"forge verify --isolated --rev=commit --no-breaker.\n"
-	"The steps are forge.verify's: a command after -- replaces them in\n"
-	"the repository's git config; with none configured, install refuses.\n"
+	"The hook runs the command given after --, written into it, and\n"
+	"forge verify keeps its own steps; without one, the hook runs the\n"
+	"forge.verify steps, and with none configured install refuses.\n"
 	"Install refuses to overwrite a hook forge did not write; uninstall\n"
 	"removes the hooks forge wrote, and the directories install made for\n"
 	"them once empty, and nothing else.\n",
@@ -45,18 +46,27 @@ const struct cmd_entry cmd_hook_entry = {
 /* The line that tells forge's hooks from anyone else's. */
 #define HOOK_MARK	"# forge hook: written by forge hook install; " \
 			"forge hook uninstall removes it"
+/* The line that says where its steps come from, which the hooks of
+ * older forges lack. */
+#define HOOK_STEPS	"# forge hook steps: "
 
 static const char *const hook_names[] = { "pre-commit", "pre-push", NULL };
 
-static const char *const hook_bodies[] = {
+/* Each hook's run of forge verify, to which install adds -- and the
+ * command given to it, if any; then what ends the hook. */
+static const char *const hook_run[] = {
 	/* pre-commit: the tree being committed, with git commit's index. */
-	"exec \"$forge\" verify --isolated --staged --no-breaker\n",
+	"exec \"$forge\" verify --isolated --staged --no-breaker",
 	/* pre-push: each commit a ref is pushed to ("<local ref> <local
 	 * oid> <remote ref> <remote oid>" a line; all zeros: a deletion). */
 	"while read -r lref loid rref roid; do\n"
 	"\tcase $loid in *[!0]*) ;; *) continue ;; esac\n"
-	"\t\"$forge\" verify --isolated --rev=\"$loid\" --no-breaker "
-	"</dev/null || exit\n"
+	"\t\"$forge\" verify --isolated --rev=\"$loid\" --no-breaker"
+};
+
+static const char *const hook_end[] = {
+	"\n",
+	" </dev/null || exit\n"
 	"done\n"
 	"exit 0\n"
 };
@@ -124,21 +134,38 @@ hook_index(const char *name)
 	return -1;
 }
 
-/* Is the file at path a hook forge wrote?  1 yes, 0 no, -1 no file. */
+/* Is the file at path a hook forge wrote?  1 yes (*older: by a forge
+ * that kept its steps in git config), 0 no, -1 no file. */
 static int
-is_forge_hook(const char *path)
+is_forge_hook(const char *path, int *older)
 {
 	struct stat	 st;
 	struct buf	 b = BUF_INIT;
 	int		 r;
 
+	*older = 0;
 	if (lstat(path, &st) == -1)
 		return -1;
 	if (!S_ISREG(st.st_mode) || fs_read_file(path, &b, 1 << 16) == -1)
 		return 0;
 	r = b.data != NULL && strstr(b.data, "\n" HOOK_MARK "\n") != NULL;
+	*older = r && strstr(b.data, "\n" HOOK_STEPS) == NULL;
 	buf_free(&b);
 	return r;
+}
+
+/* Quote s for sh, inside single quotes. */
+static void
+sh_quote(struct buf *b, const char *s)
+{
+	buf_addc(b, '\'');
+	for (; *s != '\0'; s++) {
+		if (*s == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_addc(b, *s);
+	}
+	buf_addc(b, '\'');
 }
 
 /* This forge, for the hook to run (else the one on PATH). */
@@ -279,15 +306,18 @@ remove_dirs(const struct repo *r)
  * The steps verify will find, from forge.verify's values as git lists
  * them (z: "value\0" each, or with origins "origin\0value\0"): an
  * empty value clears those before it.  Values that forge's own gits get
- * on their command line are not the user's.  1 if there was any value.
+ * on their command line are not the user's.  The origins of the values
+ * that stay go to from, once each.  1 if there was any value.
  */
 static int
-steps_of(const struct buf *z, int origins, struct strv *steps)
+steps_of(const struct buf *z, int origins, struct strv *steps,
+    struct strv *from)
 {
-	const char	*p, *end, *val;
+	const char	*p, *end, *val, *o;
 	int		 any = 0;
 
 	strv_clear(steps);
+	strv_clear(from);
 	for (p = z->data, end = p + z->len; p != NULL && p < end;
 	    p = val + strlen(val) + 1) {
 		val = p;
@@ -299,19 +329,26 @@ steps_of(const struct buf *z, int origins, struct strv *steps)
 				continue;
 		}
 		any = 1;
-		if (*val == '\0')
+		if (*val == '\0') {
 			strv_clear(steps);
-		else
-			strv_push(steps, val);
+			strv_clear(from);
+			continue;
+		}
+		strv_push(steps, val);
+		o = !origins ? NULL : strncmp(p, "file:", 5) == 0 ? p + 5 : p;
+		if (o != NULL && (from->n == 0 ||
+		    strcmp(from->v[from->n - 1], o) != 0))
+			strv_push(from, o);
 	}
 	return any;
 }
 
 /* forge.verify as verify will read it: git config's values (every
  * scope), else those of the .forgeconfig that git tracks, as the index
- * holds it: what a commit's hook verifies with. */
+ * holds it: what a commit's hook verifies with.  from: the files of git
+ * config that set them, or none for the .forgeconfig. */
 static void
-configured_steps(const struct repo *r, struct strv *steps)
+configured_steps(const struct repo *r, struct strv *steps, struct strv *from)
 {
 	const char *const	 a[] = { "config", "-z", "--show-origin",
 	    "--get-all", "forge.verify", NULL };
@@ -323,117 +360,189 @@ configured_steps(const struct repo *r, struct strv *steps)
 	repo_git(r, &g);
 	if (git_run(&g, a, 0, NULL, &out, NULL) != 0)
 		buf_reset(&out);
-	if (!steps_of(&out, 1, steps)) {
+	if (!steps_of(&out, 1, steps, from)) {
 		buf_reset(&out);
 		if (git_run(&g, t, 0, NULL, &out, NULL) != 0)
 			buf_reset(&out);
-		(void)steps_of(&out, 0, steps);
+		(void)steps_of(&out, 0, steps, from);
 	}
 	buf_free(&out);
 }
 
-/* git config --local VALUES... for forge.verify, replacing its own. */
+/* A command given to install must be one verify can run, without a
+ * shell: one that cannot be found would fail every commit.  0, or an
+ * exit status (said why). */
 static int
-set_local(const struct repo *r, const char *first, const char *second)
+check_command(char *const *argv)
 {
-	const char *const	 rep[] = { "config", "--local", "--replace-all",
-	    "--end-of-options", "forge.verify", first, NULL };
-	const char *const	 add[] = { "config", "--local", "--add",
-	    "--end-of-options", "forge.verify", second, NULL };
-	struct git		 g;
-	struct buf		 err = BUF_INIT;
-	int			 st;
+	char	*found;
 
-	repo_git(r, &g);
-	if ((st = git_run(&g, rep, 0, NULL, NULL, &err)) == 0 &&
-	    second != NULL)
-		st = git_run(&g, add, 0, NULL, NULL, &err);
-	if (st != 0)
-		warnx("cannot set forge.verify in %s/config: %s",
-		    fs_vis(r->common), git_why(&err, st));
-	buf_free(&err);
-	return st == 0 ? 0 : -1;
-}
-
-/*
- * The steps given to install (-- command ...), written where every hook
- * and forge verify find them: forge.verify in the repository's own git
- * config, replacing the values there.  0, or an exit status.
- */
-static int
-set_steps(const struct repo *r, char *const *argv)
-{
-	struct strv	 steps = STRV_INIT;
-	char		*line, *found;
-	int		 ret = EXIT_FORGE;
-
-	/* Run as forge verify -- command runs it: without a shell.  A
-	 * command that cannot be found would fail every commit. */
 	if ((found = spawn_which(argv[0], getenv("PATH"))) == NULL) {
 		warnx("%s: command not found; for a shell command line, "
 		    "give -- sh -c '...'", fs_vis(argv[0]));
 		return EXIT_USAGE;
 	}
 	free(found);
-	line = strv_join_shell(argv);
-	if (set_local(r, line, NULL) == -1)
-		goto out;
-	/* A value of a wider scope (global, system) comes first: an empty
-	 * value after it clears it. */
-	configured_steps(r, &steps);
-	if ((steps.n != 1 || strcmp(steps.v[0], line) != 0) &&
-	    set_local(r, "", line) == -1)
-		goto out;
-	configured_steps(r, &steps);
-	if (steps.n != 1 || strcmp(steps.v[0], line) != 0)
-		warnx("forge.verify is also set after the repository's own "
-		    "git config (a worktree's?): the hooks run its steps "
-		    "too");
-	printf("set forge.verify to %s in %s/config\n", fs_vis(line),
-	    fs_vis(r->common));
-	ret = 0;
-out:
-	strv_free(&steps);
-	free(line);
-	return ret;
+	return 0;
 }
 
-/* Quote s for sh, inside single quotes. */
+/* Say which steps the hook runs, and where they come from. */
 static void
-sh_quote(struct buf *b, const char *s)
+say_steps(const struct repo *r, int k, char *const *argv)
 {
-	buf_addc(b, '\'');
-	for (; *s != '\0'; s++) {
-		if (*s == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_addc(b, *s);
+	struct strv	 steps = STRV_INIT, from = STRV_INIT;
+	char		*line, *files;
+
+	if (argv != NULL) {
+		line = strv_join_shell(argv);
+		printf("it runs %s, as given here (forge verify's own steps "
+		    "are unchanged)\n", fs_vis(line));
+		free(line);
+		return;
 	}
-	buf_addc(b, '\'');
+	configured_steps(r, &steps, &from);
+	line = strv_join(&steps, " && ");
+	if (from.n > 0) {
+		files = strv_join(&from, ", ");
+		printf("it runs forge.verify's steps, from git config (%s): "
+		    "%s\n", fs_vis(files), fs_vis(line));
+		free(files);
+	} else
+		printf("it runs forge.verify's steps, from the .forgeconfig "
+		    "each %s holds (now: %s)\n", k == 0 ? "commit" :
+		    "commit pushed", fs_vis(line));
+	free(line);
+	strv_free(&steps);
+	strv_free(&from);
+}
+
+/*
+ * forge.verify's values in the repository's own git config, empty ones
+ * too, into v; -1 if git cannot say (said why).
+ */
+static int
+local_steps(const struct repo *r, struct strv *v)
+{
+	const char *const	 a[] = { "config", "--local", "-z",
+	    "--get-all", "forge.verify", NULL };
+	struct git		 g;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	const char		*p, *end;
+	int			 st;
+
+	repo_git(r, &g);
+	strv_clear(v);
+	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0 && st != 1) {
+		warnx("cannot read forge.verify in %s/config: %s",
+		    fs_vis(r->common), git_why(&err, st));
+		buf_free(&out);
+		buf_free(&err);
+		return -1;
+	}
+	for (p = out.data, end = p + out.len; st == 0 && p != NULL && p < end;
+	    p += strlen(p) + 1)
+		strv_push(v, p);
+	buf_free(&out);
+	buf_free(&err);
+	return 0;
+}
+
+/*
+ * An older forge wrote the command given to install into forge.verify,
+ * in the repository's own git config, where every forge verify found
+ * it, over a .forgeconfig's steps (and an empty value before it, when a
+ * wider scope set forge.verify too).  Its hooks, without a step line,
+ * still run those steps.  When no such hook is left, and the values are
+ * what an older install of this same command wrote, they go; any other
+ * values are left, and said, for only the user knows whose they are.
+ */
+static void
+older_steps(const struct repo *r, char *const *argv, int hooks_left)
+{
+	const char *const	 a[] = { "config", "--local", "--unset-all",
+	    "forge.verify", NULL };
+	struct strv		 v = STRV_INIT;
+	struct git		 g;
+	struct buf		 err = BUF_INIT;
+	char			*line = NULL, *now = NULL;
+	int			 st;
+
+	if (local_steps(r, &v) == -1 || v.n == 0)
+		goto out;
+	if (argv != NULL)
+		line = strv_join_shell(argv);
+	now = strv_join(&v, "' '");
+	if (line != NULL && !hooks_left && strcmp(v.v[v.n - 1], line) == 0 &&
+	    (v.n == 1 || (v.n == 2 && *v.v[0] == '\0'))) {
+		repo_git(r, &g);
+		if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0)
+			warnx("cannot unset forge.verify in %s/config: %s",
+			    fs_vis(r->common), git_why(&err, st));
+		else
+			printf("removed forge.verify '%s' from %s/config, "
+			    "where an older forge hook install put it: "
+			    "forge verify takes its steps from .forgeconfig "
+			    "or git config again\n", fs_vis(now),
+			    fs_vis(r->common));
+		goto out;
+	}
+	warnx("forge.verify '%s' in %s/config applies to every forge verify, "
+	    "over a .forgeconfig's steps%s; if an older forge hook install "
+	    "put it there, git config --local --unset-all forge.verify "
+	    "removes it", fs_vis(now), fs_vis(r->common), hooks_left ?
+	    ", and a hook an older forge wrote runs it: install that hook "
+	    "again" : "");
+out:
+	free(line);
+	free(now);
+	strv_free(&v);
+	buf_free(&err);
+}
+
+static void
+hook_path_of(const struct repo *r, int k, char **dir, char **path)
+{
+	*dir = hooks_dir(r);
+	*path = xasprintf("%s/%s", *dir, hook_names[k]);
+}
+
+/* Is a hook an older forge wrote still in place? */
+static int
+older_hook(const struct repo *r)
+{
+	char	*dir, *path;
+	int	 k, older, found = 0;
+
+	for (k = 0; hook_names[k] != NULL && !found; k++) {
+		hook_path_of(r, k, &dir, &path);
+		found = is_forge_hook(path, &older) == 1 && older;
+		free(path);
+		free(dir);
+	}
+	return found;
 }
 
 static int
 install(const struct repo *r, int k, char *const *argv)
 {
-	struct strv	 steps = STRV_INIT;
+	struct strv	 steps = STRV_INIT, from = STRV_INIT;
 	struct buf	 b = BUF_INIT;
-	char		*dir, *path, *self;
-	int		 ret = 1;
+	char		*dir, *path, *self, *line;
+	int		 ret = 1, older;
 
-	dir = hooks_dir(r);
-	path = xasprintf("%s/%s", dir, hook_names[k]);
-	if (is_forge_hook(path) == 0) {
+	hook_path_of(r, k, &dir, &path);
+	if (is_forge_hook(path, &older) == 0) {
 		warnx("%s exists and is not forge's: leaving it as it is; "
 		    "move it away, or have it run forge verify itself",
 		    fs_vis(path));
 		goto out;
 	}
-	/* A hook cannot be given a command: without steps, it would
-	 * refuse every commit. */
-	if (argv != NULL && (ret = set_steps(r, argv)) != 0)
+	/* A hook without steps would refuse every commit. */
+	if (argv != NULL && (ret = check_command(argv)) != 0)
 		goto out;
-	configured_steps(r, &steps);
-	if (steps.n == 0) {
+	if (argv == NULL)
+		configured_steps(r, &steps, &from);
+	if (argv == NULL && steps.n == 0) {
 		warnx("no steps to verify: the %s hook would refuse every "
 		    "%s; give them here (forge hook install %s -- make "
 		    "check), or set forge.verify (git config forge.verify "
@@ -449,10 +558,21 @@ install(const struct repo *r, int k, char *const *argv)
 	}
 	self = self_path();
 	buf_adds(&b, "#!/bin/sh\n" HOOK_MARK "\n");
+	buf_adds(&b, argv != NULL ? HOOK_STEPS "the command given to forge "
+	    "hook install, below\n" : HOOK_STEPS "forge.verify's, from git "
+	    "config or the .forgeconfig of the tree verified\n");
 	buf_adds(&b, "forge=");
 	sh_quote(&b, self);
 	buf_adds(&b, "\ntest -x \"$forge\" || forge=forge\n");
-	buf_adds(&b, hook_bodies[k]);
+	buf_adds(&b, hook_run[k]);
+	/* Run as forge verify -- command runs it: without a shell. */
+	if (argv != NULL) {
+		line = strv_join_shell(argv);
+		buf_adds(&b, " -- ");
+		buf_adds(&b, line);
+		free(line);
+	}
+	buf_adds(&b, hook_end[k]);
 	free(self);
 	if (fs_write_atomic(path, b.data, b.len, 0755) == -1) {
 		warn("cannot write %s", fs_vis(path));
@@ -460,9 +580,13 @@ install(const struct repo *r, int k, char *const *argv)
 		goto out;
 	}
 	printf("installed %s\n", fs_vis(path));
+	say_steps(r, k, argv);
+	if (older)
+		older_steps(r, argv, older_hook(r));
 	ret = 0;
 out:
 	strv_free(&steps);
+	strv_free(&from);
 	buf_free(&b);
 	free(path);
 	free(dir);
@@ -473,18 +597,20 @@ static int
 uninstall(const struct repo *r, int k)
 {
 	char	*dir, *path;
-	int	 ret = 0, f;
+	int	 ret = 0, f, older;
 
-	dir = hooks_dir(r);
-	path = xasprintf("%s/%s", dir, hook_names[k]);
-	if ((f = is_forge_hook(path)) == 0) {
+	hook_path_of(r, k, &dir, &path);
+	if ((f = is_forge_hook(path, &older)) == 0) {
 		warnx("%s is not forge's: leaving it as it is", fs_vis(path));
 		ret = 1;
 	} else if (f == 1 && unlink(path) == -1) {
 		warn("cannot remove %s", fs_vis(path));
 		ret = EXIT_FORGE;
-	} else if (f == 1)
+	} else if (f == 1) {
 		printf("removed %s\n", fs_vis(path));
+		if (older && !older_hook(r))
+			older_steps(r, NULL, 0);
+	}
 	free(path);
 	free(dir);
 	return ret;

@@ -19,6 +19,10 @@ tl=.git/forge/timeline.jsonl
 run_forge hook install pre-commit
 is "install succeeds" "$rc" 0
 like "and says where" "$out" "^installed $T/r/.git/hooks/pre-commit\$"
+like "and which steps it runs, from where" "$out" \
+    "^it runs forge.verify's steps, from git config \\($T/r/.git/config\\): grep -qx ok test.js && for f in"
+like "the hook says where its steps come from" "$(cat .git/hooks/pre-commit)" \
+    "^# forge hook steps: forge.verify's"
 ok "the hook is executable" test -x .git/hooks/pre-commit
 like "it runs forge verify --staged --no-breaker" \
     "$(cat .git/hooks/pre-commit)" 'verify --isolated --staged --no-breaker'
@@ -144,7 +148,7 @@ ok "the other hook is untouched" test -e .git/hooks/post-commit
 # core.hooksPath, relative to the top.
 git config core.hooksPath githooks
 run_forge hook install pre-commit
-is "install honours core.hooksPath" "$out" "installed $T/r/githooks/pre-commit"
+like "install honours core.hooksPath" "$out" "^installed $T/r/githooks/pre-commit\$"
 ok "the hook is there" test -x githooks/pre-commit
 printf 'broken\n' >test.js
 git add test.js
@@ -244,6 +248,8 @@ is "an untracked .forgeconfig is no commit's: refused" "$rc" 64
 git add .forgeconfig
 run_forge hook install pre-commit
 is "a tracked one's steps: installed" "$rc" 0
+like "saying they are the .forgeconfig's each commit holds" "$out" \
+    "^it runs forge.verify's steps, from the .forgeconfig each commit holds \\(now: grep -qx ok test.js\\)\$"
 git rm -q --cached .forgeconfig
 rm .forgeconfig .git/hooks/pre-commit
 git config forge.verify ''
@@ -251,36 +257,62 @@ run_forge hook install pre-commit
 is "steps cleared by an empty forge.verify: refused" "$rc" 64
 git config --unset forge.verify
 
-# The steps on install's command line: written to the repository's git
-# config, where the hooks (and forge verify) find them.
+# The steps on install's command line: the hook's alone, written into
+# it; forge verify keeps the steps it has, and git config is left alone.
+printf '[forge]\n\tverify = echo committed steps\n' >.forgeconfig
+git add .forgeconfig
+git commit -q -m forgeconfig
+config_before=$(cat .git/config)
 run_forge hook install pre-commit -- sh -c 'grep -qx ok test.js'
 is "install -- command: installed" "$rc" 0
-like "saying where the steps went" "$out" \
-    "^set forge.verify to sh -c 'grep -qx ok test.js' in $T/s/.git/config\$"
-is "they are in the repository's own config" \
-    "$(git config --local --get-all forge.verify)" \
-    "sh -c 'grep -qx ok test.js'"
+is "saying where, and which step the hook runs" "$out" \
+    "installed $T/s/.git/hooks/pre-commit
+it runs sh -c 'grep -qx ok test.js', as given here (forge verify's own steps are unchanged)"
+is "the git config is as it was" "$(cat .git/config)" "$config_before"
+like "the command is in the hook" "$(cat .git/hooks/pre-commit)" \
+    "verify --isolated --staged --no-breaker -- sh -c 'grep -qx ok test.js'\$"
+run_forge verify
+is "forge verify runs the committed .forgeconfig's steps still" "$out" \
+    "committed steps"
 printf 'broken\n' >test.js
 git add test.js
 not_ok "the hook refuses a broken commit" commit -m broken
-like "having verified with those steps" "$(cat "$T/commit.out")" \
+like "having verified with its own step" "$(cat "$T/commit.out")" \
     "Verify: sh -c 'grep -qx ok test.js' \\.\\.\\. Verdict: FAIL"
 printf 'ok\n' >test.js
 git add test.js
 printf 'readme\n' >README
 git add README
 ok "and takes a good one" commit -m readme
+unlike "without running the .forgeconfig's" "$(cat "$T/commit.out")" \
+    'committed steps'
 run_forge hook install pre-push -- true
-is "install again -- command: the steps are replaced" \
-    "$(git config --local --get-all forge.verify)" true
+is "install pre-push -- command: installed" "$rc" 0
+like "the pre-push hook runs it for each commit" \
+    "$(cat .git/hooks/pre-push)" \
+    'verify --isolated --rev="\$loid" --no-breaker -- true </dev/null \|\| exit$'
+is "the git config is still as it was" "$(cat .git/config)" "$config_before"
 
-# Steps of a wider scope would run too: they are cleared.
+# Steps of a wider scope play no part in the hook's run; forge verify
+# runs them, as git config's.
 git config --global forge.verify 'echo global steps'
 run_forge hook install pre-commit -- sh -c 'echo only mine'
 is "with forge.verify in the global config: installed" "$rc" 0
+printf 'readme 2\n' >README
+git add README
+ok "the hook passes" commit -m 'readme 2'
+like "running the step given" "$(cat "$T/commit.out")" "^only mine\$"
+unlike "alone" "$(cat "$T/commit.out")" 'global steps'
 run_forge verify
-is "verify runs the steps given, alone" "$out" "only mine"
+is "forge verify runs git config's" "$out" "global steps"
 git config --global --unset forge.verify
+
+# Uninstall removes what install wrote, and git config was never touched.
+run_forge hook uninstall
+is "uninstall succeeds" "$rc" 0
+is "both hooks are gone" "$(ls .git/hooks | grep -v '\.sample$')" ""
+is "the git config is as it was before install" "$(cat .git/config)" \
+    "$config_before"
 
 # A command that cannot be run would refuse every commit: refused, and
 # nothing changes.
@@ -300,7 +332,84 @@ is "uninstall takes no command" "$rc" 64
 cp "$T/mine" .git/hooks/pre-commit
 run_forge hook install pre-commit -- false
 is "a hook that is not forge's: refused with a command too" "$rc" 1
-is "and the steps are left as they were" "$(cat .git/config; \
-    ls .git/hooks)" "$before"
+ok "and it is left as it was" cmp .git/hooks/pre-commit "$T/mine"
+rm .git/hooks/pre-commit
+
+# Hooks an older forge wrote: no line for their steps, and the command
+# given to install was written to forge.verify in the repository's git
+# config (after an empty value, when a wider scope set it too), where
+# every forge verify ran it over the .forgeconfig's.
+older_hook() {
+	{
+		printf '#!/bin/sh\n# forge hook: written by forge hook install; '
+		printf 'forge hook uninstall removes it\n'
+		printf "forge='%s'\n" "$FORGE"
+		printf 'test -x "$forge" || forge=forge\n'
+		case $1 in
+		pre-commit)
+			printf 'exec "$forge" verify --isolated --staged --no-breaker\n' ;;
+		pre-push)
+			printf 'while read -r lref loid rref roid; do\n'
+			printf '\tcase $loid in *[!0]*) ;; *) continue ;; esac\n'
+			printf '\t"$forge" verify --isolated --rev="$loid" --no-breaker </dev/null || exit\n'
+			printf 'done\nexit 0\n' ;;
+		esac
+	} >.git/hooks/$1
+	chmod +x .git/hooks/$1
+}
+older_hook pre-commit
+git config forge.verify "sh -c 'echo older'"
+run_forge verify
+is "older: forge verify ran the hook's command" "$out" older
+run_forge hook install pre-commit -- sh -c 'echo older'
+is "older: install again with the same command succeeds" "$rc" 0
+like "older: says it removed what the older install wrote" "$out" \
+    "^removed forge.verify 'sh -c 'echo older'' from $T/s/.git/config, where an older forge hook install put it"
+is "older: it is gone from git config" \
+    "$(git config --local --get-all forge.verify)" ""
+run_forge verify
+is "older: forge verify runs the .forgeconfig's again" "$out" \
+    "committed steps"
+run_forge hook install pre-commit -- sh -c 'echo older'
+unlike "a hook of this forge's replaced: nothing said of git config" \
+    "$out$err" 'forge.verify '"'"
+
+older_hook pre-commit
+git config --global forge.verify 'echo global steps'
+git config forge.verify ''
+git config --add forge.verify 'true'
+run_forge hook install pre-commit -- true
+is "older, after an empty value: removed too" \
+    "$(git config --local --get-all forge.verify)" ""
+git config --global --unset forge.verify
+
+older_hook pre-commit
+older_hook pre-push
+git config forge.verify 'true'
+run_forge hook install pre-commit -- true
+is "older, with an older pre-push hook left: installed" "$rc" 0
+is "its steps stay, for that hook runs them" \
+    "$(git config --local --get-all forge.verify)" true
+like "saying so" "$err" \
+    "forge.verify 'true' in $T/s/.git/config applies to every forge verify.*an older forge wrote runs it"
+
+older_hook pre-commit
+run_forge hook install pre-commit -- sh -c 'echo other'
+is "older, steps that are not the command given: installed" "$rc" 0
+is "they stay" "$(git config --local --get-all forge.verify)" true
+like "and how to remove them is said" "$err" \
+    "git config --local --unset-all forge.verify removes it"
+
+older_hook pre-commit
+run_forge hook uninstall
+is "older: uninstall removes the hooks" "$(ls .git/hooks | grep -v '\.sample$')" ""
+is "and leaves git config's steps, whoever set them" \
+    "$(git config --local --get-all forge.verify)" true
+like "saying how to remove them" "$err" \
+    "forge.verify 'true' in $T/s/.git/config applies to every forge verify, over a .forgeconfig's steps; if an older forge hook install put it there, git config --local --unset-all forge.verify removes it"
+git config --unset forge.verify
+older_hook pre-commit
+run_forge hook uninstall
+is "older, no steps in git config: uninstall says nothing more" "$err" ""
 
 done_testing
