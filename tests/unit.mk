@@ -99,6 +99,12 @@ tests_check_proof_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_proof_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_proof_LDADD = $(TEST_LIBS_COMMON)
 
+UNIT_TESTS_LIST += tests/check_pathmap
+tests_check_pathmap_SOURCES = tests/check_pathmap.c tests/unit.h
+tests_check_pathmap_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_pathmap_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_pathmap_LDADD = $(TEST_LIBS_COMMON)
+
 UNIT_TESTS_LIST += tests/check_runlog
 tests_check_runlog_SOURCES = tests/check_runlog.c $(UNITFS)
 tests_check_runlog_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
