@@ -17,11 +17,15 @@
 
 #include "capture.h"
 #include "fsutil.h"
+#include "pathmap.h"
 #include "runlog.h"
 #include "sig.h"
 #include "spawn.h"
+#include "xmalloc.h"
 
 #define BUFSZ	(256 * 1024)
+/* How long a path's possible start is held back while nothing comes. */
+#define HOLD_MS	50
 
 /* A pseudo-terminal that passes bytes as written, sized as to is. */
 static int
@@ -72,6 +76,15 @@ chan_open(struct capture_chan *c, int to)
 }
 
 static void
+map_free(struct pathmap *m)
+{
+	if (m != NULL) {
+		pathmap_free(m);
+		free(m);
+	}
+}
+
+static void
 chan_close(struct capture_chan *c)
 {
 	if (c->rfd != -1)
@@ -79,13 +92,63 @@ chan_close(struct capture_chan *c)
 	if (c->wfd != -1)
 		close(c->wfd);
 	c->rfd = c->wfd = -1;
+	map_free(c->map);
+	c->map = NULL;
+}
+
+/* Where a channel's bytes go, and the first failure to write them. */
+struct sink {
+	int	fd;
+	int	error;
+};
+
+static void
+sink_write(void *arg, const char *p, size_t n)
+{
+	struct sink	*s = arg;
+
+	if (s->error != EPIPE && fs_write_all(s->fd, p, n) == -1 &&
+	    s->error == 0)
+		s->error = errno != 0 ? errno : EIO;
+}
+
+/* Its reader gone, the channel goes too: the step's next write meets
+ * the broken pipe it would have met without forge.  Any other failure
+ * loses these bytes from the screen only. */
+static void
+sunk(struct capture_chan *c, const struct sink *s)
+{
+	if (s->error == EPIPE && c->rfd != -1) {
+		close(c->rfd);
+		c->rfd = -1;
+	}
+}
+
+/* What a channel's map held back, passed on. */
+static void
+flush(struct capture_chan *c)
+{
+	struct sink	s = { c->to, 0 };
+
+	if (c->map == NULL || pathmap_held(c->map) == 0)
+		return;
+	pathmap_flush(c->map, sink_write, &s);
+	sunk(c, &s);
+}
+
+static int
+held(const struct capture *cap)
+{
+	return (cap->out.map != NULL && pathmap_held(cap->out.map) > 0) ||
+	    (cap->err.map != NULL && pathmap_held(cap->err.map) > 0);
 }
 
 /* What is there to read, passed on; 0 once nothing is. */
 static int
 pump(struct capture *cap, struct capture_chan *c, char *buf)
 {
-	ssize_t	n;
+	struct sink	s = { c->to, 0 };
+	ssize_t		n;
 
 	if (c->rfd == -1)
 		return 0;
@@ -93,28 +156,48 @@ pump(struct capture *cap, struct capture_chan *c, char *buf)
 	if ((n = read(c->rfd, buf, BUFSZ)) == -1)
 		return errno == EINTR;
 	if (n == 0) {
-		close(c->rfd);
+		flush(c);
+		if (c->rfd != -1)
+			close(c->rfd);
 		c->rfd = -1;
 		return 0;
 	}
-	/* Its reader gone, the channel goes too: the step's next write
-	 * meets the broken pipe it would have met without forge.  Any
-	 * other failure loses these bytes from the screen only. */
-	if (!cap->quiet && fs_write_all(c->to, buf, (size_t)n) == -1 &&
-	    errno == EPIPE) {
-		close(c->rfd);
-		c->rfd = -1;
-	}
+	if (cap->quiet)
+		;	/* the log's alone */
+	else if (c->map != NULL)
+		pathmap_feed(c->map, buf, (size_t)n, sink_write, &s);
+	else
+		sink_write(&s, buf, (size_t)n);
+	sunk(c, &s);
+	/* The log keeps what the step wrote, as it wrote it. */
 	if (cap->log != NULL)
 		runlog_add(cap->log, buf, (size_t)n);
 	return 1;
 }
 
+/* All there is to read, passed on, and what the maps held back. */
 static void
 drain(struct capture *cap, char *buf)
 {
 	while (pump(cap, &cap->out, buf) || pump(cap, &cap->err, buf))
 		;
+	flush(&cap->out);
+	flush(&cap->err);
+}
+
+/* The maps capture_map() made take the channels' places, and the
+ * channels' go back to it, to be freed. */
+static void
+swap_maps(struct capture *cap)
+{
+	struct pathmap	*m;
+
+	m = cap->out.map;
+	cap->out.map = cap->next[0];
+	cap->next[0] = m;
+	m = cap->err.map;
+	cap->err.map = cap->next[1];
+	cap->next[1] = m;
 }
 
 /* Told that a sync is done; a reply that cannot be written closes the
@@ -141,14 +224,22 @@ tee_thread(void *arg)
 	struct pollfd	 pfd[3];
 	char		 cmd;
 	ssize_t		 n;
+	int		 k;
 
 	for (;;) {
 		pfd[0].fd = cap->ctl[0];
 		pfd[1].fd = cap->out.rfd;
 		pfd[2].fd = cap->err.rfd;
 		pfd[0].events = pfd[1].events = pfd[2].events = POLLIN;
-		if (poll(pfd, 3, -1) == -1)
+		/* What could start a path waits for what follows, but not
+		 * for long: a step that went quiet is seen to. */
+		if ((k = poll(pfd, 3, held(cap) ? HOLD_MS : -1)) == -1)
 			continue;
+		if (k == 0) {
+			flush(&cap->out);
+			flush(&cap->err);
+			continue;
+		}
 		if (pfd[1].revents != 0)
 			(void)pump(cap, &cap->out, buf);
 		if (pfd[2].revents != 0)
@@ -160,6 +251,8 @@ tee_thread(void *arg)
 		/* Its end closed: stop. */
 		if (n != 1)
 			break;
+		if (cmd == 'm')
+			swap_maps(cap);
 		reply(cap, cmd);
 	}
 	/* The last it touches of cap: capture_stop() waits for this. */
@@ -281,6 +374,44 @@ capture_err(const struct capture *cap)
 	if (!cap->running)
 		return SPAWN_INHERIT;
 	return cap->err.wfd != -1 ? cap->err.wfd : cap->out.wfd;
+}
+
+int
+capture_map(struct capture *cap, const char *from, const char *to)
+{
+	struct pathmap	*m[2] = { NULL, NULL };
+	char		 got, cmd = 'm';
+	int		 i;
+
+	/* Nothing is passed on from a quiet one. */
+	if (!cap->running || cap->quiet)
+		return 0;
+	for (i = 0; i < 2 && from != NULL; i++) {
+		m[i] = xmalloc(sizeof(*m[i]));
+		if (pathmap_init(m[i], from, to) == -1) {
+			free(m[i]);
+			m[i] = NULL;
+			map_free(m[0]);
+			return -1;
+		}
+	}
+	cap->next[0] = m[0];
+	cap->next[1] = m[1];
+	if (fs_write_all(cap->ctl[1], &cmd, 1) == -1) {
+		map_free(m[0]);
+		map_free(m[1]);
+		cap->next[0] = cap->next[1] = NULL;
+		return -1;
+	}
+	while ((i = (int)read(cap->ack[0], &got, 1)) == -1 && errno == EINTR)
+		;
+	/* No reply: the thread may yet take them; they are left to it. */
+	if (i != 1)
+		return -1;
+	map_free(cap->next[0]);
+	map_free(cap->next[1]);
+	cap->next[0] = cap->next[1] = NULL;
+	return 0;
 }
 
 void

@@ -7,6 +7,13 @@
  *	sp.out = capture_out(&cap);	SPAWN_INHERIT, or an fd of cap's
  *	sp.err = capture_err(&cap);	for the child to write to
  *	... spawn_start(), spawn_wait() ...
+ *	capture_map(&cap, from, to);	between steps: from here on, what
+ *					they write names the path to where
+ *					they wrote from (pathmap.h; from
+ *					NULL: none; a quiet capture passes
+ *					nothing on to map); -1 if from is no
+ *					path (EINVAL) or the thread did not
+ *					answer
  *	capture_sync(&cap);		returns once all the step wrote is
  *					passed on: forge's next line comes
  *					after it, on screen as in the log
@@ -36,6 +43,13 @@
  * while the steps still see a terminal where forge's output is one.
  * Captures nest: one started while another runs takes stderr over until
  * it stops, and gives it back then.
+ *
+ * A map (pathmap.h) changes only what is passed on, never what the log
+ * keeps, nor forge's own lines: the bytes that could begin a path wait
+ * for those that follow, HOLD_MS at most when nothing comes, and a sync
+ * or the stop passes on everything.  The maps are made by capture_map()
+ * and handed over through the control channel: the thread alone touches
+ * a channel's map, and frees none.
  */
 #ifndef CAPTURE_H
 #define CAPTURE_H
@@ -43,12 +57,14 @@
 #include <pthread.h>
 #include <stdio.h>
 
+struct pathmap;
 struct runlog;
 
 struct capture_chan {
-	int	 rfd;		/* read by the thread, or -1 */
-	int	 wfd;		/* given to the child */
-	int	 to;		/* 1 or 2: where its bytes go */
+	int		 rfd;	/* read by the thread, or -1 */
+	int		 wfd;	/* given to the child */
+	int		 to;	/* 1 or 2: where its bytes go */
+	struct pathmap	*map;	/* what is replaced in them, or NULL */
 };
 
 #define CAPTURE_QUIET	0x01
@@ -60,6 +76,8 @@ struct capture {
 	struct capture_chan	 out, err;	/* err.rfd -1: shares out */
 	int			 ctl[2];	/* to the thread */
 	int			 ack[2];	/* from it */
+	struct pathmap		*next[2];	/* capture_map()'s, for the
+						   thread to swap in */
 	pthread_t		 thread;
 	int			 running;
 	FILE			*saved_stderr;
@@ -69,6 +87,7 @@ struct capture {
 int	capture_start(struct capture *, struct runlog *, int);
 int	capture_out(const struct capture *);
 int	capture_err(const struct capture *);
+int	capture_map(struct capture *, const char *, const char *);
 void	capture_sync(struct capture *);
 void	capture_stop(struct capture *);
 /* forge's stderr, without the log. */

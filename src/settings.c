@@ -311,6 +311,8 @@ static const struct setting settings_table[] = {
 	{ .name = "forge.copyThreshold", .type = SET_SIZE,
 	  .off = F(copy_threshold), .def = BIGFILE_DEFAULT,
 	  .bad = "not a size such as 1m or 512k" },
+	{ .name = "forge.mapPaths", .type = SET_BOOL, .off = F(map_paths),
+	  .def = 1, .bad = "not a boolean" },
 	/* The user's: git config alone, by read_layer(). */
 	{ .name = "color.forge", .type = SET_COLOR, .off = F(color_forge),
 	  .def = -1, .bad = "not auto, always, never or a boolean (ignored)" },

@@ -100,6 +100,9 @@ struct settings {
 					   REUSE_EXPIRY_NEVER */
 	long long	 copy_threshold; /* forge.copyThreshold: a changed
 					   file larger is copied whole */
+	int		 map_paths;	/* forge.mapPaths: the copy's paths
+					   in the steps' output named as the
+					   working tree's: 0 or 1 */
 	int		 color;		/* COLOR_*: color.forge, else
 					   color.ui, else auto */
 	int		 color_forge;	/* private: as set, or -1 */

@@ -108,6 +108,9 @@ struct run {
 	struct runlog	 log;		/* if have_log: its output, kept */
 	struct capture	 cap;
 	int		 have_log;
+	char		*mapped;	/* the copy whose paths the steps'
+					   output names as the working
+					   tree's, if any (verify_log.c) */
 	int		 range;		/* a commit of a range: the copy
 					   goes on to the next */
 	const char	*range_id;	/* the range's, for the timeline */

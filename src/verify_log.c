@@ -2,11 +2,14 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "capture.h"
 #include "runlog.h"
 #include "verify_int.h"
 #include "verify_log.h"
+#include "xmalloc.h"
 
 void
 verify_log_open(struct run *r)
@@ -23,9 +26,31 @@ verify_log_open(struct run *r)
 	r->have_log = 1;
 }
 
-int
-verify_log_out(const struct run *r)
+/*
+ * A copy's paths in what the steps write are the working tree's on the
+ * way out (forge.mapPaths), so that a file:line opens the user's file,
+ * not one that the next run overwrites; the log keeps them as written.
+ * The steps know the copy by one name: their PWD, which getcwd(3) gives
+ * too, as the run directory is made under TMPDIR resolved (rundir.h).
+ */
+static void
+map_copy(struct run *r)
 {
+	/* (An audit's capture passes nothing on: nothing to map.) */
+	if (!r->have_log || r->cap.quiet || !r->isolated || !r->have_snap ||
+	    !r->ctx->cfg.map_paths || (r->mapped != NULL &&
+	    strcmp(r->mapped, r->snap.copy) == 0))
+		return;
+	if (capture_map(&r->cap, r->snap.copy, r->ctx->repo.top) == -1)
+		return;
+	free(r->mapped);
+	r->mapped = xstrdup(r->snap.copy);
+}
+
+int
+verify_log_out(struct run *r)
+{
+	map_copy(r);
 	return r->have_log ? capture_out(&r->cap) : 0;
 }
 
@@ -64,4 +89,6 @@ verify_log_close(struct run *r, int keep)
 	capture_stop(&r->cap);
 	(void)runlog_close(&r->log, keep);
 	r->have_log = 0;
+	free(r->mapped);
+	r->mapped = NULL;
 }

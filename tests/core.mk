@@ -31,6 +31,7 @@ SHELL_TESTS += tests/t-signals.sh
 SHELL_TESTS += tests/t-signal-escalate.sh
 SHELL_TESTS += tests/t-brokenpipe.sh
 SHELL_TESTS += tests/t-terminal.sh
+SHELL_TESTS += tests/t-mappaths.sh
 SHELL_TESTS += tests/t-color.sh
 SHELL_TESTS += tests/t-honest.sh
 SHELL_TESTS += tests/t-escape.sh

@@ -35,6 +35,8 @@ printf 'new\n' >new.txt
 git add new.txt
 printf 'untracked\n' >notes.txt
 copy_top="^$TMPDIR/forge-[^/]+/r\$"
+# What the probe says of the copy, passed on as written.
+git config forge.mapPaths false
 
 # 1. As git runs a pre-commit hook: GIT_DIR relative, GIT_INDEX_FILE
 # naming the index, at the top of the working tree.

@@ -20,7 +20,8 @@ for word in verify status log breaker gc --isolated --in-place --no-check \
 	    "(Fl|Cm|^|[ -])${word#--}"
 done
 for key in forge.verify forge.setup forge.isolated forge.timeout forge.killAfter \
-    forge.breakerThreshold forge.timelineMaxSize forge.copyThreshold; do
+    forge.breakerThreshold forge.timelineMaxSize forge.copyThreshold \
+    forge.mapPaths; do
 	like "forge.1 documents $key" "$(cat "$MANPAGE")" "Va $key"
 done
 for status in 0 64 75 124 125 126 127; do

@@ -138,9 +138,12 @@ run_forge verify --in-place
 is "--in-place overrides forge.isolated=true" "$(steps)" "$T/r"
 like "--in-place: the verdict says in place" \
     "$(printf '%s\n' "$err" | tail -n 1)" 'Verdict: PASS \(in place, '
+# (Where it ran, as it says it: the copy's path passed on as written.)
+git config forge.mapPaths false
 run_forge verify -- pwd
 like "forge.isolated=true applies to a command too" "$out" \
     "^$TMPDIR/forge-[^/]+/r\$"
+git config --unset forge.mapPaths
 git config forge.isolated false
 run_forge verify --isolated
 like "--isolated overrides forge.isolated=false" "$(steps)" "$copy_top"

@@ -14,6 +14,9 @@ git add src/deep && git commit -q -m deep
 printf 'untracked\n' >src/deep/new.txt
 before=$(state_of "$T/r")
 copies="$TMPDIR/forge-[^/]+/r"
+# Where the command ran, as it says it: the copy's paths passed on as
+# written, not named as the working tree's.
+git config forge.mapPaths false
 
 cd "$T/r/src" || exit 99
 run_forge verify --isolated -- pwd
