@@ -294,6 +294,8 @@ json_copy(struct json *j, const struct copy *k, int reusable)
 	json_key(j, "last_use");
 	json_str(j, time_rfc3339(t, k->last_use));
 	if (reusable) {
+		json_key(j, "kind");
+		json_str(j, k->kind);
 		json_key(j, "incremental");
 		json_bool(j, k->incremental);
 		json_key(j, "in_use");
@@ -345,10 +347,10 @@ print_copies(const char *common)
 		/* As ls -h: at most four characters, "980K", "1.2G". */
 		(void)humanize_number(size, 5, k->size, "", HN_AUTOSCALE,
 		    HN_DECIMAL | HN_NOSPACE | HN_B);
-		printf("  %-11s %5s  last used %s  %s\n", n < c.nkept ?
+		printf("  %-11s %-8s %5s  last used %s  %s\n", n < c.nkept ?
 		    "kept" : k->in_use ? "in use" : k->incremental ?
-		    "incremental" : "reusable", size,
-		    time_rfc3339(t, k->last_use), fs_vis(k->path));
+		    "incremental" : "reusable", n < c.nkept ? "" : k->kind,
+		    size, time_rfc3339(t, k->last_use), fs_vis(k->path));
 	}
 	copies_free(&c);
 }

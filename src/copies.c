@@ -51,7 +51,7 @@ in_top(const struct journal_entry *e, const char *copy)
 
 static void
 add_copy(struct copy **v, size_t *n, const char *path,
-    const struct journal_entry *e, time_t last_use)
+    const struct journal_entry *e, const struct timespec *last_use)
 {
 	struct copy	*k;
 
@@ -60,8 +60,12 @@ add_copy(struct copy **v, size_t *n, const char *path,
 	memset(k, 0, sizeof(*k));
 	k->path = xstrdup(path);
 	k->size = disk_usage(e->top);
-	k->last_use = last_use;
+	k->last_use = last_use->tv_sec;
+	k->last_use_ns = last_use->tv_nsec;
 	k->incremental = e->incremental;
+	if (e->kept == NULL)
+		k->kind = xstrdup(e->reuse_kind != NULL ? e->reuse_kind :
+		    JOURNAL_WORKTREE);
 }
 
 static void
@@ -95,9 +99,10 @@ add_record(struct copies *c, const char *path)
 		goto out;
 	/* The kept or reuse note is the record's last line. */
 	if (e.kept != NULL)
-		add_copy(&c->kept, &c->nkept, copy, &e, sb.st_mtime);
+		add_copy(&c->kept, &c->nkept, copy, &e, &sb.st_mtim);
 	else {
-		add_copy(&c->reusable, &c->nreusable, copy, &e, sb.st_mtime);
+		add_copy(&c->reusable, &c->nreusable, copy, &e,
+		    &sb.st_mtim);
 		c->reusable[c->nreusable - 1].in_use = in_use;
 	}
 out:
@@ -113,6 +118,8 @@ by_use(const void *a, const void *b)
 
 	if (x->last_use != y->last_use)
 		return x->last_use < y->last_use ? -1 : 1;
+	if (x->last_use_ns != y->last_use_ns)
+		return x->last_use_ns < y->last_use_ns ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
@@ -154,8 +161,10 @@ copies_free(struct copies *c)
 	for (i = 0; i < c->nkept; i++)
 		free(c->kept[i].path);
 	free(c->kept);
-	for (i = 0; i < c->nreusable; i++)
+	for (i = 0; i < c->nreusable; i++) {
 		free(c->reusable[i].path);
+		free(c->reusable[i].kind);
+	}
 	free(c->reusable);
 	memset(c, 0, sizeof(*c));
 }

@@ -11,7 +11,9 @@
  *	c.kept[i].last_use	when a run last used it: for a kept copy,
  *				the end of the run that kept it
  *	c.reusable[i]		the same for copies parked by --reuse
- *				(and .in_use: a run has it now)
+ *				(and .in_use: a run has it now; .kind:
+ *				the source it was parked for, as
+ *				journal.h names it)
  *	copies_free(&c);
  *
  * The list is in the order of last use, oldest first; the struct owns
@@ -27,7 +29,10 @@ struct copy {
 	char		*path;
 	long long	 size;
 	time_t		 last_use;
+	long		 last_use_ns;	/* and its nanoseconds */
 	int		 incremental;	/* a reusable copy's kind */
+	char		*kind;		/* and of source: "worktree",
+					   "staged", "rev" (NULL: kept) */
 	int		 in_use;	/* a run has it now */
 };
 

@@ -244,24 +244,34 @@ journal_note_kept(struct journal *j, const char *copy)
 }
 
 int
-journal_note_reuse(struct journal *j, const char *copy, const char *source,
-    int incremental, const char *setup)
+journal_note_reuse(struct journal *j, const struct journal_reuse *r)
 {
 	struct buf	line = BUF_INIT;
 	struct json	js;
+	struct timespec	t[2];
 
 	json_init(&js, &line);
 	json_open(&js, '{');
 	json_key(&js, "reuse");
-	json_str(&js, copy);
+	json_str(&js, r->copy);
 	json_key(&js, "source");
-	json_str(&js, source);
+	json_str(&js, r->source);
+	json_key(&js, "kind");
+	json_str(&js, r->kind);
 	json_key(&js, "incremental");
-	json_bool(&js, incremental);
+	json_bool(&js, r->incremental);
 	json_key(&js, "setup");
-	json_str(&js, setup);
+	json_str(&js, r->setup);
 	json_close(&js, '}');
-	return append_note(j, &line);
+	if (append_note(j, &line) == -1)
+		return -1;
+	if (r->used != NULL) {
+		t[0].tv_sec = 0;
+		t[0].tv_nsec = UTIME_OMIT;
+		t[1] = *r->used;
+		(void)futimens(j->fd, t);
+	}
+	return 0;
 }
 
 /* The run taking a parked copy over becomes its owner: its pid, start
@@ -346,6 +356,7 @@ journal_entry_free(struct journal_entry *e)
 	free(e->reuse);
 	free(e->reuse_source);
 	free(e->reuse_setup);
+	free(e->reuse_kind);
 	strv_free(&e->repos);
 	memset(e, 0, sizeof(*e));
 }
@@ -396,6 +407,9 @@ journal_parse(const char *text, size_t len, struct journal_entry *e)
 			free(e->reuse_setup);
 			e->reuse_setup = xstrdup((s = jv_str(jv_get(v,
 			    "setup"))) != NULL ? s : "");
+			free(e->reuse_kind);
+			e->reuse_kind = (s = jv_str(jv_get(v, "kind"))) !=
+			    NULL ? xstrdup(s) : NULL;
 			e->incremental = jv_bool(jv_get(v, "incremental"), 0);
 			e->reusable = 1;
 		} else if (jv_get(v, "use") != NULL) {

@@ -11,7 +11,10 @@
  *	{"child":N,"start":N}		the command's process group
  *	{"kept":"<copy path>"}		--keep: leave it for forge gc --kept
  *	{"reuse":"<copy path>","source":"<working tree>",
- *	 "incremental":B,"setup":".."}	parked for the next run's reuse
+ *	 "kind":"..","incremental":B,"setup":".."}
+ *					parked for the next run's reuse, by
+ *					a run of that kind of source:
+ *					"worktree", "staged" or "rev"
  *	{"use":"..","pid":N,"start":N,"boot":".."}
  *					a later run took the parked copy
  *					over: it is now the owner
@@ -56,6 +59,9 @@ struct journal_entry {
 	char			*reuse;		/* parked: the copy */
 	char			*reuse_source;	/* the working tree it copies */
 	char			*reuse_setup;	/* the setup steps it had */
+	char			*reuse_kind;	/* of what source it was last
+						   parked (NULL: not said, a
+						   working state's) */
 	int			 incremental;
 	int			 reusable;	/* parked at least once */
 	time_t			 last_use;	/* when it was last parked */
@@ -74,8 +80,24 @@ int	journal_open(struct journal *, const char *, const char *,
 int	journal_note_repo(struct journal *, const char *);
 int	journal_note_child(struct journal *, pid_t);
 int	journal_note_kept(struct journal *, const char *);
-int	journal_note_reuse(struct journal *, const char *, const char *, int,
-	    const char *);
+/* The kinds of source a copy is parked for; a record that says none is
+ * a working state's. */
+#define JOURNAL_WORKTREE	"worktree"
+#define JOURNAL_STAGED		"staged"
+#define JOURNAL_REV		"rev"
+
+/* What a parked copy's record says of it.  used, if not NULL, is the
+ * time the record is given as its last use (its modification time),
+ * rather than now: a copy put back as it was claimed keeps its place. */
+struct journal_reuse {
+	const char		*copy;
+	const char		*source;
+	const char		*kind;
+	int			 incremental;
+	const char		*setup;
+	const struct timespec	*used;
+};
+int	journal_note_reuse(struct journal *, const struct journal_reuse *);
 /* Lock a parked copy's record at path: 0 when it is locked (j open,
  * e parsed), 1 when it is not to be had (busy, gone, not parked), -1
  * on an error.  journal_note_use() then makes the run its owner. */

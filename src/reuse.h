@@ -30,37 +30,60 @@
 /*
  * Parking and claiming (reuse_park.c).
  *
- *	struct reuse_want w = { source, incremental, setup };
+ *	struct reuse_want w = { source, kind, incremental, max, setup, ... };
+ *	struct reuse_claimed c;
  *	struct rundir rd;
- *	char *had, *copy;
- *	switch (reuse_claim(&rd, common, &w, &had, &copy)) {
+ *	switch (reuse_claim(&rd, common, &w, &c)) {
  *	case 1:		rd is a parked copy's run directory, the run's own
  *			now, its registration a fresh copy's (one that
- *			cannot be made so is removed instead); had: the
- *			setup it was parked with, copy: its path (both
- *			freed by the caller);
+ *			cannot be made so is removed instead); c says what
+ *			it was parked as (reuse_claimed_free() frees it);
  *			snapshot_create(..., SNAP_REUSED) brings it up to
- *			date, or reuse_park() puts it back untouched
+ *			date, or reuse_unclaim(&rd, &w, &c) puts it back as
+ *			it was parked, its last use unchanged: for a run
+ *			that turns out not to need it, or not to be able to
+ *			use it, after all
  *	case 0:		none to be had: rundir_open() as always
  *	}
  *	... the verification ...
- *	reuse_park(&rd, common, copy, &w, max);	parked for the next run,
- *			or removed when max copies of the working tree
- *			are parked already, or when the next run could not
- *			prove it the run's (its command undid the mark)
+ *	reuse_park(&rd, common, copy, &w);	parked for the next run:
+ *			room made for it if w.max copies of its pool are
+ *			parked or in use already, by removing the least
+ *			recently used parked ones; or removed when no room
+ *			can be made (all in use, w.max 0), or when the next
+ *			run could not prove it the run's (its command undid
+ *			the mark)
  *
  * A parked copy is a run directory whose record (journal.h) ends in a
  * "reuse" line; the run that claims it holds the record's lock, as the
  * run that made it did, so no two runs ever share one, and reclaim and
  * gc leave it alone (gc removes it once unused for forge.reuseExpiry).
- * Only copies of the same working tree and the same kind (incremental
- * or not) are claimed.  A copy that cannot be trusted to be what it was
- * (a file system mounted in it, its directory not the run's) is removed,
- * never used.
+ *
+ * A pool is the copies of one working tree and one kind (incremental or
+ * not), of every kind of source: the working state, the staged tree,
+ * commits.  A copy is used when a run claims it, and when it is parked;
+ * the record's modification time says when.  A run claims, of its pool:
+ *	- a copy last parked by a run of its own kind of source (w.kind),
+ *	  the most recently used first: the one closest to what it needs;
+ *	- else, only where the pool is full (w.max copies parked or in use,
+ *	  so that its own copy would make room by removing one), another
+ *	  kind's, the least recently used first: the one that would go;
+ *	- else none: its copy is made afresh, and parked beside the others.
+ * So the working state's copy and the hook's (--staged) live side by
+ * side where w.max is 2 or more, and neither run takes the other's.  A
+ * copy that cannot be trusted to be what it was (a file system mounted
+ * in it, its directory not the run's) is removed, never used.
  */
+#define REUSE_WORKTREE	JOURNAL_WORKTREE	/* the kinds of source */
+#define REUSE_STAGED	JOURNAL_STAGED
+#define REUSE_REV	JOURNAL_REV
+
 struct reuse_want {
 	const char	*source;	/* the working tree */
+	const char	*kind;		/* of source: REUSE_WORKTREE ... */
 	int		 incremental;	/* keeps its own ignored files */
+	int		 max;		/* forge.reuseCopies: the most a
+					   pool holds */
 	const char	*setup;		/* what setup it had: parked with */
 	const char	*gitdir;	/* the working tree's git dir, and */
 	const char	*head;		/* the commit to check out: a copy
@@ -68,10 +91,20 @@ struct reuse_want {
 					   fresh one would (registration.h) */
 };
 
+struct reuse_claimed {
+	char		*copy;		/* its path */
+	char		*setup;		/* the setup it was parked with */
+	char		*kind;		/* of source it was parked for */
+	struct timespec	 used;		/* its last use, before the claim */
+};
+
 int	reuse_claim(struct rundir *, const char *, const struct reuse_want *,
-	    char **, char **);
+	    struct reuse_claimed *);
+void	reuse_claimed_free(struct reuse_claimed *);
+int	reuse_unclaim(struct rundir *, const struct reuse_want *,
+	    const struct reuse_claimed *);
 int	reuse_park(struct rundir *, const char *, const char *,
-	    const struct reuse_want *, int);
+	    const struct reuse_want *);
 
 /* A claimed copy, as every step that brings it back takes it. */
 struct reuse_copy {

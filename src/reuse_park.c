@@ -7,6 +7,7 @@
 #include <dirent.h>
 #include <err.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -21,11 +22,12 @@
 #include "reuse.h"
 #include "rundir.h"
 #include "sig.h"
+#include "strv.h"
 #include "xmalloc.h"
 
 struct record {
-	char	*path;
-	time_t	 mtime;
+	char		*path;
+	struct timespec	 mtime;		/* its last use */
 };
 
 static int
@@ -33,12 +35,15 @@ newest_first(const void *a, const void *b)
 {
 	const struct record	*x = a, *y = b;
 
-	if (x->mtime != y->mtime)
-		return x->mtime > y->mtime ? -1 : 1;
+	if (x->mtime.tv_sec != y->mtime.tv_sec)
+		return x->mtime.tv_sec > y->mtime.tv_sec ? -1 : 1;
+	if (x->mtime.tv_nsec != y->mtime.tv_nsec)
+		return x->mtime.tv_nsec > y->mtime.tv_nsec ? -1 : 1;
 	return strcmp(x->path, y->path);
 }
 
-/* The records of the journal, most recently used first. */
+/* The records of the journal, most recently used first: a record's
+ * modification time is its last use (a park, or a claim). */
 static size_t
 records(const char *common, struct record **out)
 {
@@ -66,7 +71,7 @@ records(const char *common, struct record **out)
 		}
 		v = xreallocarray(v, n + 1, sizeof(*v));
 		v[n].path = path;
-		v[n].mtime = st.st_mtime;
+		v[n].mtime = st.st_mtim;
 		n++;
 	}
 	closedir(d);
@@ -87,12 +92,64 @@ records_free(struct record *v, size_t n)
 	free(v);
 }
 
+/* Of w's pool: a copy of the same working tree, incremental or not as
+ * w is, parked or in use (a record that was parked keeps its source). */
 static int
 wanted(const struct journal_entry *e, const struct reuse_want *w)
 {
 	return e->reuse_source != NULL &&
 	    strcmp(e->reuse_source, w->source) == 0 &&
-	    e->incremental == w->incremental;
+	    e->incremental == w->incremental && e->kept == NULL;
+}
+
+/* The kind of source the copy was last parked for. */
+static const char *
+kind_of(const struct journal_entry *e)
+{
+	return e->reuse_kind != NULL ? e->reuse_kind : REUSE_WORKTREE;
+}
+
+/* A record read as it stands, without its lock: 0, e filled. */
+static int
+peek(const char *path, struct journal_entry *e)
+{
+	struct buf	text = BUF_INIT;
+	int		fd, r;
+
+	memset(e, 0, sizeof(*e));
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) == -1)
+		return -1;
+	while (buf_read(&text, fd, 65536) > 0)
+		;
+	close(fd);
+	r = journal_parse(text.data != NULL ? text.data : "", text.len, e);
+	buf_free(&text);
+	return r;
+}
+
+/* How many copies w's pool holds, parked or in use, but for the run
+ * own's (NULL: none); and of them in use, into *busy if not NULL. */
+static int
+pool_size(const struct record *v, size_t n, const struct reuse_want *w,
+    const char *own, int *busy)
+{
+	struct journal_entry	e;
+	size_t			i;
+	int			count = 0;
+
+	if (busy != NULL)
+		*busy = 0;
+	for (i = 0; i < n; i++) {
+		if (own != NULL && strcmp(fs_basename(v[i].path), own) == 0)
+			continue;
+		if (peek(v[i].path, &e) == 0 && e.reusable && wanted(&e, w)) {
+			count++;
+			if (busy != NULL && e.reuse == NULL)
+				(*busy)++;
+		}
+		journal_entry_free(&e);
+	}
+	return count;
 }
 
 /* Is the parked copy still what was parked: the run's own directory,
@@ -131,111 +188,163 @@ made_fresh(const struct rundir *rd, const char *copy, const char *common,
 	return r;
 }
 
-int
-reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
-    char **had, char **copy)
+/*
+ * The record at path claimed for the run, if it is of w's pool and, as
+ * same says, last parked for w's kind of source or for another: 1, rd
+ * and c filled; 0, not (left as it was, or removed if tampered with).
+ */
+static int
+claim_one(struct rundir *rd, const char *common, const struct reuse_want *w,
+    const char *path, int same, struct reuse_claimed *c)
 {
 	struct journal_entry	 e;
 	struct journal		 j;
-	struct record		*v;
-	size_t			 i, n;
-	int			 st, ret = 0;
+	struct stat		 st;
+	int			 ret = 0;
 
-	*had = NULL;
-	*copy = NULL;
-	n = records(common, &v);
-	for (i = 0; i < n && ret == 0; i++) {
-		if ((st = journal_claim(&j, v[i].path, &e)) != 0)
-			continue;	/* busy, or not parked */
-		if (!wanted(&e, w)) {
+	if (journal_claim(&j, path, &e) != 0)
+		return 0;	/* busy, or not parked */
+	if (!wanted(&e, w) || (strcmp(kind_of(&e), w->kind) == 0) != same ||
+	    !journal_top_is_runs(&e)) {
+		/* Not for this run; or not provably the run's: not ours to
+		 * touch. */
+		journal_close(&j, 0);
+		journal_entry_free(&e);
+		return 0;
+	}
+	if (!intact(&e)) {
+		/* Not to be trusted, nor left: it goes, as far as it
+		 * safely can (what stays is said). */
+		warnx("the reusable copy %s was tampered with: removing it",
+		    fs_vis(e.top));
+		if (journal_note_use(&j) == -1)
 			journal_close(&j, 0);
-			journal_entry_free(&e);
-			continue;
-		}
-		if (!journal_top_is_runs(&e)) {
-			/* Not provably the run's: not ours to touch. */
-			journal_close(&j, 0);
-			journal_entry_free(&e);
-			continue;
-		}
-		if (!intact(&e)) {
-			/* Not to be trusted, nor left: it goes, as far as
-			 * it safely can (what stays is said). */
-			warnx("the reusable copy %s was tampered with: "
-			    "removing it", fs_vis(e.top));
-			if (journal_note_use(&j) == -1)
-				journal_close(&j, 0);
-			else {
-				/* Adopted or not, the run directory is rd's
-				 * now, the journal with it. */
-				if (rundir_adopt(rd, &j, &e) == 0)
-					(void)rundir_remove(rd);
-				rundir_free(rd);
-			}
-			journal_entry_free(&e);
-			continue;
-		}
-		/* Locked, still parked: a death here leaves it parked. */
-		sig_test_stall("claim");
-		if (journal_note_use(&j) == -1) {
-			journal_close(&j, 0);
-			journal_entry_free(&e);
-			continue;
-		}
-		/* The run's from here: a death leaves it to the reclaim. */
-		sig_test_stall("adopt");
-		if (rundir_adopt(rd, &j, &e) != 0)
+		else {
+			/* Adopted or not, the run directory is rd's now,
+			 * the journal with it. */
+			if (rundir_adopt(rd, &j, &e) == 0)
+				(void)rundir_remove(rd);
 			rundir_free(rd);
-		else if (made_fresh(rd, e.reuse, common, w) == -1) {
-			if (!sig_pending())
-				warnx("the reusable copy %s cannot be given a "
-				    "fresh copy's registration: removing it",
-				    fs_vis(e.top));
-			(void)rundir_remove(rd);
-			rundir_free(rd);
-		} else {
-			*had = xstrdup(e.reuse_setup != NULL ? e.reuse_setup :
-			    "");
-			*copy = xstrdup(e.reuse);
-			ret = 1;
 		}
 		journal_entry_free(&e);
+		return 0;
 	}
+	/* Its last use, as it is locked: a put back keeps it. */
+	if (fstat(j.fd, &st) == 0)
+		c->used = st.st_mtim;
+	/* Locked, still parked: a death here leaves it parked. */
+	sig_test_stall("claim");
+	if (journal_note_use(&j) == -1) {
+		journal_close(&j, 0);
+		journal_entry_free(&e);
+		return 0;
+	}
+	/* The run's from here: a death leaves it to the reclaim. */
+	sig_test_stall("adopt");
+	if (rundir_adopt(rd, &j, &e) != 0)
+		rundir_free(rd);
+	else if (made_fresh(rd, e.reuse, common, w) == -1) {
+		if (!sig_pending())
+			warnx("the reusable copy %s cannot be given a fresh "
+			    "copy's registration: removing it", fs_vis(e.top));
+		(void)rundir_remove(rd);
+		rundir_free(rd);
+	} else {
+		c->setup = xstrdup(e.reuse_setup != NULL ? e.reuse_setup : "");
+		c->copy = xstrdup(e.reuse);
+		c->kind = xstrdup(kind_of(&e));
+		ret = 1;
+	}
+	journal_entry_free(&e);
+	return ret;
+}
+
+int
+reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
+    struct reuse_claimed *c)
+{
+	struct record	*v;
+	size_t		 i, n;
+	int		 ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	n = records(common, &v);
+	/* The closest first: the most recently used of its own kind. */
+	for (i = 0; i < n && ret == 0; i++)
+		ret = claim_one(rd, common, w, v[i].path, 1, c);
+	/* Another kind's only where this run's copy would leave no room
+	 * for it (reuse_park()): the one that would go first. */
+	if (ret == 0 && pool_size(v, n, w, NULL, NULL) >= w->max)
+		for (i = n; i-- > 0 && ret == 0;)
+			ret = claim_one(rd, common, w, v[i].path, 0, c);
 	records_free(v, n);
 	return ret;
 }
 
-/* Parked (or in use, after a park) copies of the same working tree and
- * kind, but for the run's own. */
+void
+reuse_claimed_free(struct reuse_claimed *c)
+{
+	free(c->setup);
+	free(c->copy);
+	free(c->kind);
+	memset(c, 0, sizeof(*c));
+}
+
+/*
+ * The parked copy at path removed with its record, for room: 1; 0 if it
+ * is not of w's pool, or busy (a run has it), or would not go (said).
+ */
 static int
-count_parked(const char *common, const struct reuse_want *w,
-    const char *own)
+evict(const char *path, const struct reuse_want *w)
 {
 	struct journal_entry	 e;
-	struct record		*v;
-	struct buf		 text = BUF_INIT;
-	size_t			 i, n;
-	int			 fd, count = 0;
+	struct journal		 j;
+	struct strv		 left = STRV_INIT;
+	size_t			 i;
+	int			 ret = 0;
 
-	n = records(common, &v);
-	for (i = 0; i < n; i++) {
-		if (strcmp(fs_basename(v[i].path), own) == 0 ||
-		    (fd = open(v[i].path, O_RDONLY | O_NOFOLLOW |
-		    O_CLOEXEC)) == -1)
-			continue;
-		buf_reset(&text);
-		while (buf_read(&text, fd, 65536) > 0)
-			;
-		close(fd);
-		if (journal_parse(text.data != NULL ? text.data : "",
-		    text.len, &e) == 0 && e.reusable && wanted(&e, w) &&
-		    e.kept == NULL)
-			count++;
+	if (journal_claim(&j, path, &e) != 0)
+		return 0;
+	if (!wanted(&e, w)) {
+		journal_close(&j, 0);
 		journal_entry_free(&e);
+		return 0;
 	}
-	buf_free(&text);
+	if (journal_remove_copy(&e, 0, &left) == 0) {
+		fprintf(stderr, "forge: removed the least recently used "
+		    "reusable copy %s, as forge.reuseCopies is %d\n",
+		    fs_vis(e.reuse), w->max);
+		ret = 1;
+	} else
+		for (i = 0; i < left.n; i++)
+			warnx("%s: left in place, forge gc will try again",
+			    left.v[i]);
+	journal_close(&j, ret);
+	journal_entry_free(&e);
+	strv_free(&left);
+	return ret;
+}
+
+/* Room in w's pool for the run own's copy, made by removing the least
+ * recently used parked ones: is there?  None is removed where the
+ * copies in use leave no room anyway. */
+static int
+room(const char *common, const struct reuse_want *w, const char *own)
+{
+	struct record	*v;
+	size_t		 i, n;
+	int		 count, busy;
+
+	if (w->max <= 0)
+		return 0;
+	n = records(common, &v);
+	count = pool_size(v, n, w, own, &busy);
+	for (i = n; i-- > 0 && count >= w->max && busy < w->max;)
+		if (strcmp(fs_basename(v[i].path), own) != 0 &&
+		    evict(v[i].path, w))
+			count--;
 	records_free(v, n);
-	return count;
+	return count < w->max;
 }
 
 /*
@@ -261,11 +370,18 @@ provable(const struct rundir *rd, const char *copy)
 
 int
 reuse_park(struct rundir *rd, const char *common, const char *copy,
-    const struct reuse_want *w, int max)
+    const struct reuse_want *w)
 {
-	char	*lock;
-	int	 fd, ret = -1;
+	struct journal_reuse	 note;
+	char			*lock;
+	int			 fd, ret = -1;
 
+	memset(&note, 0, sizeof(note));
+	note.copy = copy;
+	note.source = w->source;
+	note.kind = w->kind;
+	note.incremental = w->incremental;
+	note.setup = w->setup;
 	/* Counting and parking are one step: two runs ending at once must
 	 * not both find room for one more. */
 	lock = xasprintf("%s/forge/reuse.lock", common);
@@ -275,8 +391,7 @@ reuse_park(struct rundir *rd, const char *common, const char *copy,
 	if (!provable(rd, copy))
 		warnx("the copy %s is no longer provably forge's: removing "
 		    "it, not parking it", fs_vis(rd->top));
-	else if (count_parked(common, w, rd->run) < max &&
-	    rundir_park(rd, copy, w->source, w->incremental, w->setup) == 0)
+	else if (room(common, w, rd->run) && rundir_park(rd, &note) == 0)
 		ret = 0;
 	if (fd != -1)
 		close(fd);
@@ -284,4 +399,31 @@ reuse_park(struct rundir *rd, const char *common, const char *copy,
 	if (ret == -1)
 		(void)rundir_remove(rd);
 	return ret;
+}
+
+int
+reuse_unclaim(struct rundir *rd, const struct reuse_want *w,
+    const struct reuse_claimed *c)
+{
+	struct journal_reuse	note;
+
+	memset(&note, 0, sizeof(note));
+	note.copy = c->copy;
+	note.source = w->source;
+	note.kind = c->kind;
+	note.incremental = w->incremental;
+	note.setup = c->setup;
+	if (c->used.tv_sec != 0 || c->used.tv_nsec != 0)
+		note.used = &c->used;
+	if (!provable(rd, c->copy)) {
+		warnx("the copy %s is no longer provably forge's: removing "
+		    "it, not parking it", fs_vis(rd->top));
+		(void)rundir_remove(rd);
+		return -1;
+	}
+	if (rundir_park(rd, &note) == -1) {
+		(void)rundir_remove(rd);
+		return -1;
+	}
+	return 0;
 }

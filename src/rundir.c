@@ -330,8 +330,7 @@ rundir_adopt(struct rundir *rd, struct journal *j,
 }
 
 int
-rundir_park(struct rundir *rd, const char *copy, const char *source,
-    int incremental, const char *setup)
+rundir_park(struct rundir *rd, const struct journal_reuse *note)
 {
 	int	fd;
 
@@ -346,8 +345,7 @@ rundir_park(struct rundir *rd, const char *copy, const char *source,
 	}
 	/* Still the run's: a death here leaves it to the reclaim. */
 	sig_test_stall("park");
-	if (journal_note_reuse(&rd->journal, copy, source, incremental,
-	    setup) == -1)
+	if (journal_note_reuse(&rd->journal, note) == -1)
 		return -1;
 	/* Parked, and still locked: a death here leaves it parked. */
 	sig_test_stall("parked");

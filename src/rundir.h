@@ -27,7 +27,7 @@
  *	rundir_note_child(&rd, pid);	the command's process group, for
  *					a later reclaim to end
  *	rundir_remove(&rd);	or rundir_keep(&rd, copy) for --keep,
- *				or rundir_park(&rd, copy, ...) to leave it
+ *				or rundir_park(&rd, &note) to leave it
  *				for the next run to reuse (reuse.h)
  *	rundir_free(&rd);
  *
@@ -72,8 +72,9 @@ int	 rundir_kept(const struct rundir *);
  * handed over in j: the run's now, its scratch space emptied. */
 int	 rundir_adopt(struct rundir *, struct journal *,
 	    const struct journal_entry *);
-int	 rundir_park(struct rundir *, const char *, const char *, int,
-	    const char *);
+/* Parked: the record's "reuse" note (journal.h) written, the record let
+ * go for the next run to claim. */
+int	 rundir_park(struct rundir *, const struct journal_reuse *);
 int	 rundir_parked(const struct rundir *);
 void	 rundir_free(struct rundir *);
 /* $TMPDIR (or /tmp), absolute and resolved; the caller frees. */

@@ -1200,8 +1200,9 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 		reconvert_forget(rd->carry);
 	}
 	made = sr->index == NULL ? -1 : copy_repo(s, sr);
-	/* What the parked copy set aside and this one has not. */
-	if (s->reused)
+	/* What the parked copy set aside and this one has not -- unless
+	 * it turned out not to be parked: it goes back as it stands. */
+	if (s->reused && (made == 0 || s->not_reusable == NULL))
 		snapshot_nested_clear(s);
 	if (made == -1)
 		goto out;
@@ -1220,6 +1221,24 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 out:
 	stop_proofs(s);
 	return ret;
+}
+
+const char *
+snapshot_why_not_parked(const struct repo *r)
+{
+	struct snap_repo	sr;
+	struct lsfiles		none;
+
+	/* Not read: what the settings say is for the copy to find. */
+	if (r->core == NULL)
+		return NULL;
+	memset(&sr, 0, sizeof(sr));
+	memset(&none, 0, sizeof(none));
+	sr.src = r->top;
+	sr.gitdir = r->gitdir;
+	if (sr_settings(&sr, 0, r->core) == -1)
+		return NULL;
+	return reusable_why_not(&none, sr.sparse);
 }
 
 void

@@ -26,8 +26,16 @@
  * is brought up to date in place (reuse_sync) instead of checked out,
  * and so is each nested repository's copy parked with it; everything
  * after that is as for a fresh copy, the proof included.  A sparse
- * checkout, or a conflict over a submodule, is never reused: -1, said,
- * and the caller builds a fresh copy.
+ * checkout, or a conflict over a submodule, is never reused: -1 with
+ * s.not_reusable set, and the caller builds a fresh copy -- the parked
+ * one left fit to be parked again as it stands, once
+ * snapshot_park_nested() set aside what of it was taken back (nothing
+ * it did to it is more than a command may do to a copy).
+ *
+ * snapshot_why_not_parked(&repo) says, before any parked copy is
+ * claimed, what keeps a copy of the working state from being parked as
+ * far as the repository's settings tell (a sparse checkout): a static
+ * string, or NULL; the rest only the copy's listing tells.
  *
  * Unless SNAP_NOCHECK, the copy is then proved (proof.h): the tree id of
  * the source working state and that of the copy must be equal; s.tree is
@@ -155,6 +163,7 @@ int	snapshot_create(struct snapshot *, struct rundir *,
 int	snapshot_create_from(struct snapshot *, struct rundir *,
 	    const struct repo *, const struct source *, int, long long);
 void	snapshot_free(struct snapshot *);
+const char *snapshot_why_not_parked(const struct repo *);
 /*
  * A copy about to be parked (reuse.h): each nested repository's copy set
  * aside in the run's directory, deepest first, for the next run to take

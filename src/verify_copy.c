@@ -164,20 +164,41 @@ verify_copy_setup_same(const char *had, const char *want)
 	    strncmp(want, had, strlen(want)) == 0;
 }
 
-/* A parked copy's run directory, if there is one to reuse. */
+/* What the run asks of the pool of parked copies (reuse.h). */
+static void
+want_of(const struct run *r, struct reuse_want *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->source = r->ctx->repo.top;
+	w->kind = r->source.kind == SOURCE_STAGED ? REUSE_STAGED :
+	    r->source.kind == SOURCE_REV ? REUSE_REV : REUSE_WORKTREE;
+	w->incremental = r->incremental;
+	w->max = r->ctx->cfg.reuse_copies;
+	w->gitdir = r->ctx->repo.gitdir;
+	w->head = r->ctx->repo.head;
+}
+
+/*
+ * A parked copy's run directory, if there is one to reuse -- none for a
+ * run whose copy is known not to be parked: it would only cost another
+ * run its copy.
+ */
 void
 verify_copy_claim(struct run *r)
 {
-	struct reuse_want	w;
+	struct reuse_want	 w;
+	const char		*why;
 
-	memset(&w, 0, sizeof(w));
-	w.source = r->ctx->repo.top;
-	w.incremental = r->incremental;
-	w.gitdir = r->ctx->repo.gitdir;
-	w.head = r->ctx->repo.head;
-	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->had_setup,
-	    &r->claimed) == 1)
+	if (r->source.kind == SOURCE_WORKTREE &&
+	    (why = snapshot_why_not_parked(&r->ctx->repo)) != NULL) {
+		r->not_reused = why;
+		return;
+	}
+	want_of(r, &w);
+	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->claim) == 1) {
 		r->reused = 1;
+		r->had_setup = xstrdup(r->claim.setup);
+	}
 }
 
 int
@@ -206,15 +227,26 @@ verify_copy_make(struct run *r, int verbose)
 	}
 	if (!r->reused || sig_pending())
 		return -1;
-	/* Repaired or rebuilt, never trusted: a fresh copy it is.  One
-	 * that is not to be reused at all is said once, as the fresh one
-	 * is made (the caller). */
-	if (r->snap.not_reusable == NULL)
+	if (r->snap.not_reusable != NULL) {
+		/* Not to be parked, found once claimed (said once, as the
+		 * fresh copy is made, by the caller): the claimed copy goes
+		 * back as it stands, for the run it was parked for, its
+		 * nested copies set aside as on any park. */
+		if (snapshot_park_nested(&r->snap) == -1) {
+			snapshot_free(&r->snap);
+			(void)rundir_remove(&r->rd);
+		} else {
+			snapshot_free(&r->snap);
+			(void)verify_copy_unclaim(r);
+		}
+	} else {
+		/* Repaired or rebuilt, never trusted: a fresh copy it is. */
 		fprintf(stderr, "forge: the reused copy could not be brought "
 		    "up to date: building a fresh one\n");
-	snapshot_free(&r->snap);
+		snapshot_free(&r->snap);
+		(void)rundir_remove(&r->rd);
+	}
 	r->have_snap = 0;
-	(void)rundir_remove(&r->rd);
 	rundir_free(&r->rd);
 	r->reused = 0;
 	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
@@ -459,43 +491,36 @@ verify_copy_results(struct run *r)
 	}
 }
 
-/* Left for the next run, or removed when enough copies are parked. */
+/* Left for the next run, room made for it; or removed. */
 static void
 park(struct run *r)
 {
 	struct reuse_want	w;
 	char			*setup;
 
-	memset(&w, 0, sizeof(w));
-	w.source = r->ctx->repo.top;
-	w.incremental = r->incremental;
+	want_of(r, &w);
 	w.setup = setup = verify_copy_setup(r, 1);
 	if (snapshot_park_nested(&r->snap) == -1) {
 		(void)rundir_remove(&r->rd);
 		free(setup);
 		return;
 	}
-	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w,
-	    r->ctx->cfg.reuse_copies) == 0)
+	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w) == 0)
 		fprintf(stderr, "forge: the copy stays at %s for the next run "
 		    "to reuse (forge gc --all removes it)\n",
 		    fs_vis(r->snap.copy));
 	free(setup);
 }
 
-/* A claimed copy the run did not need after all (a cached verdict):
- * back as it was parked, untouched. */
-void
+/* A claimed copy the run did not need after all (a cached verdict), or
+ * cannot use: back as it was parked, its last use unchanged. */
+int
 verify_copy_unclaim(struct run *r)
 {
 	struct reuse_want	w;
 
-	memset(&w, 0, sizeof(w));
-	w.source = r->ctx->repo.top;
-	w.incremental = r->incremental;
-	w.setup = r->had_setup;
-	(void)reuse_park(&r->rd, r->ctx->repo.common, r->claimed, &w,
-	    r->ctx->cfg.reuse_copies);
+	want_of(r, &w);
+	return reuse_unclaim(&r->rd, &w, &r->claim);
 }
 
 /*

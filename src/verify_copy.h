@@ -6,10 +6,17 @@
  *		...		TMPDIR is in the working tree, and the copy
  *				would hold itself: said, before anything
  *	verify_copy_claim(r);	a parked copy to reuse, if there is one
- *				(r->reused, r->rd)
+ *				(r->reused, r->rd, r->claim), as reuse.h
+ *				says which; none if the copy is known not
+ *				to be parked (r->not_reused: a sparse
+ *				checkout)
  *	if (verify_copy_make(r, verbose) == -1)
  *		...		not built (or brought up to date) and proved:
- *				said why
+ *				said why.  A claimed copy found not to be
+ *				parked (r->not_reused) is put back as it
+ *				stands, and a fresh one made; one that could
+ *				not be brought up to date is removed, and a
+ *				fresh one made
  *	verify_copy_skip_setup(r, setup);	an incremental copy's setup
  *				steps are marked skip, if they ran as they
  *				are on the same inputs (forge.setupInputs),
@@ -34,9 +41,10 @@
  * copy (the caller frees): the steps, or "" if any of them did not run
  * to success (as_run), or would be (!as_run).
  *
- * verify_copy_unclaim(r) puts a claimed copy back as it was parked, when
- * a cached verdict means it is not needed.  What these make (r->snap,
- * r->refs, r->had_setup, r->claimed) is the run's, freed with it.
+ * verify_copy_unclaim(r) puts a claimed copy back as it was parked, its
+ * last use unchanged, when a cached verdict means it is not needed: -1
+ * if it went instead (said).  What these make (r->snap, r->refs,
+ * r->had_setup, r->claim) is the run's, freed with it.
  */
 #ifndef VERIFY_COPY_H
 #define VERIFY_COPY_H
@@ -57,7 +65,7 @@ void	verify_copy_setup_end(struct run *);
 void	verify_copy_setup_hint(struct run *);
 void	verify_copy_phases(const struct snapshot *);
 void	verify_copy_results(struct run *);
-void	verify_copy_unclaim(struct run *);
+int	verify_copy_unclaim(struct run *);
 char	*verify_copy_setup(const struct run *, int);
 /* Does a setup record (had, NULL: none) say what want says, but for the
  * part that is only for a hint? */

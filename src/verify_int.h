@@ -24,6 +24,7 @@
 #include "contain.h"
 #include "context.h"
 #include "rundir.h"
+#include "reuse.h"
 #include "runlog.h"
 #include "snapshot.h"
 #include "source.h"
@@ -59,7 +60,7 @@ struct run {
 	char		*setup_read;	/* those of the files setup
 					   commonly reads, if it runs */
 	int		 setup_unsure;	/* the digests could not be had */
-	char		*claimed;	/* the parked copy, as parked */
+	struct reuse_claimed claim;	/* the parked copy, as parked */
 	int		 copy_ready;	/* built and proved */
 	const char	*not_reused;	/* asked for, why the copy is not
 					   parked or reused (static) */

@@ -363,7 +363,7 @@ verify_run_free(struct run *r)
 	strv_free(&r->setup_changed);
 	free(r->setup_inputs);
 	free(r->setup_read);
-	free(r->claimed);
+	reuse_claimed_free(&r->claim);
 	if (r->have_change)
 		change_free(&r->change);
 	breaker_free(&r->after);
@@ -429,8 +429,8 @@ verify_run_begin(struct run *r, const struct verify_opts *o)
 	r->reuse = r->incremental || (o->reuse != -1 ? o->reuse :
 	    ctx->cfg.reuse);
 	/* A clone is made afresh every time; a copy of the staged tree or
-	 * of a commit is parked as one of the working state is, and each
-	 * claims the others'. */
+	 * of a commit is parked as one of the working state is, in the same
+	 * pool (reuse.h says which of them a run claims). */
 	if (r->reuse && r->isolated && r->clone)
 		r->not_reused = "a private clone";
 	/* A range's copy goes on from commit to commit, never parked
@@ -505,7 +505,7 @@ verify_run_release(struct run *r)
 	if (!r->have_rd)
 		return;
 	if (r->reused)
-		verify_copy_unclaim(r);
+		(void)verify_copy_unclaim(r);
 	else
 		(void)rundir_remove(&r->rd);
 	rundir_free(&r->rd);

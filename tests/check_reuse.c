@@ -63,7 +63,9 @@ want_of(struct reuse_want *w, int incremental)
 {
 	memset(w, 0, sizeof(*w));
 	w->source = repo;
+	w->kind = REUSE_WORKTREE;
 	w->incremental = incremental;
+	w->max = 2;
 	w->setup = "make";
 	w->gitdir = common;
 	w->head = head;
@@ -85,20 +87,31 @@ run_copy(struct rundir *rd)
 	return copy;
 }
 
-/* A copy parked by a run that is over; the caller frees the path. */
+/* A copy parked by a run of that kind of source that is over, the pool
+ * holding max; the caller frees the path. */
 static char *
-parked_copy(int incremental)
+parked_as(int incremental, const char *kind, int max)
 {
 	struct reuse_want	 w;
 	struct rundir		 rd;
 	char			*copy;
 
 	want_of(&w, incremental);
+	w.kind = kind;
+	w.max = max;
 	copy = run_copy(&rd);
-	ck_assert_int_eq(reuse_park(&rd, common, copy, &w, 2), 0);
+	ck_assert_int_eq(reuse_park(&rd, common, copy, &w), 0);
 	ck_assert(rundir_parked(&rd));
 	rundir_free(&rd);
+	/* Each use a later one, to the clock's grain. */
+	usleep(20000);
 	return copy;
+}
+
+static char *
+parked_copy(int incremental)
+{
+	return parked_as(incremental, REUSE_WORKTREE, 2);
 }
 
 /* How many records the journal holds. */
@@ -117,36 +130,36 @@ records(void)
 START_TEST(t_park_claim)
 {
 	struct reuse_want	 w;
+	struct reuse_claimed	 c, again;
 	struct rundir		 rd, busy;
-	char			*copy, *had, *got, *again, *adm, *file, *top;
+	char			*copy, *adm, *file, *top;
 
 	setup();
 	copy = parked_copy(0);
 	ck_assert_int_eq(records(), 1);
 	want_of(&w, 0);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 1);
-	ck_assert_str_eq(had, "make");
-	ck_assert_str_eq(got, copy);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_str_eq(c.setup, "make");
+	ck_assert_str_eq(c.copy, copy);
+	ck_assert_str_eq(c.kind, REUSE_WORKTREE);
 	top = unitfs_sh_in(base, "dirname '%s'", copy);
 	ck_assert_str_eq(rd.top, top);
 	/* Its registration is the claiming run's, as a fresh copy's. */
-	adm = registration_of(got, common, rd.run);
+	adm = registration_of(c.copy, common, rd.run);
 	ck_assert_ptr_nonnull(adm);
-	file = unitfs_path(got, "a.txt");
+	file = unitfs_path(c.copy, "a.txt");
 	ck_assert(unitfs_exists(file));
-	free(had);
-	free(got);
+	reuse_claimed_free(&c);
 	/* Held: no second run gets it. */
-	ck_assert_int_eq(reuse_claim(&busy, common, &w, &again, &got), 0);
-	ck_assert_ptr_null(again);
-	ck_assert_ptr_null(got);
+	ck_assert_int_eq(reuse_claim(&busy, common, &w, &again), 0);
+	ck_assert_ptr_null(again.setup);
+	ck_assert_ptr_null(again.copy);
 	/* Parked again, and claimed again. */
-	ck_assert_int_eq(reuse_park(&rd, common, copy, &w, 2), 0);
+	ck_assert_int_eq(reuse_park(&rd, common, copy, &w), 0);
 	rundir_free(&rd);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 1);
-	ck_assert_str_eq(got, copy);
-	free(had);
-	free(got);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_str_eq(c.copy, copy);
+	reuse_claimed_free(&c);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	ck_assert(!unitfs_exists(copy));
@@ -161,25 +174,97 @@ END_TEST
 START_TEST(t_claim_wants)
 {
 	struct reuse_want	 w;
+	struct reuse_claimed	 c;
 	struct rundir		 rd;
-	char			*copy, *had, *got;
+	char			*copy;
 
 	setup();
 	copy = parked_copy(1);
 	/* Another kind, another working tree: not claimed, left as is. */
 	want_of(&w, 0);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 0);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
 	want_of(&w, 1);
 	w.source = base;
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 0);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
 	ck_assert(unitfs_exists(copy));
 	want_of(&w, 1);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 1);
-	free(had);
-	free(got);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	reuse_claimed_free(&c);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	free(copy);
+}
+END_TEST
+
+/* The last use of the record at path, its modification time. */
+static char *
+used(const char *copy)
+{
+	char	*top, *run, *t;
+
+	top = unitfs_sh_in(base, "dirname '%s'", copy);
+	run = unitfs_sh_in(top, "cat .forge/run");
+	t = unitfs_sh_in(common, "stat -c %%y forge/copies/%s", run);
+	free(top);
+	free(run);
+	return t;
+}
+
+/*
+ * Copies of every kind of source share a pool: a run claims its own
+ * kind's first, the most recently used; another kind's only where the
+ * pool is full, the least recently used; and one it puts back keeps its
+ * last use.
+ */
+START_TEST(t_claim_kinds)
+{
+	struct reuse_want	 w;
+	struct reuse_claimed	 c;
+	struct rundir		 rd;
+	char			*wt1, *wt2, *st, *t0, *t1;
+
+	setup();
+	wt1 = parked_as(1, REUSE_WORKTREE, 3);
+	st = parked_as(1, REUSE_STAGED, 3);
+	wt2 = parked_as(1, REUSE_WORKTREE, 3);
+	want_of(&w, 1);
+	w.kind = REUSE_STAGED;
+	w.max = 3;
+	t0 = used(st);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_str_eq(c.copy, st);
+	ck_assert_str_eq(c.kind, REUSE_STAGED);
+	/* Put back: still the staged tree's, used when it was. */
+	ck_assert_int_eq(reuse_unclaim(&rd, &w, &c), 0);
+	rundir_free(&rd);
+	reuse_claimed_free(&c);
+	t1 = used(st);
+	ck_assert_str_eq(t0, t1);
+	free(t0);
+	free(t1);
+	/* The working state's: the most recently used of them. */
+	w.kind = REUSE_WORKTREE;
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_str_eq(c.copy, wt2);
+	ck_assert_int_eq(rundir_remove(&rd), 0);
+	rundir_free(&rd);
+	reuse_claimed_free(&c);
+	/* A commit's, with room for its own copy: none of the others. */
+	w.kind = REUSE_REV;
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
+	ck_assert_ptr_null(c.copy);
+	/* With none: the least recently used of them. */
+	w.max = 2;
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_str_eq(c.copy, wt1);
+	ck_assert_str_eq(c.kind, REUSE_WORKTREE);
+	ck_assert_int_eq(rundir_remove(&rd), 0);
+	rundir_free(&rd);
+	reuse_claimed_free(&c);
+	ck_assert(unitfs_exists(st));
+	free(wt1);
+	free(wt2);
+	free(st);
 }
 END_TEST
 
@@ -188,16 +273,17 @@ END_TEST
 START_TEST(t_claim_refuses_unproven)
 {
 	struct reuse_want	 w;
+	struct reuse_claimed	 c;
 	struct rundir		 rd;
-	char			*copy, *mark, *had, *got;
+	char			*copy, *mark;
 
 	setup();
 	copy = parked_copy(0);
 	mark = unitfs_sh_in(base, "dirname '%s'", copy);
 	free(unitfs_sh_in(mark, "rm .forge/run"));
 	want_of(&w, 0);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &had, &got), 0);
-	ck_assert_ptr_null(got);
+	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
+	ck_assert_ptr_null(c.copy);
 	ck_assert(unitfs_exists(copy));
 	ck_assert_int_eq(records(), 1);
 	free(mark);
@@ -205,29 +291,67 @@ START_TEST(t_claim_refuses_unproven)
 }
 END_TEST
 
-/* A run's copy that lost the mark is removed, not parked; so is one past
- * the most that may be parked. */
+/* A run's copy that lost the mark is removed, not parked; one past the
+ * most that may be parked makes room, by removing the least recently
+ * used -- or goes, where there is none to be made. */
 START_TEST(t_park_refuses)
 {
 	struct reuse_want	 w;
-	struct rundir		 rd;
-	char			*copy, *other;
+	struct reuse_claimed	 c;
+	struct rundir		 rd, held;
+	char			*copy, *old, *other;
 
 	setup();
 	want_of(&w, 0);
 	copy = run_copy(&rd);
 	free(unitfs_sh_in(rd.top, "rm .forge/run"));
-	ck_assert_int_eq(reuse_park(&rd, common, copy, &w, 2), -1);
+	ck_assert_int_eq(reuse_park(&rd, common, copy, &w), -1);
 	ck_assert(!rundir_parked(&rd));
 	ck_assert(!unitfs_exists(copy));
 	rundir_free(&rd);
 	free(copy);
+	old = parked_as(0, REUSE_STAGED, 2);
 	other = parked_copy(0);
 	copy = run_copy(&rd);
-	ck_assert_int_eq(reuse_park(&rd, common, copy, &w, 1), -1);
+	w.max = 2;
+	ck_assert_int_eq(reuse_park(&rd, common, copy, &w), 0);
+	rundir_free(&rd);
+	ck_assert(unitfs_exists(copy));
+	ck_assert(unitfs_exists(other));
+	ck_assert(!unitfs_exists(old));
+	ck_assert_int_eq(records(), 2);
+	free(old);
+	/* One in use is not removed: with it, the pool is full, and no
+	 * parked one goes for nothing. */
+	w.max = 1;
+	ck_assert_int_eq(reuse_claim(&held, common, &w, &c), 1);
+	ck_assert_str_eq(c.copy, copy);
+	reuse_claimed_free(&c);
+	old = run_copy(&rd);
+	ck_assert_int_eq(reuse_park(&rd, common, old, &w), -1);
+	rundir_free(&rd);
+	ck_assert(!unitfs_exists(old));
+	ck_assert(unitfs_exists(other));
+	ck_assert(unitfs_exists(copy));
+	ck_assert_int_eq(rundir_remove(&held), 0);
+	rundir_free(&held);
+	ck_assert_int_eq(records(), 1);
+	(void)reuse_claim(&rd, common, &w, &c);
+	ck_assert_str_eq(c.copy, other);
+	reuse_claimed_free(&c);
+	ck_assert_int_eq(rundir_remove(&rd), 0);
+	rundir_free(&rd);
+	free(old);
+	free(other);
+	free(copy);
+	/* None parked with a pool of none, and none removed. */
+	other = parked_copy(0);
+	w.max = 0;
+	copy = run_copy(&rd);
+	ck_assert_int_eq(reuse_park(&rd, common, copy, &w), -1);
+	rundir_free(&rd);
 	ck_assert(!unitfs_exists(copy));
 	ck_assert(unitfs_exists(other));
-	rundir_free(&rd);
 	ck_assert_int_eq(records(), 1);
 	free(copy);
 	free(other);
@@ -610,6 +734,7 @@ reuse_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_park_claim);
 	tcase_add_test(tc, t_claim_wants);
+	tcase_add_test(tc, t_claim_kinds);
 	tcase_add_test(tc, t_claim_refuses_unproven);
 	tcase_add_test(tc, t_park_refuses);
 	tcase_add_test(tc, t_registration_of);

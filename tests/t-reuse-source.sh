@@ -3,8 +3,10 @@
 # does: the same copy, brought to HEAD and the index, or to the commit,
 # its own ignored files kept under --incremental (never a file git reads
 # as instructions), and the commit hook follows forge.reuse and
-# forge.incremental.  Over random edits, stages and commits, each reused
-# verdict and copy is a fresh copy's.
+# forge.incremental.  A run takes a copy parked for its own kind of
+# source, and another kind's only when the pool is full.  Over random
+# edits, stages and commits, each reused verdict and copy is a fresh
+# copy's.
 #
 #	SOURCE_STEPS	how many random states (default 12)
 #	SOURCE_SEED	their seed (default: from the clock, printed)
@@ -77,16 +79,29 @@ like "the staged tree, not the working tree's" "$(cat "$wt/hello.txt")" \
     unstaged
 run_forge verify --incremental --rev=HEAD -- sh "$T/look.sh"
 is "--rev: passes" "$rc" 0
-like "the copy is reused" "$err" 'running verification in a reused'
-like "its own build output kept" "$out" 'own output 2'
-run_forge verify --incremental -- sh "$T/look.sh"
-like "the working state's run reuses it too" "$err" \
+like "with room for its own copy, a fresh one" "$err" \
+    'ephemeral copy of the commit'
+like "no build output of the staged tree's copy" "$out" 'own output 0'
+run_forge status --json
+is "both parked, each for its kind of source" "$(printf '%s\n' "$out" |
+    "$JSONPICK" copies.reusable.0.kind copies.reusable.1.kind)" \
+    "$(printf 'staged\trev')"
+run_forge verify --incremental --rev=HEAD -- sh "$T/look.sh"
+like "the next --rev run reuses its own" "$err" \
     'running verification in a reused'
-like "with its build output" "$out" 'own output 3'
+like "with its build output" "$out" 'own output 1'
+run_forge verify --incremental -- sh "$T/look.sh"
+like "the working state's run, the pool full, reuses another's" "$err" \
+    'running verification in a reused'
+like "the least recently used: the staged tree's" "$out" 'own output 2'
 like "and the untracked file" "$out" 'untracked.txt'
 run_forge verify --reuse --staged -- sh "$T/look.sh"
 is "--staged --reuse: passes" "$rc" 0
 unlike "no build output kept" "$out" 'own output [1-9]'
+
+# The walk: one copy a pool, which each kind of source takes from the
+# last.
+git config forge.reuseCopies 1
 
 # The random walk.
 rand=$seed
@@ -115,6 +130,7 @@ while [ "$step" -le "$steps" ]; do
 	esac
 	step=$((step + 1))
 done
+git config --unset forge.reuseCopies
 
 # The commit hook follows forge.incremental.
 cat >build.sh <<'EOF2'

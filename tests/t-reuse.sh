@@ -305,12 +305,12 @@ run_forge verify --isolated -- true
 is "a run without --reuse leaves parked copies alone" "$(parked)" 1
 run_forge status
 is "forge status runs beside them" "$rc" 0
-like "forge status lists the parked copy with its size and last use" \
-    "$out" '^  reusable +[0-9.]+[BKMGT]  last used 20[0-9-]+T[0-9:]+Z  /'
+like "forge status lists the parked copy with its kind, size and last use" \
+    "$out" '^  reusable +worktree +[0-9.]+[BKMGT]  last used 20[0-9-]+T[0-9:]+Z  /'
 run_forge status --json
 is "forge status --json lists it" "$(printf '%s\n' "$out" |
-    "$JSONPICK" copies.reusable.0.incremental copies.reusable.0.in_use)" \
-    "$(printf 'false\tfalse')"
+    "$JSONPICK" copies.reusable.0.kind copies.reusable.0.incremental \
+    copies.reusable.0.in_use)" "$(printf 'worktree\tfalse\tfalse')"
 start_forge "$T/busy.err" verify --reuse -- sh -c 'echo up >"$1"; sleep 30' \
     sh "$T/busy"
 wait_for 10 test -s "$T/busy"
