@@ -278,16 +278,18 @@ int	reuse_drop_rules(const struct reuse_copy *, const char *,
  *	reuse_look_free(&lk)	what is left of it ended (git clean
  *			waited for)
  *
- * An incremental copy's noted working state (reuse_look.c):
+ * An incremental copy's noted working state (reuse_look.c), the top
+ * repository's (name NULL) or a nested one's (name, a file name's part):
  *
- *	reuse_state_write(carry, paths)	each path of it (sorted), noted
- *			in the run directory's carry: what forge put in the
- *			copy, which the copy's own ignored files are not.
- *			-1: it could not be, and nothing is noted
- *	reuse_state_forget(carry)	nothing noted any more
- *	reuse_state_read(carry, &paths)	what was noted, sorted; -1 (and
- *			none) if nothing was, or not whole, or a path of it
- *			is none git could have (absolute, "..", ".git")
+ *	reuse_state_write(carry, name, paths)	each path of it (sorted),
+ *			noted in the run directory's carry: what forge put
+ *			in the copy, which the copy's own ignored files are
+ *			not.  -1: it could not be, and nothing is noted
+ *	reuse_state_forget(carry, name)	nothing noted any more
+ *	reuse_state_read(carry, name, &paths)	what was noted, sorted; -1
+ *			(and none) if nothing was, or not whole, or a path
+ *			of it is none git could have (absolute, "..",
+ *			".git")
  */
 struct reuse_look {
 	char		*copy, *head, *index, *adm;
@@ -325,9 +327,9 @@ void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
 	    const char *, const struct strv *);
 void	reuse_prefix_wait(struct reuse_prefix_job *);
 void	reuse_prefix_free(struct reuse_prefix_job *);
-int	reuse_state_write(const char *, const struct strv *);
-int	reuse_state_read(const char *, struct strv *);
-void	reuse_state_forget(const char *);
+int	reuse_state_write(const char *, const char *, const struct strv *);
+int	reuse_state_read(const char *, const char *, struct strv *);
+void	reuse_state_forget(const char *, const char *);
 
 /*
  * The modes git does not record (reuse_modes.c).

@@ -396,11 +396,14 @@ reuse_prefix_free(struct reuse_prefix_job *job)
 	memset(job, 0, sizeof(*job));
 }
 
-/* Where an incremental copy's last working state is noted. */
+/* Where an incremental copy's last working state is noted: the top
+ * repository's (name NULL), or a nested one's. */
 static char *
-noted_file(const char *carry)
+noted_file(const char *carry, const char *name)
 {
-	return xasprintf("%s/state.paths", carry);
+	if (name == NULL)
+		return xasprintf("%s/state.paths", carry);
+	return xasprintf("%s/state-%s.paths", carry, name);
 }
 
 /* Ends the list: no path of a working state's. */
@@ -429,14 +432,14 @@ noted_path_ok(const char *p)
 }
 
 int
-reuse_state_read(const char *carry, struct strv *paths)
+reuse_state_read(const char *carry, const char *name, struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
 	char		*path;
 	size_t		 i;
 	int		 ret = -1;
 
-	path = noted_file(carry);
+	path = noted_file(carry, name);
 	if (fs_read_file(path, &b, (size_t)1 << 30) == 0) {
 		strv_split_z(paths, b.data != NULL ? b.data : "", b.len);
 		/* Whole, as written, and nothing but paths. */
@@ -457,17 +460,18 @@ reuse_state_read(const char *carry, struct strv *paths)
 }
 
 void
-reuse_state_forget(const char *carry)
+reuse_state_forget(const char *carry, const char *name)
 {
 	char	*path;
 
-	path = noted_file(carry);
+	path = noted_file(carry, name);
 	(void)unlink(path);
 	free(path);
 }
 
 int
-reuse_state_write(const char *carry, const struct strv *paths)
+reuse_state_write(const char *carry, const char *name,
+    const struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
 	char		*path;
@@ -477,7 +481,7 @@ reuse_state_write(const char *carry, const struct strv *paths)
 	for (i = 0; i < paths->n; i++)
 		buf_add(&b, paths->v[i], strlen(paths->v[i]) + 1);
 	buf_add(&b, STATE_END, sizeof(STATE_END));
-	path = noted_file(carry);
+	path = noted_file(carry, name);
 	/* Not synced: what a crash leaves reads as no list at all (its
 	 * end is missing), never a short one. */
 	if ((mkdir(carry, 0700) == 0 || errno == EEXIST) &&
@@ -486,7 +490,7 @@ reuse_state_write(const char *carry, const struct strv *paths)
 	free(path);
 	/* No list is read as none known: never an old one. */
 	if (ret == -1)
-		reuse_state_forget(carry);
+		reuse_state_forget(carry, name);
 	buf_free(&b);
 	return ret;
 }

@@ -70,6 +70,10 @@ sr_free(struct snap_repo *sr)
 	strv_free(&sr->exclude);
 	strv_free(&sr->live);
 	strv_free(&sr->entries);
+	strv_free(&sr->state_now);
+	strv_free(&sr->state_gone);
+	free(sr->tree_index);
+	reuse_marks_free(&sr->marks);
 	free(sr);
 }
 
@@ -682,7 +686,8 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
 	pr.convert = snapshot_may_convert(sr, l);
-	pr.own_ignored = s->incremental && sr == s->repos[0];
+	/* A nested copy keeps its own too (snapshot_nested_take()). */
+	pr.own_ignored = s->incremental;
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	pr.reused = s->reused && sr == s->repos[0];
 	pr.big = s->big;
@@ -720,6 +725,9 @@ nested_copy(struct snapshot *s, struct snap_repo *sr)
 		if (snapshot_nested_drop(s, sr) == -1)
 			return -1;
 	}
+	/* What setup made in a parked one is not in this one. */
+	if (s->reused && sr != s->repos[0] && s->nested_afresh == NULL)
+		s->nested_afresh = xstrndup(sr->rel, strlen(sr->rel) - 1);
 	if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) == -1)
 		return -1;
 	if (sr != s->repos[0] && sr->parkable && snapshot_source_converts(sr))
@@ -826,17 +834,26 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 		free(sr->head);
 		sr->head = xstrdup(s->source->commit);
 	}
-	if (top && s->incremental && snapshot_source_noted(s, sr, &index) ==
-	    -1)
-		goto out;
 	/* A submodule's copy of its commit is parked with the top copy's,
-	 * as a working state's is. */
+	 * as a working state's is: an incremental one with its own ignored
+	 * files, the paths of its commit noted as forge's. */
 	if (!top)
 		sr->parkable = !s->clone;
+	if (s->incremental && (top || (sr->parkable && (s->park ||
+	    s->reused))) && snapshot_source_noted(s, sr, &index) == -1)
+		goto out;
+	if (!top) {
+		sr->tree_index = index;
+		index = NULL;
+	}
 	if (s->reused && top) {
 		if (snapshot_reused_source(s, sr, index) == -1)
 			goto out;
 	} else if (checkout(s, sr, NULL) == -1)
+		goto out;
+	/* Its files are the commit's: nothing else but ignored ones. */
+	if (!top && sr->keeps && snapshot_nested_strays(s, sr, NULL, NULL) ==
+	    -1)
 		goto out;
 	if (sig_pending() || snapshot_copy_gitlinks(s, sr, copy_repo) == -1)
 		goto out;
@@ -850,8 +867,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	}
 	if (top && s->reused && !s->reusable)
 		goto out;
-	if (top && s->incremental)
-		snapshot_noted_end(s, sr);
+	snapshot_noted_end(s, sr);
 	r = 0;
 out:
 	free(index);
@@ -981,6 +997,21 @@ conv_written(struct snapshot *s, struct snap_repo *sr,
 	strv_sort_uniq(&s->conv_paths);
 }
 
+/* A repository's copy at HEAD, its working state put in it. */
+static int
+fill(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
+{
+	if (checkout(s, sr, l) == -1 || changes(s, sr) == -1 ||
+	    files(s, sr, l) == -1)
+		return -1;
+	/* The copy's ignore rules are the working state's now: what they no
+	 * longer ignore of a nested copy's own goes. */
+	if (sr->keeps && snapshot_nested_strays(s, sr, sr->index,
+	    &l->untracked) == -1)
+		return -1;
+	return staging(s, sr, l);
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
@@ -1033,8 +1064,11 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (s->reused && !s->reusable)
 		goto out;
 	snapshot_find_nested(s, sr, &l);
-	if (s->incremental && sr == s->repos[0])
-		snapshot_noted_begin(s, &l);
+	/* A nested copy that may be parked keeps its own ignored files too,
+	 * and what the working state put there is noted the same way. */
+	if (s->incremental && (sr == s->repos[0] || (sr->parkable &&
+	    (s->park || s->reused))))
+		snapshot_noted_begin(s, sr, &l);
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
@@ -1059,8 +1093,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	if (sr->proof != NULL && proof_list_changed(sr->proof) == -1)
 		goto out;
-	if (checkout(s, sr, &l) == -1 || changes(s, sr) == -1 ||
-	    files(s, sr, &l) == -1 || staging(s, sr, &l) == -1)
+	if (fill(s, sr, &l) == -1)
 		goto out;
 	if (sig_pending() || snapshot_copy_nested(s, sr, copy_repo) == -1)
 		goto out;
@@ -1072,7 +1105,7 @@ out:
 	if (s->source_looked)
 		proof_look_free(&s->source_look);
 	s->source_looked = 0;
-	if (ret == 0 && s->incremental && sr == s->repos[0])
+	if (ret == 0)
 		snapshot_noted_end(s, sr);
 	lsfiles_free(&l);
 	return ret;
@@ -1129,7 +1162,7 @@ prove_source(struct snapshot *s)
 		else
 			tree = source_prove_tree(s->repos[i]->want,
 			    "commit's tree", &dg, s->rd, s->repos[i]->objects,
-			    s->repos[i]->rel, i);
+			    s->repos[i]->rel, i, s->incremental);
 		if (tree == NULL)
 			return -1;
 		if (i == 0)
@@ -1156,6 +1189,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	const char		*name;
 	char			*idx;
 	long long		 t;
+	size_t			 i;
 	int			 made, ret = -1;
 
 	memset(s, 0, sizeof(*s));
@@ -1208,6 +1242,8 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 		goto out;
 	/* Before the proof, which then looks at those files again. */
 	reuse_marks_restore(&s->marks);
+	for (i = 1; i < s->nrepos; i++)
+		reuse_marks_restore(&s->repos[i]->marks);
 	sig_test_stall("proof");
 	t = time_now_ms();
 	if (s->check && (sig_pending() || (s->source != NULL &&
@@ -1253,12 +1289,11 @@ snapshot_free(struct snapshot *s)
 	reuse_marks_free(&s->marks);
 	strv_free(&s->left_out);
 	strv_free(&s->links);
-	strv_free(&s->state_now);
-	strv_free(&s->state_gone);
 	strv_free(&s->trees);
 	free(s->tree);
 	free(s->gitdir);
 	free(s->start_refs);
+	free(s->nested_afresh);
 	reconvert_note_free(&s->conv_had);
 	free(s->conv_now);
 	strv_free(&s->conv_paths);

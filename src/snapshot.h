@@ -47,6 +47,10 @@
  * commit; the working tree and its untracked files play no part.
  * snapshot_create() is that with the working state.
  *
+ * In a reused copy, s.nested_afresh names the first nested repository
+ * whose copy was made afresh, or lost its own ignored files (NULL:
+ * none): what setup made there is not there any more.
+ *
  * What a copy leaves out of what it is a copy of -- a submodule that is
  * not initialized, or whose commit its repository lacks; a nested
  * repository without a commit checked out -- is said, and listed in
@@ -132,15 +136,10 @@ struct snapshot {
 						   working tree's changes put
 						   in the copy meanwhile */
 	int			  prefixing;
-	struct strv		  state_now;	/* private: an incremental
-						   copy's working state's
-						   paths */
-	struct strv		  state_gone;	/* and those the last run's had
-						   that it has not */
-	int			  state_unknown; /* what the last run's had
-						   is not known */
-	int			  state_noted;	/* this state is noted as it
-						   is already */
+	char			 *nested_afresh; /* reused, the first nested
+						   repository whose copy was
+						   made afresh, or rid of its
+						   own ignored files (rel) */
 	const struct source	 *source;	/* private: NULL, the working
 						   state */
 	const struct buf	 *core;		/* private: the repository's

@@ -5,7 +5,8 @@
  *	snapshot.c		builds a fresh copy, and runs the steps
  *				of every copy
  *	snapshot_repo.c		one repository of it: a git to run in its
- *				source or its copy, whether git converts
+ *				source or its copy, whether git converts,
+ *				its name while parked
  *	snapshot_nested.c	the repositories nested in it: found,
  *				copied as repositories of their own
  *	snapshot_parked.c	its nested repositories set aside as it
@@ -57,6 +58,22 @@ struct snap_repo {
 					   and taken back (not sparse, no
 					   conversion, no conflict over a
 					   submodule of its own) */
+	/* An incremental copy's noted working state (snapshot_noted_*()):
+	 * the top copy's, and a nested one's that may be parked. */
+	int		 state_begun;	/* noted with the last's */
+	struct strv	 state_now;	/* this working state's paths */
+	struct strv	 state_gone;	/* those the last run's had that it
+					   has not */
+	int		 state_unknown;	/* what the last run's had is not
+					   known */
+	int		 state_noted;	/* noted as it is already */
+	char		*tree_index;	/* nested, a copy of a tree: an index
+					   of its commit, in the scratch
+					   space */
+	int		 keeps;		/* nested: its copy taken back with
+					   its own ignored files */
+	struct reuse_marks marks;	/* nested: times to keep (the top
+					   copy's are the snapshot's) */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -92,6 +109,11 @@ struct nested {
  *	snapshot_empty_gitlinks(sr, l)	so of each gitlink of l, before
  *			git looks there -- and once the look and the prefix
  *			(reuse.h) are over
+ *	snapshot_nested_name(sr)	a name of sr's path below the top
+ *			copy, the same from one run to the next, fit for a
+ *			file name (the caller frees it)
+ *	snapshot_rules_said(sr, &dropped)	how many rule files
+ *			reuse_drop_rules() dropped from sr's copy, said
  */
 void	snapshot_src_git(const struct snap_repo *, struct git *);
 void	snapshot_dst_git(const struct snap_repo *, struct git *);
@@ -102,6 +124,8 @@ void	snapshot_reuse_copy(struct snapshot *, const struct snap_repo *,
 int	snapshot_parent_at(int, const char *, const char **);
 int	snapshot_empty_nested(const char *, const char *);
 int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
+char	*snapshot_nested_name(const struct snap_repo *);
+void	snapshot_rules_said(const struct snap_repo *, const struct strv *);
 
 /* How snapshot.c copies a repository, the top one or a nested one: what
  * snapshot_nested.c calls for each it finds. */
@@ -129,10 +153,10 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
 
 /*
  * snapshot_reused.c.  An incremental copy's noted paths (reuse.h's
- * reuse_state_*()):
+ * reuse_state_*()), the top repository's or a nested one's:
  *
- *	snapshot_noted_begin(s, l)	as the working tree is listed:
- *			what the last run put in the copy that this one
+ *	snapshot_noted_begin(s, sr, l)	as the working tree is listed:
+ *			what the last run put in sr's copy that this one
  *			will not, and this run's paths noted with those of
  *			the last, should it end first
  *	snapshot_noted_end(s, sr)	the copy holds this working state:
@@ -150,8 +174,9 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
  *	snapshot_reused_sync(s, sr)	synced the whole way
  *	snapshot_reused_stop(s)		what is left of the look ended
  *	snapshot_source_noted(s, sr, &index)	an incremental copy of
- *			a tree (s->source): the paths of its index (into
- *			index, the caller frees it) noted as forge's, as
+ *			a tree (s->source), the top one or a submodule's at
+ *			its commit: the paths of its index (into index, the
+ *			caller frees it) noted as forge's, as
  *			snapshot_noted_begin() notes a working state's
  *	snapshot_reused_source(s, sr, index)	a reused copy of a tree
  *			brought to its commit, an incremental one keeping
@@ -165,8 +190,9 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
  *			a copy is not parked: the proof cannot tell the
  *			bytes a command left from a checkout's
  */
-void	snapshot_noted_begin(struct snapshot *, const struct lsfiles *);
-void	snapshot_noted_end(struct snapshot *, const struct snap_repo *);
+void	snapshot_noted_begin(struct snapshot *, struct snap_repo *,
+	    const struct lsfiles *);
+void	snapshot_noted_end(struct snapshot *, struct snap_repo *);
 int	snapshot_reused_rules(struct snapshot *, struct snap_repo *);
 int	snapshot_reused_list(struct snapshot *, struct snap_repo *,
 	    const struct git *, struct lsfiles *);
@@ -191,19 +217,28 @@ int	snapshot_source_converts(const struct snap_repo *);
  *			reuse_sync()): 1, sr->dst_gitdir set; 0, there is
  *			none that will do, and the path is free for a fresh
  *			one (the last one's registration gone); -1 with a
+ *			message.  In an incremental copy whose working
+ *			state sr->state_* noted, it keeps its own ignored
+ *			files, as the top copy does: but for the rule files
+ *			and what the last run put there that this working
+ *			state has not (sr->keeps set)
+ *	snapshot_nested_strays(s, sr, index, keep)	a nested copy that
+ *			kept its own ignored files, once its files are in:
+ *			each file that is neither tracked by index (NULL:
+ *			the copy's own) nor ignored there, nor listed in
+ *			keep (NULL: none), removed -- what an ignore rule
+ *			hid from the sync, and no longer hides.  -1 with a
  *			message
  *	snapshot_nested_drop(s, sr)	sr's copy removed, and its
  *			registration, for a fresh one: -1 with a message
  *	snapshot_nested_clear(s)	what was set aside and not taken
  *			back, removed
- *	snapshot_nested_name(sr)	a name of sr's path below the top
- *			copy, the same from one run to the next, fit for a
- *			file name (the caller frees it)
  */
 #define SNAP_PARKED_DIR	".nested"	/* where, in the run's directory
 					   (no copy is so named) */
 int	snapshot_nested_take(struct snapshot *, struct snap_repo *);
-char	*snapshot_nested_name(const struct snap_repo *);
+int	snapshot_nested_strays(struct snapshot *, struct snap_repo *,
+	    const char *, const struct strv *);
 int	snapshot_nested_drop(struct snapshot *, struct snap_repo *);
 void	snapshot_nested_clear(struct snapshot *);
 

@@ -10,10 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "convert.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "hash.h"
+#include "gitcmd.h"
 #include "journal_reclaim.h"
 #include "registration.h"
 #include "reuse.h"
@@ -21,27 +22,10 @@
 #include "sig.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
+#include "source.h"
+#include "strv.h"
 #include "xmalloc.h"
 
-
-/*
- * A nested repository's place while its copy is parked: named by its
- * path below the top copy, which is all that picks it up again -- its
- * registration must then name the copy there back (registration.h).
- */
-char *
-snapshot_nested_name(const struct snap_repo *sr)
-{
-	struct hash	h;
-	unsigned char	md[HASH_MAX];
-	char		hex[2 * HASH_MAX + 1];
-
-	hash_init(&h, 20);
-	hash_update(&h, sr->rel, strlen(sr->rel));
-	hash_final(&h, md);
-	hash_hex(md, 20, hex);
-	return xstrdup(hex);
-}
 
 /* sr's path below the top copy, without the slash its rel ends in. */
 static char *
@@ -201,26 +185,64 @@ put_back(struct snapshot *s, struct snap_repo *sr)
 	return r;
 }
 
+/*
+ * A nested copy that keeps its own ignored files, before the sync: rid
+ * of its rule files, and of what the last run put there that this
+ * working state has not -- which an ignore rule changed since may now
+ * hide, and the sync would keep.  -1 with a message.
+ */
+static int
+keep_own(struct snapshot *s, struct snap_repo *sr)
+{
+	struct strv	done = STRV_INIT;
+	int		tree;
+
+	struct strv	dropped = STRV_INIT, none = STRV_INIT;
+	struct reuse_copy rc;
+	int		r;
+
+	tree = s->source != NULL && s->source->kind != SOURCE_WORKTREE;
+	snapshot_reuse_copy(s, sr, &rc);
+	r = reuse_drop_rules(&rc, tree ? NULL : sr->src, tree ?
+	    sr->tree_index : sr->index, &dropped);
+	snapshot_rules_said(sr, &dropped);
+	strv_free(&dropped);
+	if (r == 0)
+		reuse_prefix(sr->src, sr->dst, &sr->state_gone, &none, NULL,
+		    &done);
+	strv_free(&done);
+	return r;
+}
+
 int
 snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 {
 	struct reuse_copy	rc;
-	int			r, attributes = 0;
+	int			r, keep, attributes = 0;
 
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
 	if (sr->parkable && (r = put_back(s, sr)) == 1) {
 		snapshot_reuse_copy(s, sr, &rc);
-		/* Its ignored files go, even for an incremental copy: an
-		 * ignore rule of it may have changed since, which the top
-		 * copy's noted paths (snapshot_noted_begin()) do not see. */
-		rc.keep_ignored = 0;
+		/* Its own ignored files kept, as the top copy's are, where
+		 * what forge put there is known (snapshot_noted_begin());
+		 * else they go, and setup with them. */
+		keep = s->incremental && sr->state_begun && !sr->state_unknown &&
+		    (s->source == NULL || s->source->kind == SOURCE_WORKTREE ||
+		    sr->tree_index != NULL);
+		rc.keep_ignored = keep;
 		rc.head_attributes = &attributes;
 		/* Where git may convert HEAD's files, those the copy kept
 		 * may not be what a checkout writes: made afresh. */
-		if (reuse_sync(&rc, NULL, &sr->dst_gitdir) == 0 &&
-		    !attributes && !sr->convert && !convert_outside(sr->common))
+		if ((!keep || keep_own(s, sr) == 0) &&
+		    reuse_sync(&rc, keep ? &sr->marks : NULL,
+		    &sr->dst_gitdir) == 0 &&
+		    !attributes && !sr->convert && !convert_outside(sr->common)) {
+			sr->keeps = keep;
+			if (!keep && s->nested_afresh == NULL)
+				s->nested_afresh = rel_path(sr);
 			return 1;
+		}
 		r = sr->dst_gitdir == NULL;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
@@ -231,6 +253,54 @@ snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 			    "to date: copying it afresh", fs_vis(sr->rel));
 	}
 	return snapshot_nested_drop(s, sr) == -1 ? -1 : 0;
+}
+
+int
+snapshot_nested_strays(struct snapshot *s, struct snap_repo *sr,
+    const char *index, const struct strv *keep)
+{
+	const char *const	 a[] = { "ls-files", "-z", "-o",
+	    "--exclude-standard", NULL };
+	struct strv		 had = STRV_INIT, gone = STRV_INIT,
+				 none = STRV_INIT, done = STRV_INIT;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct git		 g;
+	const char		*p, *end;
+	size_t			 len;
+	int			 st, ret = 0;
+
+	snapshot_dst_git(sr, &g);
+	g.idle = &s->idle;
+	if (index != NULL)
+		g.index = index;
+	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
+		if (st > 0)
+			warnx("git ls-files failed in the reused copy of %s: "
+			    "%s", fs_vis(sr->rel), git_why(&err, st));
+		ret = -1;
+		goto out;
+	}
+	if (keep != NULL) {
+		strv_pushv(&had, keep->v);
+		strv_sort(&had);
+	}
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += len + 1) {
+		len = strlen(p);
+		/* A repository nested in it is its own to see to. */
+		if (len == 0 || p[len - 1] == '/' || strv_sorted_has(&had, p))
+			continue;
+		strv_push(&gone, p);
+	}
+	if (gone.n > 0)
+		reuse_prefix(sr->src, sr->dst, &gone, &none, NULL, &done);
+out:
+	strv_free(&had);
+	strv_free(&gone);
+	strv_free(&done);
+	buf_free(&out);
+	buf_free(&err);
+	return ret;
 }
 
 int

@@ -4,6 +4,7 @@
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "hash.h"
 #include "lsfiles.h"
 #include "snapshot.h"
 #include "snapshot_int.h"
@@ -149,4 +151,34 @@ snapshot_empty_gitlinks(struct snap_repo *sr, const struct lsfiles *l)
 		    == -1)
 			return -1;
 	return 0;
+}
+
+/*
+ * A nested repository's place while its copy is parked: named by its
+ * path below the top copy, which is all that picks it up again -- its
+ * registration must then name the copy there back (registration.h).
+ */
+char *
+snapshot_nested_name(const struct snap_repo *sr)
+{
+	struct hash	h;
+	unsigned char	md[HASH_MAX];
+	char		hex[2 * HASH_MAX + 1];
+
+	hash_init(&h, 20);
+	hash_update(&h, sr->rel, strlen(sr->rel));
+	hash_final(&h, md);
+	hash_hex(md, 20, hex);
+	return xstrdup(hex);
+}
+
+void
+snapshot_rules_said(const struct snap_repo *sr, const struct strv *dropped)
+{
+	if (dropped->n > 0)
+		fprintf(stderr, "forge: removed from the incremental copy %zu "
+		    "file%s of its own that git reads as instructions "
+		    "(%s%s%s)\n",
+		    dropped->n, dropped->n == 1 ? "" : "s", fs_vis(sr->rel),
+		    fs_vis(dropped->v[0]), dropped->n > 1 ? ", ..." : "");
 }

@@ -25,6 +25,13 @@
 #include "timeutil.h"
 #include "xmalloc.h"
 
+/* The name of sr's noted state: the top copy's none (reuse.h). */
+static char *
+noted_name(const struct snapshot *s, const struct snap_repo *sr)
+{
+	return sr == s->repos[0] ? NULL : snapshot_nested_name(sr);
+}
+
 /*
  * An incremental copy keeps the ignored files it made, and only those:
  * not one forge put there as the working state's that the working state
@@ -33,63 +40,70 @@
  * end before it notes this state alone (snapshot_noted_end()).
  */
 void
-snapshot_noted_begin(struct snapshot *s, const struct lsfiles *l)
+snapshot_noted_begin(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l)
 {
 	const struct strv *const	 of[] = { &l->entries, &l->flagged,
 	    &l->gitlinks, NULL };
 	struct strv			 old = STRV_INIT;
+	char				*name;
 	size_t				 i, k;
 
+	name = noted_name(s, sr);
+	sr->state_begun = 1;
 	for (k = 0; of[k] != NULL; k++)
 		for (i = 0; i < of[k]->n; i++)
-			strv_push(&s->state_now,
+			strv_push(&sr->state_now,
 			    lsfiles_entry_path(of[k]->v[i]));
-	strv_pushv(&s->state_now, l->unmerged.v);
-	strv_pushv(&s->state_now, l->untracked.v);
-	strv_sort_uniq(&s->state_now);
+	strv_pushv(&sr->state_now, l->unmerged.v);
+	strv_pushv(&sr->state_now, l->untracked.v);
+	strv_sort_uniq(&sr->state_now);
 	/* Not known, every ignored file goes (reuse_sync()). */
-	if (s->reused && reuse_state_read(s->rd->carry, &old) == -1)
-		s->state_unknown = 1;
+	if (s->reused && reuse_state_read(s->rd->carry, name, &old) == -1)
+		sr->state_unknown = 1;
 	for (i = 0; i < old.n; i++)
-		if (!strv_sorted_has(&s->state_now, old.v[i]))
-			strv_push(&s->state_gone, old.v[i]);
+		if (!strv_sorted_has(&sr->state_now, old.v[i]))
+			strv_push(&sr->state_gone, old.v[i]);
 	/* Not known, nothing is noted before every ignored file is gone:
 	 * a run that ends first leaves it not known still. */
-	if (s->state_unknown)
-		reuse_state_forget(s->rd->carry);
-	else if (s->state_gone.n == 0 && old.n == s->state_now.n)
+	if (sr->state_unknown)
+		reuse_state_forget(s->rd->carry, name);
+	else if (sr->state_gone.n == 0 && old.n == sr->state_now.n)
 		/* The same paths: noted already, before and after. */
-		s->state_noted = s->reused;
+		sr->state_noted = s->reused;
 	else {
-		strv_pushv(&old, s->state_now.v);
+		strv_pushv(&old, sr->state_now.v);
 		strv_sort_uniq(&old);
-		(void)reuse_state_write(s->rd->carry, &old);
+		(void)reuse_state_write(s->rd->carry, name, &old);
 	}
 	strv_free(&old);
+	free(name);
 }
 
 /* The copy holds this working state: noted alone, but for what the
  * last run put there that is there still (noted_drop() left it: a
  * directory there now, say). */
 void
-snapshot_noted_end(struct snapshot *s, const struct snap_repo *sr)
+snapshot_noted_end(struct snapshot *s, struct snap_repo *sr)
 {
 	struct strv	 v = STRV_INIT;
 	struct stat	 st;
-	char		*p;
+	char		*p, *name;
 	size_t		 i;
 
-	if (s->state_noted)
+	if (!sr->state_begun || sr->state_noted)
 		return;
-	strv_pushv(&v, s->state_now.v);
-	for (i = 0; i < s->state_gone.n; i++) {
-		p = xasprintf("%s/%s", sr->dst, s->state_gone.v[i]);
+	strv_pushv(&v, sr->state_now.v);
+	for (i = 0; i < sr->state_gone.n; i++) {
+		p = xasprintf("%s/%s", sr->dst, sr->state_gone.v[i]);
 		if (lstat(p, &st) == 0)
-			strv_push(&v, s->state_gone.v[i]);
+			strv_push(&v, sr->state_gone.v[i]);
 		free(p);
 	}
 	strv_sort_uniq(&v);
-	(void)reuse_state_write(s->rd->carry, &v);
+	name = noted_name(s, sr);
+	(void)reuse_state_write(s->rd->carry, name, &v);
+	free(name);
 	strv_free(&v);
 }
 
@@ -97,11 +111,11 @@ snapshot_noted_end(struct snapshot *s, const struct snap_repo *sr)
  * removed before git keeps every ignored file there; each path tried
  * onto done. */
 static void
-noted_drop(struct snapshot *s, struct snap_repo *sr, struct strv *done)
+noted_drop(struct snap_repo *sr, struct strv *done)
 {
 	struct strv	none = STRV_INIT;
 
-	reuse_prefix(sr->src, sr->dst, &s->state_gone, &none, NULL, done);
+	reuse_prefix(sr->src, sr->dst, &sr->state_gone, &none, NULL, done);
 }
 
 /*
@@ -153,12 +167,12 @@ snapshot_reused_sync(struct snapshot *s, struct snap_repo *sr)
 	struct reuse_copy	rc;
 	struct strv		done = STRV_INIT;
 
-	if (s->incremental && s->state_gone.n > 0) {
-		noted_drop(s, sr, &done);
+	if (s->incremental && sr->state_gone.n > 0) {
+		noted_drop(sr, &done);
 		strv_free(&done);
 	}
 	snapshot_reuse_copy(s, sr, &rc);
-	rc.keep_ignored = s->incremental && !s->state_unknown;
+	rc.keep_ignored = s->incremental && !sr->state_unknown;
 	return reuse_sync(&rc, s->incremental ? &s->marks : NULL,
 	    &sr->dst_gitdir);
 }
@@ -275,7 +289,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
 		    s->prefixing ? &s->prefix.paths : NULL, &a->prefixed);
 	} else if (s->incremental)
-		noted_drop(s, sr, &a->prefixed);
+		noted_drop(sr, &a->prefixed);
 	/* Whatever it was begun by (copy_repo()). */
 	proof_reused_written(sr->proof, &a->prefixed);
 	proof_reused_look(sr->proof, &a->again, a->looked);
@@ -420,7 +434,7 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	/* An incremental copy whose own ignored files are not known from
 	 * the rest goes the whole way: without them. */
 	if (snapshot_may_convert(sr, l) || !conv_none(s) ||
-	    (s->incremental && s->state_unknown) ||
+	    (s->incremental && sr->state_unknown) ||
 	    (idx = proof_reused_index(sr->proof)) == NULL) {
 		snapshot_reused_stop(s);
 		as_is_free(&a);
@@ -508,25 +522,29 @@ snapshot_reused_list(struct snapshot *s, struct snap_repo *sr,
 	return lsfiles_finish(&lj, l);
 }
 
-/* An incremental copy's own ignored files, but for those git reads as
- * instructions (reuse.h), before git reads them. */
-int
-snapshot_reused_rules(struct snapshot *s, struct snap_repo *sr)
+/* sr's copy rid of the rule files it keeps as its own (reuse.h), the
+ * tracked files being those of index; how many said. */
+static int
+drop_rules(struct snapshot *s, struct snap_repo *sr, const char *src,
+    const char *index)
 {
 	struct reuse_copy	rc;
 	struct strv		dropped = STRV_INIT;
 	int			r;
 
 	snapshot_reuse_copy(s, sr, &rc);
-	r = reuse_drop_rules(&rc, sr->src, sr->index, &dropped);
-	if (dropped.n > 0)
-		fprintf(stderr, "forge: removed from the incremental copy %zu "
-		    "file%s of its own that git reads as instructions "
-		    "(%s%s)\n",
-		    dropped.n, dropped.n == 1 ? "" : "s",
-		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
+	r = reuse_drop_rules(&rc, src, index, &dropped);
+	snapshot_rules_said(sr, &dropped);
 	strv_free(&dropped);
 	return r;
+}
+
+/* An incremental copy's own ignored files, but for those git reads as
+ * instructions (reuse.h), before git reads them. */
+int
+snapshot_reused_rules(struct snapshot *s, struct snap_repo *sr)
+{
+	return drop_rules(s, sr, sr->src, sr->index);
 }
 
 /* What git ls-files -z says of the index g names: each path onto v. */
@@ -558,20 +576,29 @@ index_paths(const struct git *g, struct strv *v)
 /*
  * The index of the tree to verify, in the source repository: the staged
  * one (sr->index, the run's copy of it), or for a commit one read from
- * its tree into the scratch space.  The caller frees the path.
+ * its tree into the scratch space -- a submodule's, at the commit its
+ * gitlink names.  The caller frees the path.
  */
 static char *
 source_index(struct snapshot *s, struct snap_repo *sr)
 {
-	const char	*a[] = { "read-tree", s->source->commit, NULL };
+	const char	*a[] = { "read-tree", NULL, NULL };
 	struct git	 g;
 	struct buf	 err = BUF_INIT;
-	char		*idx;
+	char		*idx, *name;
 	int		 st;
 
-	if (s->source->kind == SOURCE_STAGED)
+	if (sr == s->repos[0] && s->source->kind == SOURCE_STAGED)
 		return xstrdup(sr->index);
-	idx = xasprintf("%s/rev.index", s->rd->scratch);
+	if (sr == s->repos[0]) {
+		a[1] = s->source->commit;
+		idx = xasprintf("%s/rev.index", s->rd->scratch);
+	} else {
+		a[1] = sr->head;
+		name = snapshot_nested_name(sr);
+		idx = xasprintf("%s/rev-%s.index", s->rd->scratch, name);
+		free(name);
+	}
 	snapshot_src_git(sr, &g);
 	g.index = idx;
 	if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
@@ -604,7 +631,7 @@ snapshot_source_noted(struct snapshot *s, struct snap_repo *sr,
 	g.index = *index;
 	if (index_paths(&g, &l.untracked) == -1)
 		return -1;
-	snapshot_noted_begin(s, &l);
+	snapshot_noted_begin(s, sr, &l);
 	lsfiles_free(&l);
 	return 0;
 }
@@ -615,20 +642,7 @@ snapshot_source_noted(struct snapshot *s, struct snap_repo *sr,
 static int
 source_rules(struct snapshot *s, struct snap_repo *sr, const char *index)
 {
-	struct reuse_copy	 rc;
-	struct strv		 dropped = STRV_INIT;
-	int			 r;
-
-	snapshot_reuse_copy(s, sr, &rc);
-	r = reuse_drop_rules(&rc, NULL, index, &dropped);
-	if (dropped.n > 0)
-		fprintf(stderr, "forge: removed from the incremental copy %zu "
-		    "file%s of its own that git reads as instructions "
-		    "(%s%s)\n",
-		    dropped.n, dropped.n == 1 ? "" : "s",
-		    fs_vis(dropped.v[0]), dropped.n > 1 ? ", ..." : "");
-	strv_free(&dropped);
-	return r;
+	return drop_rules(s, sr, NULL, index);
 }
 
 /* The files that differ between the commit and the staged tree: written

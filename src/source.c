@@ -564,9 +564,10 @@ prove_tree(const char *want, const char *what, const struct git *dst,
 
 char *
 source_prove_tree(const char *want, const char *what, const struct git *dst,
-    struct rundir *rd, const char *objects, const char *rel, size_t id)
+    struct rundir *rd, const char *objects, const char *rel, size_t id,
+    int own_ignored)
 {
-	return prove_tree(want, what, dst, rd, objects, rel, id, 0);
+	return prove_tree(want, what, dst, rd, objects, rel, id, own_ignored);
 }
 
 char *

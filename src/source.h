@@ -38,7 +38,7 @@
  *					repository g names, or NULL if
  *					it has no such commit
  *	tree = source_prove_tree(want, what, &dst_git, &rd, objects,
- *	    rel, id);			as source_prove(), for a copy (of
+ *	    rel, id, own_ignored);	as source_prove(), for a copy (of
  *					rel, "" or "sub/", the id-th) that
  *					must hold the tree want; what
  *					names it in the message
@@ -77,7 +77,7 @@ int		 source_gitlinks(const struct git *, struct strv *);
 char		*source_commit_tree(const struct git *, const char *);
 char		*source_prove_tree(const char *, const char *,
 		    const struct git *, struct rundir *, const char *,
-		    const char *, size_t);
+		    const char *, size_t, int);
 /*
  * What the working state's index says beyond its tree id, for the
  * verdict cache (cache.h): does it hold submodules or nested

@@ -343,7 +343,8 @@ verify_copy_setup_why(const struct run *r, const char *had)
 /*
  * An incremental copy keeps what its setup made: not run again, unless
  * the steps changed, a file forge.setupInputs lists changed (or could
- * not be read), or --setup says so.
+ * not be read), a nested repository's copy is a fresh one (what setup
+ * made there is gone), or --setup says so.
  */
 void
 verify_copy_skip_setup(struct run *r, int setup)
@@ -359,12 +360,17 @@ verify_copy_skip_setup(struct run *r, int setup)
 		r->setup_unsure = 1;
 	want = verify_copy_setup(r, 0);
 	if (r->reused && !setup && !r->setup_unsure &&
+	    r->snap.nested_afresh == NULL &&
 	    verify_copy_setup_same(r->had_setup, want)) {
 		for (i = 0; i < r->nsteps; i++)
 			if (r->steps[i].setup)
 				r->steps[i].skip = 1;
 	} else {
-		if (r->reused && !setup)
+		if (r->reused && !setup && r->snap.nested_afresh != NULL)
+			fprintf(stderr, "forge: setup runs again: the copy of "
+			    "%s is a fresh one, without what setup made "
+			    "there\n", fs_vis(r->snap.nested_afresh));
+		else if (r->reused && !setup)
 			verify_copy_setup_why(r, r->had_setup);
 		/* What it reads now, for a hint should a step fail once
 		 * setup no longer runs. */

@@ -51,6 +51,7 @@ SHELL_TESTS += tests/t-reuse-registration.sh
 SHELL_TESTS += tests/t-reuse-convert.sh
 SHELL_TESTS += tests/t-reuse-submodule.sh
 SHELL_TESTS += tests/t-reuse-nested.sh
+SHELL_TESTS += tests/t-reuse-nested-build.sh
 SHELL_TESTS += tests/t-reuse-source.sh
 SHELL_TESTS += tests/t-reuse-kinds.sh
 SHELL_TESTS += tests/t-hint.sh

@@ -3,9 +3,11 @@
 # submodule of its own) and an untracked repository nested in the working
 # tree are each a worktree of their own repository in the copy, parked
 # with it and brought back by the next --reuse or --incremental run.  A
-# reused copy holds what a fresh one does, after any change to the working
-# state and whatever a command did to the nested copies; nothing outside
-# the copy is changed; forge gc --all leaves nothing behind.
+# reused copy holds what a fresh one does -- an --incremental one, and its
+# nested copies, plus only their own ignored files -- after any change to
+# the working state (an ignore rule too) and whatever a command did to the
+# nested copies; nothing outside the copy is changed; forge gc --all
+# leaves nothing behind.
 #
 #	NESTED_STEPS	how many random changes (default 8)
 #	NESTED_SEED	their seed (default: from the clock, printed)
@@ -114,11 +116,21 @@ copy_reused() {
 	    ! printf '%s\n' "$err" | grep -q 'not reused'
 }
 
-# nested_result: the last run's exit status, the tree its verdict line
-# names (what it proved the copy to be), and the command's output.
+# nested_result [MODE]: the last run's exit status, the tree its verdict
+# line names (what it proved the copy to be), and the command's output --
+# for --incremental, but for the submodule's own ignored files (sub
+# ignores *.o), which its copy keeps, as a fresh one has none.
 nested_result() {
+	_own=
+	[ "${1:-}" = --incremental ] && [ -e lib/sub/.git ] &&
+	    git -C lib/sub check-ignore -q junk.o && _own=1
 	printf '%s %s\n%s\n' "$rc" "$(printf '%s\n' "$err" |
-	    sed -n 's/.*Verdict: .* tree \([0-9a-f]*\),.*/\1/p')" "$out"
+	    sed -n 's/.*Verdict: .* tree \([0-9a-f]*\),.*/\1/p')" "$out" |
+	    if [ -n "$_own" ]; then
+		grep -v '^lib/sub/[^/	]*\.o	'
+	    else
+		cat
+	    fi
 }
 # fresh_look: nested_result of the command in a fresh copy, in $fresh.
 fresh_look() {
@@ -137,15 +149,28 @@ for mode in --reuse --incremental; do
 	like "$mode: and nest's" "$out" '^nest/n.txt	f'
 	run_forge verify $mode -- sh "$T/look.sh"
 	nested_same "$mode, first run: the copy is a fresh one's" \
-	    "$(nested_result)" "$fresh"
+	    "$(nested_result $mode)" "$fresh"
 	run_forge verify $mode -- sh "$T/look.sh"
 	nested_same "$mode, second run: passes, the copy a fresh one's" \
-	    "$(nested_result)" "$fresh"
+	    "$(nested_result $mode)" "$fresh"
 	ok "$mode, second run: the copy is reused" copy_reused
 	unlike "$mode, second run: no word of not reusing it" "$err" \
 	    'not reused'
+	# The junk the last run left: ignored in the submodule, kept as
+	# its own by an incremental copy alone; not ignored, gone.
+	if [ "$mode" = --incremental ]; then
+		like "$mode: the submodule's copy kept its own ignored file" \
+		    "$out" '^lib/sub/junk\.o	f'
+	else
+		unlike "$mode: the submodule's copy kept no ignored file" \
+		    "$out" '^lib/sub/junk\.o	'
+	fi
+	unlike "$mode: nor an untracked one" "$out" '^lib/sub/junk\.txt	'
+	unlike "$mode: nor one the submodule of it does not ignore" "$out" \
+	    '^lib/sub/deep/junk\.o	'
 	run_forge verify $mode -- sh "$T/look.sh"
-	nested_same "$mode, third run: the same" "$(nested_result)" "$fresh"
+	nested_same "$mode, third run: the same" "$(nested_result $mode)" \
+	    "$fresh"
 	ok "$mode, third run: reused" copy_reused
 done
 
@@ -176,7 +201,7 @@ nested_registrations() {
 rand=$seed
 step=1
 while [ "$step" -le "$steps" ]; do
-	lcg_next 21
+	lcg_next 23
 	what=$R
 	sub= deep=
 	[ -e lib/sub/.git ] && sub=1
@@ -215,6 +240,18 @@ while [ "$step" -le "$steps" ]; do
 	18) rm -rf nest && git init -q nest && printf 'x\n' >nest/x ;;
 	19) printf 'nest2 %s\n' "$step" >>nest2/n2.txt ;;
 	20) printf 'u\n' >"nest2/u$step.txt" ;;
+	# An ignore rule of the submodule changed: what its copy keeps as
+	# its own no longer ignored, or what forge put there ignored now.
+	21|22) [ -n "$sub" ] && {
+		rule='*.o'
+		[ "$what" -eq 22 ] && rule='u*.txt'
+		if grep -qxF "$rule" lib/sub/.gitignore; then
+			grep -vxF "$rule" lib/sub/.gitignore >"$T/gi"
+		else
+			{ cat lib/sub/.gitignore; echo "$rule"; } >"$T/gi"
+		fi
+		cat "$T/gi" >lib/sub/.gitignore
+	    } ;;
 	esac
 	lcg_next 2
 	mode=--reuse
@@ -225,7 +262,8 @@ while [ "$step" -le "$steps" ]; do
 	run_forge verify $mode -- sh "$T/look.sh"
 	nested_same "$at: the working tree untouched" "$(nested_trees)" \
 	    "$trees0"
-	nested_same "$at: the copy is a fresh one's" "$(nested_result)" "$fresh"
+	nested_same "$at: the copy is a fresh one's" \
+	    "$(nested_result $mode)" "$fresh"
 	like "$at: a fresh copy passes" "$fresh" '^0 [0-9a-f]{12}$'
 	ok "$at: reused" copy_reused
 	is "$at: no registration left but the two parked copies'" \
@@ -370,7 +408,7 @@ nested_tamper "(b3) the submodule's .git names another copy's registration" '
 fresh_look
 run_forge verify --incremental -- sh "$T/look.sh"
 nested_same "(b3) the other copy's next run: a fresh one's" \
-    "$(nested_result)" "$fresh"
+    "$(nested_result --incremental)" "$fresh"
 ok "(b3) the other copy reused" copy_reused
 # Where the run's directory keeps the nested copies while parked (beside
 # the copy, where the command can write), a symlink out of it.
@@ -396,7 +434,8 @@ nested_same "(l) registrations pruned: the next run's copy is a fresh one's" \
     "$(nested_result)" "$fresh"
 ok "(l) reused" copy_reused
 run_forge verify --incremental -- sh "$T/look.sh"
-nested_same "(l) and the incremental one's" "$(nested_result)" "$fresh"
+nested_same "(l) and the incremental one's" \
+    "$(nested_result --incremental)" "$fresh"
 nested_same "(l) nothing outside the copy changed" \
     "$(nested_trees; nested_repos)" "$trees0
 $repos0"
@@ -538,14 +577,14 @@ for mode in --reuse --incremental; do
 	fresh_look
 	run_forge verify $mode -- sh "$T/look.sh"
 	nested_same "(m) $mode, the submodule moved, then not initialized" \
-	    "$(nested_result)" "$fresh"
+	    "$(nested_result $mode)" "$fresh"
 	ok "(m) $mode: reused" copy_reused
 	git -c protocol.file.allow=always submodule -q update --init \
 	    --recursive lib/sub || exit 99
 	fresh_look
 	run_forge verify $mode -- sh "$T/look.sh"
 	nested_same "(m) $mode, and initialized again" \
-	    "$(nested_result)" "$fresh"
+	    "$(nested_result $mode)" "$fresh"
 	ok "(m) $mode: reused again" copy_reused
 done
 
