@@ -8,6 +8,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include <dirent.h>
@@ -32,6 +33,10 @@
 #include "xmalloc.h"
 
 extern char	**environ;
+
+#ifndef SYS_close_range
+#define SYS_close_range	436	/* the same on every architecture */
+#endif
 
 /* What the child reports through the exec pipe when it cannot start. */
 struct child_error {
@@ -219,6 +224,8 @@ struct prep {
 	int	  mine[3];	/* our ends of SPAWN_PIPEs, or -1 */
 	int	  ep[2];	/* the child's exec error comes back here */
 	int	  give_tty;
+	int	  nofile;	/* SPAWN_CLOSEFDS without close_range(2):
+				   the fds to close are below this */
 	pid_t	  parent;
 };
 
@@ -272,7 +279,8 @@ prepare_exec(const struct spawn *sp, struct prep *pp)
 static int
 prepare_fds(const struct spawn *sp, struct prep *pp)
 {
-	int	i, p[2];
+	struct rlimit	rl;
+	int		i, p[2];
 
 	pp->want[0] = sp->in;
 	pp->want[1] = sp->out;
@@ -293,7 +301,35 @@ prepare_fds(const struct spawn *sp, struct prep *pp)
 	pp->give_tty = (sp->flags & SPAWN_PGROUP) &&
 	    (sp->flags & SPAWN_TERMINAL) && isatty(STDIN_FILENO) &&
 	    tcgetpgrp(STDIN_FILENO) == getpgrp();
+	/* Read here: getrlimit(2) is not among the calls a child between
+	 * fork and exec may make.  (Unknown: Linux's default fs.nr_open.) */
+	pp->nofile = 1 << 20;
+	if ((sp->flags & SPAWN_CLOSEFDS) &&
+	    getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+	    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < INT_MAX)
+		pp->nofile = (int)rl.rlim_cur;
 	return 0;
+}
+
+/*
+ * The child's fds from first to last closed: close_range(2), or where
+ * the kernel has none (before Linux 5.9, or a seccomp filter that
+ * refuses it), close(2) one at a time up to the limit on open files.
+ * (libbsd's closefrom() would fall back to opendir(3), which allocates:
+ * not for a child between fork and exec.)
+ */
+static void
+child_close_range(int first, int last, int nofile)
+{
+	int	fd;
+
+	if (first > last)
+		return;
+	if (syscall(SYS_close_range, (unsigned int)first, (unsigned int)last,
+	    0U) == 0)
+		return;
+	for (fd = first; fd <= last && fd < nofile; fd++)
+		(void)close(fd);
 }
 
 /*
@@ -329,6 +365,13 @@ child_side(const struct spawn *sp, const struct prep *pp)
 	if (sp->hook != NULL && sp->hook->fn(sp->hook->arg, &ce.what) == -1) {
 		ce.stage = 2;
 		goto fail;
+	}
+	/* After the hook, which may need fds of its own; ep stays, to say
+	 * if exec fails, and closes itself when it does not. */
+	if (sp->flags & SPAWN_CLOSEFDS) {
+		child_close_range(STDERR_FILENO + 1, pp->ep[1] - 1,
+		    pp->nofile);
+		child_close_range(pp->ep[1] + 1, INT_MAX, pp->nofile);
 	}
 	if (sp->dir != NULL && chdir(sp->dir) == -1) {
 		ce.stage = 0;

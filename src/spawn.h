@@ -44,6 +44,11 @@
  *	SPAWN_TIED	the child is killed if forge dies, even by SIGKILL
  *			(Linux PR_SET_PDEATHSIG): git helpers never outlive
  *			the run that needs them
+ *	SPAWN_CLOSEFDS	the child starts with in, out and err alone: any
+ *			other fd it would inherit (ours are O_CLOEXEC, but
+ *			not those forge was started with) is closed after
+ *			the hook, before exec -- close_range(2), or close(2)
+ *			up to RLIMIT_NOFILE's soft limit on older kernels
  *
  * A hook (sp.hook, or NULL) is work of the caller's that the child does
  * after its fds are in place and before it changes directory and execs
@@ -74,6 +79,7 @@
 #define SPAWN_FORWARD	0x04
 #define SPAWN_TIED	0x08
 #define SPAWN_ENDGROUP	0x10
+#define SPAWN_CLOSEFDS	0x20
 
 struct spawn_hook {
 	int		(*fn)(const void *, int *);

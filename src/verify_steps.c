@@ -269,8 +269,6 @@ run_step(struct run *r, struct step *s)
 			strv_pushf(&env, "TMPDIR=%s",
 			    contain_tmpdir(&r->plan));
 	}
-	if (r->have_plan)
-		sp.hook = contain_hook(&r->plan);
 	/* What an audit's steps are told: a step with effects outside the
 	 * copy (a notice, an upload) may skip them. */
 	if (r->audit)
@@ -290,6 +288,12 @@ run_step(struct run *r, struct step *s)
 	/* In a copy about to be removed, nothing may run on. */
 	if (r->isolated)
 		sp.flags |= SPAWN_ENDGROUP;
+	/* Contained, it has no way out through an fd it inherited either:
+	 * uncontained, it keeps them (make's jobserver, for one). */
+	if (r->have_plan) {
+		sp.hook = contain_hook(&r->plan);
+		sp.flags |= SPAWN_CLOSEFDS;
+	}
 	memset(&lim, 0, sizeof(lim));
 	lim.grace_ms = r->ctx->cfg.grace_ms;
 	if (r->timeout_ms > 0) {

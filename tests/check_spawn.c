@@ -10,7 +10,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <dirent.h>
 #include <errno.h>
@@ -754,6 +759,128 @@ START_TEST(t_no_fd_leak)
 }
 END_TEST
 
+#if defined(__x86_64__)
+#define THIS_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define THIS_ARCH	AUDIT_ARCH_AARCH64
+#endif
+#define NR_CLOSE_RANGE	436
+
+/* This test's process (check's fork mode) as on a kernel before Linux
+ * 5.9: close_range(2) fails with ENOSYS.  0 where that cannot be. */
+static int
+no_close_range(void)
+{
+#ifdef THIS_ARCH
+	struct sock_filter	f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_ARCH, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+		    offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NR_CLOSE_RANGE, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ENOSYS),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog	prog = { sizeof(f) / sizeof(f[0]), f };
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) == -1)
+		return 0;
+	ck_assert_int_eq(syscall(NR_CLOSE_RANGE, 1000U, 1001U, 0U), -1);
+	ck_assert_int_eq(errno, ENOSYS);
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/* The hook of t_closefds: it still has its fds, which it writes to. */
+static int
+writing_hook(const void *arg, int *what)
+{
+	*what = 0;
+	return write(*(const int *)arg, "h", 1) == 1 ? 0 : -1;
+}
+
+/*
+ * SPAWN_CLOSEFDS: the child has in, out and err alone, whatever it
+ * would have inherited, with close_range(2) (case 0) or without (1);
+ * the hook runs before, with its fds; and a failed exec is still said.
+ */
+START_TEST(t_closefds)
+{
+	char *const		 argv[] = { "cat", NULL };
+	char *const		 missing[] = { "/nonexistent/program", NULL };
+	struct spawn		 sp = SPAWN_INIT;
+	struct spawn_exit	 ex;
+	struct spawn_hook	 h;
+	struct dirent		*de;
+	DIR			*dir;
+	char			*fddir, c;
+	long			 fd;
+	int			 null, hp[2], open_[3] = { 3, 9, 300 }, i;
+
+	sig_init();
+	if (_i == 1 && !no_close_range()) {
+		fprintf(stderr, "# SKIP: no seccomp filter here to take "
+		    "close_range(2) away\n");
+		return;
+	}
+	/* Inherited, as from forge's caller: not close-on-exec.  (The
+	 * lowest free ones: check has its own.) */
+	ck_assert_int_ne(null = open("/dev/null", O_RDONLY | O_CLOEXEC), -1);
+	for (i = 0; i < 3; i++)
+		ck_assert_int_ge(open_[i] = fcntl(null, F_DUPFD, open_[i]),
+		    3);
+	close(null);
+	ck_assert_int_eq(pipe2(hp, O_CLOEXEC), 0);
+	h.fn = writing_hook;
+	h.arg = &hp[1];
+	sp.argv = argv;
+	sp.in = SPAWN_PIPE;
+	sp.out = SPAWN_PIPE;
+	sp.err = SPAWN_NULL;
+	sp.hook = &h;
+	sp.flags = SPAWN_CLOSEFDS;
+	ck_assert_int_eq(spawn_start(&sp), 0);
+	ck_assert_int_eq(read(hp[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'h');
+	/* Once it echoes, cat is in its loop (t_no_fd_leak). */
+	ck_assert_int_eq(write(sp.in, "x", 1), 1);
+	ck_assert_int_eq(read(sp.out, &c, 1), 1);
+	ck_assert_int_ne(asprintf(&fddir, "/proc/%ld/fd", (long)sp.pid), -1);
+	ck_assert_ptr_nonnull(dir = opendir(fddir));
+	while ((de = readdir(dir)) != NULL) {
+		if (de->d_name[0] == '.')
+			continue;
+		fd = strtol(de->d_name, NULL, 10);
+		ck_assert_msg(fd <= 2, "fd %ld reached the child", fd);
+	}
+	closedir(dir);
+	free(fddir);
+	close(sp.in);
+	close(sp.out);
+	ck_assert_int_eq(spawn_wait(&sp, NULL, &ex), 0);
+	ck_assert_int_eq(ex.status, 0);
+	/* Ours are left as they were. */
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(fcntl(open_[i], F_GETFD), 0);
+
+	/* The pipe that says exec failed is not among those closed. */
+	sp.argv = missing;
+	sp.in = sp.out = SPAWN_NULL;
+	sp.hook = NULL;
+	errno = 0;
+	ck_assert_int_eq(spawn_start(&sp), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	for (i = 0; i < 3; i++)
+		close(open_[i]);
+	close(hp[0]);
+	close(hp[1]);
+}
+END_TEST
+
 static unsigned long long
 status_mask(const char *status, const char *field)
 {
@@ -1292,6 +1419,7 @@ spawn_suite(void)
 	tcase_add_test(tc, t_probe);
 	tcase_add_test(tc, t_fd_contract);
 	tcase_add_test(tc, t_no_fd_leak);
+	tcase_add_loop_test(tc, t_closefds, 0, 2);
 	tcase_add_test(tc, t_child_signals);
 	tcase_add_test(tc, t_child_keeps_ignored);
 	suite_add_tcase(s, tc);

@@ -18,6 +18,11 @@ B=$(dirname "$FORGE")
 NOSHARE=$B/tests/noshare
 NETPROBE=$B/tests/netprobe
 me=$(id -un)
+# The fds a program holds, as perl -e "$FDLIST" prints them: "0 1 2".
+FDLIST='opendir(D, "/proc/self/fd") or die "/proc/self/fd: $!\n";
+	$d = fileno(D);
+	print join(" ", sort { $a <=> $b } grep { /^[0-9]+$/ && $_ != $d }
+	    readdir(D)), "\n"'
 
 # cforge [forge args]: run_forge, under the wrapper if there is one.
 cforge() {
@@ -161,6 +166,26 @@ adversary() {
 	cforge verify --isolated --contain -- sh -c \
 	    'echo bad >"/tmp/$1"; echo bad >"/dev/shm/$1"; true' sh "$hostprobe"
 	nothing_outside "$_m /tmp"
+
+	# Stdin, stdout and stderr alone: an fd forge was started with is
+	# no way out, for a setup step either, nor with --no-network alone.
+	git config forge.setup 'echo bad >&3 || echo "setup fd 3: failed"'
+	cforge verify --isolated --contain -- sh -c '
+		echo bad >&3 || echo "fd 3: failed"
+		echo bad >&9 || echo "fd 9: failed"
+		exec perl -e "$1"' sh "$FDLIST" \
+	    3>>"$T/outside/victim" 9>>"$T/outside/victim"
+	git config --unset forge.setup
+	is "$l an inherited fd is no reason to stop" "$rc" 0
+	like "$l a setup step has no fd 3" "$out" '^setup fd 3: failed$'
+	like "$l nor a step" "$out" '^fd 3: failed$'
+	like "$l nor fd 9" "$out" '^fd 9: failed$'
+	is "$l stdin, stdout and stderr alone" \
+	    "$(printf '%s\n' "$out" | tail -n 1)" "0 1 2"
+	cforge verify --in-place --no-network -- perl -e "$FDLIST" \
+	    3>>"$T/outside/victim" 9<"$T/outside/victim"
+	is "$l with --no-network alone, in place too" "$out" "0 1 2"
+	nothing_outside "$_m fds"
 
 	# Inside the copy, anything goes.
 	cforge verify --isolated --contain -- sh -c '

@@ -147,6 +147,31 @@ is "[$me] nor in place" "$rc" 1
 like "[$me] where the verdict line says how" "$err" \
     'Verdict: FAIL \(exit status 1; in place, no network \(namespaces\),'
 
+# Uncontained, a step keeps the fds forge was started with (make's
+# jobserver, say), and gets none of forge's own: it holds what the same
+# command holds when started the same way without forge, whether in
+# place, in a fresh copy or in a reused one.
+want=$(perl -e "$FDLIST" 3>>"$T/fd3" 9<"$T/fd3" </dev/null 2>/dev/null)
+like "[$me] (what a command started so holds)" "$want" '^0 1 2 3 9( |$)'
+for how in in-place isolated reuse reused; do
+	: >"$T/fd3"
+	run_forge verify --"${how%d}" -- sh -c \
+	    'echo inherited >&3; exec perl -e "$1"' sh "$FDLIST" \
+	    3>>"$T/fd3" 9<"$T/fd3"
+	is "[$me] uncontained, $how: fd 3 is written to" "$(cat "$T/fd3")" \
+	    inherited
+	is "[$me] $how: the step holds just what it was started with" \
+	    "$out" "$want"
+done
+like "[$me] (the last run reused its copy)" "$err" 'Verdict: PASS .*reused'
+forge gc --all >/dev/null 2>&1
+git config forge.setup "echo setup >&3"
+: >"$T/fd3"
+run_forge verify --isolated -- true 3>>"$T/fd3"
+is "[$me] uncontained, a setup step has it too" "$(cat "$T/fd3")" setup
+git config --unset forge.setup
+before=$(real_state "$T/r")
+
 # Namespaces forbidden (a seccomp filter, as some containers have): the
 # command is contained all the same, with Landlock, where forge used to
 # refuse; forced to namespaces, or with Landlock gone too, it refuses
