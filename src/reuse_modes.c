@@ -33,7 +33,7 @@ reuse_parent_of(int root, const char *path, const char **base)
 
 	if (slash == NULL) {
 		*base = path;
-		return dup(root);
+		return fcntl(root, F_DUPFD_CLOEXEC, 3);
 	}
 	*base = slash + 1;
 	dir = xstrndup(path, (size_t)(slash - path));
