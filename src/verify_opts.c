@@ -54,7 +54,8 @@ const struct cmd_opt verify_options[] = {
 	    "bring a copy a run before left up to date,\n"
 	    "and leave this one for the next (forge.reuse)"),
 	CMD_CALL("no-reuse", 0, no_argument, NULL, NULL, opt_no_reuse, CMD_OR,
-	    "a fresh copy, removed afterwards"),
+	    "a fresh copy, removed afterwards, whatever\n"
+	    "forge.reuse and forge.incremental say"),
 	CMD_FLAG("incremental", 0, O(incremental), 1, CMD_OR,
 	    "reuse, keeping the copy's own ignored files:\n"
 	    "build output (forge.incremental)"),
@@ -334,8 +335,15 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 		o->argv = argv + n;
 	if (verify_conflicts(o, o->isolated, o->contain) == -1)
 		return -1;
-	/* Only a copy can be reused. */
-	if (o->reuse == 1 || o->incremental == 1)
+	/* The option, not the rule: an audit's fresh run in place reuses
+	 * nothing either (verify_audit.h). */
+	if (o->reuse == 0 && o->isolated == 0) {
+		warnx("--no-reuse makes a fresh isolated copy: it makes no "
+		    "sense with --in-place");
+		return -1;
+	}
+	/* Only a copy can be reused, or made afresh. */
+	if (o->reuse != -1 || o->incremental == 1)
 		o->isolated = 1;
 	return 0;
 }

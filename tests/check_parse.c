@@ -169,11 +169,13 @@ START_TEST(t_verify_options)
 		/* After the command, they are the command's. */
 		{ V("--", "make", "--staged"), { WI(staged, 0),
 		    WARGV("make") } },
-		/* Reused, incremental or not; --no-reuse ends both. */
+		/* Reused, incremental or not; --no-reuse ends both, and is
+		 * a copy too. */
 		{ V("--reuse"), { WI(reuse, 1), WI(isolated, 1) } },
 		{ V("--incremental"), { WI(incremental, 1), WI(isolated, 1) } },
 		{ V("--incremental", "--no-reuse"), { WI(reuse, 0),
-		    WI(incremental, 0), WI(isolated, -1) } },
+		    WI(incremental, 0), WI(isolated, 1) } },
+		{ V("--no-reuse"), { WI(reuse, 0), WI(isolated, 1) } },
 		{ V("--clone"), { WI(clone, 1) } },
 		{ V("--clone", "--worktree"), { WI(clone, 0) } },
 		{ V("--setup", "--exit=verdict"), { WI(setup, 1),
@@ -390,6 +392,8 @@ START_TEST(t_verify_bad)
 		V("--clone", "--in-place"),
 		V("--clone", "--staged"),
 		V("--reuse", "--in-place"),
+		V("--no-reuse", "--in-place"),
+		V("--in-place", "--no-reuse"),
 	};
 	struct verify_opts	o;
 	size_t			i;
@@ -422,9 +426,16 @@ START_TEST(t_verify_conflicts)
 	ck_assert_int_eq(vparse(&o, V("true")), 0);
 	ck_assert_int_eq(verify_conflicts(&o, 0, 1), -1);
 	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
-	/* --reuse makes it isolated: no conflict left for later. */
+	/* --reuse makes it isolated: no conflict left for later; and so
+	 * does --no-reuse, whatever forge.isolated says. */
 	ck_assert_int_eq(vparse(&o, V("--reuse")), 0);
 	ck_assert_int_eq(o.isolated, 1);
+	ck_assert_int_eq(vparse(&o, V("--no-reuse")), 0);
+	ck_assert_int_eq(o.isolated, 1);
+	ck_assert_int_eq(verify_conflicts(&o, o.isolated, 0), 0);
+	/* The option is refused in place, not the rule: an audit's fresh
+	 * run in place reuses nothing either. */
+	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
 }
 END_TEST
 

@@ -463,6 +463,31 @@ run_forge verify --isolated -- true
 is "a bad forge.reuse is refused" "$rc" 64
 git config --unset forge.reuse
 
+# --no-reuse is a fresh copy, as --reuse is a reused one: it implies
+# --isolated, and nothing set makes it reuse or run in place.
+forge gc --all >/dev/null 2>&1
+run_forge verify --in-place --no-reuse -- true
+is "--no-reuse --in-place is refused" "$rc" 64
+like "saying why" "$err" \
+    'no-reuse makes a fresh isolated copy: it makes no sense with --in-place'
+for set in "" forge.reuse forge.incremental; do
+	git config forge.isolated false
+	[ -n "$set" ] && git config "$set" true
+	before=$(real_state "$T/r")
+	# (The path spelt out of reach of forge.mapPaths.)
+	run_forge verify --no-reuse -- sh -c 'pwd -P | tr / :
+	    echo x >>notes.txt'
+	is "--no-reuse${set:+ with $set}: passes" "$rc" 0
+	like "in a fresh copy, whatever forge.isolated says" "$err" \
+	    'Verdict: PASS \(isolated, tree'
+	like "not the working tree, but a copy" "$out" \
+	    "^$(cd "$TMPDIR" && pwd -P | tr / :):forge-[0-9a-f]+:r\$"
+	is "which is untouched" "$(real_state "$T/r")" "$before"
+	is "and no copy is parked" "$(parked)" 0
+	[ -n "$set" ] && git config --unset "$set"
+	git config --unset forge.isolated
+done
+
 # The verdict cache: a hit leaves the parked copy as it was; a PASS in
 # an incremental copy is no PASS of a clean build.
 forge gc --all >/dev/null 2>&1
