@@ -109,13 +109,13 @@ static void
 print_verdict(const struct jv *ev)
 {
 	const char	*s;
-	char		 d[32], tree[16];
+	char		 d[32], tree[16], mode[64];
 
 	s = jv_str(jv_get(ev, "verdict"));
 	printf("last verdict: %s", s != NULL ? fs_vis(s) : "?");
 	s = jv_str(jv_get(ev, "time"));
 	printf(" at %s", s != NULL ? fs_vis(s) : "?");
-	s = jv_str(jv_get(ev, "mode"));
+	s = event_mode_shown(ev, mode, sizeof(mode));
 	printf(" (%s", s != NULL ? fs_vis(s) : "?");
 	/* Cut the raw id, then escape it: never half an escape. */
 	if ((s = jv_str(jv_get(ev, "tree"))) != NULL) {

@@ -122,8 +122,36 @@ steps_note(const struct jv *ev, struct buf *note)
 		buf_adds(note, "-");
 }
 
-/* The widest mode: "incremental". */
-#define MODE_WIDTH	11
+const char *
+event_mode_shown(const struct jv *ev, char *buf, size_t len)
+{
+	const char	*mode = jv_str(jv_get(ev, "mode"));
+
+	if (mode == NULL)
+		return NULL;
+	/* A worktree's incremental copy has its own mode already. */
+	if (!jv_bool(jv_get(ev, "incremental"), 0) ||
+	    strcmp(mode, "incremental") == 0)
+		return mode;
+	snprintf(buf, len, "%s, incremental", mode);
+	return buf;
+}
+
+/* How wide the mode column is for these events: the default, or the
+ * widest mode shown ("staged, incremental"). */
+static size_t
+mode_width(const struct events *e)
+{
+	char		 buf[64];
+	const char	*s;
+	size_t		 i, w = EVENT_MODE_WIDTH;
+
+	for (i = 0; i < e->n; i++)
+		if ((s = event_mode_shown(events_at(e, i), buf,
+		    sizeof(buf))) != NULL && strlen(fs_vis(s)) > w)
+			w = strlen(fs_vis(s));
+	return w;
+}
 
 /* A commit of a range (verify_range.h) is named first in its note. */
 static void
@@ -137,11 +165,11 @@ range_note(const struct jv *ev, struct buf *note)
 }
 
 void
-event_row(const struct jv *ev, struct buf *b, int color)
+event_row(const struct jv *ev, struct buf *b, int color, size_t mode_w)
 {
 	const char	*type, *s;
 	const struct jv	*c;
-	char		 dur[32], tmp[64], sess[16];
+	char		 dur[32], tmp[64], sess[16], mode[64];
 	struct buf	 note = BUF_INIT;
 
 	type = jv_str(jv_get(ev, "event"));
@@ -155,8 +183,8 @@ event_row(const struct jv *ev, struct buf *b, int color)
 	pad(b, fs_vis(sess), 12);
 	if (strcmp(type, "verify") == 0) {
 		range_note(ev, &note);
-		s = jv_str(jv_get(ev, "mode"));
-		pad(b, s != NULL ? fs_vis(s) : "-", MODE_WIDTH);
+		s = event_mode_shown(ev, mode, sizeof(mode));
+		pad(b, s != NULL ? fs_vis(s) : "-", mode_w);
 		s = jv_str(jv_get(ev, "verdict"));
 		pad_verdict(b, s != NULL ? fs_vis(s) : "-", 11, color);
 		duration_format(dur, sizeof(dur), jv_num(jv_get(ev,
@@ -186,8 +214,8 @@ event_row(const struct jv *ev, struct buf *b, int color)
 	} else if (strcmp(type, "cached") == 0) {
 		/* A PASS taken from the verdict cache: what it was of. */
 		range_note(ev, &note);
-		s = jv_str(jv_get(ev, "mode"));
-		pad(b, s != NULL ? fs_vis(s) : "-", MODE_WIDTH);
+		s = event_mode_shown(ev, mode, sizeof(mode));
+		pad(b, s != NULL ? fs_vis(s) : "-", mode_w);
 		pad(b, "CACHED", 11);
 		pad(b, "-", 8);
 		s = jv_str(jv_get(ev, "tree"));
@@ -197,7 +225,7 @@ event_row(const struct jv *ev, struct buf *b, int color)
 		buf_addf(&note, "PASS verified at %s", s != NULL ? fs_vis(s) :
 		    "-");
 	} else {
-		pad(b, "-", MODE_WIDTH);
+		pad(b, "-", mode_w);
 		snprintf(tmp, sizeof(tmp), "%s", type);
 		{
 			char	*p;
@@ -272,7 +300,7 @@ range_len(const struct events *e, size_t i)
  * first that did not pass (else PASS) and their time together. */
 static void
 range_row(const struct events *e, size_t i, size_t n, struct buf *b,
-    int color)
+    int color, size_t mode_w)
 {
 	const struct jv	*ev;
 	const char	*s, *v = "PASS";
@@ -303,7 +331,7 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 	s = jv_str(jv_get(ev, "session"));
 	snprintf(sess, sizeof(sess), "%.12s", s != NULL ? s : "-");
 	pad(b, fs_vis(sess), 12);
-	pad(b, "range", MODE_WIDTH);
+	pad(b, "range", mode_w);
 	pad_verdict(b, fs_vis(v), 11, color);
 	pad(b, duration_format(dur, sizeof(dur), ms), 8);
 	pad(b, "-", 10);
@@ -315,24 +343,25 @@ void
 events_print_table(const struct events *e, FILE *fp, int color)
 {
 	struct buf	b = BUF_INIT;
-	size_t		i, n, left = 0;
+	size_t		i, n, left = 0, w;
 
 	if (e->n == 0) {
 		fprintf(fp, "no verifications recorded yet\n");
 		return;
 	}
+	w = mode_width(e);
 	fprintf(fp, "%-20s %-12s %-*s %-11s %-8s %-10s %s\n", "TIME",
-	    "SESSION", MODE_WIDTH, "MODE", "VERDICT", "DURATION", "TREE",
+	    "SESSION", (int)w, "MODE", "VERDICT", "DURATION", "TREE",
 	    "CHANGES");
 	for (i = 0; i < e->n; i++) {
 		if (left == 0 && (n = range_len(e, i)) > 0) {
 			buf_reset(&b);
-			range_row(e, i, n, &b, color);
+			range_row(e, i, n, &b, color, w);
 			fprintf(fp, "%s\n", b.data);
 			left = n;
 		}
 		buf_reset(&b);
-		event_row(events_at(e, i), &b, color);
+		event_row(events_at(e, i), &b, color, w);
 		log_mark(e, events_at(e, i), &b);
 		fprintf(fp, "%s%s\n", left > 0 ? "  " : "", b.data);
 		if (left > 0)

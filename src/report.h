@@ -36,7 +36,18 @@ const struct jv *events_at(const struct events *, size_t);
 void	events_print_table(const struct events *, FILE *, int);
 void	events_print_json(const struct events *, FILE *);
 void	events_free(struct events *);
-/* One table row for an event (exposed for tests). */
-void	event_row(const struct jv *, struct buf *, int);
+/* One table row for an event, its mode mode_w wide (exposed for
+ * tests).  The mode column is EVENT_MODE_WIDTH wide, or as wide as the
+ * widest mode the table shows. */
+#define EVENT_MODE_WIDTH	11	/* "incremental" */
+void	event_row(const struct jv *, struct buf *, int, size_t);
+/*
+ * The mode forge log and forge status show for an event, NULL if it has
+ * none: its "mode", and with "incremental" true, an incremental copy of
+ * the staged tree or of a commit is "staged, incremental" or "rev,
+ * incremental" (a worktree's is "incremental" already).  Composed in
+ * buf (len bytes) where it must be; not escaped (fs_vis.h).
+ */
+const char *event_mode_shown(const struct jv *, char *, size_t);
 
 #endif /* REPORT_H */

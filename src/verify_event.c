@@ -232,6 +232,10 @@ verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 	state_event_begin(&j, "cached", now);
 	json_key(&j, "mode");
 	json_str(&j, event_mode(r));
+	if (r->isolated && r->incremental) {
+		json_key(&j, "incremental");
+		json_bool(&j, 1);
+	}
 	json_key(&j, "head");
 	json_str(&j, r->ctx->repo.head);
 	if (r->source.kind == SOURCE_REV) {

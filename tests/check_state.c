@@ -1134,7 +1134,7 @@ row(const char *text)
 
 	v = json_parse(text, strlen(text));
 	ck_assert_ptr_nonnull(v);
-	event_row(v, &b, 0);
+	event_row(v, &b, 0, EVENT_MODE_WIDTH);
 	jv_free(v);
 	return buf_detach(&b);
 }
@@ -1158,6 +1158,40 @@ START_TEST(t_event_row)
 	    "\"steps\":[{\"command\":\"make\"}]}");
 	ck_assert_ptr_nonnull(strstr(r, "2026-01-02T03:04:05Z s1           "
 	    "incremental PASS        1.5s     0123456789 "));
+	free(r);
+	/* An incremental copy of the staged tree, or of a commit, says so
+	 * beside its mode, in a column made as wide. */
+	{
+		static const char *const evs[] = {
+		    "{\"mode\":\"staged\",\"incremental\":true}",
+		    "{\"mode\":\"rev\",\"incremental\":true}",
+		    "{\"mode\":\"incremental\",\"incremental\":true}",
+		    "{\"mode\":\"staged\"}",
+		    "{\"mode\":\"isolated\",\"incremental\":false}",
+		    "{\"incremental\":true}" };
+		static const char *const want[] = { "staged, incremental",
+		    "rev, incremental", "incremental", "staged", "isolated",
+		    NULL };
+		struct jv	*v;
+		const char	*m;
+		char		 buf[64];
+
+		for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+			v = json_parse(evs[i], strlen(evs[i]));
+			ck_assert_ptr_nonnull(v);
+			m = event_mode_shown(v, buf, sizeof(buf));
+			if (want[i] == NULL)
+				ck_assert_ptr_null(m);
+			else
+				ck_assert_str_eq(m, want[i]);
+			jv_free(v);
+		}
+	}
+	r = row("{\"event\":\"cached\",\"time\":\"2026-01-02T03:04:05Z\","
+	    "\"session\":\"s1\",\"mode\":\"rev\",\"incremental\":true,"
+	    "\"tree\":\"0123456789abcdef\",\"verified_at\":\"t\"}");
+	ck_assert_ptr_nonnull(strstr(r, "2026-01-02T03:04:05Z s1           "
+	    "rev, incremental CACHED      -        0123456789 "));
 	free(r);
 	r = row("{\"event\":\"verify\",\"verdict\":\"PASS\",\"change\":"
 	    "{\"modified\":3,\"added\":1,\"deleted\":0,\"renamed\":2,"
@@ -1186,7 +1220,7 @@ START_TEST(t_event_row)
 			plain = row(ev.data);
 			v = json_parse(ev.data, ev.len);
 			buf_reset(&b);
-			event_row(v, &b, 1);
+			event_row(v, &b, 1, EVENT_MODE_WIDTH);
 			jv_free(v);
 			buf_reset(&want);
 			buf_add(&want, plain, (size_t)(strstr(plain, vs[i]) -
@@ -1201,7 +1235,7 @@ START_TEST(t_event_row)
 		r = row(ev.data);
 		v = json_parse(ev.data, ev.len);
 		buf_reset(&b);
-		event_row(v, &b, 1);
+		event_row(v, &b, 1, EVENT_MODE_WIDTH);
 		jv_free(v);
 		ck_assert_str_eq(b.data, r);
 		free(r);

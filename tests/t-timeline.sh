@@ -144,12 +144,20 @@ is "showing every good event" \
 
 # Every mode is shown as what it is, and the same by every reader: an
 # incremental run builds on what the last one left, and is no clean
-# isolated build.
-for m in in-place isolated reuse incremental staged rev; do
+# isolated build -- of the staged tree or of a commit either, whose
+# event keeps its mode and says "incremental" beside it.
+for m in in-place isolated reuse incremental staged rev staged-incremental \
+    rev-incremental; do
 	case $m in
 	reuse) args=--reuse want=isolated ;;
 	rev) args=--rev=HEAD want=rev ;;
+	staged-incremental) args="--staged --incremental" want=staged ;;
+	rev-incremental) args="--rev=HEAD --incremental" want=rev ;;
 	*) args=--$m want=$m ;;
+	esac
+	case $m in
+	*-incremental) shown="$want, incremental" ;;
+	*) shown=$want ;;
 	esac
 	# (twice: the second of --reuse and --incremental takes the copy)
 	forge verify $args -- true >/dev/null 2>&1
@@ -157,21 +165,33 @@ for m in in-place isolated reuse incremental staged rev; do
 	is "$m: the event's mode" \
 	    "$(tail -n 1 "$tl" | "$JSONPICK" mode verdict)" "$want	PASS"
 	run_forge log -n 1
-	like "$m: forge log shows it" "$out" "^[^ ]+ +- +$want +PASS "
+	like "$m: forge log shows it" "$out" "^[^ ]+ +- +$shown +PASS "
 	run_forge log --json -n 1
 	is "$m: forge log --json too" \
 	    "$(printf '%s\n' "$out" | "$JSONPICK" mode)" "$want"
 	run_forge status
 	like "$m: and forge status" "$out" \
-	    "^last verdict: PASS at [^ ]+ \\($want, tree "
+	    "^last verdict: PASS at [^ ]+ \\($shown, tree "
 	run_forge status --json
 	is "$m: and forge status --json" \
 	    "$(printf '%s\n' "$out" | "$JSONPICK" last_verdict.mode)" "$want"
 done
-run_forge log -n 6
+is "the incremental runs' events say so" \
+    "$(tail -n 1 "$tl" | "$JSONPICK" incremental)" true
+run_forge log -n 8
 is "the columns stay aligned" \
     "$(printf '%s\n' "$out" | awk 'NR == 1 { h = index($0, "VERDICT") }
-	/ incremental / { print index($0, "PASS") == h; exit }')" 1
+	/ staged, incremental / { print index($0, "PASS") == h; exit }')" 1
+is "for every row" \
+    "$(printf '%s\n' "$out" | awk 'NR == 1 { h = index($0, "VERDICT") }
+	NR > 1 && index($0, "PASS") != h { print }')" ""
+# A PASS an incremental run takes from the cache is shown so too.
+forge verify --rev=HEAD --incremental --cache -- true >/dev/null 2>&1
+run_forge verify --rev=HEAD --incremental --cache -- true
+like "(an incremental run's PASS cached)" "$err" 'PASS \(cached'
+run_forge log -n 1
+like "a cached incremental PASS of a commit: rev, incremental" "$out" \
+    "^[^ ]+ +- +rev, incremental +CACHED "
 forge gc --all >/dev/null 2>&1
 
 done_testing
