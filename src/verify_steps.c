@@ -347,10 +347,17 @@ int
 verify_steps_run(struct run *r, int setup)
 {
 	size_t	i;
+	int	skipped = 0;
 
 	for (i = 0; i < r->nsteps; i++) {
-		if (r->steps[i].setup != setup || r->steps[i].skip)
+		if (r->steps[i].setup != setup)
 			continue;
+		if (r->steps[i].skip) {
+			if (!skipped++)
+				fprintf(stderr, "forge: setup: skipped: this "
+				    "copy has had it (--setup runs it again)\n");
+			continue;
+		}
 		if (i > 0)
 			sig_test_stall("step");
 		/* A step that never started is not recorded as run. */
@@ -358,6 +365,11 @@ verify_steps_run(struct run *r, int setup)
 			verify_result_interrupted(r, sig_pending());
 			return -1;
 		}
+		/* Where each starts, so that setup's output does not run
+		 * into the tests'; a lone step has the run's line above. */
+		if (r->nsteps > 1)
+			fprintf(stderr, "forge: %s%s\n", r->steps[i].setup ?
+			    "" : "step: ", fs_vis(r->steps[i].display));
 		if (run_step(r, &r->steps[i]) == -1)
 			return -1;
 	}

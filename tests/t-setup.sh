@@ -27,6 +27,44 @@ is "and the verification after them" \
     "$(printf 'cat generated.cfg\t-')"
 is "the working tree is untouched" "$(state_of "$T/r")" "$before"
 
+# A line marks where each step starts, so that setup's output does not
+# run into the verification's: each setup step, and the verification
+# after it; and the stored output has them too.
+forge verify --isolated -- sh -c 'echo testing' >"$T/all" 2>&1
+is "a line before each step, in order with what they write" \
+    "$(grep -v -e '^forge: isolated:' -e '^Verify:' "$T/all")" \
+    "forge: setup: echo made >generated.cfg
+forge: setup: echo second setup step
+second setup step
+forge: step: sh -c 'echo testing'
+testing"
+run_forge show "$(last_verify "$T/r" | "$JSONPICK" log)"
+like "forge show has them" "$out" '^forge: step: sh -c .echo testing.$'
+# A lone step has none: the run's own line is just above it.
+run_forge verify --in-place -- echo lone
+is "a lone step has no line of its own" \
+    "$(printf '%s\n' "$err" | grep -c '^forge: step')" 0
+git config --add forge.verify 'echo one' && git config --add forge.verify \
+    'echo two'
+run_forge verify --in-place
+is "several steps have theirs, in place too" \
+    "$(printf '%s\n' "$err" | grep '^forge: step')" \
+    "forge: step: echo one
+forge: step: echo two"
+git config --unset-all forge.verify
+# An incremental copy that has had setup says so, once, then marks the
+# verification; --setup runs it again, each step marked.
+run_forge verify --incremental -- cat generated.cfg
+run_forge verify --incremental -- cat generated.cfg
+is "setup not run again in an incremental copy: one line says so" \
+    "$(printf '%s\n' "$err" | grep '^forge: s')" \
+    "forge: setup: skipped: this copy has had it (--setup runs it again)
+forge: step: cat generated.cfg"
+run_forge verify --incremental --setup -- cat generated.cfg
+is "--setup: each setup step marked again" \
+    "$(printf '%s\n' "$err" | grep -c '^forge: setup: echo')" 2
+forge gc --all >/dev/null 2>&1
+
 run_forge verify --in-place -- sh -c 'test ! -e generated.cfg'
 is "in place, no setup runs" "$rc" 0
 
