@@ -1,11 +1,13 @@
 /*
- * noshare [-l] program [argument ...]: runs program where namespaces
- * cannot be made, as under a container's seccomp policy that forbids
- * them: unshare(2), and clone(2) with a namespace flag, fail with EPERM;
- * clone3(2), whose flags a filter cannot see, with ENOSYS (the C library
- * then falls back to clone).  With -l, Landlock's system calls fail with
- * ENOSYS too, as on a kernel without it.  Exits 77 where it cannot set
- * up the filter.
+ * noshare [-l] [-3] program [argument ...]: runs program where
+ * namespaces cannot be made, as under a container's seccomp policy that
+ * forbids them: unshare(2), and clone(2) with a namespace flag, fail
+ * with EPERM; clone3(2), whose flags a filter cannot see, with ENOSYS
+ * (the C library then falls back to clone).  With -l, Landlock's system
+ * calls fail with ENOSYS too, as on a kernel without it.  With -3, a
+ * system call of another architecture (i386's, by int $0x80) kills the
+ * process, as on a kernel without 32-bit emulation (where it is a
+ * SIGSEGV; here a SIGSYS).  Exits 77 where it cannot set up the filter.
  */
 #include <sys/prctl.h>
 #include <sys/syscall.h>
@@ -31,6 +33,10 @@
 #define NR_LANDLOCK_FIRST	444	/* create_ruleset, add_rule, */
 #define NR_LANDLOCK_LAST	446	/* restrict_self */
 
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS	0x80000000U
+#endif
+
 #define NAMESPACES	(CLONE_NEWNS | CLONE_NEWCGROUP | CLONE_NEWUTS | \
 	CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET)
 
@@ -42,6 +48,7 @@ main(int argc, char **argv)
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, arch)),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ARCH, 1, 0),
+		/* 2: another architecture's, unless -3 */
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 		    offsetof(struct seccomp_data, nr)),
@@ -66,14 +73,20 @@ main(int argc, char **argv)
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog	prog = { sizeof(f) / sizeof(f[0]), f };
-	int			i = 1;
+	int			i = 1, landlock = 0;
 
-	if (argc > 1 && strcmp(argv[1], "-l") == 0)
-		i++;
-	else
+	for (; i < argc && argv[i][0] == '-'; i++)
+		if (strcmp(argv[i], "-l") == 0)
+			landlock = 1;
+		else if (strcmp(argv[i], "-3") == 0)
+			f[2].k = SECCOMP_RET_KILL_PROCESS;
+		else
+			break;
+	if (!landlock)
 		f[8].jt = 0;	/* Landlock's go on to the clone test */
-	if (argc <= i) {
-		fprintf(stderr, "usage: noshare [-l] program [argument ...]\n");
+	if (argc <= i || argv[i][0] == '-') {
+		fprintf(stderr, "usage: noshare [-l] [-3] program "
+		    "[argument ...]\n");
 		return 2;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == -1 ||
