@@ -113,23 +113,33 @@ else
 	skip "git ignores bootstrap.log" "no .gitignore in a release tarball"
 fi
 
-# The README's quick start: bootstrap and the demo, the suite (and how
-# long it takes, and in parallel), and where the binary is.
+# The README's quick start: bootstrap and the demo, one command for the
+# suite, in parallel (and how long it took), and where the binary is;
+# CI runs that command first.
 readme="$top_srcdir/README"
 if [ -f "$readme" ]; then
 	qs=$(sed -n '/^Quick start$/,/^Installing$/p' "$readme")
 	like "README: bootstrap and the demo" "$qs" \
 	    '^    scripts/bootstrap && scripts/demo '
-	like "README: bootstrap and the suite" "$qs" \
-	    '^    scripts/bootstrap && make check '
-	like "README: the suite in parallel" "$qs" \
-	    '^    make -j"\$\(nproc\)" check '
-	like "README: how long it takes, one test at a time" "$qs" \
-	    '[0-9]+ to [0-9]+ minutes'
+	like "README: bootstrap and the suite, in parallel" "$qs" \
+	    '^    scripts/bootstrap && make -j"\$\(nproc\)" check '
+	is "README: one command runs the suite" \
+	    "$(printf '%s\n' "$qs" | grep -c '^    .*make .*check')" 1
+	like "README: how long it took, on how many CPUs" "$qs" \
+	    '[0-9.]+ minutes on two CPUs'
 	like "README: the binary's place, and how to put it on PATH" "$qs" \
 	    '^    export PATH="\$PWD:\$PATH" '
 else
 	skip "README's quick start" "no README here"
+fi
+if [ -f "$top_srcdir/.ci/run" ]; then
+	ci=$(cat "$top_srcdir/.ci/run")
+	like "CI: the README's command, bootstrap" "$ci" '^scripts/bootstrap$'
+	like "CI: then the suite, a job per CPU" "$ci" \
+	    '^make -j"\$jobs" check( |$)'
+	like "CI: as many as nproc says" "$ci" '^jobs=\$\(nproc\)$'
+else
+	skip "CI runs the README's command" "no .ci/run here"
 fi
 
 done_testing
