@@ -71,13 +71,14 @@ all_leftovers() {
 }
 
 # copy_manifest [FORGE OPTIONS]: run forge verify --isolated in the current
-# directory with a command that writes the copy's manifests.  The options
-# in FIDELITY_OPTS come first (--clone: the same checks for a clone).
+# directory with a command that writes the copy's manifests (the run's
+# copy's: not an audit's fresh copy's).  The options in FIDELITY_OPTS
+# come first (--clone: the same checks for a clone).
 copy_manifest() {
 	rm -f "$T/copy.m" "$T/copy-all.m"
 	# shellcheck disable=SC2086 # options, split on purpose
 	run_forge verify --isolated ${FIDELITY_OPTS:-} "$@" -- sh -c \
-	    '"$1" . >"$2" && "$1" -a . >"$3"' sh \
+	    "$(unaudited '"$1" . >"$2" && "$1" -a . >"$3"')" sh \
 	    "$TREELIST" "$T/copy.m" "$T/copy-all.m"
 }
 

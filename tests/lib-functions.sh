@@ -3,6 +3,7 @@
 # would each write goes here, once (t-testlib.sh fails otherwise).
 #
 #	last_verify REPO		the newest verify event of REPO's timeline
+#	unaudited CMD			CMD, not in an audit's fresh copy
 #	counter [FILE]			how many runs a counting command recorded
 #	fresh_status [ARGS]		the status of a fresh copy's run
 #	tree_now			the working state's tree, abbreviated
@@ -25,9 +26,19 @@ last_verify() {
 	grep '"event":"verify"' "$_tl" | tail -n 1
 }
 
+# unaudited CMD: a sh command that runs CMD, a step's effect outside the
+# copy that the test counts or reads (echo run >>$T/count), except in an
+# audit's fresh copy (FORGE_AUDITING=1), where it does nothing and exits
+# 0: a test counts the runs of the path it tests, not the audit's runs
+# of them again.  It adds no quote and no semicolon to CMD, so that it
+# may be a value in a git configuration file too.
+unaudited() {
+	printf '(test ${FORGE_AUDITING:-0} = 1 || (%s))\n' "$1"
+}
+
 # counter [FILE]: how many lines a command that counts its runs (echo run
-# >>FILE) has written to FILE, $T/count unless given; 0 before it
-# ever ran.
+# >>FILE, unaudited) has written to FILE, $T/count unless given; 0 before
+# it ever ran.
 counter() {
 	_cf=${1:-$T/count}
 	if [ -f "$_cf" ]; then

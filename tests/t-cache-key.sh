@@ -23,8 +23,8 @@ runs() {
 
 # The command's directory: ./t.sh in a passes, in b fails.
 mkdir a b
-printf '#!/bin/sh\necho a >>"%s"\nexit 0\n' "$T/count" >a/t.sh
-printf '#!/bin/sh\necho b >>"%s"\nexit 1\n' "$T/count" >b/t.sh
+printf '#!/bin/sh\n%s\nexit 0\n' "$(unaudited "echo a >>$T/count")" >a/t.sh
+printf '#!/bin/sh\n%s\nexit 1\n' "$(unaudited "echo b >>$T/count")" >b/t.sh
 chmod +x a/t.sh b/t.sh
 git add a b
 git commit -q -m scripts
@@ -43,7 +43,7 @@ cd ../b
 run_forge verify --in-place -- ./t.sh
 is "so it is in place" "$rc $(counter)" "1 4"
 # A configured step runs at the top, wherever forge is started.
-git config forge.verify "echo v >>$T/count"
+git config forge.verify "$(unaudited "echo v >>$T/count")"
 cd ../a
 run_forge verify --isolated
 cd ../b
@@ -53,7 +53,7 @@ is "a configured step is one command from anywhere: cached" \
 cd ..
 git config --unset forge.verify
 
-COUNT="echo run >>$T/count"
+COUNT=$(unaudited "echo run >>$T/count")
 : >"$T/count"
 runs "the first run runs" 1 --isolated -- sh -c "$COUNT"
 runs "and is cached" 1 --isolated -- sh -c "$COUNT"
@@ -80,7 +80,7 @@ forge gc --all >/dev/null 2>&1
 # a contained command write.
 mkdir "$T/cw" "$T/cw2"
 git config forge.containWritable "$T/cw"
-CCOUNT="echo run >>$T/cw/count"
+CCOUNT=$(unaudited "echo run >>$T/cw/count")
 run_forge verify --isolated --contain --no-cache -- true
 if [ "$rc" -eq 0 ]; then
 	run_forge verify --isolated -- sh -c "$CCOUNT"
@@ -135,7 +135,7 @@ git config --unset-all forge.containWritable
 # The environment: forge.cacheEnv's variables, PATH and CC among them by
 # default.
 : >"$T/count"
-COUNT="echo env >>$T/count"
+COUNT=$(unaudited "echo env >>$T/count")
 runs "a first run" 1 --isolated -- sh -c "$COUNT"
 oldpath=$PATH
 PATH="$T:$PATH"
@@ -192,7 +192,8 @@ git config --unset forge.verify
 
 # HEAD: the copy's history is the command's to read.
 : >"$T/count"
-CHECK="echo run >>$T/count; git log -1 --format=%s | grep -q good"
+RUN=$(unaudited "echo run >>$T/count")
+CHECK="$RUN; git log -1 --format=%s | grep -q good"
 git commit -q --allow-empty -m good
 runs "a commit whose message a step checks: runs" 1 --isolated -- \
     sh -c "$CHECK"
@@ -202,7 +203,7 @@ is "the same tree at another commit: runs, and fails" "$rc $(counter)" "1 2"
 
 # What the index stages, which the copy's index stages too.
 : >"$T/count"
-STAGED="echo run >>$T/count; git diff --cached --quiet"
+STAGED="$RUN; git diff --cached --quiet"
 printf 'more\n' >>hello.txt
 runs "unstaged: runs" 1 --isolated -- sh -c "$STAGED"
 runs "again: cached" 1 --isolated -- sh -c "$STAGED"
@@ -214,7 +215,7 @@ git reset -q
 # The umask: the modes a copy's files are checked out with, and those
 # of whatever the steps make.
 : >"$T/count"
-MODE="echo run >>$T/count; test \"\$(stat -c %a hello.txt)\" = 644"
+MODE="$RUN; test \"\$(stat -c %a hello.txt)\" = 644"
 umask 022
 runs "under umask 022: runs" 1 --isolated -- sh -c "$MODE"
 runs "again: cached" 1 --isolated -- sh -c "$MODE"
@@ -229,7 +230,7 @@ runs "022 again: cached" 2 --isolated -- sh -c "$MODE"
 : >"$T/count"
 printf 'data\n' >u.txt
 chmod 644 u.txt
-UMODE="echo run >>$T/count; test \"\$(stat -c %a u.txt)\" = 644"
+UMODE="$RUN; test \"\$(stat -c %a u.txt)\" = 644"
 runs "an untracked file, 644: runs" 1 --isolated -- sh -c "$UMODE"
 runs "again: cached" 1 --isolated -- sh -c "$UMODE"
 chmod 600 u.txt
@@ -253,7 +254,7 @@ git update-index --no-assume-unchanged hello.txt
 : >"$T/count"
 ln -s hello.txt link.txt
 git add link.txt && git commit -q -m link
-LINK='echo run >>'"$T/count"'; test -h link.txt'
+LINK="$RUN; test -h link.txt"
 runs "a tracked symlink: runs" 1 --isolated -- sh -c "$LINK"
 runs "again: cached" 1 --isolated -- sh -c "$LINK"
 git config core.symlinks false
@@ -301,7 +302,7 @@ init_repo "$T/libsrc"
     git commit -q -m lib) || exit 99
 git -c protocol.file.allow=always submodule -q add "$T/libsrc" lib
 git commit -q -m lib
-SUB='echo run >>'"$T/count"'; ! grep -q "$(printf "\r")" lib/lib.txt'
+SUB="$RUN"'; ! grep -q "$(printf "\r")" lib/lib.txt'
 : >"$T/count"
 runs "--rev with a submodule: runs" 1 --rev=HEAD -- sh -c "$SUB"
 runs "again: cached" 1 --rev=HEAD -- sh -c "$SUB"

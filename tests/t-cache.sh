@@ -12,7 +12,7 @@ printf 'edit\n' >>hello.txt
 printf 'new\n' >new.txt
 
 : >"$T/count"
-COUNT="echo run >>$T/count"
+COUNT=$(unaudited "echo run >>$T/count")
 
 run_forge verify --isolated --cache -- sh -c "$COUNT"
 is "the first run runs" "$rc $(counter)" "0 1"

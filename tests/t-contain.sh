@@ -150,14 +150,15 @@ like "[$me] where the verdict line says how" "$err" \
 # Uncontained, a step keeps the fds forge was started with (make's
 # jobserver, say), and gets none of forge's own: it holds what the same
 # command holds when started the same way without forge, whether in
-# place, in a fresh copy or in a reused one.
+# place, in a fresh copy or in a reused one.  An audit's fresh copy
+# writes nothing to fd 3: the line there is the run's.
 want=$(perl -e "$FDLIST" 3>>"$T/fd3" 9<"$T/fd3" </dev/null 2>/dev/null)
 like "[$me] (what a command started so holds)" "$want" '^0 1 2 3 9( |$)'
 for how in in-place isolated reuse reused; do
 	: >"$T/fd3"
 	run_forge verify --"${how%d}" -- sh -c \
-	    'echo inherited >&3; exec perl -e "$1"' sh "$FDLIST" \
-	    3>>"$T/fd3" 9<"$T/fd3"
+	    "$(unaudited 'echo inherited >&3')"'; exec perl -e "$1"' sh \
+	    "$FDLIST" 3>>"$T/fd3" 9<"$T/fd3"
 	is "[$me] uncontained, $how: fd 3 is written to" "$(cat "$T/fd3")" \
 	    inherited
 	is "[$me] $how: the step holds just what it was started with" \

@@ -9,7 +9,7 @@
 
 tl=.git/forge/timeline.jsonl
 : >"$T/count"
-COUNT="echo run >>$T/count"
+COUNT=$(unaudited "echo run >>$T/count")
 
 new_repo "$T/r"
 git config forge.breakerThreshold 0

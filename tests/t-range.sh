@@ -13,7 +13,7 @@ git config forge.breakerThreshold 0
 # Each commit's step notes its subject and fails where "bad" exists.
 cat >.forgeconfig <<EOF
 [forge]
-	verify = git log -1 --format=%s >>$T/ran && test ! -f bad
+	verify = $(unaudited "git log -1 --format=%s >>$T/ran") && test ! -f bad
 EOF
 git add .forgeconfig
 git commit -q -m base
@@ -45,7 +45,7 @@ is "the first failing commit's status is forge's" "$rc" 1
 is "the commits ran in order, up to the first that fails" "$(ran)" \
     "c1 c2 c3 "
 like "a table row for each commit: the failing one named" "$err" \
-    "  $(printf '%.12s' "$c3")  FAIL +ran .* c3 \\(git log"
+    "  $(printf '%.12s' "$c3")  FAIL +ran .* c3 \\(.*git log"
 like "the ones after it not run" "$err" "  [0-9a-f]{12}  - +not run +- +c5"
 like "the table's head counts them" "$err" \
     "Range $base\\.\\.$tip: 5 commits: 2 passed, 1 failed, 0 not verified, 2 not run"
@@ -144,7 +144,8 @@ tl=.git/forge/timeline.jsonl
 git config forge.breakerThreshold 0
 start=$(git rev-parse HEAD)
 step() {
-	printf '[forge]\n\tverify = echo %s >>%s\n' "$1" "$T/ran" >.forgeconfig
+	printf '[forge]\n\tverify = %s\n' "$(unaudited "echo $1 >>$T/ran")" \
+	    >.forgeconfig
 	git add .forgeconfig
 	git commit -q -m "$1"
 }
@@ -211,7 +212,7 @@ like "forge log shows the range as one group, its first failure's verdict" \
 like "then each commit, indented, its id first" "$out" \
     "^  [0-9TZ:-]+ +- +rev +ERROR .* $(printf '%.12s' "$ghost") forge could"
 like "the passing one too" "$out" \
-    "^  [0-9TZ:-]+ +- +rev +PASS .* $(printf '%.12s' "$after") echo merged"
+    "^  [0-9TZ:-]+ +- +rev +PASS .* $(printf '%.12s' "$after") .*echo merged"
 is "the working tree, index and HEAD are as they were" \
     "$(state_of "$T/s")" "$before"
 is "nothing is left behind" "$(leftovers "$T/s")" ""

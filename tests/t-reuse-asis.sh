@@ -16,8 +16,9 @@ git add -A && git commit -q -m files
 asis() {
 	printf '%s\n' "$err" | grep -q 'proved as it stood'
 }
-# stat_of PATH: inode and mtime of PATH in the copy, as the command saw.
-stat_cmd='stat -c "%i %Y.%y" "$1" >"$2"'
+# stat_cmd PATH FILE: inode and mtime of PATH in the copy, as the
+# command saw, in FILE (not an audit's fresh copy's).
+stat_cmd=$(unaudited 'stat -c "%i %Y.%y" "$1" >"$2"')
 
 printf 'edited\n' >>f1
 printf 'untracked\n' >u1

@@ -30,8 +30,8 @@ printf 'again\n' >>f2
 rm u1
 printf 'other\n' >u2
 git rm -q f3
-run_forge verify --reuse -v -- sh -c 'pwd >"$1"; ls -A >"$2";
-    cat f2; git status --porcelain >"$3"' sh "$T/where2" "$T/ls2" \
+run_forge verify --reuse -v -- sh -c "$(unaudited 'pwd >"$1"; ls -A >"$2";
+    git status --porcelain >"$3"'); cat f2" sh "$T/where2" "$T/ls2" \
     "$T/status2"
 is "the second run passes" "$rc" 0
 like "its verdict line says reused" "$err" \
@@ -357,7 +357,8 @@ is "and nothing is left" "$(leftovers "$T/r")" ""
 # --incremental: the copy's own ignored files stay; setup runs once.
 printf 'gen.cfg\n' >>.gitignore
 git add .gitignore && git commit -q -m ignore-gen
-git config forge.setup 'echo setup ran >>"$HOME/setups"; echo c >gen.cfg'
+setups=$(unaudited 'echo setup ran >>"$HOME/setups"')
+git config forge.setup "$setups; echo c >gen.cfg"
 # Its inputs: a file none of the edits below touches.
 git config forge.setupInputs setup.cfg
 printf 'ignored in the source\n' >source.o
@@ -438,7 +439,7 @@ else
 fi
 run_forge verify --incremental --setup -- true
 is "--setup runs it again" "$(wc -l <"$HOME/setups" | tr -d ' ')" 2
-git config forge.setup 'echo setup ran >>"$HOME/setups"; echo d >gen.cfg'
+git config forge.setup "$setups; echo d >gen.cfg"
 run_forge verify --incremental -- cat gen.cfg
 is "a changed setup step runs again" "$out" d
 run_forge verify --reuse -- sh -c 'ls obj.o 2>&1 || true; cat gen.cfg'
