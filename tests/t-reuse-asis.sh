@@ -211,7 +211,7 @@ is "an untracked file become ignored: the run passes" "$rc" 0
 ok "the copy does not have it" sh -c '! printf "%s\n" "$1" |
     grep -qx u.log' sh "$out"
 like "the tree proved is the working state's" "$err" \
-    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+    "Verdict: PASS \\(isolated, reused, (audited, )?tree $(tree_now)"
 
 # A directory of untracked files made read-only by a command: a fresh
 # copy's mode again.

@@ -27,7 +27,7 @@ run_forge verify --reuse -- cat f2
 is "a run that starts from it passes" "$rc" 0
 like "with the new edit" "$out" 'again'
 like "and the tree of the working state" "$err" \
-    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+    "Verdict: PASS \\(isolated, reused, (audited, )?tree $(tree_now)"
 
 # A lie: the carried index takes f3 as it was (assume-unchanged), and f3
 # changes.  The source's side is computed again, from the source's own.
@@ -38,7 +38,7 @@ run_forge verify --reuse -- cat f3
 is "a carried index that lies: the run still passes" "$rc" 0
 like "with the file as it is" "$out" 'changed'
 like "and the tree of the working state, not the one it said" "$err" \
-    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+    "Verdict: PASS \\(isolated, reused, (audited, )?tree $(tree_now)"
 GIT_INDEX_FILE="$(carried)" git ls-files -v f3 >"$T/flags"
 is "the lie is not carried over" "$(cut -c1 "$T/flags")" H
 
@@ -52,7 +52,7 @@ is "after the index changed, the run passes" "$rc" 0
 like "with the staged file" "$out" '^f7$'
 like "without the now ignored one" "$out" 'u1.*No such file'
 like "and the tree of the working state" "$err" \
-    "Verdict: PASS \\(isolated, reused, tree $(tree_now)"
+    "Verdict: PASS \\(isolated, reused, (audited, )?tree $(tree_now)"
 
 # The copy tampered with between runs is still caught, carry or not.
 copy=$(ls -d "$TMPDIR"/forge-*/r)

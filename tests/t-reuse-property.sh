@@ -64,7 +64,7 @@ verify_as() {
 	    true' sh "$TREELIST" "$T/copy.m" "$_step"
 	_why=
 	printf '%s\n' "$err" | tail -n 1 |
-	    grep -Eq "Verdict: PASS \(isolated, (fresh|reused|incremental), tree [0-9a-f]{12}" ||
+	    grep -Eq "Verdict: PASS \(isolated, (fresh|reused|incremental), (audited, )?tree [0-9a-f]{12}" ||
 	    _why="$_why forge-failed"
 	grep -v '^zz-own/' "$T/copy.m" >"$T/copy-src.m"
 	cmp -s "$T/copy-src.m" "$T/src.m" || _why="$_why copy-differs"

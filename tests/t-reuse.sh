@@ -35,7 +35,7 @@ run_forge verify --reuse -v -- sh -c "$(unaudited 'pwd >"$1"; ls -A >"$2";
     "$T/status2"
 is "the second run passes" "$rc" 0
 like "its verdict line says reused" "$err" \
-    'Verdict: PASS \(isolated, reused, tree [0-9a-f]{12}'
+    'Verdict: PASS \(isolated, reused, (audited, )?tree [0-9a-f]{12}'
 is "it ran in the same copy" "$(cat "$T/where2")" "$(cat "$T/where1")"
 is "the copy holds the working state, and nothing of the last run" \
     "$(cat "$T/ls2" | tr '\n' ' ')" \
