@@ -179,11 +179,12 @@ verify_audit(struct run *r, const struct verify_opts *o)
 		    "used");
 	else if (verify_run_prepare(&a, &ao) == 0)
 		verify_run_steps(&a);
-	if (a.have_rd)
-		verify_copy_finish(&a, KEEP_NEVER);
 	if (a.have_log)
 		capture_stop(&a.cap);
 	a.have_log = 0;
+	/* Seen: what will not go (a file system mounted in it) is named. */
+	if (a.have_rd)
+		verify_copy_finish(&a, KEEP_NEVER);
 	judge(r, &a);
 	verify_run_free(&a);
 }
