@@ -28,6 +28,7 @@
 #include "rundir.h"
 #include "strv.h"
 #include "unitfs.h"
+#include "xmalloc.h"
 
 static char	*base, *repo, *common, *head;
 
@@ -358,13 +359,51 @@ START_TEST(t_park_refuses)
 }
 END_TEST
 
+/*
+ * The copy's .git made to name dir below the common dir, which is made
+ * to hold what the copy's registration holds -- its gitdir naming the
+ * copy back, the run's lock -- and a file of its own: the registration
+ * is not followed there.
+ */
+static void
+posing(const char *copy, const char *run, const char *gitfile,
+    const char *dir)
+{
+	char	*at, *p, *text;
+
+	at = unitfs_path(common, dir);
+	ck_assert_int_eq(fs_mkdirs(at, 0755), 0);
+	p = unitfs_path(at, "gitdir");
+	text = unitfs_path(copy, ".git\n");
+	unitfs_write(p, text, 0644);
+	free(p);
+	free(text);
+	p = unitfs_path(at, "locked");
+	text = xasprintf("forge run %s pid 1: a copy\n", run);
+	unitfs_write(p, text, 0644);
+	free(p);
+	free(text);
+	text = xasprintf("gitdir: %s\n", at);
+	unitfs_write(gitfile, text, 0644);
+	free(text);
+	if (registration_of(copy, common, run) != NULL)
+		ck_abort_msg("a registration followed in %s", dir);
+	p = unitfs_path(at, "gitdir");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	p = unitfs_path(at, "locked");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	free(at);
+}
+
 /* The registration a copy's .git names is followed only where it is
  * one of the repository's worktrees, names the copy back, and is locked
  * by the run. */
 START_TEST(t_registration_of)
 {
 	struct rundir	 rd;
-	char		*copy, *adm, *gitfile, *back, *text;
+	char		*copy, *adm, *gitfile, *back, *text, *own;
 
 	setup();
 	copy = run_copy(&rd);
@@ -382,13 +421,29 @@ START_TEST(t_registration_of)
 	adm = registration_of(copy, common, rd.run);
 	ck_assert_ptr_nonnull(adm);
 	gitfile = unitfs_path(copy, ".git");
+	own = unitfs_read(gitfile, NULL);
 	unitfs_write(gitfile, "gitdir: /elsewhere/worktrees/tree\n", 0644);
 	ck_assert_ptr_null(registration_of(copy, common, rd.run));
+	/* A directory that holds what the registration would, anywhere
+	 * but one name below the common dir's worktrees/: a command in
+	 * the copy can write all of those, and a registration followed
+	 * is pruned of what a fresh one lacks. */
+	posing(copy, rd.run, gitfile, "elsewhere-in-the-common-dir");
+	posing(copy, rd.run, gitfile, "worktrees/..");
+	posing(copy, rd.run, gitfile, "worktrees/.hidden");
+	posing(copy, rd.run, gitfile, "worktrees/");
+	posing(copy, rd.run, gitfile, "worktrees/tree/logs");
+	/* And the registration itself is followed again. */
+	unitfs_write(gitfile, own, 0644);
+	free(adm);
+	adm = registration_of(copy, common, rd.run);
+	ck_assert_ptr_nonnull(adm);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	free(gitfile);
 	free(back);
 	free(text);
+	free(own);
 	free(adm);
 	free(copy);
 }
