@@ -159,4 +159,38 @@ is "a range whose steps break the copy passes" "$rc" 0
 like "the next commit gets a fresh copy, saying why" "$err" \
     "in a fresh copy of commit [0-9a-f]{12}: it could not be carried there"
 is "nothing is left behind" "$(leftovers "$T/b")" ""
+
+# A commit that makes a directory a submodule: the proof does not look
+# inside a submodule's path, where a carried copy would keep what the
+# directory held, so that commit gets a fresh copy, its submodule an
+# empty directory.
+init_repo "$T/up"
+(cd "$T/up" && printf 'u\n' >u && git add u && git commit -q -m u) ||
+    exit 99
+up=$(git -C "$T/up" rev-parse HEAD)
+new_repo "$T/m"
+git config forge.breakerThreshold 0
+start=$(git rev-parse HEAD)
+mkdir lib && printf 'int l;\n' >lib/l.c
+cat >check.sh <<'EOF'
+# A submodule not initialized is an empty directory; the directory it
+# was gets build output.
+if [ "$(git ls-files -s lib | cut -c1-6)" = 160000 ]; then
+	test -z "$(ls -A lib)" || exit 3
+else
+	printf 'o\n' >lib/l.o
+fi
+EOF
+printf '[forge]\n\tverify = sh check.sh\n' >.forgeconfig
+git add -A && git commit -q -m lib
+git rm -rq lib && git update-index --add --cacheinfo "160000,$up,lib" &&
+    git commit -q -m 'lib a submodule'
+for mode in "" --incremental; do
+	run_forge verify --rev="$start..main" $mode
+	is "${mode:-plain}: a range that makes a directory a submodule passes" \
+	    "$rc" 0
+	like "${mode:-plain}: that commit's copy is a fresh one, saying why" \
+	    "$err" "in a fresh copy of commit [0-9a-f]{12}: it records a submodule"
+done
+is "nothing is left behind" "$(leftovers "$T/m")" ""
 done_testing
