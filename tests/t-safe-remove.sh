@@ -225,4 +225,47 @@ run_forge gc --kept
 is "gc --kept removes it" "$rc" 0
 is "and nothing is left" "$(leftovers "$T/r")" ""
 
+# A dead run's record naming a directory of another user's, which holds
+# the run's mark all the same: not a copy of forge's, whatever it holds.
+# Root alone can give it to another (nobody, 65534); once it is root's,
+# the very same directory is the run's, and goes.
+run=fedcba9876543210
+top="$TMPDIR/forge-$run"
+printf '{"run":"%s","pid":999999999,"start":1,"boot":"","top":"%s",'\
+'"created":"2026-01-01T00:00:00Z"}\n' "$run" "$top" \
+    >"$common/forge/copies/$run"
+mkdir -m 700 "$top" "$top/.forge" "$top/r"
+printf '%s\n' "$run" >"$top/.forge/run"
+printf 'theirs\n' >"$top/r/theirs.txt"
+if [ "$(id -u)" -ne 0 ]; then
+	for d in "another user's directory named by a dead run: gc refuses it" \
+	    "saying it is not forge's" "all it holds stays" \
+	    "the user's, but open to others: gc refuses it too" \
+	    "all it holds stays there too" \
+	    "once the user's own, it goes"; do
+		skip "$d" "giving a directory to another user needs root"
+	done
+elif ! chown -R 65534:65534 "$top"; then
+	skip "another user's directory named by a dead run" "chown failed"
+else
+	run_forge gc
+	is "another user's directory named by a dead run: gc refuses it" \
+	    "$rc" 125
+	like "saying it is not forge's" "$err" \
+	    "refusing to remove $top: not a forge copy"
+	ok "all it holds stays" test -f "$top/r/theirs.txt" -a \
+	    -f "$top/.forge/run"
+	chown -R 0:0 "$top"
+	# Nor one others may write in: no run makes its directory so.
+	chmod 770 "$top"
+	run_forge gc
+	is "the user's, but open to others: gc refuses it too" "$rc" 125
+	ok "all it holds stays there too" test -f "$top/r/theirs.txt"
+	chmod 700 "$top"
+	run_forge gc
+	is "once the user's own, it goes" "$rc:$(ls -A "$TMPDIR")" 0:
+fi
+rm -rf "$top" "$common/forge/copies/$run"
+is "and nothing is left" "$(leftovers "$T/r")" ""
+
 done_testing
