@@ -1379,6 +1379,129 @@ START_TEST(t_rmtree_goes_on)
 }
 END_TEST
 
+/*
+ * fdopendir(3) as the removal meets it, the program linked with
+ * -Wl,--wrap=fdopendir: for the directory armed (its device and inode)
+ * it fails with EIO, or once moves that directory to moved, as another
+ * process could while the removal is in it.  Any other passes through.
+ */
+DIR	*__real_fdopendir(int);
+DIR	*__wrap_fdopendir(int);
+
+static struct {
+	dev_t		 dev;
+	ino_t		 ino;
+	int		 armed;
+	const char	*from;		/* move it from here */
+	const char	*moved;		/* to here */
+} odd;
+
+static void
+arm(const char *dir, const char *from, const char *moved)
+{
+	struct stat	st;
+
+	ck_assert_int_eq(stat(dir, &st), 0);
+	odd.dev = st.st_dev;
+	odd.ino = st.st_ino;
+	odd.from = from;
+	odd.moved = moved;
+	odd.armed = 1;
+}
+
+DIR *
+__wrap_fdopendir(int fd)
+{
+	struct stat	st;
+
+	if (odd.armed && fstat(fd, &st) == 0 && st.st_dev == odd.dev &&
+	    st.st_ino == odd.ino) {
+		if (odd.from == NULL) {
+			errno = EIO;
+			return NULL;
+		}
+		ck_assert_int_eq(rename(odd.from, odd.moved), 0);
+		odd.armed = 0;
+	}
+	return __real_fdopendir(fd);
+}
+
+/* A removal that fails part-way, skipping nothing -- a directory that
+ * cannot be read -- leaves the mark that goes last, whichever directory
+ * that is: what stays is still provably forge's. */
+START_TEST(t_rmtree_fails_keeps_mark)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top, *mark;
+	int		 i;
+
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mark = path(d, "top/.mark");
+	for (i = 0; i < 2; i++) {
+		mkdir_in(d, "top", 0755);
+		file_in(top, "f", "copy's", 0644);
+		mkdir_in(top, "sub", 0755);
+		file_in(top, "sub/g", "copy's", 0644);
+		mkdir_in(top, ".mark", 0700);
+		file_in(top, ".mark/run", "run", 0600);
+		file_in(top, ".mark/zz", "z", 0600);
+		/* The top, then the directory the mark is in. */
+		arm(i == 0 ? top : mark, NULL, NULL);
+		ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
+		ck_assert_int_eq(errno, EIO);
+		ck_assert(exists_in(top, ".mark/run"));
+		odd.armed = 0;
+		ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), 0);
+		ck_assert(!unitfs_exists(top));
+	}
+	strv_free(&left);
+	free(mark);
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* The tree moved away while the removal is in it: climbing back by ".."
+ * leads elsewhere, where nothing is removed.  It stops there, the mark
+ * left. */
+START_TEST(t_rmtree_moved_tree)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top, *from, *to, *away;
+
+	d = unitfs_dir("rm");
+	top = path(d, "top");
+	mkdir_in(d, "top", 0755);
+	mkdir_in(top, "a", 0755);
+	mkdir_in(top, "a/b", 0755);
+	file_in(top, "a/b/f", "copy's", 0644);
+	mkdir_in(top, ".mark", 0700);
+	file_in(top, ".mark/run", "run", 0600);
+	away = path(d, "away");
+	mkdir_in(d, "away", 0755);
+	file_in(away, "precious", "p", 0644);
+	from = path(top, "a/b");
+	to = path(away, "b");
+	arm(from, from, to);
+	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
+	ck_assert_int_eq(errno, ESTALE);
+	ck_assert(!odd.armed);
+	ck_assert(exists_in(away, "precious"));
+	ck_assert(exists_in(away, "b"));
+	ck_assert(exists_in(top, ".mark/run"));
+	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert(exists_in(away, "precious"));
+	strv_free(&left);
+	free(away);
+	free(from);
+	free(to);
+	free(top);
+	free(d);
+}
+END_TEST
+
 /* A sparse file stays sparse, and its data is all there. */
 START_TEST(t_copy_sparse)
 {
@@ -1535,6 +1658,8 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_rmtree_mounted_file_and_top);
 	tcase_add_test(tc, t_rmtree_mount_in_last);
 	tcase_add_test(tc, t_rmtree_goes_on);
+	tcase_add_test(tc, t_rmtree_fails_keeps_mark);
+	tcase_add_test(tc, t_rmtree_moved_tree);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("copy");
