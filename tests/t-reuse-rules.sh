@@ -43,6 +43,20 @@ is "the next one too: CRLF is not what the working tree has" "$both" "1 1"
 like "forge says what it removed" "$ierr" \
     'removed from the incremental copy 1 file of its own that git reads as instructions \(\.gitattributes\)'
 
+# The same attributes file staged in the copy's own index by the step
+# (git add -f): what is tracked is what the working state's index says,
+# not what the copy's own, the command's to rewrite, does.
+cat >"$T/crlf-add.sh" <<'EOF'
+grep -q "$(printf '\r')" f && exit 0
+printf '* text eol=crlf\n' >.gitattributes
+git add -f .gitattributes
+printf 'hello\r\n' >f
+exit 1
+EOF
+both_runs crlf-add.sh
+both_runs crlf-add.sh
+is "one the step staged in the copy's index: as a fresh copy" "$both" "1 1"
+
 # Ignore rules: a .gitignore below that hides a file from git, so that
 # git clean keeps it and the proof does not see it.
 mkdir -p src
