@@ -13,6 +13,7 @@
 #	need_pty DESCRIPTION		a pseudo-terminal, or the whole test skips
 #	on_tty CODE			sh code run on a new terminal
 #	in_ns CODE [ARG...]		sh code run in a mount namespace of its own
+#	other_git DIR FLAG		git saying another version while FLAG exists
 
 # common_dir REPO: REPO's common git directory, as an absolute path.
 common_dir() {
@@ -166,4 +167,16 @@ in_ns() {
 lcg_next() {
 	rand=$(( (rand * 1103515245 + 12345) % 2147483648 ))
 	R=$(( (rand / 65536) % $1 ))
+}
+
+# other_git DIR FLAG: a git in DIR (put DIR first in PATH) that is the
+# real one, but says another version -- its own, ".other" after it --
+# while the file FLAG exists.
+other_git() {
+	fake_git "$1" '
+if [ "$SUB" = version ] && [ -f "'"$2"'" ]; then
+	"$REAL_GIT" version | sed "s/\$/.other/"
+	exit
+fi
+exec "$REAL_GIT" "$@"'
 }

@@ -177,6 +177,24 @@ is "a forge.cacheEnv that names no variable is a usage error" "$rc" 64
 like "naming it" "$err" "forge.cacheenv"
 git config --unset-all forge.cacheEnv
 
+# The version of the git that runs (no variable counts here, PATH
+# neither): what a command's git does, and how git converts files, are
+# its version's.
+: >"$T/count"
+VCOUNT="echo version >>$T/count"
+git config forge.cacheEnv ''
+other_git "$T/vgit" "$T/other-version"
+oldpath=$PATH
+PATH="$T/vgit:$PATH"
+runs "a first run under a git" 1 --isolated -- sh -c "$VCOUNT"
+runs "again: cached" 1 --isolated -- sh -c "$VCOUNT"
+: >"$T/other-version"
+runs "another version of git: runs" 2 --isolated -- sh -c "$VCOUNT"
+rm "$T/other-version"
+runs "the first version again: cached" 2 --isolated -- sh -c "$VCOUNT"
+PATH=$oldpath
+git config --unset-all forge.cacheEnv
+
 # Where the steps were configured: the same text, from a tracked
 # .forgeconfig and then from git config.
 : >"$T/count"
@@ -189,6 +207,15 @@ git config forge.verify "$COUNT"
 runs "the same steps from git config: runs" 2 --isolated
 runs "and again: cached" 2 --isolated
 git config --unset forge.verify
+# And where the setup steps were: the same text again.
+printf '[forge]\n\tverify = %s\n\tsetup = true\n' "$COUNT" >.forgeconfig
+git commit -q -am 'setup'
+runs "setup from .forgeconfig: runs" 3 --isolated
+runs "and again: cached" 3 --isolated
+git config forge.setup true
+runs "the same setup from git config: runs" 4 --isolated
+runs "and again: cached" 4 --isolated
+git config --unset forge.setup
 
 # HEAD: the copy's history is the command's to read.
 : >"$T/count"
