@@ -52,6 +52,7 @@ SHELL_TESTS += tests/t-reuse-convert.sh
 SHELL_TESTS += tests/t-reuse-submodule.sh
 SHELL_TESTS += tests/t-reuse-nested.sh
 SHELL_TESTS += tests/t-reuse-nested-build.sh
+SHELL_TESTS += tests/t-reuse-unparked.sh
 SHELL_TESTS += tests/t-reuse-source.sh
 SHELL_TESTS += tests/t-reuse-kinds.sh
 SHELL_TESTS += tests/t-hint.sh
