@@ -4,7 +4,9 @@
  * them (a link, a rename, a truncation, a device node); its network
  * rules refuse TCP and reach no abstract socket outside; the seccomp
  * filter refuses every socket family but AF_UNIX, and io_uring.  Each in
- * a child of the test's own, which contains itself and reports.
+ * a child of the test's own, which contains itself and reports.  And the
+ * filter's program run by the test itself, for the calls of every
+ * architecture, where no process here could make them.
  */
 #include "config.h"
 
@@ -20,9 +22,14 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -297,6 +304,140 @@ START_TEST(t_filter)
 }
 END_TEST
 
+/*
+ * The filter's program run as the kernel runs it, on the data of one
+ * system call -- of any architecture, where a process can only make its
+ * own machine's calls and those of its compatibility mode: an
+ * instruction no process here reaches is run all the same.  Only what
+ * sockfilter.c emits is known: a load of a word of the data, a jump if
+ * equal, a return; anything else fails the test, as does a jump out of
+ * the program or a load out of the data.
+ */
+#ifndef SECCOMP_RET_KILL_PROCESS
+#define SECCOMP_RET_KILL_PROCESS	0x80000000U
+#endif
+
+static uint32_t
+run_filter(const struct sockfilter *f, const struct seccomp_data *d)
+{
+	const struct sock_filter	*i;
+	uint32_t			 a = 0;
+	size_t				 pc = 0;
+
+	for (;;) {
+		ck_assert_uint_lt(pc, f->len);
+		i = &f->insns[pc++];
+		switch (i->code) {
+		case BPF_LD | BPF_W | BPF_ABS:
+			ck_assert_uint_eq(i->k % 4, 0);
+			ck_assert_uint_le(i->k + 4, sizeof(*d));
+			memcpy(&a, (const char *)d + i->k, sizeof(a));
+			break;
+		case BPF_JMP | BPF_JEQ | BPF_K:
+			pc += a == i->k ? i->jt : i->jf;
+			break;
+		case BPF_RET | BPF_K:
+			return i->k;
+		default:
+			ck_abort_msg("instruction %zu: code %#x", pc - 1,
+			    (unsigned int)i->code);
+		}
+	}
+}
+
+static uint32_t
+verdict(const struct sockfilter *f, uint32_t arch, long nr, uint64_t arg0)
+{
+	struct seccomp_data	d;
+
+	memset(&d, 0, sizeof(d));
+	d.arch = arch;
+	d.nr = (int)nr;
+	d.args[0] = arg0;
+	return run_filter(f, &d);
+}
+
+#define REFUSED		(SECCOMP_RET_ERRNO | EAFNOSUPPORT)
+#define ABSENT		(SECCOMP_RET_ERRNO | ENOSYS)
+
+#if defined(__x86_64__)
+#define NATIVE_ARCH	AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define NATIVE_ARCH	AUDIT_ARCH_I386
+#elif defined(__aarch64__)
+#define NATIVE_ARCH	AUDIT_ARCH_AARCH64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define NATIVE_ARCH	AUDIT_ARCH_RISCV64
+#endif
+
+START_TEST(t_filter_program)
+{
+	/* No kernel reports these: none is this machine's or its
+	 * compatibility mode's. */
+	static const uint32_t	 foreign[] = { 0, 0xffffffffU,
+	    AUDIT_ARCH_S390X };
+	struct sockfilter	 f;
+	const struct sock_filter *i;
+	size_t			 k;
+
+	if (sockfilter_prepare(&f) == -1) {
+		ck_assert_int_eq(errno, ENOSYS);
+		fprintf(stderr, "# SKIP: no filter for this machine\n");
+		return;
+	}
+	/* Every jump lands in the program, which ends in a return. */
+	ck_assert_uint_le(f.len, SOCKFILTER_MAX);
+	ck_assert_uint_gt(f.len, 0);
+	for (k = 0; k < f.len; k++) {
+		i = &f.insns[k];
+		if (i->code == (BPF_JMP | BPF_JEQ | BPF_K)) {
+			ck_assert_uint_lt(k + 1 + i->jt, f.len);
+			ck_assert_uint_lt(k + 1 + i->jf, f.len);
+		}
+	}
+	ck_assert_uint_eq(f.insns[f.len - 1].code, BPF_RET | BPF_K);
+#ifdef NATIVE_ARCH
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, SYS_socket, AF_INET),
+	    REFUSED);
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, SYS_socket,
+	    0x100000000ULL | AF_INET6), REFUSED);
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, SYS_socket, AF_UNIX),
+	    SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, SYS_socketpair, AF_INET),
+	    REFUSED);
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, SYS_socketpair, AF_UNIX),
+	    SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, 425, 1), ABSENT);
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, SYS_getpid, AF_INET),
+	    SECCOMP_RET_ALLOW);
+#endif
+#if defined(__x86_64__)
+	/* x32's calls, and i386's: socket, socketcall, io_uring_setup,
+	 * getpid. */
+	ck_assert_uint_eq(verdict(&f, NATIVE_ARCH, 0x40000000L | SYS_socket,
+	    AF_INET), REFUSED);
+	ck_assert_uint_eq(verdict(&f, AUDIT_ARCH_I386, 359, AF_INET),
+	    REFUSED);
+	ck_assert_uint_eq(verdict(&f, AUDIT_ARCH_I386, 359, AF_UNIX),
+	    SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(verdict(&f, AUDIT_ARCH_I386, 102, 1), REFUSED);
+	ck_assert_uint_eq(verdict(&f, AUDIT_ARCH_I386, 102, 5),
+	    SECCOMP_RET_ALLOW);
+	ck_assert_uint_eq(verdict(&f, AUDIT_ARCH_I386, 425, 1), ABSENT);
+	ck_assert_uint_eq(verdict(&f, AUDIT_ARCH_I386, 20, AF_INET),
+	    SECCOMP_RET_ALLOW);
+#endif
+	/* A call of an architecture the filter does not know: the process
+	 * dies, whatever the call -- its numbers are not this one's. */
+	for (k = 0; k < sizeof(foreign) / sizeof(foreign[0]); k++) {
+		ck_assert_uint_eq(verdict(&f, foreign[k], SYS_getpid, 0),
+		    SECCOMP_RET_KILL_PROCESS);
+		ck_assert_uint_eq(verdict(&f, foreign[k], SYS_socket, AF_UNIX),
+		    SECCOMP_RET_KILL_PROCESS);
+	}
+}
+END_TEST
+
 #if defined(__x86_64__)
 /* A system call of i386's, as a 32-bit program makes it: the filter sees
  * another architecture, with other numbers. */
@@ -395,6 +536,7 @@ landlock_suite(void)
 	tcase_add_test(tc, t_tcp);
 	tcase_add_test(tc, t_abstract);
 	tcase_add_test(tc, t_filter);
+	tcase_add_test(tc, t_filter_program);
 #if defined(__x86_64__)
 	tcase_add_test(tc, t_filter_compat);
 #endif
