@@ -1,6 +1,8 @@
 /* Discovery of the repository forge works on, through git rev-parse. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
 #include <limits.h>
@@ -307,11 +309,16 @@ repo_nested(const char *dir, char **gitdir, char **common, char **head)
 	const char *const	 h[] = { "rev-parse", "-q", "--verify",
 	    "HEAD^{commit}", NULL };
 	struct strv		 a = STRV_INIT;
+	struct stat		 st;
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
 	char			*p, *top, *gd, *cd;
 	int			 ret = -1;
 
+	/* No directory there (a submodule the working tree has none of):
+	 * no repository, and no git to fail to run in it. */
+	if (stat(dir, &st) == -1 || !S_ISDIR(st.st_mode))
+		return -1;
 	memset(&g, 0, sizeof(g));
 	g.dir = dir;
 	dir_args(&a);

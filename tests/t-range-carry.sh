@@ -191,6 +191,10 @@ for mode in "" --incremental; do
 	    "$rc" 0
 	like "${mode:-plain}: that commit's copy is a fresh one, saying why" \
 	    "$err" "in a fresh copy of commit [0-9a-f]{12}: it records a submodule"
+	# The working tree has no directory there: a submodule not
+	# initialized, and no git to run in it.
+	unlike "${mode:-plain}: no git fails to run where it has none" \
+	    "$err" "cannot run git"
 done
 is "nothing is left behind" "$(leftovers "$T/m")" ""
 done_testing
