@@ -100,4 +100,25 @@ is "a file of one line without a newline keeps its time" \
 git config --unset core.autocrlf
 forge gc --all >/dev/null 2>&1
 
+# How git converts is its version's: under another git, every file is
+# checked out again, as where a setting changed.
+git config core.autocrlf true
+other_git "$T/vgit" "$T/other-version"
+oldpath=$PATH
+PATH="$T/vgit:$PATH"
+MT='stat -c "%y" f.txt >"$1"'
+run_forge verify --reuse -- sh -c "$MT" sh "$T/v1"
+sleep 1
+run_forge verify --reuse -- sh -c "$MT" sh "$T/v2"
+is "under the same git, a file nothing touched is not written again" \
+    "$(cat "$T/v2")" "$(cat "$T/v1")"
+: >"$T/other-version"
+run_forge verify --reuse -- sh -c "$MT; $CR" sh "$T/v3"
+is "under another version of git: the run passes" "$rc" 0
+ok "and every file is checked out again" \
+    test "$(cat "$T/v3")" != "$(cat "$T/v2")"
+PATH=$oldpath
+git config --unset core.autocrlf
+forge gc --all >/dev/null 2>&1
+
 done_testing
