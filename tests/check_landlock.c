@@ -158,6 +158,81 @@ START_TEST(t_files)
 }
 END_TEST
 
+/* Devices: what the contained child is to find of them. */
+struct devices {
+	char	*in;		/* writable */
+	char	*shm;		/* a file of /dev/shm's, or NULL */
+	char	*pty;		/* a terminal below /dev/pts, or NULL */
+};
+
+static void
+device_checks(void *arg)
+{
+	struct devices	*d = arg;
+	char		 b[4096];
+	int		 fd;
+
+	/* No block device made, even beneath a writable directory: one
+	 * could name any disk. */
+	snprintf(b, sizeof(b), "%s/disk", d->in);
+	CHECK(0, mknod(b, S_IFBLK | 0600, makedev(7, 0)) == -1);
+	/* /dev/shm holds files that others share: none written there. */
+	if (d->shm != NULL)
+		CHECK(1, open(d->shm, O_WRONLY | O_CLOEXEC) == -1 &&
+		    errno == EACCES);
+	/* A terminal in a directory of devices is written to. */
+	if (d->pty != NULL) {
+		CHECK(2, (fd = open(d->pty, O_WRONLY | O_NOCTTY |
+		    O_CLOEXEC)) != -1);
+		if (fd != -1)
+			close(fd);
+	}
+}
+
+START_TEST(t_devices)
+{
+	struct landlock		 l;
+	struct landlock_opts	 o = LANDLOCK_OPTS_INIT;
+	struct devices		 d;
+	const char		*dirs[2];
+	int			 what, master, fd;
+
+	if (!have_landlock(3))
+		return;
+	memset(&d, 0, sizeof(d));
+	d.in = unitfs_dir("in");
+	ck_assert_int_ne(asprintf(&d.shm, "/dev/shm/forge-check-%ld",
+	    (long)getpid()), -1);
+	if ((fd = open(d.shm, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+	    0600)) == -1) {
+		fprintf(stderr, "# SKIP: no /dev/shm here\n");
+		free(d.shm);
+		d.shm = NULL;
+	} else
+		close(fd);
+	if ((master = posix_openpt(O_RDWR | O_NOCTTY)) == -1 ||
+	    grantpt(master) == -1 || unlockpt(master) == -1 ||
+	    ptsname(master) == NULL)
+		fprintf(stderr, "# SKIP: no terminal to open here\n");
+	else
+		d.pty = strdup(ptsname(master));
+	dirs[0] = d.in;
+	dirs[1] = NULL;
+	o.fs = 1;
+	o.writable = dirs;
+	ck_assert_int_eq(landlock_prepare(&l, &o, &what), 0);
+	ck_assert_uint_eq(contained(&l, device_checks, &d), 0);
+	landlock_free(&l);
+	if (d.shm != NULL)
+		ck_assert_int_eq(unlink(d.shm), 0);
+	if (master != -1)
+		close(master);
+	free(d.shm);
+	free(d.pty);
+	free(d.in);
+}
+END_TEST
+
 /* A listener on 127.0.0.1: its fd, and its port in *port. */
 static int
 tcp_listener(int *port)
@@ -533,6 +608,7 @@ landlock_suite(void)
 	tc = tcase_create("layers");
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_add_test(tc, t_files);
+	tcase_add_test(tc, t_devices);
 	tcase_add_test(tc, t_tcp);
 	tcase_add_test(tc, t_abstract);
 	tcase_add_test(tc, t_filter);
