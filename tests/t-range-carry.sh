@@ -160,6 +160,28 @@ like "the next commit gets a fresh copy, saying why" "$err" \
     "in a fresh copy of commit [0-9a-f]{12}: it could not be carried there"
 is "nothing is left behind" "$(leftovers "$T/b")" ""
 
+# Where git converts files by its settings, a step may leave bytes that
+# git takes for the same blob, which a carried copy would keep: each
+# commit gets a fresh copy, its files as a checkout writes them.
+new_repo "$T/crlf"
+git config forge.breakerThreshold 0
+start=$(git rev-parse HEAD)
+cat >check.sh <<'EOF'
+grep -q "$(printf '\r')" hello.txt || exit 3
+printf 'hello\n' >hello.txt
+EOF
+printf '[forge]\n\tverify = sh check.sh\n' >.forgeconfig
+git add -A && git commit -q -m check
+git commit -q --allow-empty -m again
+git config core.autocrlf true
+run_forge verify --rev="$start..main"
+is "core.autocrlf: a range whose steps rewrite line endings passes" "$rc" 0
+why="git converts files by its settings here"
+like "each commit's copy a fresh one, saying why" "$err" \
+    "in a fresh copy of commit [0-9a-f]{12}: $why"
+git config --unset core.autocrlf
+is "nothing is left behind" "$(leftovers "$T/crlf")" ""
+
 # A commit that makes a directory a submodule: the proof does not look
 # inside a submodule's path, where a carried copy would keep what the
 # directory held, so that commit gets a fresh copy, its submodule an
