@@ -60,6 +60,31 @@ for mode in --reuse "--staged --reuse" "--rev=HEAD --reuse"; do
 	forge gc --all >/dev/null 2>&1
 done
 
+# One set aside that cannot be taken back as it is now: attributes
+# committed in the submodule since, where a checkout would write its
+# files otherwise -- made afresh.  And an entry flagged skip-worktree by
+# hand since: its file is in the copy only where the working tree has
+# it, as in a fresh one.
+run_forge verify --reuse -- true
+is "the submodule's copy is set aside" "$(set_aside)" 1
+(cd plain && printf '*.txt text eol=crlf\n' >.gitattributes &&
+    git add .gitattributes && git commit -q -m crlf) || exit 99
+run_forge verify --reuse -- sh -c 'grep -q "$(printf "\r")" plain/p.txt'
+is "attributes committed in the submodule since: as a checkout writes it" \
+    "$rc" 0
+forge gc --all >/dev/null 2>&1
+(cd plain && git rm -q --cached .gitattributes && rm .gitattributes &&
+    git commit -q -m lf && rm p.txt && git checkout -q p.txt) || exit 99
+run_forge verify --reuse -- true
+is "set aside again" "$(set_aside)" 1
+git -C plain update-index --skip-worktree p.txt && rm plain/p.txt
+run_forge verify --reuse -- test ! -e plain/p.txt
+is "an entry flagged skip-worktree since: its file only where it is" \
+    "$rc" 0
+git -C plain update-index --no-skip-worktree p.txt &&
+    git -C plain checkout -q p.txt
+forge gc --all >/dev/null 2>&1
+
 # A clone is never parked, forge.reuse or not, nor are its nested
 # copies.
 git config forge.reuse true
