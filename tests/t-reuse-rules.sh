@@ -103,6 +103,22 @@ both_runs deep.sh
 both_runs deep.sh
 is "a rule file in a directory another one hid is found and removed" "$both" "0 0"
 
+# One that hid nothing but let a file through that the working tree
+# ignores: an untracked file it has too, kept at first -- ignored once
+# the rule file is gone, and no fresh copy has it.
+printf 'only here\n' >src/.gitattributes
+cat >"$T/letthrough.sh" <<EOF
+found=0
+test -e src/.gitattributes && found=1
+printf '!.gitattributes\n' >src/.gitignore
+cp "$T/r/src/.gitattributes" src/.gitattributes
+exit \$found
+EOF
+both_runs letthrough.sh
+both_runs letthrough.sh
+is "a file a rule file let through is gone at the next run" "$both" "0 0"
+rm src/.gitattributes
+
 # A directory that holds nothing but a directory hidden by its own rule
 # file: git lists the outer one whole, yet enters both.  As every git
 # version lists it.
