@@ -98,14 +98,17 @@ cat >check.sh <<'EOF'
 # Nothing but the commit's files, and no line ending but LF.
 test -z "$(git status --porcelain --untracked-files=all)" || exit 2
 ! grep -q "$(printf '\r')" hello.txt || exit 3
+# Nothing in progress.
+test ! -e "$(git rev-parse --git-path MERGE_HEAD)" || exit 4
 # Leave junk: untracked, ignored, a rule file git would read, a tracked
-# file changed and one removed, a commit.
+# file changed and one removed, a commit, a merge begun.
 echo junk >junk.txt
 mkdir -p out && echo built >>out/o
 printf '* text eol=crlf\n' >.gitattributes
 echo tampered >>run.sh
 rm -f src/main.c
 git -c user.name=n -c user.email=e commit -qam junk
+git rev-parse HEAD >"$(git rev-parse --git-path MERGE_HEAD)"
 EOF
 printf '[forge]\n\tverify = sh check.sh\n' >.forgeconfig
 git add -A
