@@ -181,7 +181,7 @@ git config --unset-all forge.cacheEnv
 # neither): what a command's git does, and how git converts files, are
 # its version's.
 : >"$T/count"
-VCOUNT="echo version >>$T/count"
+VCOUNT=$(unaudited "echo version >>$T/count")
 git config forge.cacheEnv ''
 other_git "$T/vgit" "$T/other-version"
 oldpath=$PATH

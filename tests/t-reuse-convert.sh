@@ -106,7 +106,7 @@ git config core.autocrlf true
 other_git "$T/vgit" "$T/other-version"
 oldpath=$PATH
 PATH="$T/vgit:$PATH"
-MT='stat -c "%y" f.txt >"$1"'
+MT=$(unaudited 'stat -c "%y" f.txt >"$1"')
 run_forge verify --reuse -- sh -c "$MT" sh "$T/v1"
 sleep 1
 run_forge verify --reuse -- sh -c "$MT" sh "$T/v2"
