@@ -222,6 +222,19 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 	buf_addc(ev, '\n');
 }
 
+/* What the verdict is of: HEAD, the commit of --rev, the range. */
+static void
+of_json(const struct run *r, struct json *j)
+{
+	json_key(j, "head");
+	json_str(j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(j, "rev");
+		json_str(j, r->source.commit);
+	}
+	range_json(r, j);
+}
+
 void
 verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 {
@@ -236,13 +249,7 @@ verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 		json_key(&j, "incremental");
 		json_bool(&j, 1);
 	}
-	json_key(&j, "head");
-	json_str(&j, r->ctx->repo.head);
-	if (r->source.kind == SOURCE_REV) {
-		json_key(&j, "rev");
-		json_str(&j, r->source.commit);
-	}
-	range_json(r, &j);
+	of_json(r, &j);
 	json_key(&j, "tree");
 	json_str(&j, r->cache_tree);
 	json_key(&j, "verified_at");
@@ -269,13 +276,7 @@ verify_event_divergence(const struct run *r, const struct run *fresh,
 	state_event_begin(&j, "divergence", now);
 	json_key(&j, "mode");
 	json_str(&j, event_mode(r));
-	json_key(&j, "head");
-	json_str(&j, r->ctx->repo.head);
-	if (r->source.kind == SOURCE_REV) {
-		json_key(&j, "rev");
-		json_str(&j, r->source.commit);
-	}
-	range_json(r, &j);
+	of_json(r, &j);
 	json_key(&j, "tree");
 	if (r->tree != NULL)
 		json_str(&j, r->tree);

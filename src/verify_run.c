@@ -308,64 +308,34 @@ verify_run_prepare(struct run *r, const struct verify_opts *o)
 }
 
 /* What is a commit's own: all but the copy and its run directory. */
+static void	verify_run_free_own(struct run *);
+
 void
 verify_run_next(struct run *r)
 {
-	free(r->tree);
-	r->tree = NULL;
-	strv_free(&r->refs);
-	free(r->failed);
-	r->failed = NULL;
-	breaker_free(&r->after);
-	source_free(&r->source);
+	verify_run_free_own(r);
 	source_init(&r->source);
-	free(r->cache_tree);
-	free(r->cached_at);
-	free(r->convert);
-	free(r->as_is);
-	free(r->settings);
-	free(r->identity);
-	r->cache_tree = r->cached_at = r->convert = r->as_is = NULL;
-	r->settings = r->identity = NULL;
 	r->cache_decided = 0;
 	r->recorded = 0;
 	r->fast = NULL;
 	r->diverged = 0;
 	r->audited = NULL;
-	strv_free(&r->setup_before);
 	r->have_before = 0;
-	strv_free(&r->setup_changed);
 	r->contain_guess = NULL;
 	r->steps_from = NULL;	/* the last commit's settings' */
-	free(r->setup_inputs);
-	free(r->setup_read);
-	r->setup_inputs = r->setup_read = NULL;
 	r->setup_unsure = 0;
-	verify_steps_free(r);
-	if (r->have_plan)
-		contain_free(&r->plan);
 	r->have_plan = 0;
 	r->plan_failed = 0;
 }
 
-void
-verify_run_free(struct run *r)
+/* What is one commit's own, freed and forgotten: all but the copy, its
+ * run directory, and what the range keeps from commit to commit. */
+static void
+verify_run_free_own(struct run *r)
 {
-	if (r->have_snap)
-		snapshot_free(&r->snap);
-	if (r->have_rd)
-		rundir_free(&r->rd);
 	free(r->tree);
 	strv_free(&r->refs);
 	free(r->failed);
-	free(r->had_setup);
-	strv_free(&r->setup_before);
-	strv_free(&r->setup_changed);
-	free(r->setup_inputs);
-	free(r->setup_read);
-	reuse_claimed_free(&r->claim);
-	if (r->have_change)
-		change_free(&r->change);
 	breaker_free(&r->after);
 	source_free(&r->source);
 	free(r->cache_tree);
@@ -374,12 +344,33 @@ verify_run_free(struct run *r)
 	free(r->as_is);
 	free(r->settings);
 	free(r->identity);
-	free(r->range_setup);
-	if (r->have_ss)
-		source_state_free(&r->ss);
+	strv_free(&r->setup_before);
+	strv_free(&r->setup_changed);
+	free(r->setup_inputs);
+	free(r->setup_read);
 	verify_steps_free(r);
 	if (r->have_plan)
 		contain_free(&r->plan);
+	r->tree = r->failed = r->cache_tree = r->cached_at = NULL;
+	r->convert = r->as_is = r->settings = r->identity = NULL;
+	r->setup_inputs = r->setup_read = NULL;
+}
+
+void
+verify_run_free(struct run *r)
+{
+	verify_run_free_own(r);
+	if (r->have_snap)
+		snapshot_free(&r->snap);
+	if (r->have_rd)
+		rundir_free(&r->rd);
+	free(r->had_setup);
+	reuse_claimed_free(&r->claim);
+	if (r->have_change)
+		change_free(&r->change);
+	free(r->range_setup);
+	if (r->have_ss)
+		source_state_free(&r->ss);
 }
 
 /* Options, configuration and steps.  0 or an exit status. */
