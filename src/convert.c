@@ -129,9 +129,38 @@ attributes_file(const struct git *g)
 	return p;
 }
 
-char *
-convert_digest(const struct git *g, const char *common,
-    const struct strv *in_tree, int *on)
+/*
+ * A "filter.<driver>.<key>" setting, len bytes at p, value v (NULL: set
+ * bare, true): onto filters the driver's name, if git runs a command of
+ * it as it checks out -- a smudge or process command, or required (a
+ * checkout without a command then fails).
+ */
+static void
+checkout_filter(const char *p, size_t len, const char *v,
+    struct strv *filters)
+{
+	const char	*name = p + strlen("filter."), *dot, *key;
+	size_t		 klen;
+
+	if (len <= strlen("filter.") || strncmp(p, "filter.", 7) != 0)
+		return;
+	/* The driver's name may hold dots: up to the last. */
+	for (dot = p + len; dot > name && dot[-1] != '.'; dot--)
+		;
+	if (dot - 1 <= name)
+		return;
+	key = dot;
+	klen = (size_t)(p + len - key);
+	if (klen == strlen("required") && memcmp(key, "required", klen) == 0 ?
+	    settings_bool(v) == 1 : ((klen == strlen("smudge") &&
+	    memcmp(key, "smudge", klen) == 0) || (klen == strlen("process") &&
+	    memcmp(key, "process", klen) == 0)) && v != NULL && *v != '\0')
+		strv_pushn(filters, name, (size_t)(dot - 1 - name));
+}
+
+static char *
+digest(const struct git *g, const char *common, const struct strv *in_tree,
+    int *on, struct strv *filters)
 {
 	const char *const	 a[] = { "config", "-z", "--get-regexp",
 	    "^(core\\.(autocrlf|eol|safecrlf|checkroundtripencoding|"
@@ -173,8 +202,13 @@ convert_digest(const struct git *g, const char *common,
 		else if (len == strlen("core.attributesfile") &&
 		    memcmp(p, "core.attributesfile", len) == 0)
 			attrfile = 1;
+		else if (filters != NULL)
+			checkout_filter(p, len, nl != NULL ? nl + 1 : NULL,
+			    filters);
 	}
 	buf_free(&out);
+	if (filters != NULL)
+		strv_sort_uniq(filters);
 	if (attrfile) {
 		if ((path = attributes_file(g)) == NULL)
 			return NULL;
@@ -196,4 +230,18 @@ convert_digest(const struct git *g, const char *common,
 	hash_final(&h, raw);
 	hash_hex(raw, 32, hex);
 	return xstrdup(hex);
+}
+
+char *
+convert_digest(const struct git *g, const char *common,
+    const struct strv *in_tree, int *on)
+{
+	return digest(g, common, in_tree, on, NULL);
+}
+
+char *
+convert_digest_filters(const struct git *g, const char *common, int *on,
+    struct strv *filters)
+{
+	return digest(g, common, NULL, on, filters);
 }

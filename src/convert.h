@@ -29,6 +29,12 @@
  *			true or input, core.attributesFile set, an
  *			attributes file outside, one string of in_tree).
  *			NULL if git could not say (said why)
+ *	d = convert_digest_filters(&g, common, &on, &filters)
+ *			convert_digest() of what is outside the tree alone
+ *			(in_tree NULL), and onto filters (sorted) the names
+ *			of the filter drivers git runs a command of as it
+ *			checks out: a smudge or process command set, or
+ *			required (a checkout without one then fails)
  *
  * What a filter's program does is not in the digest, only its command
  * line: the same command is taken to do the same.
@@ -43,5 +49,7 @@ int	 convert_is_attributes(const char *);
 int	 convert_outside(const char *);
 char	*convert_digest(const struct git *, const char *, const struct strv *,
 	    int *);
+char	*convert_digest_filters(const struct git *, const char *, int *,
+	    struct strv *);
 
 #endif /* CONVERT_H */

@@ -117,9 +117,6 @@ struct reuse_copy {
 	const char		*head;		/* the commit to bring it to */
 	int			 keep_ignored;	/* its ignored files kept */
 	struct spawn_idle	*idle;		/* while git runs */
-	int			*head_attributes; /* if not NULL, reuse_sync()
-						   sets it: does head's tree
-						   hold an attributes file? */
 };
 
 /*
@@ -127,8 +124,7 @@ struct reuse_copy {
  *
  *	reuse_sync(rc, marks, &dst_gitdir)
  *			rc->copy's worktree brought to the commit
- *			rc->head (and *rc->head_attributes set): the
- *			copy's own registration in
+ *			rc->head: the copy's own registration in
  *			rc->common checked (it must be rc->run's), merges
  *			or rebases a command left in progress dropped, the
  *			modes git does not record (a directory's, a file's

@@ -292,13 +292,11 @@ reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
  * that git can enter every directory there is.
  */
 static int
-checkout_modes(const struct git *g, const char *copy, const char *head,
-    int *attributes)
+checkout_modes(const struct git *g, const char *copy, const char *head)
 {
 	const char *const	 ls[] = { "ls-tree", "-r", "-t", "-z", head,
 	    NULL };
 	struct buf		 out = BUF_INIT;
-	const char		*p, *end, *path, *base;
 	int			 r = -1;
 
 	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~fs_umask()) == -1)
@@ -306,16 +304,6 @@ checkout_modes(const struct git *g, const char *copy, const char *head,
 	reuse_drop_special_top(copy);
 	if (reuse_git(g, ls, NULL, &out) == 0)
 		r = reuse_tree_modes(copy, &out);
-	/* "mode type oid\tpath", each: an attributes file among them? */
-	for (p = out.data, end = p + out.len; r == 0 && attributes != NULL &&
-	    p != NULL && p < end; p += strlen(p) + 1) {
-		if ((path = strchr(p, '\t')) == NULL)
-			continue;
-		base = strrchr(++path, '/');
-		if (strcmp(base != NULL ? base + 1 : path, ".gitattributes") ==
-		    0)
-			*attributes = 1;
-	}
 	buf_free(&out);
 	return r;
 }
@@ -480,9 +468,7 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 	 * way, and read-tree writes only what differs from the index --
 	 * which it checks against the disk, file by file.
 	 */
-	if (rc->head_attributes != NULL)
-		*rc->head_attributes = 0;
-	if (checkout_modes(&g, copy, head, rc->head_attributes) == -1 ||
+	if (checkout_modes(&g, copy, head) == -1 ||
 	    clear_flags(&g, head) == -1)
 		goto fail;
 	if (marks != NULL) {

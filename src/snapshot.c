@@ -40,7 +40,11 @@
 #include "xmalloc.h"
 
 static int	copy_repo(struct snapshot *, struct snap_repo *);
+static void	conv_begin(struct snapshot *, struct snap_repo *,
+		    const struct lsfiles *);
 static int	conv_checkout(struct snapshot *, struct snap_repo *,
+		    const struct lsfiles *, const char **);
+static int	conv_top(struct snapshot *, struct snap_repo *,
 		    const struct lsfiles *);
 
 static void
@@ -50,6 +54,7 @@ sr_free(struct snap_repo *sr)
 
 	proof_free(sr->proof);
 	bigfile_free(sr->big);
+	reconvert_free(&sr->conv);
 	for (i = 0; i < sr->nnested; i++) {
 		free(sr->nested[i].path);
 		free(sr->nested[i].gitdir);
@@ -704,22 +709,24 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 /*
  * A repository's copy made -- or, nested in a reused copy, the parked one
  * taken back -- at HEAD.  Where git may convert HEAD's files (settings,
- * attributes), the files a copy kept may not be a checkout's: such a copy
- * is made afresh, and not parked.
+ * attributes), one taken back has those that may not be a checkout's
+ * checked out again; one whose conversion cannot be redone exactly is
+ * made afresh, and not parked.
  */
 static int
-nested_copy(struct snapshot *s, struct snap_repo *sr)
+nested_copy(struct snapshot *s, struct snap_repo *sr,
+    const struct lsfiles *l)
 {
-	int	r;
+	const char	*why;
+	int		 r;
 
 	if (s->reused && sr != s->repos[0] &&
 	    (r = snapshot_nested_take(s, sr)) != 0) {
-		if (r == -1)
+		if (r == -1 || (r = conv_checkout(s, sr, l, &why)) == -1)
 			return -1;
-		/* A copy of a tree: settings read from its copy. */
-		if (s->source == NULL || s->source->kind == SOURCE_WORKTREE ||
-		    !snapshot_source_converts(sr))
+		if (r == 1)
 			return 0;
+		sr->parkable = 0;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
 		if (snapshot_nested_drop(s, sr) == -1)
@@ -728,10 +735,16 @@ nested_copy(struct snapshot *s, struct snap_repo *sr)
 	/* What setup made in a parked one is not in this one. */
 	if (s->reused && sr != s->repos[0] && s->nested_afresh == NULL)
 		s->nested_afresh = xstrndup(sr->rel, strlen(sr->rel) - 1);
+	/* Made afresh: what the last run noted is of another copy. */
+	sr->conv.reused = 0;
 	if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) == -1)
 		return -1;
-	if (sr != s->repos[0] && sr->parkable && snapshot_source_converts(sr))
+	if (sr != s->repos[0] && sr->parkable &&
+	    (r = conv_checkout(s, sr, l, &why)) != 1) {
+		if (r == -1)
+			return -1;
 		sr->parkable = 0;
+	}
 	return 0;
 }
 
@@ -750,15 +763,15 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	    sr->proof != NULL ? &sr->entries : NULL, s->big, s->verbose);
 	if (sig_pending())
 		return -1;
+	conv_begin(s, sr, l);
 	if (s->reused && sr == s->repos[0]) {
 		if (snapshot_reused_sync(s, sr) == -1)
 			return -1;
-	} else if (nested_copy(s, sr) == -1)
+	} else if (nested_copy(s, sr, l) == -1)
 		return -1;
 	/* HEAD's files as a fresh checkout writes them, where git converts
 	 * or did, in a copy to be parked or that was. */
-	if ((s->park || s->reused) && s->reusable && sr == s->repos[0] &&
-	    l != NULL && conv_checkout(s, sr, l) == -1)
+	if (sr == s->repos[0] && conv_top(s, sr, l) == -1)
 		return -1;
 	if (sr->proof != NULL)
 		proof_checked_out(sr->proof);
@@ -822,8 +835,13 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
-/* A copy of a tree (source.h): its commit checked out with the tree
- * (checkout_shown()), then its submodules. */
+/*
+ * A copy of a tree (source.h): its commit checked out with the tree
+ * (checkout_shown()), then its submodules.  Parked as a copy of the
+ * working state is (its submodules' copies are not:
+ * snapshot_park_nested()), its files as a fresh checkout writes them
+ * where git converts, unless that cannot be redone exactly.
+ */
 static int
 copy_source(struct snapshot *s, struct snap_repo *sr)
 {
@@ -833,6 +851,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	if (top) {
 		free(sr->head);
 		sr->head = xstrdup(s->source->commit);
+		s->reusable = !s->clone && (s->park || s->reused);
 	}
 	/* A submodule's copy of its commit is parked with the top copy's,
 	 * as a working state's is: an incremental one with its own ignored
@@ -847,7 +866,9 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 		index = NULL;
 	}
 	if (s->reused && top) {
-		if (snapshot_reused_source(s, sr, index) == -1)
+		conv_begin(s, sr, NULL);
+		if (snapshot_reused_source(s, sr, index) == -1 ||
+		    conv_top(s, sr, NULL) == -1)
 			goto out;
 	} else if (checkout(s, sr, NULL) == -1)
 		goto out;
@@ -856,16 +877,6 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	    -1)
 		goto out;
 	if (sig_pending() || snapshot_copy_gitlinks(s, sr, copy_repo) == -1)
-		goto out;
-	/* Parked as a copy of the working state is (its submodules' copies
-	 * are not: snapshot_park_nested()), unless git may convert its
-	 * files. */
-	if (top && (s->park || s->reused)) {
-		s->not_reusable = snapshot_source_converts(sr) ? "a tree whose "
-		    "files git may convert (attributes, core.autocrlf)" : NULL;
-		s->reusable = s->not_reusable == NULL;
-	}
-	if (top && s->reused && !s->reusable)
 		goto out;
 	snapshot_noted_end(s, sr);
 	r = 0;
@@ -913,88 +924,113 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return 0;
 }
 
+/* Is sr's copy parked after the run, or was it (then its note is of
+ * this copy)? */
+static int
+conv_kept(const struct snapshot *s, const struct snap_repo *sr)
+{
+	if (s->clone || !(s->park || s->reused))
+		return 0;
+	return sr == s->repos[0] ? s->reusable : sr->parkable;
+}
+
+/*
+ * Before git writes sr's copy: a nested one's note read (and forgotten),
+ * and how git converts by what is outside the tree, should it change as
+ * git writes (reconvert.h).  The top one's note was read as the run
+ * began.
+ */
+static void
+conv_begin(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
+{
+	struct git	 sg;
+	char		*name, *note;
+
+	if (sr != s->repos[0]) {
+		name = snapshot_nested_name(sr);
+		note = xasprintf("convert-%s", name);
+		reconvert_init(&sr->conv, s->rd->carry, note, s->reused);
+		free(note);
+		free(name);
+	}
+	if (!conv_kept(s, sr) || (l != NULL && !snapshot_may_convert(sr, l)))
+		return;
+	snapshot_src_git(sr, &sg);
+	sg.idle = &s->idle;
+	reconvert_before(&sr->conv, &sg, sr->common);
+}
+
 /*
  * A copy to be parked, or that was, where git converts or did: how git
- * converts as HEAD is checked out is noted with it (reconvert.h).  A
- * reused one had HEAD's files written only where they differed from the
- * copy's own index, by its stat data, which a command can rewrite (a
- * file rewritten with CRLF and staged, with text=auto: the same blob),
- * and which nothing changes where git's settings or HEAD's attributes
- * did: each tracked file that cannot be shown unchanged since the last
- * proof, a checkout then, and checked out the same way since, is checked
- * out again -- every one where how git converts is not as noted.
+ * converts as HEAD (or the tree) is checked out is noted with it
+ * (reconvert.h).  A reused one had HEAD's files written only where they
+ * differed from the copy's own index, by its stat data, which a command
+ * can rewrite (a file rewritten with CRLF and staged, with text=auto:
+ * the same blob), and which nothing changes where git's settings or
+ * HEAD's attributes did: each tracked file that cannot be shown
+ * unchanged since it was noted, a checkout's then, and checked out the
+ * same way since, is checked out again -- every one where how git
+ * converts is not as noted.  l: the working state's list, NULL for a
+ * tree.  1, 0 (the conversion cannot be redone: why), -1.
  */
 static int
 conv_checkout(struct snapshot *s, struct snap_repo *sr,
-    const struct lsfiles *l)
+    const struct lsfiles *l, const char **why)
 {
-	struct strv	 entries = STRV_INIT, paths = STRV_INIT;
-	struct timespec	 since;
-	struct git	 dg, sg;
-	const char	*had = s->conv_had.digest;
-	char		*carried = NULL;
-	int		 r = -1;
+	struct reuse_marks	*marks;
+	struct git		 dg, sg;
 
-	if (!snapshot_may_convert(sr, l)) {
-		s->conv_now = xstrdup("none");
-		/* Nothing converts, nor did. */
-		if (!s->reused || (had != NULL && strcmp(had, "none") == 0))
-			return 0;
-	}
+	*why = NULL;
+	if (!conv_kept(s, sr))
+		return 1;
 	snapshot_dst_git(sr, &dg);
 	dg.idle = &s->idle;
-	if (reconvert_head(&dg, &entries) == -1)
-		goto out;
-	if (s->conv_now == NULL) {
-		snapshot_src_git(sr, &sg);
-		sg.idle = &s->idle;
-		/* Not known: nothing is noted, and the next run checks out
-		 * every file again. */
-		s->conv_now = reconvert_digest(&sg, sr->common, &entries);
-	}
-	if (!s->reused) {
-		r = 0;
-		goto out;
-	}
-	if (had == NULL || s->conv_now == NULL ||
-	    strcmp(had, s->conv_now) != 0 ||
-	    (carried = proof_copy_carried(s->rd, s->nrepos, sr->dst,
-	    s->incremental, &since)) == NULL ||
-	    reconvert_paths(sr->dst, &entries, carried, &since,
-	    &s->conv_had.paths, &paths) == -1) {
-		strv_clear(&paths);
-		strv_pushv(&paths, entries.v);
-	}
-	r = reconvert_checkout(&dg, sr->dst, &paths, s->incremental ?
-	    &s->marks : NULL);
-out:
-	free(carried);
-	strv_free(&entries);
-	strv_free(&paths);
-	return r;
+	snapshot_src_git(sr, &sg);
+	sg.idle = &s->idle;
+	/* An incremental copy's times kept where the bytes are (a nested
+	 * one's, where it kept its own ignored files). */
+	if (!s->incremental)
+		marks = NULL;
+	else if (sr == s->repos[0])
+		marks = &s->marks;
+	else
+		marks = sr->keeps ? &sr->marks : NULL;
+	return reconvert_copy(&sr->conv, &dg, &sg, sr->common, l == NULL ||
+	    snapshot_may_convert(sr, l), marks, why);
+}
+
+/* The top copy's conversions: one that cannot be redone exactly is not
+ * parked, and not reused. */
+static int
+conv_top(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
+{
+	const char	*why;
+	int		 r;
+
+	if ((r = conv_checkout(s, sr, l, &why)) != 0)
+		return r == 1 ? 0 : -1;
+	s->not_reusable = why;
+	s->reusable = 0;
+	return s->reused ? -1 : 0;
 }
 
 /* What the copy has that a checkout of HEAD did not write, for the next
- * run to check out again (conv_checkout()): not known, nothing is noted. */
+ * run to check out again: not known, nothing is noted. */
 static void
-conv_written(struct snapshot *s, struct snap_repo *sr,
-    const struct lsfiles *l)
+conv_written(struct snap_repo *sr, const struct lsfiles *l)
 {
 	size_t	i;
 
-	if (s->conv_now == NULL)
-		return;
 	if (sr->big == NULL) {
-		free(s->conv_now);
-		s->conv_now = NULL;
+		reconvert_unknown(&sr->conv);
 		return;
 	}
-	strv_pushv(&s->conv_paths, sr->big->changed.v);
-	strv_pushv(&s->conv_paths, l->untracked.v);
+	reconvert_written(&sr->conv, &sr->big->changed);
+	reconvert_written(&sr->conv, &l->untracked);
+	reconvert_written(&sr->conv, &l->unmerged);
 	for (i = 0; i < l->flagged.n; i++)
-		strv_push(&s->conv_paths, lsfiles_entry_path(l->flagged.v[i]));
-	strv_pushv(&s->conv_paths, l->unmerged.v);
-	strv_sort_uniq(&s->conv_paths);
+		strv_push(&sr->conv.written,
+		    lsfiles_entry_path(l->flagged.v[i]));
 }
 
 /* A repository's copy at HEAD, its working state put in it. */
@@ -1060,7 +1096,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		s->reusable = s->not_reusable == NULL;
 	} else
 		sr->parkable = !s->clone && reusable_why_not(&l,
-		    sr->sparse) == NULL && !snapshot_may_convert(sr, &l);
+		    sr->sparse) == NULL;
 	if (s->reused && !s->reusable)
 		goto out;
 	snapshot_find_nested(s, sr, &l);
@@ -1097,8 +1133,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	if (sig_pending() || snapshot_copy_nested(s, sr, copy_repo) == -1)
 		goto out;
-	if (sr == s->repos[0])
-		conv_written(s, sr, &l);
+	conv_written(sr, &l);
 	ret = 0;
 out:
 	snapshot_reused_stop(s);
@@ -1229,10 +1264,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	free(idx);
 	/* How a parked copy's files were written: not noted again until
 	 * this run's are proved, whatever it changes in between. */
-	if (s->reused) {
-		(void)reconvert_read(rd->carry, &s->conv_had);
-		reconvert_forget(rd->carry);
-	}
+	reconvert_init(&sr->conv, rd->carry, "convert", s->reused);
 	made = sr->index == NULL ? -1 : copy_repo(s, sr);
 	/* What the parked copy set aside and this one has not -- unless
 	 * it turned out not to be parked: it goes back as it stands. */
@@ -1251,8 +1283,11 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	    prove(s)) == -1))
 		goto out;
 	s->ms[SNAP_PROOF] = time_now_ms() - t;
-	if ((s->park || s->reused) && s->reusable && s->conv_now != NULL)
-		(void)reconvert_write(rd->carry, s->conv_now, &s->conv_paths);
+	/* Before any command runs in it. */
+	for (i = 0; i < s->nrepos; i++)
+		if (conv_kept(s, s->repos[i]))
+			(void)reconvert_note(&s->repos[i]->conv,
+			    s->repos[i]->dst);
 	ret = 0;
 out:
 	stop_proofs(s);
@@ -1294,8 +1329,5 @@ snapshot_free(struct snapshot *s)
 	free(s->gitdir);
 	free(s->start_refs);
 	free(s->nested_afresh);
-	reconvert_note_free(&s->conv_had);
-	free(s->conv_now);
-	strv_free(&s->conv_paths);
 	memset(s, 0, sizeof(*s));
 }

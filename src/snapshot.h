@@ -25,12 +25,14 @@
  * With SNAP_REUSED, rd is a parked copy's (reuse.h) and the top copy
  * is brought up to date in place (reuse_sync) instead of checked out,
  * and so is each nested repository's copy parked with it; everything
- * after that is as for a fresh copy, the proof included.  A sparse
- * checkout, or a conflict over a submodule, is never reused: -1 with
- * s.not_reusable set, and the caller builds a fresh copy -- the parked
- * one left fit to be parked again as it stands, once
- * snapshot_park_nested() set aside what of it was taken back (nothing
- * it did to it is more than a command may do to a copy).
+ * after that is as for a fresh copy, the proof included.  Where git
+ * converts, each file that may not be what a checkout writes is checked
+ * out again first (reconvert.h).  A sparse checkout, a conflict over a
+ * submodule, or a copy git checks out a file of through a filter
+ * command, is never reused: -1 with s.not_reusable set, and the caller
+ * builds a fresh copy -- the parked one left fit to be parked again as
+ * it stands, once snapshot_park_nested() set aside what of it was taken
+ * back (nothing it did to it is more than a command may do to a copy).
  *
  * snapshot_why_not_parked(&repo) says, before any parked copy is
  * claimed, what keeps a copy of the working state from being parked as
@@ -61,7 +63,6 @@
 #define SNAPSHOT_H
 
 #include "proof.h"
-#include "reconvert.h"
 #include "repo.h"
 #include "reuse.h"
 #include "rundir.h"
@@ -144,12 +145,6 @@ struct snapshot {
 						   state */
 	const struct buf	 *core;		/* private: the repository's
 						   core.* (repo.h) */
-	struct reconvert_note	  conv_had;	/* private: reused, how its
-						   files were written */
-	char			 *conv_now;	/* private: how this run's
-						   are (NULL: not known) */
-	struct strv		  conv_paths;	/* and those written but by
-						   a checkout */
 	struct spawn_idle	  idle;		/* private: moves the proofs
 						   on while git works */
 	long long		  big;		/* private: forge.copyThreshold

@@ -24,6 +24,7 @@
 
 #include "gitcmd.h"
 #include "lsfiles.h"
+#include "reconvert.h"
 #include "snapshot.h"
 #include "strv.h"
 
@@ -56,8 +57,9 @@ struct snap_repo {
 	struct bigfile	*big;		/* changes copied whole */
 	int		 parkable;	/* nested: its copy may be parked
 					   and taken back (not sparse, no
-					   conversion, no conflict over a
-					   submodule of its own) */
+					   conflict over a submodule of its
+					   own, no conversion that cannot
+					   be redone) */
 	/* An incremental copy's noted working state (snapshot_noted_*()):
 	 * the top copy's, and a nested one's that may be parked. */
 	int		 state_begun;	/* noted with the last's */
@@ -74,6 +76,9 @@ struct snap_repo {
 					   its own ignored files */
 	struct reuse_marks marks;	/* nested: times to keep (the top
 					   copy's are the snapshot's) */
+	struct reconvert conv;		/* a copy kept, or that was: how
+					   git converts its files, and
+					   which it wrote (reconvert.h) */
 };
 
 /* A gitlink or untracked nested repository, as found in the source. */
@@ -183,12 +188,6 @@ int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
  *			its own ignored files (but for rule files: index,
  *			the tree's), and for the staged tree, to that
  *			tree; -1 with a message
- *
- *	snapshot_source_converts(sr)	may git convert the files of
- *			sr's copy of a tree (convert.h: settings, an
- *			attributes file outside it or in its index)?  Such
- *			a copy is not parked: the proof cannot tell the
- *			bytes a command left from a checkout's
  */
 void	snapshot_noted_begin(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
@@ -204,7 +203,6 @@ int	snapshot_source_noted(struct snapshot *, struct snap_repo *,
 	    char **);
 int	snapshot_reused_source(struct snapshot *, struct snap_repo *,
 	    const char *);
-int	snapshot_source_converts(const struct snap_repo *);
 
 /*
  * snapshot_parked.c.  A reused copy's nested repositories, each set aside

@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "convert.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
@@ -218,7 +217,7 @@ int
 snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 {
 	struct reuse_copy	rc;
-	int			r, keep, attributes = 0;
+	int			r, keep;
 
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
@@ -226,18 +225,16 @@ snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 		snapshot_reuse_copy(s, sr, &rc);
 		/* Its own ignored files kept, as the top copy's are, where
 		 * what forge put there is known (snapshot_noted_begin());
-		 * else they go, and setup with them. */
+		 * else they go, and setup with them.  Where git may convert
+		 * HEAD's files, those the copy kept that may not be what a
+		 * checkout writes are checked out again next (snapshot.c). */
 		keep = s->incremental && sr->state_begun && !sr->state_unknown &&
 		    (s->source == NULL || s->source->kind == SOURCE_WORKTREE ||
 		    sr->tree_index != NULL);
 		rc.keep_ignored = keep;
-		rc.head_attributes = &attributes;
-		/* Where git may convert HEAD's files, those the copy kept
-		 * may not be what a checkout writes: made afresh. */
 		if ((!keep || keep_own(s, sr) == 0) &&
 		    reuse_sync(&rc, keep ? &sr->marks : NULL,
-		    &sr->dst_gitdir) == 0 &&
-		    !attributes && !sr->convert && !convert_outside(sr->common)) {
+		    &sr->dst_gitdir) == 0) {
 			sr->keeps = keep;
 			if (!keep && s->nested_afresh == NULL)
 				s->nested_afresh = rel_path(sr);

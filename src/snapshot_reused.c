@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "convert.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
 #include "lsfiles.h"
@@ -210,8 +209,9 @@ ignore_rules(const struct strv *fix)
 static int
 conv_none(const struct snapshot *s)
 {
-	return s->conv_had.digest != NULL &&
-	    strcmp(s->conv_had.digest, "none") == 0;
+	const char	*had = s->repos[0]->conv.had.digest;
+
+	return had != NULL && strcmp(had, "none") == 0;
 }
 
 /* What a reused copy proved as it stands goes through, step by step. */
@@ -456,7 +456,7 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	as_is_free(&a);
 	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
 	/* Nothing converts, nor did: so it is noted again. */
-	s->conv_now = xstrdup("none");
+	reconvert_as_is(&sr->conv);
 	return r == -1 ? -1 : 1;
 }
 
@@ -702,26 +702,4 @@ snapshot_reused_source(struct snapshot *s, struct snap_repo *sr,
 out:
 	buf_free(&err);
 	return r;
-}
-
-int
-snapshot_source_converts(const struct snap_repo *sr)
-{
-	struct git	 g;
-	struct strv	 v = STRV_INIT;
-	char		*d;
-	size_t		 i;
-	int		 on = 1;
-
-	snapshot_dst_git(sr, &g);
-	if ((d = convert_digest(&g, sr->common, NULL, &on)) == NULL)
-		return 1;
-	free(d);
-	if (!on && index_paths(&g, &v) == 0)
-		for (i = 0; i < v.n && !on; i++)
-			on = convert_is_attributes(v.v[i]);
-	else
-		on = 1;
-	strv_free(&v);
-	return on;
 }

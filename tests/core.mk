@@ -55,5 +55,7 @@ SHELL_TESTS += tests/t-reuse-nested-build.sh
 SHELL_TESTS += tests/t-reuse-unparked.sh
 SHELL_TESTS += tests/t-reuse-source.sh
 SHELL_TESTS += tests/t-reuse-kinds.sh
+SHELL_TESTS += tests/t-reuse-convert-source.sh
+SHELL_TESTS += tests/t-reuse-convert-nested.sh
 SHELL_TESTS += tests/t-hint.sh
 SHELL_TESTS += tests/t-progress.sh

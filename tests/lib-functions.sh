@@ -14,6 +14,9 @@
 #	on_tty CODE			sh code run on a new terminal
 #	in_ns CODE [ARG...]		sh code run in a mount namespace of its own
 #	other_git DIR FLAG		git saying another version while FLAG exists
+#	kept_as_fresh DESC MODE [FLAG...]	a kept copy's files are a fresh
+#					copy's, byte for byte
+#	kept_script			its command, in $T/.kept.sh
 
 # common_dir REPO: REPO's common git directory, as an absolute path.
 common_dir() {
@@ -179,4 +182,82 @@ if [ "$SUB" = version ] && [ -f "'"$2"'" ]; then
 	exit
 fi
 exec "$REAL_GIT" "$@"'
+}
+
+# kept_as_fresh DESCRIPTION MODE [FLAG...]: forge verify MODE FLAG...
+# (MODE --reuse or --incremental, FLAG --staged, --rev=...), its command
+# listing every file of the copy with its bytes' digest (but zz-own/,
+# where it leaves build output, which the repository must ignore), then
+# leaving what a build might: each tracked file of each repository in it
+# given the other line endings and $Id$ collapsed (other bytes of the
+# same blob where git converts), staged, its time put back (not if
+# KEPT_QUIET is set: the next run then finds every file as it was
+# noted).  Then the same fresh (--no-reuse).  Passes if the first reused
+# a copy (unless KEPT_FRESH is set: one not to be reused), and the two
+# listed the same files, byte for byte, with the same verdict.  The
+# lists are left in $T/kept.m and $T/fresh.m, the first run's standard
+# error in $kept_err.
+kept_as_fresh() {
+	_kd=$1 _km=$2
+	shift 2
+	kept_script
+	rm -f "$T/kept.m" "$T/fresh.m"
+	run_forge verify "$_km" "$@" -- sh "$T/.kept.sh" "$T/kept.m" \
+	    ${KEPT_QUIET:+quiet}
+	_krc=$rc
+	kept_err=$err
+	run_forge verify --isolated --no-reuse "$@" -- sh "$T/.kept.sh" \
+	    "$T/fresh.m" quiet
+	_kwhy=
+	[ "$_krc" = "$rc" ] || _kwhy="$_kwhy verdicts $_krc, fresh $rc;"
+	# A copy that could not be made lists nothing: nor may the other.
+	if [ -f "$T/kept.m" ] || [ -f "$T/fresh.m" ]; then
+		cmp -s "$T/kept.m" "$T/fresh.m" || _kwhy="$_kwhy files differ;"
+	fi
+	if [ -z "${KEPT_FRESH:-}" ] && ! printf '%s\n' "$kept_err" |
+	    grep -Eq 'running verification in a reused|carried to commit'; then
+		_kwhy="$_kwhy not reused;"
+	fi
+	if [ -z "$_kwhy" ]; then
+		pass "$_kd ($_km)"
+	else
+		fail "$_kd ($_km)" "$_kwhy" \
+		    "files (- fresh, + kept):" \
+		    "$(diff "$T/fresh.m" "$T/kept.m" | head -n 20)" \
+		    "the kept run said:" "$kept_err" "the fresh run said:" "$err"
+	fi
+}
+
+# kept_script: kept_as_fresh's command, sh "$T/.kept.sh" LIST [quiet]
+# (an audit's fresh copy lists nothing).
+kept_script() {
+	cat >"$T/.kept.sh" <<EOF
+$(unaudited '"$TREELIST" . | grep -v "^zz-own/" >"$1"')
+EOF
+	cat >>"$T/.kept.sh" <<'EOF'
+[ -z "${2:-}" ] || exit 0
+mkdir -p zz-own
+own=$(pwd)/zz-own
+cr=$(printf '\r')
+find . -name zz-own -prune -o -name .git -print | while IFS= read -r g; do
+	(
+	cd "${g%/.git}" || exit 1
+	git ls-files -z | tr '\0' '\n' | while IFS= read -r f; do
+		[ -f "$f" ] && [ ! -h "$f" ] || continue
+		cp -p "$f" "$own/t"
+		if grep -q "$cr" "$own/t"; then
+			tr -d '\r' <"$own/t" >"$f"
+		else
+			awk '{ printf "%s\r\n", $0 }' "$own/t" >"$f"
+		fi
+		sed 's/[$]Id: [0-9a-f]* [$]/$Id$/' "$f" >"$own/u" &&
+		    cat "$own/u" >"$f"
+		touch -r "$own/t" "$f"
+	done
+	git add -u >/dev/null 2>&1
+	)
+done
+echo built >zz-own/out
+exit 0
+EOF
 }

@@ -6,7 +6,7 @@
 # and staged it in the copy's own index, that file is.  Files nothing
 # touched are not rewritten, and an incremental copy's files whose bytes
 # stay the same keep their times.  Each check: the reused run's verdict
-# is the fresh one's.
+# is the fresh one's, and at the end its files are, byte for byte.
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 new_repo "$T/r"
@@ -119,6 +119,77 @@ ok "and every file is checked out again" \
     test "$(cat "$T/v3")" != "$(cat "$T/v2")"
 PATH=$oldpath
 git config --unset core.autocrlf
+
+# Byte for byte, after each change and whatever the last run's command
+# did (kept_as_fresh): CRLF committed before the attributes, then
+# renormalized; an attributes file in a subdirectory that changes how an
+# unchanged blob is checked out; ident after HEAD moves; core.autocrlf
+# flipped; attributes only in info/attributes; a filter's clean command
+# changed.  A smudge command is never reused: forge says so.
+new_repo "$T/w"
+git config forge.breakerThreshold 0
+printf 'zz-own/\n' >>.git/info/exclude
+printf 'one\r\ntwo\r\n' >dos.txt
+printf 'version $Id$\n' >id.txt
+mkdir sub
+printf 'sub\n' >sub/s.txt
+git add -A
+git commit -q -m 'before attributes'
+# each DESCRIPTION: both modes, byte for byte: as the change finds the
+# copy (untouched since the last run), then as the command left it.
+each() {
+	for mode in --reuse --incremental; do
+		kept_as_fresh "$1" "$mode"
+		KEPT_QUIET=1
+		kept_as_fresh "$1, after a build" "$mode"
+		KEPT_QUIET=
+	done
+}
+for mode in --reuse --incremental; do
+	run_forge verify "$mode" -- true
+done
+printf '* text=auto eol=lf\n*.txt ident\n' >.gitattributes
+each "text=auto, not committed"
+git add .gitattributes
+git commit -q -m attributes
+each "text=auto, ident, committed"
+git add --renormalize . >/dev/null 2>&1
+each "renormalized, staged"
+git commit -q -m renormalized
+printf '*.txt text eol=crlf\n' >sub/.gitattributes
+git add sub/.gitattributes
+git commit -q -m sub
+each "an attributes file in a subdirectory, the blob unchanged"
+printf 'more\n' >>hello.txt
+git commit -q -am 'HEAD moves'
+each "ident, after HEAD moved"
+git config core.autocrlf true
+each "core.autocrlf set"
+git config core.autocrlf false
+each "core.autocrlf false"
+git rm -q .gitattributes sub/.gitattributes
+git commit -q -m 'no attributes'
+printf 'sub/s.txt eol=crlf\n' >.git/info/attributes
+each "attributes only in info/attributes"
+rm .git/info/attributes
+printf 'hello.txt filter=up\n' >.gitattributes
+git add .gitattributes
+git commit -q -m filter
+git config filter.up.clean cat
+each "a clean command"
+git config filter.up.clean 'cat -'
+each "the clean command changed"
+git config filter.up.smudge cat
+KEPT_FRESH=1
+each "a smudge command: made fresh"
+like "saying why" "$kept_err" \
+    'not reused: git checks out files of it through a filter command'
+KEPT_FRESH=
+git config --unset filter.up.smudge
+for mode in --reuse --incremental; do
+	run_forge verify "$mode" -- true
+done
+each "no smudge command any more"
 forge gc --all >/dev/null 2>&1
 
 done_testing
