@@ -75,7 +75,8 @@
 #define SNAP_INCREMENTAL 0x04	/* ... keeping the copy's ignored files */
 #define SNAP_CLONE	0x08	/* each repository a private clone
 				   (clone.h), not a linked worktree */
-#define SNAP_PARK	0x10	/* the copy may be parked after the run:
+#define SNAP_PARK	0x10	/* the copy may be parked after the run
+				   (or carried to a range's next commit):
 				   what its next run starts from is kept */
 #define SNAP_VERBOSE	0x20	/* name the changed files copied whole */
 

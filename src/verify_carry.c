@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "buf.h"
-#include "convert.h"
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "reconvert.h"
 #include "repo.h"
 #include "reuse.h"
 #include "rundir.h"
@@ -25,9 +25,8 @@
 
 /*
  * Can a copy of commit be carried to another commit, or from it?  1 if
- * its tree records no submodule and no attributes file, and git converts
- * nothing by its settings either; 0 if not, with why; -1 if git could
- * not say (said).
+ * its tree records no submodule; 0 if not, with why; -1 if git could not
+ * say (said).
  */
 static int
 tree_plain(struct run *r, const char *commit, const char **why)
@@ -36,22 +35,11 @@ tree_plain(struct run *r, const char *commit, const char **why)
 	    commit, NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end, *path;
-	char			*d;
-	int			 on, st, ret = 1;
+	const char		*p, *end;
+	int			 st, ret = 1;
 
 	repo_git(&r->ctx->repo, &g);
 	g.index = NULL;
-	if (r->convert_on == -1) {
-		if ((d = convert_digest(&g, r->ctx->repo.common, NULL,
-		    &on)) == NULL)
-			return -1;
-		free(d);
-		r->convert_on = on;
-	}
-	*why = "git converts files by its settings here";
-	if (r->convert_on)
-		return 0;
 	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
 		if (st > 0)
 			warnx("cannot list commit %.12s: git ls-tree: %s",
@@ -63,13 +51,8 @@ tree_plain(struct run *r, const char *commit, const char **why)
 	/* "mode type id\tpath" each. */
 	for (p = out.data, end = p + out.len; p != NULL && p < end && ret;
 	    p += strlen(p) + 1) {
-		if ((path = strchr(p, '\t')) == NULL)
-			continue;
 		if (strncmp(p, "160000 ", 7) == 0) {
 			*why = "it records a submodule";
-			ret = 0;
-		} else if (convert_is_attributes(path + 1)) {
-			*why = "it has an attributes file";
 			ret = 0;
 		}
 	}
@@ -165,18 +148,30 @@ nothing_else(struct run *r, const struct git *dg)
 	return ret;
 }
 
-/* The copy brought to the commit and proved: 0, or -1 (said why). */
+/*
+ * The copy brought to the commit and proved: 0, or -1 (said why, or
+ * *why says it: git's conversion of its files cannot be redone).  Where
+ * git converts, each file that may not be what a fresh checkout writes
+ * is checked out again first, by what the last commit's copy noted
+ * (reconvert.h), and this one is noted in turn.
+ */
 static int
-move(struct run *r)
+move(struct run *r, const char **why)
 {
 	const char	*commit = r->source.commit;
 	struct reuse_copy rc;
-	struct git	 dg;
+	struct reuse_marks marks = REUSE_MARKS_INIT;
+	struct reconvert conv;
+	struct git	 dg, sg;
 	char		*adm = NULL, *tree;
 	int		 ret = -1;
 
+	reconvert_init(&conv, r->rd.carry, "convert", 1);
+	repo_git(&r->ctx->repo, &sg);
+	sg.index = NULL;
+	reconvert_before(&conv, &sg, r->ctx->repo.common);
 	if (r->incremental && drop_rules(r, commit) == -1)
-		return -1;
+		goto out;
 	sig_test_stall("carry");
 	memset(&rc, 0, sizeof(rc));
 	rc.copy = r->snap.copy;
@@ -185,7 +180,8 @@ move(struct run *r)
 	rc.scratch = r->rd.scratch;
 	rc.head = commit;
 	rc.keep_ignored = r->incremental;
-	if (sig_pending() || reuse_sync(&rc, NULL, &adm) == -1)
+	if (sig_pending() || reuse_sync(&rc, r->incremental ? &marks : NULL,
+	    &adm) == -1)
 		goto out;
 	memset(&dg, 0, sizeof(dg));
 	dg.dir = r->snap.copy;
@@ -193,6 +189,12 @@ move(struct run *r)
 	dg.worktree = r->snap.copy;
 	if (sig_pending() || nothing_else(r, &dg) == -1)
 		goto out;
+	/* An incremental copy's file written again the same keeps its
+	 * time: only what changed is rebuilt. */
+	if (sig_pending() || reconvert_copy(&conv, &dg, &sg,
+	    r->ctx->repo.common, 1, r->incremental ? &marks : NULL, why) != 1)
+		goto out;
+	reuse_marks_restore(&marks);
 	if (!r->check)
 		tree = NULL;
 	else if (sig_pending() || (tree = source_prove(&r->source, &dg, &r->rd,
@@ -203,8 +205,12 @@ move(struct run *r)
 	/* Any path may be a symlink now: escape.h looks at them all. */
 	strv_free(&r->snap.links);
 	r->snap.links_known = 0;
+	/* Before the commit's steps run in it. */
+	(void)reconvert_note(&conv, r->snap.copy);
 	ret = 0;
 out:
+	reuse_marks_free(&marks);
+	reconvert_free(&conv);
 	free(adm);
 	return ret;
 }
@@ -218,7 +224,8 @@ verify_carry(struct run *r, int verbose)
 	r->carried = 0;
 	if ((plain = tree_plain(r, r->source.commit, &why)) == 1 &&
 	    r->carry_ok) {
-		if (move(r) == 0) {
+		why = NULL;
+		if (move(r, &why) == 0) {
 			r->carried = 1;
 			fprintf(stderr, "forge: isolated: running verification "
 			    "in the range's %scopy, carried to commit %.12s "
@@ -229,7 +236,8 @@ verify_carry(struct run *r, int verbose)
 		}
 		if (sig_pending())
 			return -1;
-		why = "it could not be carried there";
+		if (why == NULL)
+			why = "it could not be carried there";
 	} else if (plain == 1)
 		why = "the last commit's copy cannot be carried on";
 	else if (plain == -1)
@@ -258,7 +266,7 @@ verify_carry_ready(struct run *r, int setup)
 
 	if (!r->carried)
 		r->carry_ok = r->have_snap && r->snap.nrepos == 1 &&
-		    r->snap.left_out.n == 0 &&
+		    r->snap.left_out.n == 0 && r->snap.reusable &&
 		    tree_plain(r, r->source.commit, &why) == 1;
 	if (!r->carried || !r->incremental || setup ||
 	    r->range_setup == NULL)

@@ -14,13 +14,17 @@
  * written where they differ), checks that nothing git does not track is
  * left but what an incremental copy keeps, and proves the copy's tree
  * id the commit's (source.h's source_prove(), every file hashed again)
- * before anything runs.  Where the copy cannot be carried -- a commit
- * records a submodule (a repository of its own in the copy), or git may
- * convert a file's bytes (an attributes file in either tree, or by
- * settings: a checkout writes by the attributes it finds, which no tree
- * id shows) -- or the carrying fails, the copy and its run directory are
- * removed and a fresh copy made (verify_copy_make()), which is never
- * carried from then on unless it may be.
+ * before anything runs.  Where git converts a file's bytes (attributes,
+ * core.autocrlf: a checkout writes by the attributes it finds, which no
+ * tree id shows), each file that may not be what a fresh checkout of the
+ * commit writes is checked out again before the proof, by what the last
+ * commit's copy noted (reconvert.h), and the copy is noted in turn.
+ * Where the copy cannot be carried -- a commit records a submodule (a
+ * repository of its own in the copy), or git checks out a file through
+ * a filter command, which cannot be shown to write the same bytes twice
+ * -- or the carrying fails, the copy and its run directory are removed
+ * and a fresh copy made (verify_copy_make()), which is never carried
+ * from then on unless it may be.
  *
  * Then, once the copy is ready for the steps, and after them:
  *	verify_carry_ready(r, setup)	notes whether the copy can be

@@ -214,7 +214,9 @@ verify_copy_make(struct run *r, int verbose)
 		flags |= SNAP_INCREMENTAL;
 	if (r->clone)
 		flags |= SNAP_CLONE;
-	if (r->reuse)
+	/* A range's copy goes on to the next commit as a parked one goes
+	 * to the next run (verify_carry.h). */
+	if (r->reuse || r->range)
 		flags |= SNAP_PARK;
 	if (verbose)
 		flags |= SNAP_VERBOSE;

@@ -117,8 +117,6 @@ struct run {
 	const char	*range_id;	/* the range's, for the timeline */
 	int		 carried;	/* this copy was the last commit's */
 	int		 carry_ok;	/* the copy can be carried on */
-	int		 convert_on;	/* git converts by settings: -1 not
-					   known yet, 0, 1 */
 	char		*range_setup;	/* what setup the copy had, as
 					   verify_copy_setup() says */
 	int		 audit;		/* this run is an audit's fresh one

@@ -378,7 +378,6 @@ worker(struct range *rg, size_t from, size_t to, struct context *ctx,
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
 	r.range = 1;
-	r.convert_on = -1;
 	r.no_breaker = o->no_breaker;
 	r.range_id = rg->id;
 	for (i = from; i < to && !rg->stopped && i <= *j->stop; i++) {
@@ -639,7 +638,6 @@ verify_range(const struct verify_opts *o)
 	spawn_adopt();
 	r.ctx = &ctx;
 	r.range = 1;
-	r.convert_on = -1;
 	r.no_breaker = o->no_breaker;
 	/* Each commit's event names the range it is of. */
 	rg.id = xasprintf("%lld.%ld", (long long)time(NULL), (long)getpid());

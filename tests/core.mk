@@ -15,6 +15,7 @@ SHELL_TESTS += tests/t-staged.sh
 SHELL_TESTS += tests/t-staged-steps.sh
 SHELL_TESTS += tests/t-range.sh
 SHELL_TESTS += tests/t-range-carry.sh
+SHELL_TESTS += tests/t-range-convert.sh
 SHELL_TESTS += tests/t-range-property.sh
 SHELL_TESTS += tests/t-range-signals.sh
 SHELL_TESTS += tests/t-nobreaker.sh
