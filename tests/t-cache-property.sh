@@ -1,11 +1,12 @@
 #!/bin/sh
 # The differential property of every fast path: a verdict forge gives
-# from its cache, or from an incremental copy, is the verdict a fresh
-# run gives.  One repository walked through random steps -- edits,
+# from its cache, or from a reused or incremental copy, is the verdict a
+# fresh run gives.  One repository walked through random steps -- edits,
 # staging, commits, a sparse checkout on and off, a submodule initialized
-# and not, the directory forge starts in, its flags, the steps and where
-# they are configured, the environment -- and after each, the same
-# verification twice: with --cache (and --incremental where it applies),
+# and not, attributes files, core.autocrlf and CRLF content, the
+# directory forge starts in, its flags, the steps and where they are
+# configured, the environment -- and after each, the same verification
+# twice: with --cache (and --incremental or --reuse where it applies),
 # then fresh with --no-cache --no-reuse.  The two must agree.
 #
 # The command reads everything a verdict can depend on -- every file of
@@ -104,7 +105,7 @@ word() {
 
 # edit: one random change to the working state, said in $did.
 edit() {
-	gen_rand 17
+	gen_rand 20
 	case $R in
 	0 | 1 | 2)
 		gen_rand 6
@@ -213,6 +214,36 @@ edit() {
 		if [ -n "$setup" ]; then
 			git config forge.setup "sh $T/setup.sh $setup"
 		fi ;;
+	16)
+		# How git converts: an attributes file (ignored here, so
+		# added with -f), at the top or in a/, staged or not, gone.
+		gen_rand 2
+		set -- .gitattributes a/.gitattributes
+		shift $R
+		gen_rand 5
+		case $R in
+		0) printf '* text=auto\n' >"$1" ;;
+		1) printf '*.txt text eol=crlf\n' >"$1" ;;
+		2) printf '* text=auto eol=crlf\n*.c ident\n' >"$1" ;;
+		3) rm -f "$1" ;;
+		*) git add -f -- "$1" >/dev/null 2>&1 ||
+		    git rm -q --cached -- "$1" >/dev/null 2>&1 ;;
+		esac
+		did="attributes $1 ($R)" ;;
+	17)
+		gen_rand 3
+		case $R in
+		0) git config core.autocrlf true ;;
+		1) git config core.autocrlf input ;;
+		*) git config --unset core.autocrlf ;;
+		esac
+		did="core.autocrlf ($R)" ;;
+	18)
+		gen_rand 3
+		set -- top.txt a/f src/x.c
+		shift $R
+		printf 'crlf\r\n' >>"$1"
+		did="CRLF appended to $1" ;;
 	*)
 		if [ "$sub" -eq 0 ]; then
 			edit
@@ -254,6 +285,14 @@ draw_flags() {
 			fast="--cache --incremental"
 		elif [ "$R" -eq 1 ]; then
 			flags="$flags --clone"
+		fi
+	else
+		# A tree's copy is parked and reused too.
+		gen_rand 3
+		if [ "$R" -eq 0 ]; then
+			fast="--cache --incremental"
+		elif [ "$R" -eq 1 ]; then
+			fast="--cache --reuse"
 		fi
 	fi
 	if [ "$can_contain" -eq 1 ]; then

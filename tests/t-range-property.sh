@@ -1,13 +1,15 @@
 #!/bin/sh
 # The property, for ranges: over random stacks of commits (files written,
-# broken, mended and removed, the steps changed on the way), each
-# commit's verdict in a range -- its copy carried, incremental or not,
-# cached or not, N commits at once (--jobs) or one -- is the verdict of that commit verified alone in a
-# fresh copy with --rev --no-cache.  Each run's steps leave junk behind
-# and fail if they find any of the last commit's (an ignored
-# .gitattributes among it, which would have git write CRLF).  --bisect's measured
-# verdicts are the fresh ones too, and the commit it names fails where
-# the one before it passes.
+# broken, mended and removed, some with CRLF; attributes files that turn
+# their directory's line endings, its blobs the same; some stacks with
+# core.autocrlf; the steps changed on the way), each commit's verdict in
+# a range -- its copy carried, incremental or not, cached or not, N
+# commits at once (--jobs) or one -- is the verdict of that commit
+# verified alone in a fresh copy with --rev --no-cache.  Each run's steps
+# leave junk behind and fail if they find any of the last commit's (an
+# ignored .gitattributes among it, which would have git write CRLF), or
+# by the text files' bytes.  --bisect's measured verdicts are the fresh ones
+# too, and the commit it names fails where the one before it passes.
 #
 #	RANGE_STACKS	how many stacks (default 3)
 #	RANGE_SEED	the generator's seed (default 1)
@@ -31,11 +33,15 @@ rand() {
 }
 
 # The steps: nothing of the last commit's run may be left, and no file
-# may say "bad" (strict: nor "fine"); then junk for the next one.
+# may say "bad" (strict: nor "fine"), and a third of the text files' bytes
+# fail first (their line endings: any byte the copy has wrong changes a
+# third of the exit statuses); then junk for the next one.
 cat >"$T/check.sh" <<'EOF'
 test -z "$(git status --porcelain --untracked-files=all)" || exit 2
+sum=$(find . -name '*.txt' ! -path './.git/*' | LC_ALL=C sort |
+    xargs cat 2>/dev/null | cksum | cut -d' ' -f1)
+[ $((sum % 3)) -ne 0 ] || exit 4
 if grep -rqsx bad --include='*.txt' .; then exit 1; fi
-if grep -rqs "$(printf '\r')" --include='*.txt' .; then exit 4; fi
 if [ "${1:-}" = strict ] && grep -rqsx fine --include='*.txt' .; then
 	exit 3
 fi
@@ -69,12 +75,19 @@ stack() {
 		while [ "$ops" -gt 0 ]; do
 			ops=$((ops - 1))
 			rand 6
-			f=d$((r % 2))/f$r.txt
-			rand 6
+			d=d$((r % 2))
+			f=$d/f$r.txt
+			rand 9
 			case $r in
 			0|1) echo "ok $R" >"$f" ;;
 			2) echo bad >"$f" ;;
 			3) rm -f "$f" ;;
+			4) printf 'ok %s\r\n' "$R" >"$f" ;;
+			# How git checks out the directory's files, their
+			# blobs the same.
+			5) printf '*.txt text eol=crlf\n' >"$d/.gitattributes" ;;
+			6) printf '*.txt text=auto\n' >"$d/.gitattributes" ;;
+			7) rm -f "$d/.gitattributes" ;;
 			*) echo fine >"$f" ;;
 			esac
 		done
@@ -89,15 +102,24 @@ stack() {
 	done
 }
 
-# range_verdicts FILE N: the last N events' commits and range_verdicts.
+# range_verdicts FILE N: the last N events' commits, verdicts and exit
+# statuses (a cached PASS has none: 0).
 range_verdicts() {
-	tail -n "$2" .git/forge/timeline.jsonl | "$JSONPICK" rev verdict >"$1"
+	tail -n "$2" .git/forge/timeline.jsonl |
+	    "$JSONPICK" rev verdict status |
+	    sed 's/	PASS	-$/	PASS	0/' >"$1"
 }
 
 s=0
 while [ "$s" -lt "$stacks" ]; do
 	s=$((s + 1))
 	stack "$s"
+	# Or every file's line endings turned, for the whole stack.
+	rand 3
+	if [ "$r" = 0 ]; then
+		git config core.autocrlf true
+		echo "# stack $s: core.autocrlf true"
+	fi
 	base=$(git rev-list --max-parents=0 HEAD)
 	: >"$T/fresh"
 	for c in $(git rev-list --reverse "$base..HEAD"); do
