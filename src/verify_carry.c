@@ -266,7 +266,7 @@ verify_carry_ready(struct run *r, int setup)
 
 	if (!r->carried)
 		r->carry_ok = r->have_snap && r->snap.nrepos == 1 &&
-		    r->snap.left_out.n == 0 && r->snap.reusable &&
+		    r->snap.left_out.n == 0 &&
 		    tree_plain(r, r->source.commit, &why) == 1;
 	if (!r->carried || !r->incremental || setup ||
 	    r->range_setup == NULL)
