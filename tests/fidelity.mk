@@ -21,7 +21,8 @@ SHELL_TESTS += \
 	tests/t-fidelity-status.sh \
 	tests/t-property.sh \
 	tests/t-reuse-property.sh \
-	tests/t-cache-property.sh
+	tests/t-cache-property.sh \
+	tests/t-walk-finds.sh
 EXTRA_DIST += \
 	tests/fidelity-lib.sh \
 	tests/fidelity-gen.sh \
