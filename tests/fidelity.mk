@@ -26,5 +26,6 @@ SHELL_TESTS += \
 EXTRA_DIST += \
 	tests/fidelity-lib.sh \
 	tests/fidelity-gen.sh \
+	tests/walk-moves.sh \
 	scripts/fuzz-fidelity \
 	scripts/fuzz-cache
