@@ -28,4 +28,5 @@ EXTRA_DIST += \
 	tests/fidelity-gen.sh \
 	tests/walk-moves.sh \
 	scripts/fuzz-fidelity \
-	scripts/fuzz-cache
+	scripts/fuzz-cache \
+	scripts/fuzz-walk
