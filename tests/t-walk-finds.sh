@@ -1,16 +1,16 @@
 #!/bin/sh
 # What the differential walks (t-cache-property.sh, t-reuse-property.sh,
 # t-range-property.sh) found, each made small: a fast verdict -- a
-# reused or incremental copy's -- that is not the verdict a fresh copy
-# gives for the same source.  Each check runs the fast path, then the
-# same steps with --no-reuse, and compares.
+# reused or incremental copy's, a cached one -- that is not the verdict
+# a fresh copy gives for the same source.  Each check runs the fast
+# path, then the same steps with --no-reuse, and compares.
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 git config --global forge.breakerThreshold 0
 # Under the audit pass (FORGE_TEST_AUDIT), the known bugs below are
 # divergences: expected there.
 AUDIT_EXPECTED="$T/links/.git $T/retarget/.git $T/ignorestat/.git"
-AUDIT_EXPECTED="$AUDIT_EXPECTED $T/sparse/.git"
+AUDIT_EXPECTED="$AUDIT_EXPECTED $T/eol/.git $T/threshold/.git $T/sparse/.git"
 
 # fast_is_fresh DESCRIPTION MODE FAST [STEP...]: forge verify MODE FAST, then
 # MODE --no-reuse: the same status.
@@ -99,6 +99,57 @@ for fast in --reuse --incremental; do
 	git reset -q --hard
 	forge gc --all >/dev/null 2>&1
 done
+KNOWN_BUG=
+
+# --- an attributes file that normalizes line endings, added ----------
+# f was committed with a CRLF line; once info/attributes says
+# '* text eol=lf', git takes it as changed (its normalized bytes are
+# another blob), and a copy takes it as the working tree has it: with
+# forge.copyThreshold 0, copied whole, CR and all.  A copy parked before
+# the attributes file came, with a link of the working state's turned
+# into a file, and claimed after, has f checked out again: normalized.
+init_repo "$T/eol"
+cd "$T/eol" || exit 99
+printf 'crlf\r\nlf\n' >f
+ln -s f l
+git add -A && git commit -q -m eol
+git config forge.copyThreshold 0
+rm l
+printf 'a file now\n' >l
+sleep 1
+KNOWN_BUG="a reused copy normalizes a file a fresh one takes as the working tree has it"
+for fast in --reuse --incremental; do
+	rm -f .git/info/attributes
+	forge verify --isolated "$fast" -- true >/dev/null 2>&1
+	mkdir -p .git/info
+	printf '* text eol=lf\n' >.git/info/attributes
+	fast_is_fresh "$fast, '* text eol=lf' added since: f as fresh" \
+	    --isolated "$fast" sh -c 'test "$(wc -c <f)" -eq 9'
+	forge gc --all >/dev/null 2>&1
+done
+KNOWN_BUG=
+
+# --- a file git normalizes, patched or copied whole ------------------
+# The same working state, copied with forge.copyThreshold 0 (changed
+# files copied whole) and without (patched): f has the working tree's
+# bytes, CR and all, or git's normalized ones.  The threshold is not in
+# the cache key ("which the proof shows the same"), but the steps see
+# other bytes: a PASS cached with one is replayed with the other.
+init_repo "$T/threshold"
+cd "$T/threshold" || exit 99
+printf 'crlf\r\nlf\n' >f
+git add -A && git commit -q -m threshold
+mkdir -p .git/info
+printf '* text eol=lf\n' >.git/info/attributes
+git config forge.copyThreshold 0
+run_forge verify --isolated --cache -- sh -c 'test "$(wc -c <f)" -eq 9'
+is "copied whole, f has the working tree's bytes: PASS, cached" "$rc" 0
+git config --unset forge.copyThreshold
+KNOWN_BUG="a changed file's bytes in a copy depend on forge.copyThreshold, which the cache key leaves out"
+fast_is_fresh "patched since: the cached PASS is not replayed" \
+    --isolated --cache sh -c 'test "$(wc -c <f)" -eq 9'
+run_forge verify --isolated --no-cache -- sh -c 'test "$(wc -c <f)" -eq 9'
+is "patched, f has the working tree's bytes too" "$rc" 0
 KNOWN_BUG=
 
 # --- a sparse checkout's settings in a reused copy of a tree ----------
