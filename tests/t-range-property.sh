@@ -172,7 +172,7 @@ stack() {
 			0|1) echo "ok $rstate" >"$f" ;;
 			2) echo bad >"$f" ;;
 			3) rm -f "$f" ;;
-			4) printf 'ok %s\r\n' "$R" >"$f" ;;
+			4) printf 'ok %s\r\n' "$rstate" >"$f" ;;
 			# How git checks out the directory's files, their
 			# blobs the same.
 			5) printf '*.txt text eol=crlf\n' >"$d/.gitattributes" ;;

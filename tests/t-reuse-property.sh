@@ -102,9 +102,31 @@ history() {
 
 # move: one of the walk's own changes, said in the generator's log.
 move() {
-	gen_rand 9
+	gen_rand 11
 	case $R in
 	0 | 1) walk_setting ;;
+	9 | 10)
+		# How git converts what the working state holds: an
+		# attributes file at the top or in a/, staged or not, or gone;
+		# core.autocrlf; CRLF content, staged or not.
+		gen_rand 8
+		case $R in
+		0) printf '* text=auto\n' >.gitattributes ;;
+		1) printf '* text=auto eol=crlf\n*.txt ident\n' >.gitattributes ;;
+		2) mkdir -p a && printf '* text=auto eol=lf\n' >a/.gitattributes ;;
+		3) rm -f .gitattributes a/.gitattributes ;;
+		4) git add -A -- .gitattributes a/.gitattributes \
+		    >/dev/null 2>&1 ;;
+		5) gen_rand 3
+		   set -- true input false
+		   shift $R
+		   git config core.autocrlf "$1" ;;
+		6) printf 'crlf\r\nline\r\n' >crlf.txt ;;
+		*) mkdir -p a && printf 'lf\nthen crlf\r\n' >a/mixed.txt &&
+		    git add a/mixed.txt >/dev/null 2>&1 ;;
+		esac
+		walk_converted=yes
+		did="how git converts: $R" ;;
 	2) walk_attributes ;;
 	3) walk_symlinks ;;
 	4)

@@ -29,7 +29,8 @@
 #	walk_converts		succeeds while a move of the walk is in
 #				effect that may make a copy's bytes other
 #				than the working tree's (a setting, an
-#				attributes file)
+#				attributes file; or walk_converted set, by
+#				a walk's own such move)
 #	walk_divergences TOP	how many divergence events TOP's timeline
 #				holds (the audit's)
 #	walk_known_bugs		before each verification: steers clear of
@@ -409,6 +410,8 @@ walk_groups() {
 
 # walk_converts: see the top.
 walk_converts() {
+	# A walk's own move that changed how git converts (walk_converted).
+	[ -n "${walk_converted:-}" ] && return 0
 	[ -s "$WALK_SET" ] && return 0
 	for _w_d in "$WALK_TOP" ${WALK_SUB:+"$WALK_TOP/$WALK_SUB"}; do
 		[ -e "$_w_d/.git" ] || continue
