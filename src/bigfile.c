@@ -414,9 +414,13 @@ start_raw(struct bigfile *b)
 {
 	const char *const	 args[] = { "diff-index", "-z", "--no-renames",
 	    "--ignore-submodules=all", b->head, "--", NULL };
+	/* The same raw lines, of the files whose content changed. */
+	const char *const	 every[] = { "diff", "-z", "--raw", "--no-abbrev",
+	    "--no-renames", "--no-ext-diff", "--no-textconv",
+	    "--ignore-submodules=all", b->head, "--", NULL };
 
 	b->step = STEP_RAW;
-	start(b, args, NULL);
+	start(b, b->every ? every : args, NULL);
 }
 
 void
@@ -473,7 +477,8 @@ bigfile_begin(const struct git *src, const char *head, const char *scratch,
 	struct bigfile		*b;
 
 	b = xcalloc(1, sizeof(*b));
-	b->threshold = threshold;
+	b->every = threshold == BIGFILE_EVERY;
+	b->threshold = b->every ? 0 : threshold;
 	b->verbose = verbose;
 	b->g = *src;
 	b->g.idle = NULL;
@@ -482,7 +487,7 @@ bigfile_begin(const struct git *src, const char *head, const char *scratch,
 	b->patch = path_of(b, "patch");
 	b->job.done = 1;
 	b->entries = entries;
-	if (entries != NULL)
+	if (entries != NULL && !b->every)
 		b->step = STEP_WAIT;	/* for bigfile_feed() */
 	else
 		start_raw(b);

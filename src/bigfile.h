@@ -22,6 +22,18 @@
  *					a file had is then taken from its
  *					entry, as only staged changes make
  *					it other than HEAD's):
+ *	b = bigfile_begin(&src, head, scratch, tag, NULL, BIGFILE_EVERY,
+ *	    verbose);
+ *					where git may convert: every change
+ *					is copied whole, as the working tree
+ *					has it (git diff shows what git makes
+ *					of its bytes); the changes are those
+ *					of git diff, which reads again a file
+ *					whose stat data says it may have
+ *					changed, not git diff-index's, which
+ *					lists it: a file whose blob is HEAD's
+ *					is as a checkout writes it, however
+ *					its bytes differ
  *	bigfile_feed(b, &changed);	here they are (NULL: none will come;
  *					git diff-index it is, as it is if
  *					none came by bigfile_finish())
@@ -60,6 +72,7 @@
 #include "strv.h"
 
 #define BIGFILE_DEFAULT		(1LL << 20)
+#define BIGFILE_EVERY		(-1LL)	/* a threshold: see above */
 #define BIGFILE_MAX		4096
 #define BIGFILE_MAX_BYTES	(1 << 20)
 
@@ -82,6 +95,7 @@ struct bigfile {
 						   cat-file tells */
 	const struct strv	*entries;	/* the index's, or NULL */
 	long long		 threshold;	/* larger is big */
+	int			 every;		/* BIGFILE_EVERY */
 	int			 verbose;
 };
 

@@ -19,12 +19,16 @@ listed(const struct strv *v, const char *path)
 }
 
 const char *
-reusable_why_not(const struct lsfiles *l, int sparse)
+reusable_why_not(const struct lsfiles *l, int how)
 {
 	size_t	i;
 
-	if (sparse)
+	if (how & REUSABLE_SPARSE)
 		return "a sparse checkout";
+	if (how & REUSABLE_NOLINKS)
+		return "core.symlinks is false";
+	if (how & REUSABLE_IGNORESTAT)
+		return "core.ignoreStat is set";
 	for (i = 0; i < l->nested.n; i++)
 		if (listed(&l->unmerged, l->nested.v[i]))
 			return "a conflict over a submodule";

@@ -323,6 +323,8 @@ static const struct setting settings_table[] = {
 	{ .name = "core.sparseCheckout", .type = SET_CORE },
 	{ .name = "core.autocrlf", .type = SET_CORE },
 	{ .name = "core.attributesFile", .type = SET_CORE },
+	{ .name = "core.symlinks", .type = SET_CORE },
+	{ .name = "core.ignoreStat", .type = SET_CORE },
 };
 
 #define NSETTINGS	(sizeof(settings_table) / sizeof(settings_table[0]))

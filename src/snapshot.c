@@ -120,14 +120,16 @@ is_key(const char *p, size_t len, const char *k)
 /*
  * The settings of the source repository that change how its copy must
  * be made: core.fileMode, and (before git 2.36, which cannot copy one)
- * whether it is a sparse checkout -- from git config -z's records in
- * text, or (text NULL) from git.
+ * whether it is a sparse checkout; and those under which its copy is not
+ * reused (reusable.h): core.symlinks, core.ignoreStat -- from git config
+ * -z's records in text, or (text NULL) from git.
  */
 static int
 sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 {
 	const char *const	 a[] = { "config", "-z", "--get-regexp",
-	    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile)$",
+	    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile|symlinks|"
+	    "ignorestat)$",
 	    NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
@@ -155,6 +157,10 @@ sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 			sr->convert |= b != 0;	/* true, or input */
 		else if (is_key(p, len, "core.attributesfile"))
 			sr->convert = 1;
+		else if (is_key(p, len, "core.symlinks"))
+			sr->nolinks = b == 0;
+		else if (is_key(p, len, "core.ignorestat"))
+			sr->ignorestat = b == 1;
 		if (sr->sparse && sparse && !git_has(GIT_SPARSE_WORKTREE)) {
 			warnx("%s is a sparse checkout: forge needs git 2.36 "
 			    "or later to copy one (this is %s)",
@@ -165,6 +171,15 @@ sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 	}
 	buf_free(&out);
 	return 0;
+}
+
+/* What of the settings sr_settings() read keeps a copy from reuse. */
+static int
+reusable_how(const struct snap_repo *sr)
+{
+	return (sr->sparse ? REUSABLE_SPARSE : 0) |
+	    (sr->nolinks ? REUSABLE_NOLINKS : 0) |
+	    (sr->ignorestat ? REUSABLE_IGNORESTAT : 0);
 }
 
 /* The bytes free on dir's file system for an unprivileged writer; -1
@@ -755,12 +770,24 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	struct git	g;
 	long long	t = time_now_ms();
 	char		tag[32];
+	int		conv;
 
-	/* Which changes to copy whole: found while git checks out. */
+	/* Which changes to copy whole: found while git checks out.  Where
+	 * git may convert, every one: git diff shows what git makes of a
+	 * file's bytes, which a patch would give the copy instead of them
+	 * (a CRLF line under eol=lf, say) -- every path git diff finds,
+	 * not only those the proof singles out (from an index a reused
+	 * copy carried, not a file that only the conversion changed), and
+	 * only those (BIGFILE_EVERY).  So too under core.symlinks false: a
+	 * link is a file holding its target, which git apply cannot
+	 * retarget. */
 	snapshot_src_git(sr, &g);
 	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
+	conv = l != NULL && (snapshot_may_convert(sr, l) ||
+	    snapshot_has_attributes(&l->entries, 1) || sr->nolinks);
 	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
-	    sr->proof != NULL ? &sr->entries : NULL, s->big, s->verbose);
+	    sr->proof != NULL ? &sr->entries : NULL,
+	    conv ? BIGFILE_EVERY : s->big, s->verbose);
 	if (sig_pending())
 		return -1;
 	conv_begin(s, sr, l);
@@ -1092,11 +1119,11 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	 * there for a repository, each copy taken back after (one whose
 	 * files git may convert made afresh, and never parked). */
 	if (sr == s->repos[0]) {
-		s->not_reusable = reusable_why_not(&l, sr->sparse);
+		s->not_reusable = reusable_why_not(&l, reusable_how(sr));
 		s->reusable = s->not_reusable == NULL;
 	} else
 		sr->parkable = !s->clone && reusable_why_not(&l,
-		    sr->sparse) == NULL;
+		    reusable_how(sr)) == NULL;
 	if (s->reused && !s->reusable)
 		goto out;
 	snapshot_find_nested(s, sr, &l);
@@ -1309,7 +1336,7 @@ snapshot_why_not_parked(const struct repo *r)
 	sr.gitdir = r->gitdir;
 	if (sr_settings(&sr, 0, r->core) == -1)
 		return NULL;
-	return reusable_why_not(&none, sr.sparse);
+	return reusable_why_not(&none, reusable_how(&sr));
 }
 
 void

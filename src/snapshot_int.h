@@ -46,6 +46,8 @@ struct snap_repo {
 	struct strv	 live;		/* the initialized ones: "path\t
 					   commit", sorted (proof.h) */
 	int		 filemode;	/* core.fileMode */
+	int		 nolinks;	/* core.symlinks false */
+	int		 ignorestat;	/* core.ignoreStat */
 	int		 sparse;	/* a sparse checkout */
 	int		 convert;	/* core.autocrlf or an attributes
 					   file outside the tree: what is

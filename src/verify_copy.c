@@ -189,8 +189,7 @@ verify_copy_claim(struct run *r)
 	struct reuse_want	 w;
 	const char		*why;
 
-	if (r->source.kind == SOURCE_WORKTREE &&
-	    (why = snapshot_why_not_parked(&r->ctx->repo)) != NULL) {
+	if ((why = snapshot_why_not_parked(&r->ctx->repo)) != NULL) {
 		r->not_reused = why;
 		return;
 	}
@@ -215,8 +214,9 @@ verify_copy_make(struct run *r, int verbose)
 	if (r->clone)
 		flags |= SNAP_CLONE;
 	/* A range's copy goes on to the next commit as a parked one goes
-	 * to the next run (verify_carry.h). */
-	if (r->reuse || r->range)
+	 * to the next run (verify_carry.h); one the settings keep from
+	 * reuse (verify_copy_claim()) is not parked either. */
+	if ((r->reuse && r->not_reused == NULL) || r->range)
 		flags |= SNAP_PARK;
 	if (verbose)
 		flags |= SNAP_VERBOSE;

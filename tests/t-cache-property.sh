@@ -364,13 +364,6 @@ draw_flags() {
 	0) fast="--cache --incremental" ;;
 	1) fast="--cache --reuse" ;;
 	esac
-	# A reused copy of a tree keeps a sparse checkout's settings,
-	# which a fresh one does not (t-walk-finds.sh): drawn only
-	# with FIDELITY_KNOWN_BUGS=1.
-	if [ "$mode" != isolated ] && [ -z "${FIDELITY_KNOWN_BUGS:-}" ] &&
-	    [ "$(git config --bool core.sparseCheckout)" = true ]; then
-		fast=--cache
-	fi
 	if [ "$mode" = isolated ] && [ "$fast" = --cache ]; then
 		gen_rand 2
 		[ "$R" -eq 0 ] && flags="$flags --clone"
@@ -486,9 +479,6 @@ while [ "$s" -lt $((seed0 + nseeds)) ]; do
 "
 			fi
 		fi
-		walk_known_bugs
-		[ -z "$did" ] || log="$log$i: $did
-"
 		set --
 		[ "$stepsfrom" = cmd ] && set -- -- sh "$T/bin/check.sh" "$arg"
 		cd "$T/r/$cwd" 2>/dev/null || cd "$T/r" || exit 99

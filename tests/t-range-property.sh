@@ -279,8 +279,6 @@ while [ "$s" -lt "$stacks" ]; do
 		*) walk_recover ;;
 		esac
 		what=$did
-		walk_known_bugs
-		[ -z "$did" ] || what="$what; $did"
 		fresh_verdicts
 		divs=$(walk_divergences "$T/s$s")
 		for mode in "--cache --audit" --incremental; do

@@ -590,7 +590,9 @@ forge gc --all >/dev/null 2>&1
 
 # Line endings: git may write a file other than it reads it, and a tree
 # id cannot tell the two apart.  With an attributes file, a reused copy
-# is written as git checks it out, never taken as it stands.
+# is written as git checks it out, never taken as it stands -- but for
+# the working state's changes, copied whole as the working tree has them
+# (b.crlf, LF), as in a fresh copy.
 new_repo "$T/eol"
 git config forge.breakerThreshold 0
 printf '* text=auto\n*.crlf text eol=crlf\n' >.gitattributes
@@ -601,10 +603,13 @@ run_forge verify --reuse -v -- sh -c "printf 'one\\r\\n' >a.txt"
 printf 'two\n' >b.crlf
 run_forge verify --reuse -v -- od -An -c a.txt b.crlf
 is "line endings a command changed: the run passes" "$rc" 0
-is "the files are as git writes them" "$(printf '%s\n' "$out" | tr -s ' ')" \
-    ' o n e \n t w o \r \n'
+is "the files are as git writes them, the changed one as it is" \
+    "$(printf '%s\n' "$out" | tr -s ' ')" ' o n e \n t w o \n'
 ok "the copy was not taken as it stood" sh -c '! printf "%s\n" "$1" |
     grep -q "proved as it stood"' sh "$err"
+run_forge verify --no-reuse -- od -An -c a.txt b.crlf
+is "as in a fresh copy" "$(printf '%s\n' "$out" | tr -s ' ')" \
+    ' o n e \n t w o \n'
 forge gc --all >/dev/null 2>&1
 
 # A command that changes a file's mode (its ctime, not its mtime) as the

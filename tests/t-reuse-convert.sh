@@ -192,4 +192,40 @@ done
 each "no smudge command any more"
 forge gc --all >/dev/null 2>&1
 
+# A file forge wrote into the copy (a change of the working state's,
+# copied as the working tree has it) is not what a checkout writes: it
+# is checked out again at the next run, not taken for git's.  Committed
+# since, with core.autocrlf the working tree's LF file is the same blob,
+# and the copy's index already has it; a fresh copy has CRLF: a file
+# whose blob is HEAD's is as a checkout writes it, whatever its stat
+# data says.
+new_repo "$T/w"
+git config forge.breakerThreshold 0
+printf 'a\n' >w.txt
+git add w.txt
+git commit -q -m w
+git config core.autocrlf true
+printf 'b\n' >w.txt
+WCR='grep -q "$(printf "\r")" w.txt'
+for mode in --reuse --incremental; do
+	git reset -q --hard HEAD
+	printf 'b\n' >w.txt
+	run_forge verify "$mode" -- sh -c "! $WCR"
+	is "$mode: a changed file, the working tree's LF bytes" "$rc" 0
+	git commit -q -am "b $mode" 2>/dev/null
+	# Written again, its stat data other than its entry's: git diff-index
+	# lists it, git diff does not (its blob is HEAD's).
+	printf 'b\n' >w.txt
+	touch -m -d "@$(($(date +%s) + 5))" w.txt
+	run_forge verify "$mode" -- sh -c "$WCR"
+	is "$mode: committed since: CRLF, checked out again" "$rc" 0
+	like "$mode: in the reused copy" "$err" \
+	    "Verdict: PASS \\(isolated, (reused|incremental)"
+	run_forge verify --no-reuse -- sh -c "$WCR"
+	is "$mode: as in a fresh copy" "$rc" 0
+	forge gc --all >/dev/null 2>&1
+	printf 'a\n' >w.txt
+	git commit -q -am "a again $mode" 2>/dev/null
+done
+
 done_testing

@@ -178,7 +178,9 @@ forge gc --all >/dev/null 2>&1
 
 # With core.symlinks false, a symlink is checked out as a file holding
 # its target, and git keeps the link's mode for it from its entry: so
-# do both sides of a reused copy's proof, when it changes.
+# do both sides of the proof, when it changes.  No copy is reused there
+# (a copy parked under true would keep its links): each run's is fresh,
+# the changed file copied whole, which git apply could not retarget.
 new_repo "$T/nolinks"
 git config forge.breakerThreshold 0
 ln -s hello.txt link && git add link && git commit -q -m link
@@ -189,13 +191,13 @@ run_forge verify --reuse -- true
 printf 'other.txt' >link
 run_forge verify --reuse -v -- cat link
 is "core.symlinks false, a link's file changed: the run passes" "$rc" 0
-like "the copy proved as it stood" "$err" 'proved as it stood'
+like "not reused, saying why" "$err" 'not reused: core.symlinks is false'
 like "with git's tree" "$err" "tree $(git_tree | cut -c1-12)"
 is "and the file" "$out" "other.txt"
 run_forge verify --reuse -- sh -c 'printf x >link'
 run_forge verify --reuse -v -- cat link
 is "and the copy's changed by a command: the run passes" "$rc" 0
-like "proved as it stood" "$err" 'proved as it stood'
+like "not reused" "$err" 'not reused: core.symlinks is false'
 is "with the working tree's file" "$out" "other.txt"
 forge gc --all >/dev/null 2>&1
 

@@ -276,17 +276,24 @@ verify_as() {
 	    ! grep -q "^zz-own/run-$((_step - 1))	" "$T/copy.m"; then
 		_why="$_why own-ignored-files-lost"
 	fi
-	# Reused, but where git may convert or a submodule is there: where
-	# a reused copy may be brought up to date whole, or not at all,
-	# what counts is the verdict.
+	# Reused, but where git may convert, a setting keeps copies from
+	# reuse, or a submodule is there: where a reused copy may be brought
+	# up to date whole, or not at all, what counts is the verdict.
+	_last=$parked_reuse
+	[ "$_mode" = reuse ] || _last=$parked_incr
 	if [ "$_step" -gt 1 ] && [ "$_reused" -eq 0 ] &&
-	    [ "$dropped" != "$_step" ] && ! walk_converts &&
+	    [ "$_last" = "$((_step - 1))" ] &&
+	    ! walk_converts && ! walk_unreusable &&
 	    [ ! -e lib/.git ]; then
 		_why="$_why not-reused"
 	fi
 	case $err in
 	*'the copy stays at'*)
-		[ "$_mode" = incremental ] && parked_incr=$_step ;;
+		if [ "$_mode" = incremental ]; then
+			parked_incr=$_step
+		else
+			parked_reuse=$_step
+		fi ;;
 	esac
 	if [ "$(walk_divergences "$wt")" -ne "$divs" ]; then
 		_why="$_why audit-divergence"
@@ -338,8 +345,7 @@ while [ "$seed" -lt $((seed0 + nseeds)) ]; do
 	git commit -qm zz --no-verify -- zz-in.h zz-t.h zz-d.h \
 	    ${WALK_SUB:+.gitmodules lib} >/dev/null 2>&1
 	setup=
-	parked_incr=
-	dropped=
+	parked_incr= parked_reuse=
 	divs=0
 	fresh_rc=0
 	i=1
@@ -372,11 +378,6 @@ while [ "$seed" -lt $((seed0 + nseeds)) ]; do
 		if [ "$R" -eq 0 ]; then
 			walk_groups
 			gen_note "$did"
-		fi
-		walk_known_bugs
-		if [ -n "$did" ]; then
-			gen_note "$did"
-			dropped=$i
 		fi
 		# The generator may have emptied info/exclude: the copy's own
 		# junk is to be ignored in every state still.

@@ -33,10 +33,9 @@
 #				a walk's own such move)
 #	walk_divergences TOP	how many divergence events TOP's timeline
 #				holds (the audit's)
-#	walk_known_bugs		before each verification: steers clear of
-#				the bugs t-walk-finds.sh shows, unless
-#				FIDELITY_KNOWN_BUGS=1; says what it did in
-#				$did, or empties it
+#	walk_unreusable		succeeds while a setting of TOP's has its
+#				copies never reused (forge(1): core.symlinks
+#				false, core.ignoreStat, a sparse checkout)
 #
 # Each move says what it did in $did.  The files settings name (an
 # included file, core.attributesFile) are in HOME, where a user's are: a
@@ -431,26 +430,9 @@ walk_divergences() {
 	    grep -c '"event":"divergence"' || true
 }
 
-# walk_known_bugs: see the top.  While core.symlinks is false, or
-# core.ignoreStat true, in the top repository or the submodule, no copy
-# stays parked: one parked while core.symlinks was true keeps its links,
-# one brought up to date takes a retargeted link as the working tree has
-# it where a fresh copy cannot, and under core.ignoreStat one keeps
-# files as the last run had them.
-walk_known_bugs() {
-	did=
-	[ -z "${FIDELITY_KNOWN_BUGS:-}" ] || return 0
-	_w_sl=
-	for _w_d in "$WALK_TOP" ${WALK_SUB:+"$WALK_TOP/$WALK_SUB"}; do
-		[ -e "$_w_d/.git" ] || continue
-		_w_sl="$_w_sl $(git -C "$_w_d" config --bool core.symlinks)"
-		_w_sl="$_w_sl $(git -C "$_w_d" config --bool core.ignoreStat |
-		    sed 's/^/ignoreStat-/')"
-	done
-	case "$_w_sl " in
-	*' false '* | *' ignoreStat-true '*)
-		(cd "$WALK_TOP" && forge gc --all) >/dev/null 2>&1
-		did="core.symlinks false or core.ignoreStat true: parked copies removed (known bugs)"
-		;;
-	esac
+# walk_unreusable: see the top.
+walk_unreusable() {
+	[ "$(git -C "$WALK_TOP" config --bool core.symlinks)" = false ] ||
+	    [ "$(git -C "$WALK_TOP" config --bool core.ignoreStat)" = true ] ||
+	    [ "$(git -C "$WALK_TOP" config --bool core.sparseCheckout)" = true ]
 }
