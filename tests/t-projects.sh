@@ -95,6 +95,50 @@ else
 	skip "autotools: the example" "autoreconf, automake or cc is missing"
 fi
 
+# --- a configure that rewrites tracked files (zlib's shape) --------------
+# The autotools example, its setup zlib's own ./configure, which
+# overwrites the tracked placeholder Makefile and zconf.h: the next copy
+# puts them back, so setup runs again each run, saying why, and a syntax
+# error fails as in a fresh copy (make on the placeholder Makefile would
+# pass).
+if command -v cc >/dev/null 2>&1; then
+	project "$T/zlib" autotools
+	sed 's|^\( *setup = \).*|\1./configure|
+	    s|^\( *setupInputs = \)configure\.ac$|\1configure|
+	    /^ *setupInputs = \*\*\/Makefile\.am$/d
+	    s|^\( *verify = \).*|\1make test|' .forgeconfig >c.new &&
+	    mv c.new .forgeconfig
+	printf 'test:\n\t@echo run ./configure first\n' >Makefile
+	printf '#define Z 0\n' >zconf.h
+	cat >configure <<'EOF'
+#!/bin/sh
+echo "checking for a C compiler... cc"
+printf 'test:\n\tcc -c -o z.o z.c\n' >Makefile
+printf '#define Z 1\n' >zconf.h
+EOF
+	chmod +x configure
+	printf '#include "zconf.h"\nint z(void) { return Z; }\n' >z.c
+	printf '*.o\n' >.gitignore
+	commit_all
+	run_forge verify
+	is "zlib's shape: a cold run passes" "$rc" 0
+	like "zlib's shape: configure ran" "$out" 'checking for'
+	printf '#include "zconf.h"\nint z(void) { return Z }\n' >z.c
+	run_forge verify
+	fresh
+	is "zlib's shape: a syntax error fails" "$rc" 2
+	is "zlib's shape: as in a fresh copy" "$fresh_rc" "$rc"
+	like "zlib's shape: setup runs again, saying why" "$err" \
+	    'setup runs again: it had changed Makefile'
+	printf '#include "zconf.h"\nint z(void) { return Z; }\n' >z.c
+	run_forge verify
+	is "zlib's shape: its fix passes" "$rc" 0
+	is "zlib's shape: the working tree's placeholder untouched" \
+	    "$(git status --porcelain)" ""
+else
+	skip "zlib's shape" "cc is missing"
+fi
+
 # --- cmake ---------------------------------------------------------------
 # The real cmake and ctest, on a C project whose build directory is
 # ignored.
@@ -417,7 +461,7 @@ run_forge verify
 is "submodules: its fix passes" "$rc" 0
 
 cd "$T" || exit 99
-for r in auto cmake npmi pysys npm py sub; do
+for r in auto zlib cmake npmi pysys npm py sub; do
 	[ -d "$T/$r" ] && (cd "$T/$r" && forge gc --all >/dev/null 2>&1)
 done
 is "nothing is left in TMPDIR" "$(ls -A "$TMPDIR")" ""
