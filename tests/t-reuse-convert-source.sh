@@ -167,6 +167,17 @@ for kind in text=auto autocrlf; do
 	run_forge verify --incremental -- sh "$T/build.sh"
 	like "$kind: the working state's second incremental run reuses too" \
 	    "$err" 'running verification in a reused incremental copy'
+	# Side by side: neither kind of run cost the other its copy.
+	printf 'three\n' >>hello.txt
+	git commit -q -am three >/dev/null 2>"$T/hook.err"
+	like "$kind: the next commit still has the hook's copy" \
+	    "$(cat "$T/hook.err")" \
+	    'running verification in a reused incremental copy of the staged tree'
+	like "$kind: its build output too" "$(cat "$T/hook.err")" \
+	    'built after 2'
+	run_forge verify --incremental -- sh "$T/build.sh"
+	like "$kind: and the working state's run still has its own" "$err" \
+	    'running verification in a reused incremental copy, brought'
 done
 
 forge gc --all >/dev/null 2>&1
