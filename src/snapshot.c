@@ -476,9 +476,11 @@ dst_git_paths(struct snap_repo *sr, const char *const *args,
 
 /*
  * In a sparse checkout, a file outside the patterns may be on disk
- * anyway (git then drops its skip-worktree bit).  The copy was checked
- * out by the patterns alone: check such files out there too, before the
- * patch, which may change them.
+ * anyway (git then drops its skip-worktree bit), or have been and be
+ * deleted since (its bit dropped then, the file gone: a deletion git
+ * diff shows).  The copy was checked out by the patterns alone: check
+ * each entry out there that is not skip-worktree in the source, before
+ * the patch, which may change it, or delete it.
  */
 static int
 unsparse(struct snap_repo *sr, const struct lsfiles *l)
@@ -519,10 +521,14 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
 			k++;
 		if (k < flagged.n && strcmp(flagged.v[k], path) == 0)
 			continue;	/* skip-worktree in the source too */
-		sp = xasprintf("%s/%s", sr->src, path);
-		if (lstat(sp, &st) == 0)
+		/* A submodule's directory gone is no deletion git shows. */
+		if (lsfiles_find(&l->gitlinks, path) != NULL) {
+			sp = xasprintf("%s/%s", sr->src, path);
+			if (lstat(sp, &st) == 0)
+				strv_push(&want, path);
+			free(sp);
+		} else
 			strv_push(&want, path);
-		free(sp);
 	}
 	if (want.n > 0 && (dst_git_paths(sr, noskip, &want) == -1 ||
 	    dst_git_paths(sr, checkout, &want) == -1))

@@ -64,16 +64,16 @@ copy_is_working_state "an edited file outside the cone"
 ok "the edited file outside the cone arrived" copy_has outside/o.txt f
 # Deleted once git status has cleared its skip-worktree bit (git status
 # says so): the deletion is the working state's.  The copy, checked out
-# sparse, has no such file for git apply to delete, and forge stops.
+# sparse, had no such file for git apply to delete, and forge stopped:
+# the entry is checked out there first, as the source's is no longer
+# skip-worktree, and the patch deletes it.
 git status >/dev/null 2>&1
 rm outside/o.txt
 is "git status says the file outside the cone is deleted" \
     "$(git status --porcelain -- outside)" " D outside/o.txt"
-KNOWN_BUG="a file outside the cone, on disk once, then deleted: the changes do not apply to the sparse copy"
 copy_is_working_state "a file outside the cone, on disk once, deleted"
 ok "the file deleted outside the cone is not in the copy" \
     copy_lacks outside/o.txt
-KNOWN_BUG=
 git checkout -q -- outside/o.txt 2>/dev/null
 
 # Non-cone patterns.
