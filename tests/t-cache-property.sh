@@ -72,7 +72,20 @@ cd "$top" || exit 9
 	echo "id $(id -u) $(id -g) $(id -G | tr ' ' '\n' | sort -n | tr '\n' ' ')"
 	echo "head $(git log -1 --format='%H %s')"
 	echo "staged $(git diff --cached --name-status | tr '\n' ' ')"
-	echo "status $(git status --porcelain | tr '\n' ' ')"
+	# Where git may convert (a filter command, line endings, an
+	# attributes file anywhere), git status in a fresh checkout depends
+	# on its timing: an entry as recent as the index is read again,
+	# through a filter that need not undo itself or attributes that came
+	# after the checkout, one not so recent is not.
+	if git config --get-regexp '^(filter\..*\.(smudge|clean|process)|core\.(autocrlf|eol|attributesfile))$' \
+	    >/dev/null 2>&1 ||
+	    [ -s "$(git rev-parse --git-path info/attributes)" ] ||
+	    [ -n "$(find . -name .gitattributes ! -path './.git/*' | head -n 1)" ]
+	then
+		echo "status: git may convert, and says by its timing"
+	else
+		echo "status $(git status --porcelain | tr '\n' ' ')"
+	fi
 	# But core.worktree, which names the copy.
 	echo "config $(git config -l | grep -v '^core\.worktree=' |
 	    tr '\n' ' ')"
