@@ -142,17 +142,18 @@ proof_fresh_entries(const struct proof *p, struct strv *v,
 }
 
 /*
- * In a copy that keeps ignored files of its own, where git add -A leaves
- * out what the working state ignores as it does in the source, a
- * conflict's path is tracked as it is there (the source's index has its
- * stages): the entry of the stage git add takes the mode of, without
- * stat data, put in first for git to look at afresh.
+ * A conflict's path is tracked in the copy as it is in the source (the
+ * source's index has its stages): the entry of the stage git add takes
+ * the mode of, without stat data, put in first for git to look at
+ * afresh -- in a copy that keeps ignored files of its own, where git add
+ * -A leaves out what the working state ignores, as it does in the
+ * source; and in every copy, where that mode is not the file's (a link's
+ * under core.symlinks false, which git keeps from the entry).
  */
 void
 proof_conflict_entries(const struct proof *p, struct strv *v)
 {
-	if (p->r.own_ignored)
-		strv_pushv(v, p->conflicts.v);
+	strv_pushv(v, p->conflicts.v);
 }
 
 /* Is a later than or as late as b? */

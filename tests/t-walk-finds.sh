@@ -175,4 +175,27 @@ run_forge verify --staged --reuse -- true
 like "not reused, saying why" "$err" "forge: not reused: a sparse checkout"
 forge gc --all >/dev/null 2>&1
 
+
+# --- a conflict whose side is a link, under core.symlinks false -------
+# The source's git add takes the mode of the conflict's stage 2, a link's,
+# and hashes the file as the link's target; a copy that does not keep
+# ignored files of its own started from HEAD's entry, a file's, and its
+# proof failed, where an incremental copy's passed (the conflict's entry
+# put in first there).
+init_repo "$T/conflink"
+cd "$T/conflink" || exit 99
+git config core.symlinks false
+printf 'data\n' >f1
+git add f1 && git commit -q -m base
+base=$(git rev-parse :f1)
+l2=$(printf 'a/b' | git hash-object -w --stdin)
+l3=$(printf 'c/d' | git hash-object -w --stdin)
+printf '0 %s\tf1\n100644 %s 1\tf1\n120000 %s 2\tf1\n120000 %s 3\tf1\n' \
+    0000000000000000000000000000000000000000 "$base" "$l2" "$l3" |
+    git update-index --index-info
+printf 'resolved\n' >f1
+run_forge verify --isolated --no-reuse -- true
+is "a fresh copy is proved" "$rc" 0
+fast_is_fresh "an incremental one, as fresh" --isolated --incremental true
+forge gc --all >/dev/null 2>&1
 done_testing
