@@ -494,20 +494,18 @@ note_files(const struct reconvert *c, const char *copy, struct buf *b)
 	struct strv	 written = STRV_INIT;
 	struct gitindex_entry f;
 	const struct gitindex_entry *had;
+	struct fs_pair	 dirs;
 	struct stat	 st;
-	const char	*e, *path, *slash;
-	char		*d, line[256];
-	size_t		 i, dlen, clen = 0;
-	const char	*dir = NULL;
-	int		 root, dfd = -1;
+	const char	*e, *path, *base;
+	char		 line[256];
+	size_t		 i;
 
-	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	/* Paths of a directory come together: each opened once, from the
+	 * top, no symlink followed. */
+	if (fs_pair_open(&dirs, NULL, copy) == -1)
 		return;
 	strv_pushv(&written, c->written.v);
 	strv_sort_uniq(&written);
-	/* Paths of a directory come together: each opened once, from the
-	 * top, no symlink followed. */
 	for (i = 0; i < c->entries.n; i++) {
 		e = c->entries.v[i];
 		path = lsfiles_entry_path(e);
@@ -522,24 +520,9 @@ note_files(const struct reconvert *c, const char *copy, struct buf *b)
 			buf_add(b, line, strlen(line) + 1);
 			continue;
 		}
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		if (dir == NULL || clen != dlen || memcmp(dir, path, dlen) !=
-		    0) {
-			if (dfd != -1 && dfd != root)
-				close(dfd);
-			dir = path;
-			clen = dlen;
-			if (dlen == 0)
-				dfd = root;
-			else {
-				d = xstrndup(path, dlen);
-				dfd = fs_open_dir(root, d, 0, 0);
-				free(d);
-			}
-		}
-		if (dfd == -1 || fstatat(dfd, path + (dlen > 0 ? dlen + 1 : 0),
-		    &st, AT_SYMLINK_NOFOLLOW) == -1)
+		(void)fs_pair_to(&dirs, path, &base, NULL, NULL);
+		if (dirs.dfd == -1 || fstatat(dirs.dfd, base, &st,
+		    AT_SYMLINK_NOFOLLOW) == -1)
 			continue;
 		memset(&f, 0, sizeof(f));
 		f.ctime = (uint32_t)st.st_ctim.tv_sec;
@@ -554,9 +537,7 @@ note_files(const struct reconvert *c, const char *copy, struct buf *b)
 		buf_add(b, e, strlen(e) + 1);
 		buf_add(b, line, strlen(line) + 1);
 	}
-	if (dfd != -1 && dfd != root)
-		close(dfd);
-	close(root);
+	fs_pair_close(&dirs);
 	strv_free(&written);
 }
 
