@@ -59,6 +59,19 @@ range_json(const struct run *r, struct json *j)
 	json_str(j, r->range_id);
 }
 
+/* What the verdict is of: HEAD, the commit of --rev, the range. */
+static void
+of_json(const struct run *r, struct json *j)
+{
+	json_key(j, "head");
+	json_str(j, r->ctx->repo.head);
+	if (r->source.kind == SOURCE_REV) {
+		json_key(j, "rev");
+		json_str(j, r->source.commit);
+	}
+	range_json(r, j);
+}
+
 /* The fast path the verdict took, and what an audit of it found. */
 static void
 audit_json(const struct run *r, struct json *j)
@@ -93,13 +106,7 @@ how_json(const struct run *r, struct json *j)
 		json_key(j, "isolation");
 		json_str(j, "clone");
 	}
-	json_key(j, "head");
-	json_str(j, r->ctx->repo.head);
-	if (r->source.kind == SOURCE_REV) {
-		json_key(j, "rev");
-		json_str(j, r->source.commit);
-	}
-	range_json(r, j);
+	of_json(r, j);
 	if (r->no_breaker) {
 		json_key(j, "no_breaker");
 		json_bool(j, 1);
@@ -220,19 +227,6 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 	breaker_json(&r->after, &j);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
-}
-
-/* What the verdict is of: HEAD, the commit of --rev, the range. */
-static void
-of_json(const struct run *r, struct json *j)
-{
-	json_key(j, "head");
-	json_str(j, r->ctx->repo.head);
-	if (r->source.kind == SOURCE_REV) {
-		json_key(j, "rev");
-		json_str(j, r->source.commit);
-	}
-	range_json(r, j);
 }
 
 void
