@@ -789,8 +789,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	 * retarget. */
 	snapshot_src_git(sr, &g);
 	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
-	conv = l != NULL && (snapshot_may_convert(sr, l) ||
-	    snapshot_has_attributes(&l->entries, 1) || sr->nolinks);
+	conv = l != NULL && (snapshot_may_convert(sr, l) || sr->nolinks);
 	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
 	    sr->proof != NULL ? &sr->entries : NULL,
 	    conv ? BIGFILE_EVERY : s->big, s->verbose);
