@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 
 #include <err.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_copy.h"
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
@@ -406,13 +408,38 @@ proof_checked_out(struct proof *p)
 	written_since(p, &p->checked_out);
 }
 
+/*
+ * The copy's side starts from the index as the checkout left it, kept
+ * now: a later git run in the copy (update-index, as the copy is staged
+ * as the source is) reads again each entry as recent as the index --
+ * git compares times to the second -- and marks changed one whose file
+ * does not convert back to the blob it was checked out from (a blob
+ * with a CRLF under "text eol=crlf", say), which the copy's side would
+ * then hash anew, or not, by when it copied the index.  git never
+ * writes an index in place: a hard link keeps this one as it is.
+ */
 void
 proof_index_ready(struct proof *p, const char *dst_gitdir)
 {
+	char	*idx, tag[48];
+
 	free(p->dst_gitdir);
 	p->dst_gitdir = xstrdup(dst_gitdir);
+	idx = xasprintf("%s/index", dst_gitdir);
+	snprintf(tag, sizeof(tag), "checkout-index%zu", p->id);
 	free(p->dst_index);
-	p->dst_index = xasprintf("%s/index", dst_gitdir);
+	p->dst_index = xasprintf("%s/%s", p->rd->scratch, tag);
+	p->dst_index_kept = 0;
+	(void)unlink(p->dst_index);
+	if (link(idx, p->dst_index) == -1 &&
+	    fs_copy_file(idx, p->dst_index) == -1 && errno != ENOENT) {
+		/* The index itself then, as before. */
+		free(p->dst_index);
+		p->dst_index = idx;
+		idx = NULL;
+	} else
+		p->dst_index_kept = 1;
+	free(idx);
 	p->index_ready = 1;
 }
 
@@ -854,6 +881,8 @@ proof_free(struct proof *p)
 	strv_free(&p->look_gone);
 	strv_free(&p->recent_files);
 	strv_free(&p->prep_edits);
+	if (p->dst_index_kept)
+		(void)unlink(p->dst_index);
 	free(p->dst_index);
 	free(p->dst_gitdir);
 	free(p->src_key);

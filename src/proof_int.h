@@ -81,7 +81,9 @@ struct proof {
 	char			*dst_gitdir;	/* the copy's registration */
 	struct git		 dst_git;
 	struct spawn_idle	 copy_idle;	/* the source's side moved on */
-	char			*dst_index;
+	char			*dst_index;	/* the checkout's, as it was */
+	int			 dst_index_kept; /* a link or copy of it, in
+						   the scratch directory */
 	int			 index_ready;	/* nothing more will write it */
 	struct timespec		 checked_out;	/* when git worktree add was
 						   done */

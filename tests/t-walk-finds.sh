@@ -198,4 +198,37 @@ run_forge verify --isolated --no-reuse -- true
 is "a fresh copy is proved" "$rc" 0
 fast_is_fresh "an incremental one, as fresh" --isolated --incremental true
 forge gc --all >/dev/null 2>&1
+# --- a blob its attributes do not convert back to, and staged changes -
+# mixed.txt's blob has a CRLF line and ends without a CR; under
+# "* text eol=crlf" a checkout writes it with a CRLF at its end, which
+# git, reading the file again, would store as another blob.  The source
+# keeps the entry git took as clean.  The copy's side of the proof
+# started from the copy's index whenever it was ready, after or before
+# the copy was staged as the source is (git update-index, which read
+# again the entries as recent as the index, to the second, and marked
+# that one changed): a fresh copy was refused at times, or always
+# where the source's side was slow (a clean filter), as here.  It
+# starts from the index as the checkout left it.
+init_repo "$T/unround"
+cd "$T/unround" || exit 99
+printf 'crlf line\r\nlone cr\rin the middle\n' >mixed.txt
+echo a >staged.txt
+git add -A && git commit -q -m base
+# The source's entries older than its index, to the second: clean.
+sleep 1
+git update-index --refresh >/dev/null 2>&1
+printf '* text eol=crlf\nslow.dat filter=slow\n' >.git/info/attributes
+git config filter.slow.clean 'sleep 1; cat'
+echo slow >slow.dat
+echo b >staged.txt
+git add staged.txt 2>/dev/null
+k=0
+for i in 1 2 3; do
+	run_forge verify --isolated --no-reuse -- true
+	[ "$rc" -eq 0 ] && k=$((k + 1))
+done
+is "a checkout's entry git would read as changed: fresh copies proved" \
+    "$k" 3
+unlike "nothing refused" "$err" "not the working state"
+forge gc --all >/dev/null 2>&1
 done_testing
