@@ -141,9 +141,8 @@ END_TEST
 static void
 sysctl_file(const char *dir, const char *name, const char *val)
 {
-	char	*p;
+	char	*p = unitfs_path(dir, name);
 
-	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
 	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
 	ck_assert_int_eq(rmdir(p), 0);
 	unitfs_write(p, val, 0644);

@@ -33,22 +33,10 @@
 #include "unitfs.h"
 #include "xmalloc.h"
 
-/* How many rows a table of cases has, for tcase_add_loop_test. */
-#define NCASES(t)	((int)(sizeof(t) / sizeof((t)[0])))
-
-static char *
-path(const char *dir, const char *name)
-{
-	char	*p;
-
-	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
-	return p;
-}
-
 static void
 mkdir_in(const char *dir, const char *name, mode_t mode)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 
 	ck_assert_msg(mkdir(p, 0700) == 0, "mkdir %s: %s", p,
 	    strerror(errno));
@@ -59,7 +47,7 @@ mkdir_in(const char *dir, const char *name, mode_t mode)
 static void
 file_in(const char *dir, const char *name, const char *text, mode_t mode)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 
 	unitfs_write(p, text, mode);
 	free(p);
@@ -68,7 +56,7 @@ file_in(const char *dir, const char *name, const char *text, mode_t mode)
 static void
 link_in(const char *dir, const char *name, const char *target)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 
 	ck_assert_int_eq(symlink(target, p), 0);
 	free(p);
@@ -77,7 +65,7 @@ link_in(const char *dir, const char *name, const char *target)
 static void
 fifo_in(const char *dir, const char *name)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 
 	ck_assert_int_eq(mkfifo(p, 0644), 0);
 	free(p);
@@ -86,7 +74,7 @@ fifo_in(const char *dir, const char *name)
 static void
 chmod_in(const char *dir, const char *name, mode_t mode)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 
 	ck_assert_int_eq(chmod(p, mode), 0);
 	free(p);
@@ -95,7 +83,7 @@ chmod_in(const char *dir, const char *name, mode_t mode)
 static int
 rmtree_in(const char *dir, const char *name)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 	int	 r, saved;
 
 	r = fs_rmtree(p);
@@ -108,7 +96,7 @@ rmtree_in(const char *dir, const char *name)
 static int
 exists_in(const char *dir, const char *name)
 {
-	char	*p = path(dir, name);
+	char	*p = unitfs_path(dir, name);
 	int	 r;
 
 	r = unitfs_exists(p);
@@ -160,12 +148,12 @@ outside_intact(const char *o)
 {
 	char	*p, *text;
 
-	p = path(o, "precious");
+	p = unitfs_path(o, "precious");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "keep me\n");
 	free(text);
 	free(p);
-	p = path(o, "sub/also");
+	p = unitfs_path(o, "sub/also");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "and me\n");
 	free(text);
@@ -179,7 +167,7 @@ START_TEST(t_rmtree_basic)
 	char	*d, *top;
 
 	d = unitfs_dir("rm");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	file_in(top, "a", "a", 0644);
 	file_in(top, ".hidden", "h", 0600);
@@ -229,10 +217,10 @@ START_TEST(t_rmtree_trailing_slash)
 	char	*d, *top, *slash;
 
 	d = unitfs_dir("rm");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	file_in(top, "f", "f", 0644);
-	slash = path(top, "");
+	slash = unitfs_path(top, "");
 	if (fs_rmtree(slash) == 0)
 		ck_assert_msg(!unitfs_exists(top),
 		    "fs_rmtree(\"%s\") returned 0 and left the tree", slash);
@@ -250,7 +238,7 @@ START_TEST(t_rmtree_deep)
 	int		 dfd;
 
 	d = unitfs_dir("deep");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	unitfs_deep(top, 2000);
 	ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &old), 0);
@@ -281,7 +269,7 @@ START_TEST(t_rmtree_modes)
 	d = unitfs_dir("modes");
 	unpriv = unitfs_unprivileged(d);
 	ck_assert_int_ge(unpriv, -1);
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	mkdir_in(top, "ro", 0755);
 	file_in(top, "ro/f", "f", 0444);
@@ -314,7 +302,7 @@ START_TEST(t_rmtree_closed_top)
 
 	d = unitfs_dir("modes");
 	(void)unitfs_unprivileged(d);
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	file_in(top, "f", "f", 0644);
 	ck_assert_int_eq(chmod(top, 0000), 0);
@@ -331,14 +319,14 @@ START_TEST(t_rmtree_symlinks_not_followed)
 
 	o = outside();
 	d = unitfs_dir("rm");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	mkdir_in(top, "sub", 0755);
 	link_in(top, "to-outside", o);
-	target = path(o, "precious");
+	target = unitfs_path(o, "precious");
 	link_in(top, "sub/to-file", target);
 	free(target);
-	target = path(o, "sub");
+	target = unitfs_path(o, "sub");
 	link_in(top, "sub/to-subdir", target);
 	free(target);
 	link_in(top, "relative", "../../");
@@ -364,10 +352,10 @@ START_TEST(t_rmtree_special_files)
 	int			 s;
 
 	d = unitfs_dir("rm");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	fifo_in(top, "fifo");
-	sock = path(top, "sock");
+	sock = unitfs_path(top, "sock");
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
 	if (strlen(sock) < sizeof(sun.sun_path)) {
@@ -404,7 +392,7 @@ check_copy_file(const char *src, const char *dst, const char *name,
 	    "copy %s: %s", name, strerror(errno));
 	ck_assert(S_ISREG(st.st_mode));
 	ck_assert_int_eq(st.st_mode & 07777, mode);
-	p = path(dst, name);
+	p = unitfs_path(dst, name);
 	ck_assert_int_eq(lstat(p, &dst_st), 0);
 	ck_assert(S_ISREG(dst_st.st_mode));
 	ck_assert_msg((dst_st.st_mode & 0777) == (mode & 0777),
@@ -459,13 +447,13 @@ START_TEST(t_copy_file_setid)
 	src = unitfs_dir("src");
 	dst = unitfs_dir("dst");
 	file_in(src, "suid", "x", 0755);
-	p = path(src, "suid");
+	p = unitfs_path(src, "suid");
 	ck_assert_int_eq(chmod(p, 04755), 0);
 	free(p);
 	sfd = open_dir(src);
 	dfd = open_dir(dst);
 	ck_assert_int_eq(fs_copy_entry(sfd, "suid", dfd, "suid", &st), 0);
-	p = path(dst, "suid");
+	p = unitfs_path(dst, "suid");
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0755);
 	free(p);
@@ -489,7 +477,7 @@ START_TEST(t_copy_file_large)
 	ck_assert_ptr_nonnull(data);
 	for (i = 0; i < len; i++)
 		data[i] = (char)((i * 2654435761u) >> 13);
-	p = path(src, "big");
+	p = unitfs_path(src, "big");
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	ck_assert_int_ne(fd, -1);
 	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
@@ -499,7 +487,7 @@ START_TEST(t_copy_file_large)
 	dfd = open_dir(dst);
 	ck_assert_int_eq(fs_copy_entry(sfd, "big", dfd, "copy", &st), 0);
 	ck_assert_int_eq(st.st_size, (off_t)len);
-	p = path(dst, "copy");
+	p = unitfs_path(dst, "copy");
 	got = unitfs_read(p, &glen);
 	ck_assert_uint_eq(glen, len);
 	ck_assert(memcmp(got, data, len) == 0);
@@ -528,7 +516,7 @@ check_copy_link(const char *src, const char *dst, const char *name,
 	ck_assert_msg(fs_copy_entry(sfd, name, dfd, name, &st) == 0,
 	    "copy link %s: %s", name, strerror(errno));
 	ck_assert(S_ISLNK(st.st_mode));
-	p = path(dst, name);
+	p = unitfs_path(dst, name);
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
 	n = readlink(p, buf, sizeof(buf));
@@ -573,7 +561,7 @@ START_TEST(t_copy_symlinks)
 		target = xstrdup(o);
 		break;
 	case OUTSIDE_FILE:
-		target = path(o, "precious");
+		target = unitfs_path(o, "precious");
 		break;
 	default:
 		target = xmalloc(4001);
@@ -635,7 +623,7 @@ START_TEST(t_copy_other_types)
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_str_eq(fs_type_name(st.st_mode), "directory");
-	sock = path(src, "sock");
+	sock = unitfs_path(src, "sock");
 	if (strlen(sock) < sizeof(sun.sun_path)) {
 		memset(&sun, 0, sizeof(sun));
 		sun.sun_family = AF_UNIX;
@@ -686,7 +674,7 @@ START_TEST(t_copy_replaces)
 	file_in(dst, "tree/closed/x", "x", 0644);
 	chmod_in(dst, "tree/closed", 0);
 	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "tree", &st), 0);
-	p = path(dst, "tree");
+	p = unitfs_path(dst, "tree");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "new content");
 	free(text);
@@ -702,7 +690,7 @@ START_TEST(t_copy_replaces)
 	ck_assert(!exists_in(o, "dirlink"));
 
 	/* A file over a symlink to a file outside: never written through. */
-	p = path(o, "precious");
+	p = unitfs_path(o, "precious");
 	link_in(dst, "filelink", p);
 	free(p);
 	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "filelink", &st), 0);
@@ -717,7 +705,7 @@ START_TEST(t_copy_replaces)
 	/* A file over a read-only file. */
 	file_in(dst, "ro", "old", 0444);
 	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "ro", &st), 0);
-	p = path(dst, "ro");
+	p = unitfs_path(dst, "ro");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "new content");
 	free(text);
@@ -757,8 +745,8 @@ START_TEST(t_copy_unreadable)
 		free(d);
 		return;		/* root reads anything: nothing to show */
 	}
-	src = path(d, "src");
-	dst = path(d, "dst");
+	src = unitfs_path(d, "src");
+	dst = unitfs_path(d, "dst");
 	mkdir_in(d, "src", 0755);
 	mkdir_in(d, "dst", 0755);
 	file_in(src, "f", "unreadable", 0000);
@@ -768,7 +756,7 @@ START_TEST(t_copy_unreadable)
 	errno = 0;
 	ck_assert_int_eq(fs_copy_entry(sfd, "f", dfd, "f", &st), -1);
 	ck_assert_int_eq(errno, EACCES);
-	p = path(dst, "f");
+	p = unitfs_path(dst, "f");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "old");
 	free(text);
@@ -826,7 +814,7 @@ START_TEST(t_open_dir_create)
 	fd = fs_open_dir(dfd, "a/b/c", 1, 0750);
 	ck_assert_int_ge(fd, 0);
 	ck_assert(fcntl(fd, F_GETFD) & FD_CLOEXEC);
-	p = path(d, "a/b/c");
+	p = unitfs_path(d, "a/b/c");
 	ck_assert_int_eq(stat(p, &a), 0);
 	ck_assert_int_eq(fstat(fd, &b), 0);
 	ck_assert(a.st_ino == b.st_ino && S_ISDIR(a.st_mode));
@@ -971,7 +959,7 @@ START_TEST(t_pair)
 	fs_pair_close(&p);
 	link_in(d, "top-link", o);
 	free(o);
-	o = path(d, "top-link");
+	o = unitfs_path(d, "top-link");
 	errno = 0;
 	ck_assert_int_eq(fs_pair_open(&p, s, o), -1);
 	ck_assert_int_eq(errno, ENOTDIR);
@@ -991,7 +979,7 @@ START_TEST(t_write_atomic)
 	char		*d, *p, *text, *o, *target;
 
 	d = unitfs_dir("atomic");
-	p = path(d, "breaker.json");
+	p = unitfs_path(d, "breaker.json");
 	umask(022);
 	ck_assert_int_eq(fs_write_atomic(p, "{\"a\":1}\n", 8, 0666), 0);
 	text = unitfs_read(p, NULL);
@@ -1013,9 +1001,9 @@ START_TEST(t_write_atomic)
 	ck_assert_uint_eq(count_entries(d), 1);
 	/* A symlink at the path is replaced; its target is not written. */
 	o = outside();
-	target = path(o, "precious");
+	target = unitfs_path(o, "precious");
 	free(p);
-	p = path(d, "link");
+	p = unitfs_path(d, "link");
 	ck_assert_int_eq(symlink(target, p), 0);
 	ck_assert_int_eq(fs_write_atomic(p, "over", 4, 0600), 0);
 	ck_assert_int_eq(lstat(p, &a), 0);
@@ -1034,7 +1022,7 @@ START_TEST(t_write_atomic_fails)
 	char	*d, *p, *cwd, *text;
 
 	d = unitfs_dir("atomic");
-	p = path(d, "missing/dir/file");
+	p = unitfs_path(d, "missing/dir/file");
 	errno = 0;
 	ck_assert_int_eq(fs_write_atomic(p, "x", 1, 0644), -1);
 	ck_assert_int_eq(errno, ENOENT);
@@ -1060,7 +1048,7 @@ START_TEST(t_read_file)
 	char		*d, *p, big[70000];
 
 	d = unitfs_dir("read");
-	p = path(d, "f");
+	p = unitfs_path(d, "f");
 	unitfs_write(p, "0123456789", 0644);
 	buf_adds(&b, "prefix:");
 	ck_assert_int_eq(fs_read_file(p, &b, 10), 0);
@@ -1094,7 +1082,7 @@ START_TEST(t_read_file)
 	ck_assert_msg(b.data[0] == '\0', "an empty file read as a string "
 	    "that is not empty: not NUL-terminated");
 	free(p);
-	p = path(d, "missing");
+	p = unitfs_path(d, "missing");
 	errno = 0;
 	ck_assert_int_eq(fs_read_file(p, &b, 10), -1);
 	ck_assert_int_eq(errno, ENOENT);
@@ -1114,28 +1102,28 @@ START_TEST(t_mkdirs)
 
 	d = unitfs_dir("mkdirs");
 	umask(022);
-	p = path(d, "a/b//c/");
+	p = unitfs_path(d, "a/b//c/");
 	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
 	free(p);
-	p = path(d, "a/b/c");
+	p = unitfs_path(d, "a/b/c");
 	ck_assert_int_eq(stat(p, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
 	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
 	free(p);
 	file_in(d, "file", "f", 0644);
-	p = path(d, "file/sub");
+	p = unitfs_path(d, "file/sub");
 	errno = 0;
 	ck_assert_int_eq(fs_mkdirs(p, 0755), -1);
 	ck_assert_int_eq(errno, ENOTDIR);
 	free(p);
-	p = path(d, "file");
+	p = unitfs_path(d, "file");
 	errno = 0;
 	ck_assert_int_eq(fs_mkdirs(p, 0755), -1);
 	ck_assert_int_eq(errno, ENOTDIR);
 	free(p);
 	/* A symlink to a directory is a directory here, as for mkdir -p. */
 	link_in(d, "ln", "a");
-	p = path(d, "ln/new");
+	p = unitfs_path(d, "ln/new");
 	ck_assert_int_eq(fs_mkdirs(p, 0755), 0);
 	ck_assert(exists_in(d, "a/new"));
 	free(p);
@@ -1198,19 +1186,19 @@ START_TEST(t_rmtree_bind_mount)
 	if (!private_mounts())
 		return;
 	d = unitfs_dir("mnt");
-	victim = path(d, "victim");
+	victim = unitfs_path(d, "victim");
 	mkdir_in(d, "victim", 0755);
 	ck_assert_int_eq(chmod(victim, 0755), 0);
 	mkdir_in(victim, ".git", 0755);
 	file_in(victim, ".git/HEAD", "ref: refs/heads/main\n", 0644);
 	file_in(victim, "precious", "p", 0644);
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	file_in(top, "a", "a", 0644);
 	mkdir_in(top, "deep", 0755);
 	mkdir_in(top, "deep/m", 0755);
 	file_in(top, "deep/b", "b", 0644);
-	m = path(top, "deep/m");
+	m = unitfs_path(top, "deep/m");
 	/* Same file system, so the same st_dev: only the mount differs. */
 	bind_mount(victim, m);
 	dfd = open_dir(d);
@@ -1264,10 +1252,10 @@ START_TEST(t_rmtree_mount_in_last)
 	if (!private_mounts())
 		return;
 	d = unitfs_dir("mnt");
-	victim = path(d, "victim");
+	victim = unitfs_path(d, "victim");
 	mkdir_in(d, "victim", 0755);
 	file_in(victim, "precious", "p", 0644);
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	file_in(top, "f", "copy's", 0644);
 	mkdir_in(top, ".mark", 0700);
@@ -1275,7 +1263,7 @@ START_TEST(t_rmtree_mount_in_last)
 	file_in(top, ".mark/zz", "z", 0600);
 	mkdir_in(top, ".mark/objects", 0700);
 	mkdir_in(top, ".mark/objects/ab", 0700);
-	at = path(top, ".mark/objects/ab");
+	at = unitfs_path(top, ".mark/objects/ab");
 	bind_mount(victim, at);
 	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
 	ck_assert(left_has(&left, "a file system is mounted at"));
@@ -1306,15 +1294,15 @@ START_TEST(t_rmtree_mounted_file_and_top)
 	if (!private_mounts())
 		return;
 	d = unitfs_dir("mnt");
-	victim = path(d, "victim");
+	victim = unitfs_path(d, "victim");
 	mkdir_in(d, "victim", 0755);
 	file_in(victim, "precious", "p", 0644);
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	file_in(top, "f", "copy's", 0644);
-	f = path(top, "f");
+	f = unitfs_path(top, "f");
 	free(victim);
-	victim = path(d, "victim/precious");
+	victim = unitfs_path(d, "victim/precious");
 	bind_mount(victim, f);
 	/* A mark that must outlive a partial removal goes last. */
 	mkdir_in(top, ".mark", 0700);
@@ -1326,7 +1314,7 @@ START_TEST(t_rmtree_mounted_file_and_top)
 	ck_assert(exists_in(top, ".mark/run"));
 	ck_assert(!exists_in(top, "other"));
 	free(victim);
-	victim = path(d, "victim");
+	victim = unitfs_path(d, "victim");
 	ck_assert(exists_in(victim, "precious"));
 	ck_assert_int_eq(umount(f), 0);
 	strv_clear(&left);
@@ -1362,7 +1350,7 @@ START_TEST(t_rmtree_goes_on)
 	char		*d, *top;
 
 	d = unitfs_dir("rm");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	mkdir_in(top, "keep", 0755);
 	file_in(top, "keep/x", "x", 0644);
@@ -1436,8 +1424,8 @@ START_TEST(t_rmtree_fails_keeps_mark)
 	int		 i;
 
 	d = unitfs_dir("rm");
-	top = path(d, "top");
-	mark = path(d, "top/.mark");
+	top = unitfs_path(d, "top");
+	mark = unitfs_path(d, "top/.mark");
 	for (i = 0; i < 2; i++) {
 		mkdir_in(d, "top", 0755);
 		file_in(top, "f", "copy's", 0644);
@@ -1471,18 +1459,18 @@ START_TEST(t_rmtree_moved_tree)
 	char		*d, *top, *from, *to, *away;
 
 	d = unitfs_dir("rm");
-	top = path(d, "top");
+	top = unitfs_path(d, "top");
 	mkdir_in(d, "top", 0755);
 	mkdir_in(top, "a", 0755);
 	mkdir_in(top, "a/b", 0755);
 	file_in(top, "a/b/f", "copy's", 0644);
 	mkdir_in(top, ".mark", 0700);
 	file_in(top, ".mark/run", "run", 0600);
-	away = path(d, "away");
+	away = unitfs_path(d, "away");
 	mkdir_in(d, "away", 0755);
 	file_in(away, "precious", "p", 0644);
-	from = path(top, "a/b");
-	to = path(away, "b");
+	from = unitfs_path(top, "a/b");
+	to = unitfs_path(away, "b");
 	arm(from, from, to);
 	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
 	ck_assert_int_eq(errno, ESTALE);
@@ -1511,8 +1499,8 @@ START_TEST(t_copy_sparse)
 	int		 fd, sfd, dfd;
 
 	d = unitfs_dir("sparse");
-	src = path(d, "src");
-	dst = path(d, "dst");
+	src = unitfs_path(d, "src");
+	dst = unitfs_path(d, "dst");
 	fd = open(src, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	ck_assert_int_ne(fd, -1);
 	ck_assert_int_eq(pwrite(fd, "head", 4, 0), 4);
@@ -1561,7 +1549,7 @@ START_TEST(t_copy_fd)
 	ck_assert_int_eq(pipe(pp), 0);
 	ck_assert_int_eq(write(pp[1], "through a pipe", 14), 14);
 	close(pp[1]);
-	p = path(d, "out");
+	p = unitfs_path(d, "out");
 	out = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	ck_assert_int_ne(out, -1);
 	ck_assert_int_eq(fs_copy_fd(pp[0], out), 0);
@@ -1575,7 +1563,7 @@ START_TEST(t_copy_fd)
 	ck_assert_int_ne(in, -1);
 	ck_assert_int_eq(lseek(in, 8, SEEK_SET), 8);
 	free(p);
-	p = path(d, "tail");
+	p = unitfs_path(d, "tail");
 	out = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
 	ck_assert_int_eq(fs_copy_fd(in, out), 0);
 	close(in);

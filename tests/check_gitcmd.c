@@ -68,7 +68,7 @@ use_fake_git(const char *mode)
 
 	free(fakedir);		/* a test may switch modes */
 	fakedir = unitfs_dir("git");
-	ck_assert_int_ne(asprintf(&p, "%s/git", fakedir), -1);
+	p = unitfs_path(fakedir, "git");
 	unitfs_write(p, fake_git, 0755);
 	free(p);
 	ck_assert_int_ne(asprintf(&pathvar, "%s:%s", fakedir,
@@ -84,7 +84,7 @@ fake_file(const char *name)
 {
 	char	*p, *text;
 
-	ck_assert_int_ne(asprintf(&p, "%s/%s", fakedir, name), -1);
+	p = unitfs_path(fakedir, name);
 	text = unitfs_read(p, NULL);
 	free(p);
 	return text;

@@ -12,7 +12,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,30 +27,6 @@ static char	*repo, *index_path;
 
 /* A time of whole seconds, for gitindex_stale(). */
 #define SINCE(sec)	(&(struct timespec){ (sec), 0 })
-
-/* The shell command of fmt, run in the repository, into cmd. */
-static void
-in_repo(char *cmd, size_t size, const char *fmt, va_list ap)
-{
-	size_t	n;
-
-	snprintf(cmd, size, "cd '%s' && ", repo);
-	n = strlen(cmd);
-	vsnprintf(cmd + n, size - n, fmt, ap);
-}
-
-/* Run a shell command in the repository; its status. */
-static int
-sh(const char *fmt, ...)
-{
-	char	 cmd[16384];
-	va_list	 ap;
-
-	va_start(ap, fmt);
-	in_repo(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return system(cmd);
-}
 
 /* A repository (of object format fmt) with these files added: a, b/c,
  * b/cd (a shared prefix), an executable, a symlink, and a path longer
@@ -69,41 +44,29 @@ setup_repo(const char *fmt)
 	ck_assert_int_ne(asprintf(&index_path, "%s/.git/index", repo), -1);
 	free(base);
 	ck_assert_int_eq(fs_mkdirs(repo, 0755), 0);
-	ck_assert_int_eq(sh("git init -q %s%s . && "
+	free(unitfs_sh_in(repo, "git init -q %s%s . && "
 	    "mkdir -p b d1/d2/d3/d4/d5/d6/d7/d8 && printf a >a && "
 	    "printf cc >b/c && printf ccc >b/cd && printf x >x && "
 	    "printf deep >d1/d2/d3/d4/d5/d6/d7/d8/deep && "
 	    "chmod 755 x && ln -s a l && : >empty", fmt != NULL ?
-	    "--object-format=" : "", fmt != NULL ? fmt : ""), 0);
+	    "--object-format=" : "", fmt != NULL ? fmt : ""));
 	/* 4,095 bytes: past the 12 bits of an entry's name length, and a
 	 * path the system takes (relative, as git has it). */
 	for (i = 0; i < 4095; i++)
 		long_name[i] = i >= 4000 ? 'f' : i % 100 == 99 ? '/' : 'd';
 	long_name[4095] = '\0';
 	long_name[3999] = '\0';
-	ck_assert_int_eq(sh("mkdir -p %s", long_name), 0);
+	free(unitfs_sh_in(repo, "mkdir -p %s", long_name));
 	long_name[3999] = '/';
-	ck_assert_int_eq(sh("printf long >%s && git add -A", long_name), 0);
+	free(unitfs_sh_in(repo, "printf long >%s && git add -A", long_name));
 }
 
-/* Every entry as git lists it, with its mode: "mode path\n" each. */
+/* Every entry as git lists it, with its mode: "mode path" lines. */
 static char *
 git_list(void)
 {
-	char	 cmd[1024], *out;
-	FILE	*fp;
-	size_t	 n;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && git ls-files -s | "
-	    "sed 's/ [0-9a-f]* 0\t/ /'", repo);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	out = malloc(1 << 16);
-	ck_assert_ptr_nonnull(out);
-	n = fread(out, 1, (1 << 16) - 1, fp);
-	out[n] = '\0';
-	ck_assert_int_eq(pclose(fp), 0);
-	return out;
+	return unitfs_sh_in(repo, "git ls-files -s | "
+	    "sed 's/ [0-9a-f]* 0\t/ /'");
 }
 
 /* The index read, against git's list and each file's lstat. */
@@ -119,7 +82,8 @@ check_index(size_t rawsz)
 	ck_assert_int_eq(chdir(repo), 0);
 	ck_assert_int_eq(gitindex_read(&ix, index_path, rawsz), 0);
 	for (i = 0; i < ix.n; i++) {
-		buf_addf(&b, "%o %s\n", (unsigned)ix.v[i].mode, ix.v[i].path);
+		buf_addf(&b, "%s%o %s", i > 0 ? "\n" : "",
+		    (unsigned)ix.v[i].mode, ix.v[i].path);
 		/* Relative, as git has them: the long one is too long for
 		 * the system whole. */
 		ck_assert_int_eq(lstat(ix.v[i].path, &st), 0);
@@ -150,7 +114,7 @@ check_index(size_t rawsz)
 START_TEST(t_v2)
 {
 	setup_repo(NULL);
-	ck_assert_int_eq(sh("git update-index --index-version 2"), 0);
+	free(unitfs_sh_in(repo, "git update-index --index-version 2"));
 	check_index(20);
 }
 END_TEST
@@ -158,7 +122,7 @@ END_TEST
 START_TEST(t_v4)
 {
 	setup_repo(NULL);
-	ck_assert_int_eq(sh("git update-index --index-version 4"), 0);
+	free(unitfs_sh_in(repo, "git update-index --index-version 4"));
 	check_index(20);
 }
 END_TEST
@@ -180,7 +144,7 @@ START_TEST(t_sha256)
 		return;
 	setup_repo("sha256");
 	check_index(32);
-	ck_assert_int_eq(sh("git update-index --index-version 4"), 0);
+	free(unitfs_sh_in(repo, "git update-index --index-version 4"));
 	check_index(32);
 	/* Read as SHA-1, it is no index. */
 	ck_assert_int_eq(gitindex_read(&ix, index_path, 20), -1);
@@ -212,7 +176,7 @@ START_TEST(t_refused)
 		setup_repo(NULL);
 		ck_assert_int_eq(gitindex_read(&ix, index_path, 20), 0);
 		gitindex_free(&ix);
-		ck_assert_int_eq(sh("%s", how[i]), 0);
+		free(unitfs_sh_in(repo, "%s", how[i]));
 		errno = 0;
 		ck_assert_msg(gitindex_read(&ix, index_path, 20) == -1,
 		    "read after %s", how[i]);
@@ -235,7 +199,7 @@ START_TEST(t_reserved_flag)
 
 	setup_repo(NULL);
 	/* An intent-to-add entry has the second word: version 3. */
-	ck_assert_int_eq(sh("git rm -q --cached b/c && git add -N b/c"), 0);
+	free(unitfs_sh_in(repo, "git rm -q --cached b/c && git add -N b/c"));
 	ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
 	n = b.len;
 	p = (unsigned char *)b.data;
@@ -267,8 +231,8 @@ START_TEST(t_damaged)
 
 	for (v = 2; v <= 4; v += 2) {
 		setup_repo(NULL);
-		ck_assert_int_eq(sh("git update-index --index-version %d", v),
-		    0);
+		free(unitfs_sh_in(repo, "git update-index --index-version %d",
+		    v));
 		buf_reset(&b);
 		ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
 		n = b.len;
@@ -428,8 +392,8 @@ START_TEST(t_look)
 	ck_assert_str_eq(unsure.v[0], "empty");
 	strv_clear(&stale);
 	strv_clear(&unsure);
-	ck_assert_int_eq(sh("printf A >a && rm b/cd && chmod 755 b/c && "
-	    "rm -r d1/d2/d3 && rm l && ln -s x l"), 0);
+	free(unitfs_sh_in(repo, "printf A >a && rm b/cd && chmod 755 b/c && "
+	    "rm -r d1/d2/d3 && rm l && ln -s x l"));
 	ck_assert_int_eq(gitindex_look(repo, &ix, &later, &stale, &unsure), 0);
 	ck_assert_uint_eq(stale.n, 6);
 	ck_assert_str_eq(stale.v[0], "a");
@@ -453,7 +417,7 @@ START_TEST(t_look)
 	ck_assert_uint_eq(stale.n, ix.n);
 	/* A directory made a symlink: -1, not followed. */
 	strv_clear(&stale);
-	ck_assert_int_eq(sh("mv b bb && ln -s bb b"), 0);
+	free(unitfs_sh_in(repo, "mv b bb && ln -s bb b"));
 	ck_assert_int_eq(gitindex_look(repo, &ix, &later, &stale, &unsure), -1);
 	ck_assert_int_ne(asprintf(&path, "%s/nothere", repo), -1);
 	ck_assert_int_eq(gitindex_look(path, &ix, &later, &stale, NULL), -1);
@@ -464,30 +428,6 @@ START_TEST(t_look)
 }
 END_TEST
 
-/* A shell command's output in the repository, its last newline gone. */
-static char *
-sh_out(const char *fmt, ...)
-{
-	char	 cmd[16384], *out;
-	va_list	 ap;
-	FILE	*fp;
-	size_t	 n;
-
-	va_start(ap, fmt);
-	in_repo(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	out = malloc(1 << 16);
-	ck_assert_ptr_nonnull(out);
-	n = fread(out, 1, (1 << 16) - 1, fp);
-	out[n] = '\0';
-	ck_assert_int_eq(pclose(fp), 0);
-	if (n > 0 && out[n - 1] == '\n')
-		out[n - 1] = '\0';
-	return out;
-}
-
 /* The tree forge computes from the index is the one git writes. */
 static void
 check_tree(size_t rawsz)
@@ -497,7 +437,7 @@ check_tree(size_t rawsz)
 
 	ck_assert_int_eq(gitindex_read(&ix, index_path, rawsz), 0);
 	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
-	want = sh_out("git write-tree");
+	want = unitfs_sh_in(repo, "git write-tree");
 	ck_assert_str_eq(hex, want);
 	free(want);
 	gitindex_free(&ix);
@@ -508,11 +448,11 @@ check_tree(size_t rawsz)
 static void
 add_edges(void)
 {
-	ck_assert_int_eq(sh("mkdir -p a-b 'sp ace' && printf 1 >a-b/y && "
+	free(unitfs_sh_in(repo, "mkdir -p a-b 'sp ace' && printf 1 >a-b/y && "
 	    "printf 2 >a.b && printf 3 >a0 && printf 4 >b-c && "
 	    "printf 5 >'sp ace/\303\251' && printf 6 >b.c && "
 	    "git add -A && git update-index --add --cacheinfo "
-	    "160000,$(git hash-object -w a),sub"), 0);
+	    "160000,$(git hash-object -w a),sub"));
 }
 
 START_TEST(t_tree)
@@ -540,12 +480,12 @@ START_TEST(t_tree)
 		check_tree(rawsz);
 		add_edges();
 		for (v = 2; v <= 4; v++) {
-			ck_assert_int_eq(sh("git update-index "
-			    "--index-version %d", v), 0);
+			free(unitfs_sh_in(repo, "git update-index "
+			    "--index-version %d", v));
 			check_tree(rawsz);
 		}
 		/* Nothing in it: the empty tree. */
-		ck_assert_int_eq(sh("git rm -q -r --cached ."), 0);
+		free(unitfs_sh_in(repo, "git rm -q -r --cached ."));
 		check_tree(rawsz);
 	}
 }
@@ -590,8 +530,8 @@ START_TEST(t_tree_random)
 			}
 			free(full);
 		}
-		ck_assert_int_eq(sh("git add -A && git update-index "
-		    "--index-version %d", 2 + round % 3), 0);
+		free(unitfs_sh_in(repo, "git add -A && git update-index "
+		    "--index-version %d", 2 + round % 3));
 		check_tree(20);
 	}
 }
@@ -647,13 +587,14 @@ START_TEST(t_diff)
 
 	setup_repo(NULL);
 	add_edges();
-	ck_assert_int_eq(sh("cp -p .git/index .git/index.a"), 0);
-	ck_assert_int_eq(sh("printf A >a && rm b/cd && chmod 755 b/c && "
+	free(unitfs_sh_in(repo, "cp -p .git/index .git/index.a"));
+	free(unitfs_sh_in(repo, "printf A >a && rm b/cd && chmod 755 b/c && "
 	    "rm l && printf l >l && printf n >b/n && rm a0 && mkdir a0 && "
 	    "printf in >a0/f && rm -r a-b && printf f >a-b && "
 	    "git rm -q --cached sub && mkdir sub && printf s >sub/s && "
-	    "git add -A"), 0);
-	want = sh_out("GIT_INDEX_FILE=.git/index.a git write-tree >.git/ta && "
+	    "git add -A"));
+	want = unitfs_sh_in(repo, "GIT_INDEX_FILE=.git/index.a "
+	    "git write-tree >.git/ta && "
 	    "git diff-index --cached --raw --no-abbrev --no-renames "
 	    "$(cat .git/ta) | sed 's/^:\\([0-7]*\\) \\([0-7]*\\) "
 	    "[^\t]*\t/\\1 \\2\t/'");

@@ -33,9 +33,7 @@ setup(void)
 
 	ck_assert_int_eq(git_init(), 0);
 	home = unitfs_dir("home");
-	ck_assert_int_eq(setenv("HOME", home, 1), 0);
-	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
-	unsetenv("XDG_CONFIG_HOME");
+	unitfs_home(home);
 	src = unitfs_dir("libsrc");
 	free(unitfs_sh_in(src, "git init -q . && echo l >l.txt && "
 	    GIT " add l.txt && " GIT " commit -q -m l"));

@@ -387,7 +387,7 @@ write_record(const char *common, const char *name, const char *text)
 	char	*dir, *p;
 
 	ck_assert_int_ne(asprintf(&dir, "%s/forge/copies", common), -1);
-	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
+	p = unitfs_path(dir, name);
 	ck_assert_int_eq(fs_mkdirs(dir, 0755), 0);
 	unitfs_write(p, text, 0644);
 	free(dir);

@@ -63,9 +63,8 @@ setup(void)
 	ck_assert_int_eq(git_init(), 0);
 	base = unitfs_dir("proof");
 	/* No configuration of the machine's or the user's. */
-	ck_assert_int_eq(setenv("HOME", base, 1), 0);
-	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
-	repo = unitfs_path(base, "repo");
+	unitfs_home(base);
+	repo = unitfs_repo(base, "repo");
 	gitdir = unitfs_path(repo, ".git");
 	copy = unitfs_path(base, "copy");
 	memset(&rd, 0, sizeof(rd));
@@ -78,9 +77,7 @@ setup(void)
 	ck_assert_int_eq(fs_mkdirs(rd.objects, 0700), 0);
 	ck_assert_int_eq(fs_mkdirs(rd.blobs, 0700), 0);
 	ck_assert_int_eq(fs_mkdirs(rd.blobs_last, 0700), 0);
-	free(unitfs_sh_in(base, "git init -q repo"));
-	sh("git config user.name t && git config user.email t@t && "
-	    "printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && "
+	sh("printf 'a\\n' >a.txt && printf 'b\\n' >b.txt && "
 	    "git add a.txt b.txt && git commit -q -m t && "
 	    "printf 'A\\n' >>a.txt && printf 'u\\n' >u.txt && "
 	    "mkdir .git/forge");

@@ -40,17 +40,13 @@ setup(void)
 
 	ck_assert_int_eq(git_init(), 0);
 	base = unitfs_dir("reuse");
-	ck_assert_int_eq(setenv("HOME", base, 1), 0);
-	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
+	unitfs_home(base);
 	tmp = unitfs_path(base, "tmp");
 	ck_assert_int_eq(fs_mkdirs(tmp, 0700), 0);
 	ck_assert_int_eq(setenv("TMPDIR", tmp, 1), 0);
 	free(tmp);
-	free(unitfs_sh_in(base, "git init -q repo"));
-	repo = unitfs_path(base, "repo");
-	free(unitfs_sh_in(repo,
-	    "git config user.name t && git config user.email "
-	    "t@t && printf 'a\\n' >a.txt && git add a.txt && "
+	repo = unitfs_repo(base, "repo");
+	free(unitfs_sh_in(repo, "printf 'a\\n' >a.txt && git add a.txt && "
 	    "git commit -q -m t && mkdir -p .git/forge"));
 	c = unitfs_path(repo, ".git");
 	common = realpath(c, NULL);

@@ -36,18 +36,6 @@
 
 extern char	**environ;
 
-/* How many rows a table of cases has, for tcase_add_loop_test. */
-#define NCASES(t)	((int)(sizeof(t) / sizeof((t)[0])))
-
-static char *
-path(const char *dir, const char *name)
-{
-	char	*p;
-
-	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
-	return p;
-}
-
 /* Start argv with flags, stdin from /dev/null, output kept in out and
  * err; wait with lim; the exit.  Without out and err, the output goes to
  * /dev/null: a time limit is enforced only once output is done. */
@@ -292,29 +280,29 @@ START_TEST(t_which)
 	char	*d, *b1, *b2, *b3, *p, *pathvar, *cwd, *w;
 
 	d = unitfs_dir("which");
-	b1 = path(d, "bin1");
-	b2 = path(d, "bin2");
-	b3 = path(d, "bin3");
+	b1 = unitfs_path(d, "bin1");
+	b2 = unitfs_path(d, "bin2");
+	b3 = unitfs_path(d, "bin3");
 	ck_assert_int_eq(mkdir(b1, 0755), 0);
 	ck_assert_int_eq(mkdir(b2, 0755), 0);
 	ck_assert_int_eq(mkdir(b3, 0755), 0);
-	p = path(b1, "prog");
+	p = unitfs_path(b1, "prog");
 	unitfs_write(p, "#!/bin/sh\n", 0755);
 	free(p);
-	p = path(b2, "prog");
+	p = unitfs_path(b2, "prog");
 	unitfs_write(p, "#!/bin/sh\n", 0644);
 	free(p);
-	p = path(b3, "prog");
+	p = unitfs_path(b3, "prog");
 	ck_assert_int_eq(mkdir(p, 0755), 0);	/* a directory: skipped */
 	free(p);
-	p = path(b2, "noexec");
+	p = unitfs_path(b2, "noexec");
 	unitfs_write(p, "#!/bin/sh\n", 0644);
 	free(p);
 
 	/* The first executable one, past those that are not. */
 	ck_assert_int_ne(asprintf(&pathvar, "%s:%s:%s", b3, b2, b1), -1);
 	w = spawn_which("prog", pathvar);
-	p = path(b1, "prog");
+	p = unitfs_path(b1, "prog");
 	ck_assert_pstr_eq(w, p);
 	free(p);
 	free(w);
@@ -419,7 +407,7 @@ START_TEST(t_start_failures)
 		argv[0] = (char *)c->name;
 		break;
 	case DATA_FILE:
-		p = path(d, "data.txt");
+		p = unitfs_path(d, "data.txt");
 		unitfs_write(p, "just data\n", 0644);
 		argv[0] = p;
 		break;
@@ -429,7 +417,7 @@ START_TEST(t_start_failures)
 	}
 	argv[1] = NULL;
 	if (c->missing_dir)
-		dir = path(d, "missing");
+		dir = unitfs_path(d, "missing");
 	sp.in = SPAWN_NULL;
 	sp.argv = argv;
 	sp.dir = dir;
@@ -457,7 +445,7 @@ START_TEST(t_script_without_shebang)
 
 	sig_init();
 	d = unitfs_dir("script");
-	p = path(d, "script");
+	p = unitfs_path(d, "script");
 	unitfs_write(p, "echo \"$1|$2|$#\"\nexit 7\n", 0755);
 	argv[0] = p;
 	argv[1] = "a b";
@@ -683,7 +671,7 @@ START_TEST(t_fd_contract)
 
 	sig_init();
 	d = unitfs_dir("fds");
-	p = path(d, "out");
+	p = unitfs_path(d, "out");
 	fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	ck_assert_int_gt(fd, 2);
 	sp.argv = argv;
@@ -998,7 +986,7 @@ START_TEST(t_sig_record)
 		int		 fd, err;
 
 		d = unitfs_dir("fsize");
-		p = path(d, "f");
+		p = unitfs_path(d, "f");
 		fd = open(p, O_WRONLY | O_CREAT | O_EXCL, 0644);
 		ck_assert_int_ne(fd, -1);
 		ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &old), 0);
@@ -1124,7 +1112,7 @@ START_TEST(t_group)
 	sig_init();
 	spawn_adopt();
 	d = unitfs_dir("group");
-	pidfile = path(d, "pid");
+	pidfile = unitfs_path(d, "pid");
 	argv[0] = "sh";
 	argv[1] = "-c";
 	argv[2] = straggler_script(d, c->ignore, c->rest);
@@ -1167,7 +1155,7 @@ START_TEST(t_endgroup_adopted)
 	sig_init();
 	spawn_adopt();
 	d = unitfs_dir("group");
-	pidfile = path(d, "pid");
+	pidfile = unitfs_path(d, "pid");
 	argv[0] = "sh";
 	argv[1] = "-c";
 	/* It records its session (field 6 of its stat): its own, out of
@@ -1181,7 +1169,7 @@ START_TEST(t_endgroup_adopted)
 	ck_assert_int_eq(ex.status, 0);
 	gc = read_pid(pidfile);
 	free(pidfile);
-	pidfile = path(d, "sid");
+	pidfile = unitfs_path(d, "sid");
 	ck_assert_int_eq(read_pid(pidfile), gc);
 	ck_assert_msg(gone_within(gc, 100), "the adopted process lives on");
 	no_children();

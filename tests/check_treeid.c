@@ -11,7 +11,6 @@
 
 #include "unit.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,34 +24,11 @@
 
 static char	*repo, *gitdir, *objects, *scratch, *objdir;
 
-/* What a shell command in the repository prints, trailing newline cut. */
-static char *
-sh(const char *fmt, ...)
-{
-	char	 cmd[2048], out[512];
-	FILE	*fp;
-	va_list	 ap;
-	size_t	 n;
-
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ", repo);
-	n = strlen(cmd);
-	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
-	va_end(ap);
-	fp = popen(cmd, "r");
-	ck_assert_ptr_nonnull(fp);
-	n = fread(out, 1, sizeof(out) - 1, fp);
-	ck_assert_int_eq(pclose(fp), 0);
-	out[n] = '\0';
-	while (n > 0 && out[n - 1] == '\n')
-		out[--n] = '\0';
-	return strdup(out);
-}
-
 static char *
 blob(const char *text)
 {
-	return sh("printf %%s '%s' | git hash-object -w --stdin", text);
+	return unitfs_sh_in(repo, "printf %%s '%s' | git hash-object -w "
+	    "--stdin", text);
 }
 
 /* The tree of a.txt and b.txt with these contents. */
@@ -63,7 +39,7 @@ tree_of(const char *a, const char *b)
 
 	ck_assert_int_ne(asprintf(&list, "100644 blob %s\ta.txt\n"
 	    "100644 blob %s\tb.txt\n", ba, bb), -1);
-	t = sh("printf '%s' | git mktree", list);
+	t = unitfs_sh_in(repo, "printf '%s' | git mktree", list);
 	free(ba);
 	free(bb);
 	free(list);
@@ -77,22 +53,19 @@ tree_of(const char *a, const char *b)
 static void
 setup_repo(void)
 {
-	char	*base, *t;
+	char	*base;
 
 	ck_assert_int_eq(git_init(), 0);
 	base = unitfs_dir("t");
-	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
+	repo = unitfs_repo(base, "repo");
 	ck_assert_int_ne(asprintf(&gitdir, "%s/.git", repo), -1);
 	ck_assert_int_ne(asprintf(&objects, "%s/objects", gitdir), -1);
 	ck_assert_int_ne(asprintf(&scratch, "%s/scratch", base), -1);
 	ck_assert_int_ne(asprintf(&objdir, "%s/objdir", base), -1);
-	ck_assert_int_ne(asprintf(&t, "git init -q '%s' && mkdir '%s' '%s'",
-	    repo, scratch, objdir), -1);
-	ck_assert_int_eq(system(t), 0);
-	free(t);
-	free(sh("printf 'aaaa\\n' >a.txt && printf 'bbbb\\n' >b.txt && "
-	    "git add a.txt b.txt && git -c user.name=t -c user.email=t@t "
-	    "commit -q -m t && printf 'c\\n' >c.txt && git add c.txt && "
+	free(unitfs_sh_in(base, "mkdir scratch objdir"));
+	free(unitfs_sh_in(repo, "printf 'aaaa\\n' >a.txt && "
+	    "printf 'bbbb\\n' >b.txt && git add a.txt b.txt && "
+	    "git commit -q -m t && printf 'c\\n' >c.txt && git add c.txt && "
 	    "rm c.txt && printf 'AAAA\\n' >a.txt && printf 'BBBB\\n' >b.txt"));
 	free(base);
 }
@@ -135,7 +108,7 @@ START_TEST(t_tree)
 	treeid_free(&j);
 	/* The repository's own index is as it was. */
 	free(tree);
-	tree = sh("git ls-files -s | wc -l");
+	tree = unitfs_sh_in(repo, "git ls-files -s | wc -l");
 	ck_assert_str_eq(tree, "3");
 	free(tree);
 	free(want);
@@ -167,8 +140,9 @@ START_TEST(t_only)
 	free(tree);
 	/* a.txt is rewritten and listed, d.txt new and listed; b.txt is
 	 * rewritten too but not listed, and e.txt is new and not listed. */
-	free(sh("printf 'Aa\\n' >a.txt && printf 'Bb\\n' >b.txt && "
-	    "printf 'd\\n' >d.txt && printf 'e\\n' >e.txt"));
+	free(unitfs_sh_in(repo, "printf 'Aa\\n' >a.txt && "
+	    "printf 'Bb\\n' >b.txt && printf 'd\\n' >d.txt && "
+	    "printf 'e\\n' >e.txt"));
 	strv_push(&only, "a.txt");
 	strv_push(&only, "d.txt");
 	q.start = kept;
@@ -180,7 +154,7 @@ START_TEST(t_only)
 	ck_assert_int_ne(asprintf(&list, "100644 blob %s\ta.txt\n"
 	    "100644 blob %s\tb.txt\n100644 blob %s\td.txt\n", ba, bb, bd),
 	    -1);
-	want = sh("printf '%s' | git mktree", list);
+	want = unitfs_sh_in(repo, "printf '%s' | git mktree", list);
 	free(ba);
 	free(bb);
 	free(bd);
@@ -189,7 +163,7 @@ START_TEST(t_only)
 	free(tree);
 	free(want);
 	/* A listed path whose file is gone goes from the tree. */
-	free(sh("rm d.txt"));
+	free(unitfs_sh_in(repo, "rm d.txt"));
 	tree = treeid_compute(&q, "gone");
 	want = tree_of("Aa\n", "BBBB\n");
 	ck_assert_str_eq(tree, want);
@@ -249,10 +223,11 @@ START_TEST(t_wait_added)
 	idx = treeid_wait_added(&j);
 	ck_assert_ptr_nonnull(idx);
 	ck_assert_ptr_null(j.tree);
-	blob = sh("printf 'AAAA\\n' | git hash-object --stdin");
+	blob = unitfs_sh_in(repo, "printf 'AAAA\\n' | "
+	    "git hash-object --stdin");
 	ck_assert_int_ne(asprintf(&cmd, "GIT_INDEX_FILE='%s' git ls-files -s "
 	    "a.txt | cut -d ' ' -f 2", idx), -1);
-	listed = sh("%s", cmd);
+	listed = unitfs_sh_in(repo, "%s", cmd);
 	ck_assert_str_eq(listed, blob);
 	tree = treeid_finish(&j);
 	want = tree_of("AAAA\n", "BBBB\n");
@@ -345,8 +320,8 @@ START_TEST(t_start)
 	treeid_free(&j);
 	free(tree);
 	/* What the kept index says of a.txt is not looked at again. */
-	free(sh("GIT_INDEX_FILE='%s' git update-index --assume-unchanged "
-	    "a.txt && printf 'XXXX\\n' >a.txt", kept));
+	free(unitfs_sh_in(repo, "GIT_INDEX_FILE='%s' git update-index "
+	    "--assume-unchanged a.txt && printf 'XXXX\\n' >a.txt", kept));
 	q.start = kept;
 	ck_assert_int_eq(treeid_start(&j, &q, "again"), 0);
 	tree = treeid_finish(&j);
@@ -415,7 +390,7 @@ START_TEST(t_free_running)
 	ck_assert_int_eq(stat("(null).out", &st), -1);
 	ck_assert_int_eq(stat("(null).err", &st), -1);
 	free(index);
-	index = sh("git ls-files -s | wc -l");
+	index = unitfs_sh_in(repo, "git ls-files -s | wc -l");
 	ck_assert_str_eq(index, "3");
 	free(index);
 	polled = NULL;

@@ -2,7 +2,8 @@
  * The main of every check unit test program: run the suite that the
  * program defines and report in TAP on standard output, which automake's
  * TAP driver reads.  Each test runs in its own child (check's default),
- * so a crash fails one test, not the program.
+ * so a crash fails one test, not the program.  NCASES() counts a table
+ * of cases.
  */
 #ifndef UNIT_H
 #define UNIT_H
@@ -10,6 +11,9 @@
 #include <check.h>
 #include <signal.h>
 #include <stdlib.h>
+
+/* How many rows a table of cases has, for tcase_add_loop_test. */
+#define NCASES(t)	((int)(sizeof(t) / sizeof((t)[0])))
 
 /*
  * The fatal signals start at their defaults, as in a shell's foreground

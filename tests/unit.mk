@@ -1,7 +1,8 @@
 ## Tests: check unit tests of the modules.
 
 # The modules' headers are in src/; the tests that make files share
-# tests/unitfs.c, their scratch directories.
+# tests/unitfs.c, their scratch directories and repositories and the
+# shell commands run in them.
 TEST_CPPFLAGS_UNIT = $(AM_CPPFLAGS) -I$(top_srcdir)/src
 UNITFS = tests/unitfs.c tests/unitfs.h tests/unit.h
 

@@ -203,28 +203,41 @@ unitfs_unprivileged(const char *dir)
 	return 1;
 }
 
-/* What a shell command in dir prints, trailing newlines cut. */
+/*
+ * What a shell command in dir prints, trailing newlines cut.  The command
+ * and its output may be of any length: a test's paths can be longer than
+ * PATH_MAX, and so can a listing of them.
+ */
 char *
 unitfs_sh_in(const char *dir, const char *fmt, ...)
 {
-	char	 cmd[4096], out[1024];
+	char	*body, *cmd, *out = NULL;
+	size_t	 len = 0, cap = 0, n;
 	FILE	*fp;
 	va_list	 ap;
-	size_t	 n;
 
-	snprintf(cmd, sizeof(cmd), "cd '%s' && ", dir);
-	n = strlen(cmd);
 	va_start(ap, fmt);
-	vsnprintf(cmd + n, sizeof(cmd) - n, fmt, ap);
+	ck_assert_int_ne(vasprintf(&body, fmt, ap), -1);
 	va_end(ap);
+	ck_assert_int_ne(asprintf(&cmd, "cd '%s' && %s", dir, body), -1);
+	free(body);
 	fp = popen(cmd, "r");
 	ck_assert_ptr_nonnull(fp);
-	n = fread(out, 1, sizeof(out) - 1, fp);
+	do {
+		if (cap - len < 4096 + 1) {
+			cap = cap ? cap * 2 : 8192;
+			out = realloc(out, cap);
+			ck_assert_ptr_nonnull(out);
+		}
+		n = fread(out + len, 1, 4096, fp);
+		len += n;
+	} while (n > 0);
 	ck_assert_msg(pclose(fp) == 0, "failed: %s", cmd);
-	out[n] = '\0';
-	while (n > 0 && out[n - 1] == '\n')
-		out[--n] = '\0';
-	return strdup(out);
+	free(cmd);
+	out[len] = '\0';
+	while (len > 0 && out[len - 1] == '\n')
+		out[--len] = '\0';
+	return out;
 }
 
 char *
@@ -234,4 +247,24 @@ unitfs_path(const char *dir, const char *name)
 
 	ck_assert_int_ne(asprintf(&p, "%s/%s", dir, name), -1);
 	return p;
+}
+
+void
+unitfs_home(const char *dir)
+{
+	ck_assert_int_eq(setenv("HOME", dir, 1), 0);
+	ck_assert_int_eq(setenv("GIT_CONFIG_NOSYSTEM", "1", 1), 0);
+	ck_assert_int_eq(unsetenv("XDG_CONFIG_HOME"), 0);
+}
+
+char *
+unitfs_repo(const char *dir, const char *name)
+{
+	char	*repo;
+
+	free(unitfs_sh_in(dir, "git init -q '%s'", name));
+	repo = unitfs_path(dir, name);
+	free(unitfs_sh_in(repo, "git config user.name t && "
+	    "git config user.email t@t"));
+	return repo;
 }

@@ -1,11 +1,17 @@
 /*
- * Scratch files for the check unit tests.
+ * Scratch files and repositories for the check unit tests, and the
+ * shell commands that make and read them.
  *
  *	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
  *	...
  *	char *d = unitfs_dir("copy");	a new directory of this test's own
- *	unitfs_write(path, "text", 0644);
- *	free(d);
+ *	char *p = unitfs_path(d, "f");
+ *	unitfs_write(p, "text", 0644);
+ *	unitfs_home(d);			git reads no configuration of ours
+ *	char *r = unitfs_repo(d, "repo");
+ *	char *head = unitfs_sh_in(r, "git commit -q --allow-empty -m t && "
+ *	    "git rev-parse HEAD");
+ *	free(head); free(r); free(p); free(d);
  *
  * The fixture is unchecked, so it runs in the runner process around the
  * whole test case: the scratch tree under $TMPDIR is removed even when a
@@ -42,11 +48,20 @@ void	 unitfs_deep(const char *, int);
  * (no fork mode): -1.
  */
 int	 unitfs_unprivileged(const char *);
-/* What a shell command run in dir prints, trailing newlines cut (it
- * must succeed); the caller frees. */
+/* All that a shell command run in dir prints on its standard output,
+ * trailing newlines cut (it must succeed); the caller frees. */
 char	*unitfs_sh_in(const char *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
 /* dir/name; the caller frees. */
 char	*unitfs_path(const char *, const char *);
+/*
+ * Point HOME at dir and keep the system's and XDG configuration from git,
+ * so that only what a test sets differs between runs.  The environment
+ * is the test's process's: with check's fork mode, the test's alone.
+ */
+void	 unitfs_home(const char *);
+/* A new repository dir/name, with an author to commit as (user t,
+ * t@t) in its own configuration; the caller frees its path. */
+char	*unitfs_repo(const char *, const char *);
 
 #endif /* UNITFS_H */
