@@ -105,44 +105,6 @@ flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)
 	}
 }
 
-/* "0 <zeros>\tpath": path's entry removed. */
-void
-proof_no_entry(const struct proof *p, struct strv *v, const char *path)
-{
-	struct buf	 b = BUF_INIT;
-	size_t		 k, oidlen = strlen(p->r.head);
-
-	buf_adds(&b, "0 ");
-	for (k = 0; k < oidlen; k++)
-		buf_addc(&b, '0');
-	buf_addc(&b, '\t');
-	buf_adds(&b, path);
-	strv_push(v, b.data);
-	buf_free(&b);
-}
-
-/*
- * The update-index --index-info lines that make git look at each path
- * afresh in the copy: the source's own entry for it, without stat data
- * (what git converts a file to can depend on the entry: line endings
- * already in the index are kept), or "0 <zeros>\tpath", removing it,
- * where the source's index has none.
- */
-void
-proof_fresh_entries(const struct proof *p, struct strv *v,
-    const struct strv *paths)
-{
-	const char	*e;
-	size_t		 i;
-
-	for (i = 0; i < paths->n; i++) {
-		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL)
-			strv_push(v, e);
-		else
-			proof_no_entry(p, v, paths->v[i]);
-	}
-}
-
 /*
  * A conflict's path is tracked in the copy as it is in the source (the
  * source's index has its stages): the entry of the stage git add takes
@@ -233,28 +195,6 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 	if (root != -1)
 		close(root);
 	buf_free(&cur);
-}
-
-/*
- * The present on the source's file system's clock, as stamps its files,
- * from the harness's directory in common when it is on the same file
- * system; else the clock's, to two seconds down (fs_present()).
- */
-void
-proof_src_clock(const char *src, const char *common, struct timespec *t)
-{
-	struct stat	 a, b;
-	char		*dir;
-
-	clock_gettime(CLOCK_REALTIME_COARSE, t);
-	dir = xasprintf("%s/forge", common);
-	if (stat(src, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev)
-		fs_present(dir, t);
-	else {
-		t->tv_sec &= ~(time_t)1;
-		t->tv_nsec = 0;
-	}
-	free(dir);
 }
 
 /*

@@ -8,7 +8,7 @@
  *
  * One section below for each way in:
  *	the proof of a copy	proof_begin() ... proof_finish()  (proof.c)
- *	the look at the source	proof_look_*()  (proof_reused.c)
+ *	the look at the source	proof_look_*()  (proof_look.c)
  *	a reused copy		proof_reused*()  (proof_reused.c)
  *	the carried index	proof_copy_carried()  (proof_carry.c)
  *	in place, and scratch	proof_source_tree(), proof_scratch()

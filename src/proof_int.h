@@ -1,14 +1,16 @@
 /*
- * What the proof's three files share, as git's refs-internal.h is for
- * refs: nothing but proof.c, proof_reused.c and proof_carry.c includes
- * it.  Callers read proof.h, the manual.
+ * What the proof's four files share, as git's refs-internal.h is for
+ * refs: nothing but proof.c, proof_look.c, proof_reused.c and
+ * proof_carry.c includes it.  Callers read proof.h, the manual.
  *
  *	proof.c		proves a fresh copy: proof_begin() to
  *			proof_finish(), the source's side and the copy's,
- *			which the other two call for their parts
+ *			which proof_reused.c calls for its parts
+ *	proof_look.c	looks at the source for the source's side to
+ *			start from (proof_look_*()), and makes the index
+ *			lines the others start git from
  *	proof_reused.c	proves a reused copy as it stands
- *			(proof_reused*()), and looks at the source for
- *			the source's side to start from (proof_look_*())
+ *			(proof_reused*())
  *	proof_carry.c	the indexes carried from one run to the next
  *
  * The words, one thing each: the carry directory is the run directory's
@@ -47,7 +49,7 @@ struct proof {
 	/*
 	 * The source's side (proof.c): from the source's index, or from
 	 * its carried index (src_carried, proof_carry.c), or from that
-	 * index and the look (proof_look_take(), proof_reused.c).
+	 * index and the look (proof_look_take(), proof_look.c).
 	 */
 	struct strv		 edits;		/* update-index lines, first:
 						   flagged entries as on disk,
@@ -125,18 +127,12 @@ struct proof {
 };
 
 /*
- * proof.c, for the other two:
+ * proof.c, for proof_reused.c:
  *	proof_hash_size(p)		the repository's object ids' size in
  *					bytes, 20 or 32 (0: not known)
  *	proof_dst_git(p, dst_gitdir)	p->dst_git made the copy's git
- *	proof_no_entry(p, &v, path)	pushes the update-index line that
- *					removes path's entry
- *	proof_fresh_entries(p, &v, &paths)	pushes the lines that have
- *					git look at each path afresh
  *	proof_conflict_entries(p, &v)	pushes the conflicts' entries, for
  *					a copy with ignored files of its own
- *	proof_src_clock(src, common, &t)	the present on the source's
- *					file system's clock
  *	proof_hold_copy_index(p, job)	p->copy_index: the index job ended
  *					with, until it is carried or dropped
  *	t = proof_src_side_tree(p);	waits for the source's side's tree,
@@ -147,23 +143,38 @@ struct proof {
  */
 size_t		 proof_hash_size(const struct proof *);
 void		 proof_dst_git(struct proof *, const char *);
-void		 proof_no_entry(const struct proof *, struct strv *,
-		    const char *);
-void		 proof_fresh_entries(const struct proof *, struct strv *,
-		    const struct strv *);
 void		 proof_conflict_entries(const struct proof *, struct strv *);
-void		 proof_src_clock(const char *, const char *, struct timespec *);
 void		 proof_hold_copy_index(struct proof *, struct treeid_job *);
 const char	*proof_src_side_tree(struct proof *);
 void		 proof_poll_src_side(void *);
 
 /*
- * proof_reused.c, for proof_begin():
- *	proof_look_take(p, l)	0: the source's side is to look at what
- *				the look found changed since the carried
- *				index, and at nothing else (p->look_only,
- *				p->edits set); -1: at every file
+ * proof_look.c, for the other two:
+ *	proof_no_entry(p, &v, path)	pushes the update-index line that
+ *					removes path's entry
+ *	proof_fresh_entries(p, &v, &paths)	pushes the lines that have
+ *					git look at each path afresh
+ *	proof_src_clock(src, common, &t)	the present on the source's
+ *					file system's clock
+ *	proof_is_dir(top, path)		1: path below top is a directory
+ *					(no symlink followed at its end)
+ *	proof_not_dirs(top, &paths, &out)	pushes the paths whose file
+ *					below top is no directory
+ *	proof_look_take(p, l)		for proof_begin(): 0: the source's
+ *					side is to look at what the look
+ *					found changed since the carried
+ *					index, and at nothing else
+ *					(p->look_only, p->edits set); -1:
+ *					at every file
  */
+void		 proof_no_entry(const struct proof *, struct strv *,
+		    const char *);
+void		 proof_fresh_entries(const struct proof *, struct strv *,
+		    const struct strv *);
+void		 proof_src_clock(const char *, const char *, struct timespec *);
+int		 proof_is_dir(const char *, const char *);
+void		 proof_not_dirs(const char *, const struct strv *,
+		    struct strv *);
 int		 proof_look_take(struct proof *, const struct lsfiles *);
 
 /*

@@ -1,10 +1,10 @@
 /*
- * proof_reused.c and proof_carry.c, against the real git, on a small
- * repository and a worktree of it for the copy: the carried indexes a
- * proof leaves and what they are for (the copy, its kind, what is left
- * out, the source's listing), refused when damaged or gone; the look at
- * the source that starts from one; and a reused copy proved as it
- * stands, put right where it differs.
+ * proof_carry.c, proof_look.c and proof_reused.c, against the real git,
+ * on a small repository and a worktree of it for the copy: the carried
+ * indexes a proof leaves and what they are for (the copy, its kind, what
+ * is left out, the source's listing), refused when damaged or gone; the
+ * look at the source that starts from one; and a reused copy proved as
+ * it stands, put right where it differs.
  */
 #include "config.h"
 
