@@ -4,10 +4,9 @@
 . "${TESTLIB:?make check runs the tests: TESTLIB names tests/lib.sh}"
 
 # calls MAP FILE...: "caller -> callee" for each call that is not down
-# the map's floors (a floor missing counts as -1), but proof's of
-# proof_reused (the map says why); each caller's comments and strings
-# are left out, and a function is another module's if that module
-# defines it without static.
+# the map's floors (a floor missing counts as -1); each caller's
+# comments and strings are left out, and a function is another module's
+# if that module defines it without static.
 calls() {
 	_map=$1
 	shift
@@ -72,7 +71,7 @@ calls() {
 			to = def[name]
 			f = mod in floor ? floor[mod] : -1
 			g = to in floor ? floor[to] : -1
-			if (f <= g && !(mod == "proof" && to == "proof_reused"))
+			if (f <= g)
 				bad[mod " -> " to] = 1
 		}
 	}
