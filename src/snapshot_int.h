@@ -7,6 +7,8 @@
  *	snapshot_repo.c		one repository of it: a git to run in its
  *				source or its copy, whether git converts,
  *				its name while parked
+ *	snapshot_add.c		one repository's copy added at HEAD: a
+ *				git worktree, or a clone
  *	snapshot_nested.c	the repositories nested in it: found,
  *				copied as repositories of their own
  *	snapshot_parked.c	its nested repositories set aside as it
@@ -133,6 +135,23 @@ int	snapshot_empty_nested(const char *, const char *);
 int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
 char	*snapshot_nested_name(const struct snap_repo *);
 void	snapshot_rules_said(const struct snap_repo *, const struct strv *);
+
+/*
+ * snapshot_add.c.  sr's copy made at sr->head in sr->dst, before any of
+ * the working state is put in it; -1 with a message:
+ *
+ *	add_worktree(s, sr)	a detached git worktree, noted in s->rd
+ *			first (rundir.h) and locked with the run named
+ *			(sr->dst_gitdir, its registration, made its own:
+ *			registration.h); a tree's copy checked out whole,
+ *			never sparse; on a terminal, checked out with git's
+ *			own progress; a full disk said as such
+ *	add_clone(s, sr)	a private clone (clone.h), noted nowhere;
+ *			the top one's git dir and the refs it started with
+ *			kept in s
+ */
+int	add_worktree(struct snapshot *, struct snap_repo *);
+int	add_clone(struct snapshot *, struct snap_repo *);
 
 /* How snapshot.c copies a repository, the top one or a nested one: what
  * snapshot_nested.c calls for each it finds. */
