@@ -9,6 +9,8 @@
  *				its name while parked
  *	snapshot_add.c		one repository's copy added at HEAD: a
  *				git worktree, or a clone
+ *	snapshot_fill.c		what git diff leaves out of its working
+ *				state, put in it by hand
  *	snapshot_nested.c	the repositories nested in it: found,
  *				copied as repositories of their own
  *	snapshot_parked.c	its nested repositories set aside as it
@@ -152,6 +154,29 @@ void	snapshot_rules_said(const struct snap_repo *, const struct strv *);
  */
 int	add_worktree(struct snapshot *, struct snap_repo *);
 int	add_clone(struct snapshot *, struct snap_repo *);
+
+/*
+ * snapshot_fill.c.  What of sr's working state (l, its listing) git diff
+ * does not show, put in sr's copy path by path; each 0, or -1 with a
+ * message:
+ *
+ *	unsparse(sr, l)		a sparse checkout: each entry the copy has
+ *			skip-worktree and the source does not (on disk
+ *			there, or deleted since) checked out, before the
+ *			patch, which may change or delete it
+ *	copy_flagged(sr, l)	each entry flagged skip-worktree or
+ *			assume-unchanged as it is on disk: copied, or gone
+ *			from the copy where it is no file or symlink
+ *	copy_untracked(sr, l)	the untracked files git does not ignore,
+ *			copied (what is no file or symlink skipped, said);
+ *			-1 too on a fatal signal
+ *	copy_modes(sr)		core.fileMode false: each tracked file of
+ *			sr->entries given the source's x bits
+ */
+int	unsparse(struct snap_repo *, const struct lsfiles *);
+int	copy_flagged(struct snap_repo *, const struct lsfiles *);
+int	copy_untracked(struct snap_repo *, const struct lsfiles *);
+int	copy_modes(struct snap_repo *);
 
 /* How snapshot.c copies a repository, the top one or a nested one: what
  * snapshot_nested.c calls for each it finds. */
