@@ -85,7 +85,7 @@ push_removal(struct strv *v, const char *entry)
 /*
  * For the proof of the source: flagged entries are taken as they are on
  * disk -- put back without stat data or flags, or removed where there
- * is no file (as copy_flagged() makes the copy).
+ * is no file (as snapshot_fill_flagged() makes the copy).
  */
 static void
 flagged_edits(const char *top, const struct lsfiles *l, struct strv *edits)

@@ -238,7 +238,8 @@ nested_copy(struct snapshot *s, struct snap_repo *sr,
 		s->nested_afresh = xstrndup(sr->rel, strlen(sr->rel) - 1);
 	/* Made afresh: what the last run noted is of another copy. */
 	sr->conv.reused = 0;
-	if ((s->clone ? add_clone(s, sr) : add_worktree(s, sr)) == -1)
+	if ((s->clone ? snapshot_add_clone(s, sr) :
+	    snapshot_add_worktree(s, sr)) == -1)
 		return -1;
 	if (sr != s->repos[0] && sr->parkable &&
 	    (r = conv_checkout(s, sr, l, &why)) != 1) {
@@ -288,7 +289,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	if (sr->proof != NULL)
 		proof_checked_out(sr->proof);
 	poll_proofs(s);
-	if (sr->sparse && unsparse(sr, l) == -1)
+	if (sr->sparse && snapshot_fill_unsparse(sr, l) == -1)
 		return -1;
 	if (sr->proof != NULL)
 		proof_index_ready(sr->proof, sr->dst_gitdir);
@@ -336,11 +337,11 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	long long	t = time_now_ms();
 
-	if (sig_pending() || copy_flagged(sr, l) == -1)
+	if (sig_pending() || snapshot_fill_flagged(sr, l) == -1)
 		return -1;
-	if (sig_pending() || copy_untracked(sr, l) == -1)
+	if (sig_pending() || snapshot_fill_untracked(sr, l) == -1)
 		return -1;
-	if (!sr->filemode && (sig_pending() || copy_modes(sr) == -1))
+	if (!sr->filemode && (sig_pending() || snapshot_fill_modes(sr) == -1))
 		return -1;
 	s->ms[SNAP_UNTRACKED] += time_now_ms() - t;
 	poll_proofs(s);
@@ -349,8 +350,8 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 
 /*
  * A copy of a tree (source.h): its commit checked out with the tree
- * (checkout_shown()), then its submodules.  Parked as a copy of the
- * working state is (its submodules' copies are not:
+ * (snapshot_add_worktree()), then its submodules.  Parked as a copy of
+ * the working state is (its submodules' copies are not:
  * snapshot_park_nested()), its files as a fresh checkout writes them
  * where git converts, unless that cannot be redone exactly.
  */

@@ -222,7 +222,7 @@ tree_whole(struct snap_repo *sr)
 }
 
 int
-add_worktree(struct snapshot *s, struct snap_repo *sr)
+snapshot_add_worktree(struct snapshot *s, struct snap_repo *sr)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT;
@@ -303,7 +303,7 @@ add_worktree(struct snapshot *s, struct snap_repo *sr)
 
 /* The copy as a private clone (clone.h): no registration to note. */
 int
-add_clone(struct snapshot *s, struct snap_repo *sr)
+snapshot_add_clone(struct snapshot *s, struct snap_repo *sr)
 {
 	struct clone_src	 cs;
 	char			*start;

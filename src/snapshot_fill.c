@@ -52,7 +52,7 @@ dst_git_paths(struct snap_repo *sr, const char *const *args,
  * the patch, which may change it, or delete it.
  */
 int
-unsparse(struct snap_repo *sr, const struct lsfiles *l)
+snapshot_fill_unsparse(struct snap_repo *sr, const struct lsfiles *l)
 {
 	const char *const	 ls[] = { "ls-files", "-z", "-t", NULL };
 	const char *const	 noskip[] = { "update-index",
@@ -114,7 +114,7 @@ unsparse(struct snap_repo *sr, const struct lsfiles *l)
  * source path by path (flagged_edits() tells the proof the same).
  */
 int
-copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
+snapshot_fill_flagged(struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct pathcopy	 pc;
 	struct stat	 st;
@@ -155,7 +155,7 @@ copy_flagged(struct snap_repo *sr, const struct lsfiles *l)
 }
 
 int
-copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
+snapshot_fill_untracked(struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct pathcopy	 pc;
 	struct stat	 st;
@@ -199,7 +199,7 @@ copy_untracked(struct snap_repo *sr, const struct lsfiles *l)
  * got them from HEAD.  Give it the source's, file by file.
  */
 int
-copy_modes(struct snap_repo *sr)
+snapshot_fill_modes(struct snap_repo *sr)
 {
 	struct stat	 sst, dst;
 	struct fs_pair	 pw;

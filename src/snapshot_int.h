@@ -142,41 +142,41 @@ void	snapshot_rules_said(const struct snap_repo *, const struct strv *);
  * snapshot_add.c.  sr's copy made at sr->head in sr->dst, before any of
  * the working state is put in it; -1 with a message:
  *
- *	add_worktree(s, sr)	a detached git worktree, noted in s->rd
- *			first (rundir.h) and locked with the run named
- *			(sr->dst_gitdir, its registration, made its own:
- *			registration.h); a tree's copy checked out whole,
- *			never sparse; on a terminal, checked out with git's
- *			own progress; a full disk said as such
- *	add_clone(s, sr)	a private clone (clone.h), noted nowhere;
- *			the top one's git dir and the refs it started with
- *			kept in s
+ *	snapshot_add_worktree(s, sr)	a detached git worktree, noted
+ *			in s->rd first (rundir.h) and locked with the run
+ *			named (sr->dst_gitdir, its registration, made its
+ *			own: registration.h); a tree's copy checked out
+ *			whole, never sparse; on a terminal, checked out with
+ *			git's own progress; a full disk said as such
+ *	snapshot_add_clone(s, sr)	a private clone (clone.h), noted
+ *			nowhere; the top one's git dir and the refs it
+ *			started with kept in s
  */
-int	add_worktree(struct snapshot *, struct snap_repo *);
-int	add_clone(struct snapshot *, struct snap_repo *);
+int	snapshot_add_worktree(struct snapshot *, struct snap_repo *);
+int	snapshot_add_clone(struct snapshot *, struct snap_repo *);
 
 /*
  * snapshot_fill.c.  What of sr's working state (l, its listing) git diff
  * does not show, put in sr's copy path by path; each 0, or -1 with a
  * message:
  *
- *	unsparse(sr, l)		a sparse checkout: each entry the copy has
- *			skip-worktree and the source does not (on disk
- *			there, or deleted since) checked out, before the
- *			patch, which may change or delete it
- *	copy_flagged(sr, l)	each entry flagged skip-worktree or
- *			assume-unchanged as it is on disk: copied, or gone
- *			from the copy where it is no file or symlink
- *	copy_untracked(sr, l)	the untracked files git does not ignore,
- *			copied (what is no file or symlink skipped, said);
- *			-1 too on a fatal signal
- *	copy_modes(sr)		core.fileMode false: each tracked file of
- *			sr->entries given the source's x bits
+ *	snapshot_fill_unsparse(sr, l)	a sparse checkout: each entry
+ *			the copy has skip-worktree and the source does not
+ *			(on disk there, or deleted since) checked out,
+ *			before the patch, which may change or delete it
+ *	snapshot_fill_flagged(sr, l)	each entry flagged skip-worktree
+ *			or assume-unchanged as it is on disk: copied, or
+ *			gone from the copy where it is no file or symlink
+ *	snapshot_fill_untracked(sr, l)	the untracked files git does
+ *			not ignore, copied (what is no file or symlink
+ *			skipped, said); -1 too on a fatal signal
+ *	snapshot_fill_modes(sr)	core.fileMode false: each tracked file
+ *			of sr->entries given the source's x bits
  */
-int	unsparse(struct snap_repo *, const struct lsfiles *);
-int	copy_flagged(struct snap_repo *, const struct lsfiles *);
-int	copy_untracked(struct snap_repo *, const struct lsfiles *);
-int	copy_modes(struct snap_repo *);
+int	snapshot_fill_unsparse(struct snap_repo *, const struct lsfiles *);
+int	snapshot_fill_flagged(struct snap_repo *, const struct lsfiles *);
+int	snapshot_fill_untracked(struct snap_repo *, const struct lsfiles *);
+int	snapshot_fill_modes(struct snap_repo *);
 
 /* How snapshot.c copies a repository, the top one or a nested one: what
  * snapshot_nested.c calls for each it finds. */
