@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "fsutil.h"
-#include "strv.h"
 #include "xmalloc.h"
 
 const char *

@@ -19,7 +19,6 @@
 #include <time.h>
 
 #include "buf.h"
-#include "strv.h"
 
 /* Open the directory relpath below dirfd ("" is dirfd itself, dup'd);
  * with create, missing components are made with mode. */

@@ -16,7 +16,7 @@
 #include "xmalloc.h"
 
 char *
-path_absolute(const char *p)
+repo_path_absolute(const char *p)
 {
 	char	*cwd, *r;
 
@@ -188,7 +188,7 @@ absolute_in(const char *dir, const char *p)
 	else if (dir != NULL)
 		joined = xasprintf("%s/%s", dir, p);
 	else
-		joined = path_absolute(p);
+		joined = repo_path_absolute(p);
 	if ((real = realpath(joined, NULL)) == NULL)
 		return joined;
 	free(joined);

@@ -37,7 +37,7 @@ rundir_tmpdir(void)
 
 	if (t == NULL || *t == '\0')
 		t = "/tmp";
-	d = path_absolute(t);
+	d = repo_path_absolute(t);
 	if ((real = realpath(d, NULL)) != NULL) {
 		free(d);
 		d = real;
