@@ -12,6 +12,12 @@ tests_check_json_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_json_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_json_LDADD = $(TEST_LIBS_COMMON)
 
+UNIT_TESTS_LIST += tests/check_event
+tests_check_event_SOURCES = tests/check_event.c tests/unit.h
+tests_check_event_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_event_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_event_LDADD = $(TEST_LIBS_COMMON)
+
 UNIT_TESTS_LIST += tests/check_util
 tests_check_util_SOURCES = tests/check_util.c tests/unit.h
 tests_check_util_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
