@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "breaker.h"
+#include "event.h"
 #include "json.h"
 #include "xmalloc.h"
 
@@ -123,63 +124,52 @@ void
 breaker_json(const struct breaker *b, struct json *j)
 {
 	json_open(j, '{');
-	json_key(j, "streak");
+	json_key(j, EVENT_BREAKER_STREAK);
 	json_int(j, b->streak);
-	json_key(j, "open");
+	json_key(j, EVENT_BREAKER_OPEN);
 	json_bool(j, b->open);
 	if (b->open) {
-		json_key(j, "opened_at");
+		json_key(j, EVENT_BREAKER_OPENED_AT);
 		json_str(j, b->opened_at);
 	}
 	json_close(j, '}');
 }
 
 void
-breaker_replay(struct breaker *b, const struct jv *ev, int threshold)
+breaker_replay(struct breaker *b, const struct event *ev, int threshold)
 {
-	const char	*type = jv_str(jv_get(ev, "event"));
-	const char	*time = jv_str(jv_get(ev, "time"));
-	struct jv	*after, *open;
-	long long	 streak;
+	const char	*time = ev->time;
 	enum verdict	 v;
 
-	if (type == NULL)
+	if (ev->type == NULL)
 		return;
-	if (strcmp(type, "verify") == 0 &&
-	    verdict_parse(jv_str(jv_get(ev, "verdict")), &v) == 0) {
-		after = jv_get(ev, "breaker");
-		streak = jv_num(jv_get(after, "streak"), -1);
-		open = jv_get(after, "open");
-		if (after != NULL && streak >= 0 && streak <= 1000000000 &&
-		    open != NULL && open->type == JV_BOOL) {
+	if (strcmp(ev->type, "verify") == 0 &&
+	    verdict_parse(ev->verdict, &v) == 0) {
+		if (ev->has_breaker) {
 			/* The breaker as it was right after this run:
 			 * whatever the threshold was then. */
 			if (v == VERDICT_FAIL) {
-				set(&b->last_fail, jv_str(jv_get(ev,
-				    "failed")));
+				set(&b->last_fail, ev->failed);
 				set(&b->last_fail_at, time);
 			}
-			b->streak = (int)streak;
-			if (open->num && !b->open)
-				set(&b->opened_at, jv_str(jv_get(after,
-				    "opened_at")) != NULL ? jv_str(jv_get(
-				    after, "opened_at")) : time);
-			b->open = (int)open->num;
+			b->streak = ev->breaker_streak;
+			if (ev->breaker_open && !b->open)
+				set(&b->opened_at, ev->breaker_opened_at !=
+				    NULL ? ev->breaker_opened_at : time);
+			b->open = ev->breaker_open;
 			if (!b->open)
 				set(&b->opened_at, NULL);
 			return;
 		}
 		/* An event from before forge recorded the breaker. */
-		(void)breaker_record(b, v, threshold, time,
-		    jv_str(jv_get(ev, "failed")));
-	} else if (strcmp(type, "breaker-open") == 0) {
+		(void)breaker_record(b, v, threshold, time, ev->failed);
+	} else if (strcmp(ev->type, "breaker-open") == 0) {
 		b->open = 1;
 		set(&b->opened_at, time);
 		/* It opened on a streak, whatever came before it. */
-		streak = jv_num(jv_get(ev, "streak"), 0);
-		if (streak > b->streak && streak <= 1000000000)
-			b->streak = (int)streak;
-	} else if (strcmp(type, "breaker-reset") == 0) {
+		if (ev->streak > b->streak && ev->streak <= 1000000000)
+			b->streak = (int)ev->streak;
+	} else if (strcmp(ev->type, "breaker-reset") == 0) {
 		breaker_reset(b);
 	}
 }

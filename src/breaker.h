@@ -26,7 +26,7 @@
 #include "buf.h"
 #include "verdict.h"
 
-struct jv;
+struct event;
 
 struct breaker {
 	int	 streak;
@@ -49,9 +49,9 @@ int		 breaker_from_json(struct breaker *, const char *, size_t);
  * "opened_at":T (when open)}. */
 struct json;
 void		 breaker_json(const struct breaker *, struct json *);
-/* Replay one timeline event (as parsed) into b.  A verify event that
+/* Replay one timeline event (as decoded: event.h) into b.  A verify event that
  * records the breaker after it is taken at its word; an older one is
  * folded in with threshold. */
-void		 breaker_replay(struct breaker *, const struct jv *, int);
+void		 breaker_replay(struct breaker *, const struct event *, int);
 
 #endif /* BREAKER_H */

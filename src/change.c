@@ -9,6 +9,7 @@
 
 #include "buf.h"
 #include "change.h"
+#include "event.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
 #include "repo.h"
@@ -233,37 +234,37 @@ change_json(const struct change *c, struct json *j, size_t max)
 	size_t		 i;
 
 	json_open(j, '{');
-	json_key(j, "base");
+	json_key(j, EVENT_CHANGE_BASE);
 	json_str(j, c->base);
-	json_key(j, "base_commit");
+	json_key(j, EVENT_CHANGE_BASE_COMMIT);
 	json_str(j, c->base_id);
-	json_key(j, "modified");
+	json_key(j, EVENT_CHANGE_MODIFIED);
 	json_int(j, (long long)c->modified);
-	json_key(j, "added");
+	json_key(j, EVENT_CHANGE_ADDED);
 	json_int(j, (long long)c->added);
-	json_key(j, "deleted");
+	json_key(j, EVENT_CHANGE_DELETED);
 	json_int(j, (long long)c->deleted);
-	json_key(j, "renamed");
+	json_key(j, EVENT_CHANGE_RENAMED);
 	json_int(j, (long long)c->renamed);
-	json_key(j, "untracked");
+	json_key(j, EVENT_CHANGE_UNTRACKED);
 	json_int(j, (long long)c->untracked);
-	json_key(j, "paths");
+	json_key(j, EVENT_CHANGE_PATHS);
 	json_open(j, '[');
 	for (i = 0; i < c->lines.n && i < max; i++) {
 		l = c->lines.v[i];
 		json_open(j, '{');
-		json_key(j, "status");
+		json_key(j, EVENT_CHANGE_STATUS);
 		json_strn(j, l, 1);
 		if (l[0] == 'R') {
-			json_key(j, "from");
+			json_key(j, EVENT_CHANGE_FROM);
 			json_str(j, c->from.v[i]);
 		}
-		json_key(j, "path");
+		json_key(j, EVENT_CHANGE_PATH);
 		json_str(j, l + 2);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
-	json_key(j, "more");
+	json_key(j, EVENT_CHANGE_MORE);
 	json_int(j, (long long)(c->lines.n > max ? c->lines.n - max : 0));
 	json_close(j, '}');
 }

@@ -9,6 +9,7 @@
 #include "breaker.h"
 #include "cmd.h"
 #include "context.h"
+#include "event.h"
 #include "forge.h"
 #include "timeutil.h"
 
@@ -67,9 +68,9 @@ cmd_breaker(int argc, char **argv)
 		json_init(&j, &ev);
 		state_event_begin(&j, "breaker-reset", time_rfc3339(now,
 		    time(NULL)));
-		json_key(&j, "was_open");
+		json_key(&j, EVENT_WAS_OPEN);
 		json_bool(&j, was_open);
-		json_key(&j, "streak_was");
+		json_key(&j, EVENT_STREAK_WAS);
 		json_int(&j, streak);
 		json_close(&j, '}');
 		buf_addc(&ev, '\n');

@@ -11,6 +11,7 @@
 
 #include "cmd.h"
 #include "context.h"
+#include "event.h"
 #include "forge.h"
 #include "fs_copy.h"
 #include "fs_vis.h"
@@ -46,18 +47,17 @@ static int
 find_failed(const struct jv *ev, void *arg)
 {
 	struct last_failed	*lf = arg;
-	const char		*s;
+	struct event		 e;
 
-	if ((s = jv_str(jv_get(ev, "event"))) == NULL ||
-	    strcmp(s, "verify") != 0 ||
-	    (s = jv_str(jv_get(ev, "verdict"))) == NULL ||
-	    strcmp(s, "PASS") == 0)
+	event_decode(&e, ev);
+	if (e.type == NULL || strcmp(e.type, "verify") != 0 ||
+	    e.verdict == NULL || strcmp(e.verdict, "PASS") == 0)
 		return 0;
 	lf->found = 1;
-	if ((s = jv_str(jv_get(ev, "log"))) != NULL)
-		lf->id = xstrdup(s);
-	if ((s = jv_str(jv_get(ev, "time"))) != NULL)
-		lf->time = xstrdup(s);
+	if (e.log != NULL)
+		lf->id = xstrdup(e.log);
+	if (e.time != NULL)
+		lf->time = xstrdup(e.time);
 	return 1;
 }
 

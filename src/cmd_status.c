@@ -15,6 +15,7 @@
 #include "contain.h"
 #include "context.h"
 #include "copies.h"
+#include "event.h"
 #include "forge.h"
 #include "fs_vis.h"
 #include "json.h"
@@ -48,12 +49,13 @@ const struct cmd_entry cmd_status_entry = {
 static int
 last_verdict(const struct jv *ev, void *arg)
 {
-	struct jv	**last = arg;
-	const char	 *type = jv_str(jv_get(ev, "event"));
+	struct event	*last = arg;
+	struct event	 seen;
 
-	if (type == NULL || strcmp(type, "verify") != 0)
+	event_decode(&seen, ev);
+	if (seen.type == NULL || strcmp(seen.type, "verify") != 0)
 		return 0;
-	*last = jv_copy(ev);
+	(void)event_keep(last, ev);
 	return 1;
 }
 
@@ -106,37 +108,36 @@ breaker_state(const struct breaker *b, int threshold)
 }
 
 static void
-print_verdict(const struct jv *ev)
+print_verdict(const struct event *ev)
 {
 	const char	*s;
 	char		 d[32], tree[16], mode[64];
 
-	s = jv_str(jv_get(ev, "verdict"));
+	s = ev->verdict;
 	printf("last verdict: %s", s != NULL ? fs_vis(s) : "?");
-	s = jv_str(jv_get(ev, "time"));
+	s = ev->time;
 	printf(" at %s", s != NULL ? fs_vis(s) : "?");
 	s = event_mode_shown(ev, mode, sizeof(mode));
 	printf(" (%s", s != NULL ? fs_vis(s) : "?");
 	/* Cut the raw id, then escape it: never half an escape. */
-	if ((s = jv_str(jv_get(ev, "tree"))) != NULL) {
+	if ((s = ev->tree) != NULL) {
 		snprintf(tree, sizeof(tree), "%.12s", s);
 		printf(", tree %s", fs_vis(tree));
 	}
-	printf(", %s)", duration_format(d, sizeof(d),
-	    jv_num(jv_get(ev, "duration_ms"), 0)));
-	if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
+	printf(", %s)", duration_format(d, sizeof(d), ev->duration_ms));
+	if ((s = ev->failed) != NULL)
 		printf(": %s", fs_vis(s));
 	printf("\n");
 	/* Older events have none. */
-	if ((s = jv_str(jv_get(ev, "not_reused"))) != NULL)
+	if ((s = ev->not_reused) != NULL)
 		printf("last copy not reused: %s\n", fs_vis(s));
 }
 
 static void	print_copies(const char *);
 
 static void
-print_text(struct context *ctx, const struct breaker *b, const struct jv *last,
-    const struct divergences *d)
+print_text(struct context *ctx, const struct breaker *b,
+    const struct event *last, const struct divergences *d)
 {
 	struct events	 evs;
 	const char	*v;
@@ -153,7 +154,7 @@ print_text(struct context *ctx, const struct breaker *b, const struct jv *last,
 	else
 		printf("breaker: closed (streak %d of %d)\n", b->streak,
 		    ctx->cfg.threshold);
-	v = jv_str(jv_get(last, "verdict"));
+	v = last != NULL ? last->verdict : NULL;
 	failed = v != NULL && strcmp(v, "FAIL") == 0;
 	/* A last verdict of FAIL says what failed: one line, one time. */
 	if (b->last_fail != NULL && !failed)
@@ -215,11 +216,12 @@ json_breaker(struct json *j, const struct breaker *b, int threshold)
 }
 
 static void
-json_last(struct json *j, const struct jv *last)
+json_last(struct json *j, const struct event *last)
 {
-	static const char *const keys[] = { "time", "session", "mode",
-	    "head", "tree", "verdict", "status", "duration_ms", "failed",
-	    "partial", "steps", "contain_method", "not_reused" };
+	static const char *const keys[] = { EVENT_TIME, EVENT_SESSION,
+	    EVENT_MODE, EVENT_HEAD, EVENT_TREE, EVENT_VERDICT, EVENT_STATUS,
+	    EVENT_DURATION_MS, EVENT_FAILED, EVENT_PARTIAL, EVENT_STEPS,
+	    EVENT_CONTAIN_METHOD, EVENT_NOT_REUSED };
 	size_t	i;
 
 	json_key(j, "last_verdict");
@@ -229,12 +231,12 @@ json_last(struct json *j, const struct jv *last)
 	}
 	json_open(j, '{');
 	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		field(j, last, keys[i]);
+		field(j, last->v, keys[i]);
 	/* Recorded only when so. */
-	json_key(j, "contain");
-	json_bool(j, jv_bool(jv_get(last, "contain"), 0));
-	json_key(j, "network");
-	json_bool(j, jv_bool(jv_get(last, "network"), 1));
+	json_key(j, EVENT_CONTAIN);
+	json_bool(j, last->contain);
+	json_key(j, EVENT_NETWORK);
+	json_bool(j, last->network);
 	json_close(j, '}');
 }
 
@@ -356,8 +358,8 @@ print_copies(const char *common)
 }
 
 static void
-print_json(struct context *ctx, const struct breaker *b, const struct jv *last,
-    const struct divergences *d)
+print_json(struct context *ctx, const struct breaker *b,
+    const struct event *last, const struct divergences *d)
 {
 	struct buf	out = BUF_INIT;
 	struct json	j;
@@ -381,7 +383,7 @@ cmd_status(int argc, char **argv)
 {
 	struct context		 ctx;
 	struct breaker		 b;
-	struct jv		*last = NULL;
+	struct event		 last;
 	struct status_opts	 o = { 0 };
 	struct divergences	 d = { 0, NULL };
 	int			 n, st;
@@ -405,13 +407,14 @@ cmd_status(int argc, char **argv)
 		context_close(&ctx);
 		return EXIT_FORGE;
 	}
+	memset(&last, 0, sizeof(last));
 	(void)state_events_back(&ctx.state, last_verdict, &last);
 	d.n = state_events_count(&ctx.state, "divergence", &d.last);
 	if (o.json)
-		print_json(&ctx, &b, last, &d);
+		print_json(&ctx, &b, last.v != NULL ? &last : NULL, &d);
 	else
-		print_text(&ctx, &b, last, &d);
-	jv_free(last);
+		print_text(&ctx, &b, last.v != NULL ? &last : NULL, &d);
+	event_free(&last);
 	free(d.last);
 	breaker_free(&b);
 	context_close(&ctx);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "context.h"
+#include "event.h"
 #include "forge.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
@@ -82,7 +83,7 @@ context_reclaimed(struct context *ctx, int n)
 
 	json_init(&j, &ev);
 	state_event_begin(&j, "reclaim", time_rfc3339(now, time(NULL)));
-	json_key(&j, "count");
+	json_key(&j, EVENT_COUNT);
 	json_int(&j, n);
 	json_close(&j, '}');
 	ret = context_event(ctx, &ev);

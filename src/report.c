@@ -7,6 +7,7 @@
 
 #include "buf.h"
 #include "color.h"
+#include "event.h"
 #include "fs_vis.h"
 #include "report.h"
 #include "runlog.h"
@@ -18,17 +19,17 @@ static int
 keep_event(const struct jv *ev, void *arg)
 {
 	struct events	*e = arg;
-	const char	*s;
-	struct jv	*copy;
+	struct event	 seen;
 
 	if (e->n >= e->max)
 		return 1;
-	if (e->session != NULL && ((s = jv_str(jv_get(ev, "session"))) ==
-	    NULL || strcmp(s, e->session) != 0))
+	event_decode(&seen, ev);
+	if (e->session != NULL && (seen.session == NULL ||
+	    strcmp(seen.session, e->session) != 0))
 		return 0;
 	/* The callback's value is borrowed: keep a copy of our own. */
-	if ((copy = jv_copy(ev)) != NULL)
-		e->v[e->n++] = copy;
+	if (event_keep(&e->v[e->n], ev) == 0)
+		e->n++;
 	return e->n >= e->max;
 }
 
@@ -36,7 +37,7 @@ void
 events_load(struct events *e, struct state *st, const char *session,
     size_t max)
 {
-	struct jv	*t;
+	struct event	 t;
 	size_t		 i;
 
 	memset(e, 0, sizeof(*e));
@@ -54,10 +55,10 @@ events_load(struct events *e, struct state *st, const char *session,
 	}
 }
 
-const struct jv *
+const struct event *
 events_at(const struct events *e, size_t i)
 {
-	return e->v[i];
+	return &e->v[i];
 }
 
 void
@@ -66,7 +67,7 @@ events_free(struct events *e)
 	size_t	i;
 
 	for (i = 0; i < e->n; i++)
-		jv_free(e->v[i]);
+		event_free(&e->v[i]);
 	free(e->v);
 	free(e->logs);
 	memset(e, 0, sizeof(*e));
@@ -102,35 +103,32 @@ pad_verdict(struct buf *b, const char *s, size_t width, int color)
 /* What a run verified, as its summary names it: the commands of its
  * steps but the setup ones; "-" if none. */
 static void
-steps_note(const struct jv *ev, struct buf *note)
+steps_note(const struct event *ev, struct buf *note)
 {
-	const struct jv	*steps, *st;
-	const char	*cmd;
-	size_t		 i, start = note->len;
+	struct event_step	 st;
+	size_t			 i, start = note->len;
 
-	if ((steps = jv_get(ev, "steps")) != NULL && steps->type == JV_ARR)
-		for (i = 0; i < steps->len; i++) {
-			st = steps->items[i];
-			if (st->type != JV_OBJ || (cmd = jv_str(jv_get(st,
-			    "command"))) == NULL || jv_get(st, "setup") != NULL)
-				continue;
-			if (note->len > start)
-				buf_adds(note, " && ");
-			buf_adds(note, fs_vis(cmd));
-		}
+	for (i = 0; i < ev->nsteps; i++) {
+		if (event_step(ev, i, &st) == -1 || st.command == NULL ||
+		    st.setup)
+			continue;
+		if (note->len > start)
+			buf_adds(note, " && ");
+		buf_adds(note, fs_vis(st.command));
+	}
 	if (note->len == start)
 		buf_adds(note, "-");
 }
 
 const char *
-event_mode_shown(const struct jv *ev, char *buf, size_t len)
+event_mode_shown(const struct event *ev, char *buf, size_t len)
 {
-	const char	*mode = jv_str(jv_get(ev, "mode"));
+	const char	*mode = ev->mode;
 
 	if (mode == NULL)
 		return NULL;
 	/* A worktree's incremental copy has its own mode already. */
-	if (!jv_bool(jv_get(ev, "incremental"), 0) ||
+	if (!ev->incremental ||
 	    strcmp(mode, "incremental") == 0)
 		return mode;
 	snprintf(buf, len, "%s, incremental", mode);
@@ -155,29 +153,25 @@ mode_width(const struct events *e)
 
 /* A commit of a range (verify_range.h) is named first in its note. */
 static void
-range_note(const struct jv *ev, struct buf *note)
+range_note(const struct event *ev, struct buf *note)
 {
-	const char	*rev;
-
-	if (jv_get(ev, "range") != NULL &&
-	    (rev = jv_str(jv_get(ev, "rev"))) != NULL)
-		buf_addf(note, "%.12s ", fs_vis(rev));
+	if (ev->in_range && ev->rev != NULL)
+		buf_addf(note, "%.12s ", fs_vis(ev->rev));
 }
 
 void
-event_row(const struct jv *ev, struct buf *b, int color, size_t mode_w)
+event_row(const struct event *ev, struct buf *b, int color, size_t mode_w)
 {
 	const char	*type, *s;
-	const struct jv	*c;
 	char		 dur[32], tmp[64], sess[16], mode[64];
 	struct buf	 note = BUF_INIT;
 
-	type = jv_str(jv_get(ev, "event"));
+	type = ev->type;
 	if (type == NULL)
 		type = "?";
-	s = jv_str(jv_get(ev, "time"));
+	s = ev->time;
 	pad(b, s != NULL ? fs_vis(s) : "-", 20);
-	s = jv_str(jv_get(ev, "session"));
+	s = ev->session;
 	/* Cut the raw name, then escape it: never half an escape. */
 	snprintf(sess, sizeof(sess), "%.12s", s != NULL ? s : "-");
 	pad(b, fs_vis(sess), 12);
@@ -185,29 +179,25 @@ event_row(const struct jv *ev, struct buf *b, int color, size_t mode_w)
 		range_note(ev, &note);
 		s = event_mode_shown(ev, mode, sizeof(mode));
 		pad(b, s != NULL ? fs_vis(s) : "-", mode_w);
-		s = jv_str(jv_get(ev, "verdict"));
+		s = ev->verdict;
 		pad_verdict(b, s != NULL ? fs_vis(s) : "-", 11, color);
-		duration_format(dur, sizeof(dur), jv_num(jv_get(ev,
-		    "duration_ms"), 0));
+		duration_format(dur, sizeof(dur), ev->duration_ms);
 		pad(b, dur, 8);
-		s = jv_str(jv_get(ev, "tree"));
+		s = ev->tree;
 		snprintf(tmp, sizeof(tmp), "%.10s", s != NULL ? s : "-");
 		pad(b, tmp, 10);
-		if ((c = jv_get(ev, "change")) != NULL &&
-		    c->type == JV_OBJ && note.len == 0) {
-			static const char *const keys[] = { "modified",
-			    "added", "deleted", "renamed", "untracked" };
-			static const char tags[] = "MADR?";
+		if (ev->has_change && note.len == 0) {
+			static const char tags[EVENT_NCHANGE] = "MADR?";
 			size_t	i;
-			long long n;
 
-			for (i = 0; i < 5; i++)
-				if ((n = jv_num(jv_get(c, keys[i]), 0)) > 0)
+			for (i = 0; i < EVENT_NCHANGE; i++)
+				if (ev->change[i] > 0)
 					buf_addf(&note, "%s%lld%c",
-					    note.len ? " " : "", n, tags[i]);
+					    note.len ? " " : "",
+					    ev->change[i], tags[i]);
 			if (note.len == 0)
 				buf_adds(&note, "no changes");
-		} else if ((s = jv_str(jv_get(ev, "failed"))) != NULL)
+		} else if ((s = ev->failed) != NULL)
 			buf_adds(&note, fs_vis(s));
 		else
 			steps_note(ev, &note);
@@ -218,10 +208,10 @@ event_row(const struct jv *ev, struct buf *b, int color, size_t mode_w)
 		pad(b, s != NULL ? fs_vis(s) : "-", mode_w);
 		pad(b, "CACHED", 11);
 		pad(b, "-", 8);
-		s = jv_str(jv_get(ev, "tree"));
+		s = ev->tree;
 		snprintf(tmp, sizeof(tmp), "%.10s", s != NULL ? s : "-");
 		pad(b, tmp, 10);
-		s = jv_str(jv_get(ev, "verified_at"));
+		s = ev->verified_at;
 		buf_addf(&note, "PASS verified at %s", s != NULL ? fs_vis(s) :
 		    "-");
 	} else {
@@ -238,22 +228,20 @@ event_row(const struct jv *ev, struct buf *b, int color, size_t mode_w)
 		pad(b, "-", 8);
 		pad(b, "-", 10);
 		if (strcmp(type, "breaker-open") == 0)
-			buf_addf(&note, "streak %lld", jv_num(jv_get(ev,
-			    "streak"), 0));
+			buf_addf(&note, "streak %lld", ev->streak);
 		else if (strcmp(type, "breaker-reset") == 0)
-			buf_addf(&note, "streak was %lld", jv_num(jv_get(ev,
-			    "streak_was"), 0));
+			buf_addf(&note, "streak was %lld", ev->streak_was);
 		else if (strcmp(type, "divergence") == 0) {
-			s = jv_str(jv_get(ev, "fast"));
+			s = ev->fast;
 			buf_addf(&note, "the %s said ", s != NULL ?
 			    fs_vis(s) : "fast path");
-			s = jv_str(jv_get(ev, "fast_verdict"));
+			s = ev->fast_verdict;
 			buf_addf(&note, "%s, ", s != NULL ? fs_vis(s) : "?");
-			s = jv_str(jv_get(ev, "fresh_verdict"));
+			s = ev->fresh_verdict;
 			buf_addf(&note, "a fresh copy %s", s != NULL ?
 			    fs_vis(s) : "?");
 		} else if (strcmp(type, "reclaim") == 0) {
-			long long	n = jv_num(jv_get(ev, "count"), 0);
+			long long	n = ev->count;
 
 			buf_addf(&note, "%lld left-over cop%s removed", n,
 			    n == 1 ? "y" : "ies");
@@ -266,9 +254,9 @@ event_row(const struct jv *ev, struct buf *b, int color, size_t mode_w)
 
 /* A run whose log is still there: how to see it. */
 static void
-log_mark(const struct events *e, const struct jv *ev, struct buf *b)
+log_mark(const struct events *e, const struct event *ev, struct buf *b)
 {
-	const char	*id = jv_str(jv_get(ev, "log"));
+	const char	*id = ev->log;
 	char		*p;
 	int		 whole, alive;
 
@@ -287,10 +275,10 @@ range_len(const struct events *e, size_t i)
 	const char	*id, *s;
 	size_t		 j;
 
-	if ((id = jv_str(jv_get(events_at(e, i), "range"))) == NULL)
+	if ((id = events_at(e, i)->range) == NULL)
 		return 0;
 	for (j = i; j < e->n; j++)
-		if ((s = jv_str(jv_get(events_at(e, j), "range"))) == NULL ||
+		if ((s = events_at(e, j)->range) == NULL ||
 		    strcmp(s, id) != 0)
 			break;
 	return j - i;
@@ -302,7 +290,7 @@ static void
 range_row(const struct events *e, size_t i, size_t n, struct buf *b,
     int color, size_t mode_w)
 {
-	const struct jv	*ev;
+	const struct event *ev;
 	const char	*s, *v = "PASS";
 	char		 dur[32], sess[16];
 	long long	 ms = 0;
@@ -310,7 +298,7 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 
 	for (j = i; j < i + n; j++) {
 		ev = events_at(e, j);
-		s = jv_str(jv_get(ev, "event"));
+		s = ev->type;
 		/* An audit's divergence is no commit's verdict. */
 		if (s != NULL && strcmp(s, "divergence") == 0)
 			continue;
@@ -318,17 +306,17 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 		if (s != NULL && strcmp(s, "cached") == 0)
 			s = "PASS";
 		else
-			s = jv_str(jv_get(ev, "verdict"));
+			s = ev->verdict;
 		if (s != NULL && strcmp(s, "PASS") == 0)
 			pass++;
 		else if (strcmp(v, "PASS") == 0)
 			v = s != NULL ? s : "-";
-		ms += jv_num(jv_get(ev, "duration_ms"), 0);
+		ms += ev->duration_ms;
 	}
 	ev = events_at(e, i);
-	s = jv_str(jv_get(ev, "time"));
+	s = ev->time;
 	pad(b, s != NULL ? fs_vis(s) : "-", 20);
-	s = jv_str(jv_get(ev, "session"));
+	s = ev->session;
 	snprintf(sess, sizeof(sess), "%.12s", s != NULL ? s : "-");
 	pad(b, fs_vis(sess), 12);
 	pad(b, "range", mode_w);
@@ -380,7 +368,7 @@ events_print_json(const struct events *e, FILE *fp)
 	for (i = 0; i < e->n; i++) {
 		buf_reset(&b);
 		json_init(&j, &b);
-		json_value(&j, events_at(e, i));
+		json_value(&j, events_at(e, i)->v);
 		fprintf(fp, "%s\n", b.data);
 	}
 	buf_free(&b);

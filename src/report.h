@@ -19,11 +19,12 @@
 
 #include <stdio.h>
 
+#include "event.h"
 #include "json.h"
 #include "state.h"
 
 struct events {
-	struct jv	**v;		/* oldest first */
+	struct event	 *v;		/* oldest first */
 	size_t		  n;		/* held */
 	size_t		  max;
 	const char	 *session;
@@ -32,7 +33,7 @@ struct events {
 
 void	events_load(struct events *, struct state *, const char *, size_t);
 /* The i-th held event, oldest first. */
-const struct jv *events_at(const struct events *, size_t);
+const struct event *events_at(const struct events *, size_t);
 void	events_print_table(const struct events *, FILE *, int);
 void	events_print_json(const struct events *, FILE *);
 void	events_free(struct events *);
@@ -40,7 +41,7 @@ void	events_free(struct events *);
  * tests).  The mode column is EVENT_MODE_WIDTH wide, or as wide as the
  * widest mode the table shows. */
 #define EVENT_MODE_WIDTH	11	/* "incremental" */
-void	event_row(const struct jv *, struct buf *, int, size_t);
+void	event_row(const struct event *, struct buf *, int, size_t);
 /*
  * The mode forge log and forge status show for an event, NULL if it has
  * none: its "mode", and with "incremental" true, an incremental copy of
@@ -48,6 +49,6 @@ void	event_row(const struct jv *, struct buf *, int, size_t);
  * incremental" (a worktree's is "incremental" already).  Composed in
  * buf (len bytes) where it must be; not escaped (fs_vis.h).
  */
-const char *event_mode_shown(const struct jv *, char *, size_t);
+const char *event_mode_shown(const struct event *, char *, size_t);
 
 #endif /* REPORT_H */

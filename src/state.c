@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "fs_vis.h"
+#include "event.h"
 #include "fsutil.h"
 #include "settings.h"
 #include "sig.h"
@@ -120,16 +121,16 @@ state_event_begin(struct json *j, const char *type, const char *now)
 	const char	*session = getenv("FORGE_SESSION");
 
 	json_open(j, '{');
-	json_key(j, "event");
+	json_key(j, EVENT_TYPE);
 	json_str(j, type);
-	json_key(j, "time");
+	json_key(j, EVENT_TIME);
 	json_str(j, now);
-	json_key(j, "session");
+	json_key(j, EVENT_SESSION);
 	if (session != NULL && *session != '\0')
 		json_str(j, session);
 	else
 		json_null(j);
-	json_key(j, "version");
+	json_key(j, EVENT_VERSION);
 	json_str(j, PACKAGE_VERSION);
 }
 
@@ -311,7 +312,8 @@ count_back(int fd, const char *prefix, long long *n, char **last)
 {
 	struct tail	 t;
 	struct jv	*v;
-	const char	*line, *time;
+	struct event	 e;
+	const char	*line;
 	size_t		 len, plen = strlen(prefix);
 
 	if (tail_open(&t, fd) == -1)
@@ -320,8 +322,9 @@ count_back(int fd, const char *prefix, long long *n, char **last)
 		if (t.torn || len < plen || memcmp(line, prefix, plen) != 0)
 			continue;
 		if (*last == NULL && (v = json_parse(line, len)) != NULL) {
-			if ((time = jv_str(jv_get(v, "time"))) != NULL)
-				*last = xstrdup(time);
+			event_decode(&e, v);
+			if (e.time != NULL)
+				*last = xstrdup(e.time);
 			jv_free(v);
 		}
 		(*n)++;
@@ -339,7 +342,7 @@ state_events_count(struct state *st, const char *type, char **last)
 
 	*last = NULL;
 	/* As the writer begins every event (state_event_begin()). */
-	prefix = xasprintf("{\"event\":\"%s\",", type);
+	prefix = xasprintf("{\"" EVENT_TYPE "\":\"%s\",", type);
 	fd = open(st->timeline, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	old = xasprintf("%s.1", st->timeline);
 	fd1 = open(old, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -371,8 +374,10 @@ static void
 replay_one(const struct jv *ev, void *arg)
 {
 	struct replay	*r = arg;
+	struct event	 e;
 
-	breaker_replay(r->b, ev, r->threshold);
+	event_decode(&e, ev);
+	breaker_replay(r->b, &e, r->threshold);
 }
 
 int

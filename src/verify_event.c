@@ -7,6 +7,7 @@
 #include "buf.h"
 #include "change.h"
 #include "contain.h"
+#include "event.h"
 #include "json.h"
 #include "rundir.h"
 #include "source.h"
@@ -27,10 +28,10 @@ partial_json(const struct run *r, struct json *j)
 	for (i = 0; i < r->snap.left_out.n; i++) {
 		tab = strchr(r->snap.left_out.v[i], '\t');
 		json_open(j, '{');
-		json_key(j, "path");
+		json_key(j, EVENT_PARTIAL_PATH);
 		json_strn(j, r->snap.left_out.v[i],
 		    (size_t)(tab - r->snap.left_out.v[i]));
-		json_key(j, "why");
+		json_key(j, EVENT_PARTIAL_WHY);
 		json_str(j, tab + 1);
 		json_close(j, '}');
 	}
@@ -55,7 +56,7 @@ range_json(const struct run *r, struct json *j)
 {
 	if (r->range_id == NULL)
 		return;
-	json_key(j, "range");
+	json_key(j, EVENT_RANGE);
 	json_str(j, r->range_id);
 }
 
@@ -63,10 +64,10 @@ range_json(const struct run *r, struct json *j)
 static void
 of_json(const struct run *r, struct json *j)
 {
-	json_key(j, "head");
+	json_key(j, EVENT_HEAD);
 	json_str(j, r->ctx->repo.head);
 	if (r->source.kind == SOURCE_REV) {
-		json_key(j, "rev");
+		json_key(j, EVENT_REV);
 		json_str(j, r->source.commit);
 	}
 	range_json(r, j);
@@ -78,9 +79,9 @@ audit_json(const struct run *r, struct json *j)
 {
 	if (r->audited == NULL)
 		return;
-	json_key(j, "fast");
+	json_key(j, EVENT_FAST);
 	json_str(j, r->fast);
-	json_key(j, "audit");
+	json_key(j, EVENT_AUDIT);
 	json_str(j, r->audited);
 }
 
@@ -88,47 +89,47 @@ audit_json(const struct run *r, struct json *j)
 static void
 how_json(const struct run *r, struct json *j)
 {
-	json_key(j, "mode");
+	json_key(j, EVENT_MODE);
 	json_str(j, event_mode(r));
 	if (r->isolated && r->reuse) {
-		json_key(j, "copy");
+		json_key(j, EVENT_COPY);
 		json_str(j, r->reused ? "reused" : "fresh");
 	}
 	if (r->isolated && r->not_reused != NULL) {
-		json_key(j, "not_reused");
+		json_key(j, EVENT_NOT_REUSED);
 		json_str(j, r->not_reused);
 	}
 	if (r->isolated && r->incremental) {
-		json_key(j, "incremental");
+		json_key(j, EVENT_INCREMENTAL);
 		json_bool(j, 1);
 	}
 	if (r->clone) {
-		json_key(j, "isolation");
+		json_key(j, EVENT_ISOLATION);
 		json_str(j, "clone");
 	}
 	of_json(r, j);
 	if (r->no_breaker) {
-		json_key(j, "no_breaker");
+		json_key(j, EVENT_NO_BREAKER);
 		json_bool(j, 1);
 	}
-	json_key(j, "tree");
+	json_key(j, EVENT_TREE);
 	json_str(j, r->tree);
-	json_key(j, "cwd");
+	json_key(j, EVENT_CWD);
 	json_str(j, r->ctx->repo.prefix);
 	if (r->contain) {
-		json_key(j, "contain");
+		json_key(j, EVENT_CONTAIN);
 		json_bool(j, 1);
 	}
 	if (r->no_network) {
-		json_key(j, "network");
+		json_key(j, EVENT_NETWORK);
 		json_bool(j, 0);
 	}
 	if (partial(r)) {
-		json_key(j, "partial");
+		json_key(j, EVENT_PARTIAL);
 		partial_json(r, j);
 	}
 	if (r->have_plan && !r->plan_failed) {
-		json_key(j, "contain_method");
+		json_key(j, EVENT_CONTAIN_METHOD);
 		json_str(j, contain_method(&r->plan));
 	}
 	audit_json(r, j);
@@ -145,15 +146,15 @@ steps_json(const struct run *r, struct json *j)
 		if (!r->steps[i].ran)
 			continue;
 		json_open(j, '{');
-		json_key(j, "command");
+		json_key(j, EVENT_STEP_COMMAND);
 		json_str(j, r->steps[i].display);
 		if (r->steps[i].setup) {
-			json_key(j, "setup");
+			json_key(j, EVENT_STEP_SETUP);
 			json_bool(j, 1);
 		}
-		json_key(j, "status");
+		json_key(j, EVENT_STEP_STATUS);
 		json_int(j, r->steps[i].status);
-		json_key(j, "duration_ms");
+		json_key(j, EVENT_STEP_DURATION_MS);
 		json_int(j, r->steps[i].ms);
 		json_close(j, '}');
 	}
@@ -186,44 +187,44 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 	json_init(&j, ev);
 	state_event_begin(&j, "verify", now);
 	how_json(r, &j);
-	json_key(&j, "steps");
+	json_key(&j, EVENT_STEPS);
 	steps_json(r, &j);
-	json_key(&j, "verdict");
+	json_key(&j, EVENT_VERDICT);
 	json_str(&j, verdict_name(r->verdict));
-	json_key(&j, "status");
+	json_key(&j, EVENT_STATUS);
 	json_int(&j, r->status);
 	if (r->failed != NULL) {
-		json_key(&j, "failed");
+		json_key(&j, EVENT_FAILED);
 		json_str(&j, r->failed);
 	}
 	if (r->timed_out) {
-		json_key(&j, "timed_out");
+		json_key(&j, EVENT_TIMED_OUT);
 		json_bool(&j, 1);
 	}
 	if (r->signo != 0) {
-		json_key(&j, "signal");
+		json_key(&j, EVENT_SIGNAL);
 		json_int(&j, r->signo);
 	}
-	json_key(&j, "duration_ms");
+	json_key(&j, EVENT_DURATION_MS);
 	json_int(&j, time_now_ms() - r->start_ms);
 	if (r->have_change) {
-		json_key(&j, "change");
+		json_key(&j, EVENT_CHANGE);
 		change_json(&r->change, &j, CHANGE_LIST_MAX);
 	}
 	if (r->refs.n > 0) {
-		json_key(&j, "refs");
+		json_key(&j, EVENT_REFS);
 		refs_json(r, &j);
 	}
 	if (r->have_snap && rundir_kept(&r->rd)) {
-		json_key(&j, "kept");
+		json_key(&j, EVENT_KEPT);
 		json_str(&j, r->snap.copy);
 	}
 	/* Where its output is kept (forge show), if anywhere. */
 	if (r->have_log) {
-		json_key(&j, "log");
+		json_key(&j, EVENT_LOG);
 		json_str(&j, r->log.id);
 	}
-	json_key(&j, "breaker");
+	json_key(&j, EVENT_BREAKER);
 	breaker_json(&r->after, &j);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
@@ -237,24 +238,24 @@ verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 
 	json_init(&j, ev);
 	state_event_begin(&j, "cached", now);
-	json_key(&j, "mode");
+	json_key(&j, EVENT_MODE);
 	json_str(&j, event_mode(r));
 	if (r->isolated && r->incremental) {
-		json_key(&j, "incremental");
+		json_key(&j, EVENT_INCREMENTAL);
 		json_bool(&j, 1);
 	}
 	of_json(r, &j);
-	json_key(&j, "tree");
+	json_key(&j, EVENT_TREE);
 	json_str(&j, r->cache_tree);
-	json_key(&j, "verified_at");
+	json_key(&j, EVENT_VERIFIED_AT);
 	json_str(&j, r->cached_at);
-	json_key(&j, "steps");
+	json_key(&j, EVENT_STEPS);
 	json_open(&j, '[');
 	for (i = 0; i < r->nsteps; i++)
 		json_str(&j, r->steps[i].display);
 	json_close(&j, ']');
 	audit_json(r, &j);
-	json_key(&j, "verdict");
+	json_key(&j, EVENT_VERDICT);
 	json_str(&j, "PASS");
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
@@ -268,32 +269,32 @@ verify_event_divergence(const struct run *r, const struct run *fresh,
 
 	json_init(&j, ev);
 	state_event_begin(&j, "divergence", now);
-	json_key(&j, "mode");
+	json_key(&j, EVENT_MODE);
 	json_str(&j, event_mode(r));
 	of_json(r, &j);
-	json_key(&j, "tree");
+	json_key(&j, EVENT_TREE);
 	if (r->tree != NULL)
 		json_str(&j, r->tree);
 	else if (r->cache_tree != NULL)
 		json_str(&j, r->cache_tree);
 	else
 		json_null(&j);
-	json_key(&j, "fast");
+	json_key(&j, EVENT_FAST);
 	json_str(&j, r->fast);
-	json_key(&j, "fast_verdict");
+	json_key(&j, EVENT_FAST_VERDICT);
 	json_str(&j, verdict_name(r->verdict));
-	json_key(&j, "fast_status");
+	json_key(&j, EVENT_FAST_STATUS);
 	json_int(&j, r->status);
-	json_key(&j, "fresh_verdict");
+	json_key(&j, EVENT_FRESH_VERDICT);
 	json_str(&j, verdict_name(fresh->verdict));
-	json_key(&j, "fresh_status");
+	json_key(&j, EVENT_FRESH_STATUS);
 	json_int(&j, fresh->status);
 	if (fresh->failed != NULL) {
-		json_key(&j, "fresh_failed");
+		json_key(&j, EVENT_FRESH_FAILED);
 		json_str(&j, fresh->failed);
 	}
 	if (r->failed != NULL) {
-		json_key(&j, "fast_failed");
+		json_key(&j, EVENT_FAST_FAILED);
 		json_str(&j, r->failed);
 	}
 	json_close(&j, '}');
@@ -308,11 +309,11 @@ verify_event_breaker_open(const struct run *r, struct buf *ev, const char *now,
 
 	json_init(&j, ev);
 	state_event_begin(&j, "breaker-open", now);
-	json_key(&j, "streak");
+	json_key(&j, EVENT_STREAK);
 	json_int(&j, r->after.streak);
-	json_key(&j, "threshold");
+	json_key(&j, EVENT_THRESHOLD);
 	json_int(&j, threshold);
-	json_key(&j, "failed");
+	json_key(&j, EVENT_FAILED);
 	json_str(&j, r->failed);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');

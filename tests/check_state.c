@@ -21,6 +21,7 @@
 
 #include "breaker.h"
 #include "buf.h"
+#include "event.h"
 #include "json.h"
 #include "report.h"
 #include "settings.h"
@@ -279,8 +280,10 @@ static void
 replay_fn(const struct jv *ev, void *arg)
 {
 	struct events_text	*r = arg;
+	struct event		 e;
 
-	breaker_replay(&r->b, ev, r->threshold);
+	event_decode(&e, ev);
+	breaker_replay(&r->b, &e, r->threshold);
 }
 
 /* Replay JSON Lines text into a fresh breaker. */
@@ -1102,18 +1105,18 @@ START_TEST(t_events_load)
 	    "{\"id\":5,\"session\":\"a\"}\n");
 	events_load(&e, &st, NULL, 2);
 	ck_assert_uint_eq(e.n, 2);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0), "id"), 0), 4);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 1), "id"), 0), 5);
+	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0)->v, "id"), 0), 4);
+	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 1)->v, "id"), 0), 5);
 	events_free(&e);
 	events_load(&e, &st, "a", 10);
 	ck_assert_uint_eq(e.n, 3);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0), "id"), 0), 1);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 2), "id"), 0), 5);
+	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0)->v, "id"), 0), 1);
+	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 2)->v, "id"), 0), 5);
 	events_free(&e);
 	/* Three of them in a ring of two, and none at all. */
 	events_load(&e, &st, "a", 2);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0), "id"), 0), 3);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 1), "id"), 0), 5);
+	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0)->v, "id"), 0), 3);
+	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 1)->v, "id"), 0), 5);
 	events_free(&e);
 	events_load(&e, &st, "nobody", 5);
 	ck_assert_uint_eq(e.n, 0);
@@ -1130,12 +1133,11 @@ static char *
 row(const char *text)
 {
 	struct buf	 b = BUF_INIT;
-	struct jv	*v;
+	struct event	 e;
 
-	v = json_parse(text, strlen(text));
-	ck_assert_ptr_nonnull(v);
-	event_row(v, &b, 0, EVENT_MODE_WIDTH);
-	jv_free(v);
+	ck_assert_int_eq(event_parse(&e, text, strlen(text)), 0);
+	event_row(&e, &b, 0, EVENT_MODE_WIDTH);
+	event_free(&e);
 	return buf_detach(&b);
 }
 
@@ -1172,19 +1174,19 @@ START_TEST(t_event_row)
 		static const char *const want[] = { "staged, incremental",
 		    "rev, incremental", "incremental", "staged", "isolated",
 		    NULL };
-		struct jv	*v;
+		struct event	 e;
 		const char	*m;
 		char		 buf[64];
 
 		for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
-			v = json_parse(evs[i], strlen(evs[i]));
-			ck_assert_ptr_nonnull(v);
-			m = event_mode_shown(v, buf, sizeof(buf));
+			ck_assert_int_eq(event_parse(&e, evs[i],
+			    strlen(evs[i])), 0);
+			m = event_mode_shown(&e, buf, sizeof(buf));
 			if (want[i] == NULL)
 				ck_assert_ptr_null(m);
 			else
 				ck_assert_str_eq(m, want[i]);
-			jv_free(v);
+			event_free(&e);
 		}
 	}
 	r = row("{\"event\":\"cached\",\"time\":\"2026-01-02T03:04:05Z\","
@@ -1210,7 +1212,7 @@ START_TEST(t_event_row)
 		    "INTERRUPTED" };
 		static const char *const cs[] = { "32", "31", "33", "33" };
 		struct buf	 b = BUF_INIT, want = BUF_INIT, ev = BUF_INIT;
-		struct jv	*v;
+		struct event	 e;
 		char		*plain;
 
 		for (i = 0; i < 4; i++) {
@@ -1218,10 +1220,10 @@ START_TEST(t_event_row)
 			buf_addf(&ev, "{\"event\":\"verify\",\"time\":\"t\","
 			    "\"verdict\":\"%s\",\"duration_ms\":5}", vs[i]);
 			plain = row(ev.data);
-			v = json_parse(ev.data, ev.len);
+			ck_assert_int_eq(event_parse(&e, ev.data, ev.len), 0);
 			buf_reset(&b);
-			event_row(v, &b, 1, EVENT_MODE_WIDTH);
-			jv_free(v);
+			event_row(&e, &b, 1, EVENT_MODE_WIDTH);
+			event_free(&e);
 			buf_reset(&want);
 			buf_add(&want, plain, (size_t)(strstr(plain, vs[i]) -
 			    plain));
@@ -1233,10 +1235,10 @@ START_TEST(t_event_row)
 		buf_reset(&ev);
 		buf_adds(&ev, "{\"event\":\"breaker-open\",\"streak\":3}");
 		r = row(ev.data);
-		v = json_parse(ev.data, ev.len);
+		ck_assert_int_eq(event_parse(&e, ev.data, ev.len), 0);
 		buf_reset(&b);
-		event_row(v, &b, 1, EVENT_MODE_WIDTH);
-		jv_free(v);
+		event_row(&e, &b, 1, EVENT_MODE_WIDTH);
+		event_free(&e);
 		ck_assert_str_eq(b.data, r);
 		free(r);
 		buf_free(&b);
