@@ -33,6 +33,12 @@ tests_check_fsutil_LDADD = $(TEST_LIBS_COMMON)
 # cannot be read, a tree moved as the removal is in it.
 tests_check_fsutil_LDFLAGS = -Wl,--wrap=fdopendir
 
+UNIT_TESTS_LIST += tests/check_forgedir
+tests_check_forgedir_SOURCES = tests/check_forgedir.c $(UNITFS)
+tests_check_forgedir_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_forgedir_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_forgedir_LDADD = $(TEST_LIBS_COMMON)
+
 UNIT_TESTS_LIST += tests/check_state
 tests_check_state_SOURCES = tests/check_state.c $(UNITFS)
 tests_check_state_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
