@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "cache.h"
+#include "forgedir.h"
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "hash.h"
@@ -147,7 +148,7 @@ cache_key(const struct cache_in *in)
 static char *
 cache_path(const struct state *st)
 {
-	return xasprintf("%s/cache.jsonl", st->dir);
+	return forgedir_cache(st->common);
 }
 
 /* Read the file into b and its good lines into *ev; -1 if unreadable

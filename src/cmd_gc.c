@@ -11,6 +11,7 @@
 #include "cmd.h"
 #include "context.h"
 #include "forge.h"
+#include "forgedir.h"
 #include "fs_vis.h"
 #include "journal.h"
 #include "journal_reclaim.h"
@@ -126,7 +127,7 @@ cmd_gc(int argc, char **argv)
 		ret = EXIT_FORGE;
 	/* Logs of runs that died half-way, and the oldest past
 	 * forge.logTotal: listed with the refs. */
-	logs = xasprintf("%s/logs", ctx.state.dir);
+	logs = forgedir_logs(ctx.repo.common);
 	if (runlog_prune(logs, ctx.cfg.log_total, NULL, flags &
 	    JOURNAL_DRY_RUN, &refs) == -1)
 		ret = EXIT_FORGE;

@@ -13,6 +13,7 @@
 #include "context.h"
 #include "event.h"
 #include "forge.h"
+#include "forgedir.h"
 #include "fs_copy.h"
 #include "fs_vis.h"
 #include "fsutil.h"
@@ -92,7 +93,7 @@ show(struct context *ctx, const char *id)
 		}
 		id = lf.id;
 	}
-	logs = xasprintf("%s/logs", ctx->state.dir);
+	logs = forgedir_logs(ctx->repo.common);
 	if (id == NULL || (path = runlog_find(logs, id, &whole,
 	    &alive)) == NULL) {
 		if (lf.found)

@@ -8,6 +8,7 @@
 #include "buf.h"
 #include "color.h"
 #include "event.h"
+#include "forgedir.h"
 #include "fs_vis.h"
 #include "report.h"
 #include "runlog.h"
@@ -43,7 +44,7 @@ events_load(struct events *e, struct state *st, const char *session,
 	memset(e, 0, sizeof(*e));
 	e->max = max;
 	e->session = session;
-	e->logs = xasprintf("%s/logs", st->dir);
+	e->logs = forgedir_logs(st->common);
 	e->v = xcalloc(max > 0 ? max : 1, sizeof(*e->v));
 	if (max > 0)
 		(void)state_events_back(st, keep_event, e);

@@ -152,7 +152,7 @@ create_part(struct runlog *lg)
 }
 
 int
-runlog_open(struct runlog *lg, const char *state_dir, long long cap,
+runlog_open(struct runlog *lg, const char *logs, long long cap,
     long long total)
 {
 	sigset_t	old;
@@ -161,7 +161,7 @@ runlog_open(struct runlog *lg, const char *state_dir, long long cap,
 	lg->fd = -1;
 	lg->pipe[0] = lg->pipe[1] = lg->done[0] = lg->done[1] = -1;
 	lg->total = total;
-	lg->dir = xasprintf("%s/logs", state_dir);
+	lg->dir = xstrdup(logs);
 	if ((mkdir(lg->dir, 0700) == -1 && errno != EEXIST) ||
 	    create_part(lg) == -1) {
 		warn("the run's output will not be kept: %s", fs_vis(lg->dir));

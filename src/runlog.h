@@ -7,8 +7,11 @@
  *	<common>/forge/logs/<id>.log	whole: renamed from .part once
  *					written and synced
  *
+ * Each function takes that directory, logs, as forgedir_logs() names
+ * it; runlog_open() makes it if it is missing.
+ *
  *	struct runlog lg;
- *	if (runlog_open(&lg, state_dir, cap, total) == -1)	said why;
+ *	if (runlog_open(&lg, logs, cap, total) == -1)	said why;
  *		...				the run goes on, unlogged
  *	runlog_add(&lg, bytes, n);	from any thread; hands the bytes
  *					to a thread of the log's own through

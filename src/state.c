@@ -15,6 +15,7 @@
 
 #include "fs_vis.h"
 #include "event.h"
+#include "forgedir.h"
 #include "fsutil.h"
 #include "settings.h"
 #include "sig.h"
@@ -28,9 +29,10 @@ state_open(struct state *st, const char *common, const struct settings *c)
 {
 	memset(st, 0, sizeof(*st));
 	st->lockfd = -1;
-	st->dir = xasprintf("%s/forge", common);
-	st->timeline = xasprintf("%s/timeline.jsonl", st->dir);
-	st->breaker = xasprintf("%s/breaker.json", st->dir);
+	st->common = xstrdup(common);
+	st->dir = forgedir_root(common);
+	st->timeline = forgedir_timeline(common);
+	st->breaker = forgedir_breaker(common);
 	st->threshold = c != NULL ? c->threshold : DEFAULT_THRESHOLD;
 	st->max_size = c != NULL ? c->timeline_max : DEFAULT_TIMELINE_MAX;
 	if (fs_mkdirs(st->dir, 0777) == -1) {
@@ -44,6 +46,7 @@ void
 state_close(struct state *st)
 {
 	state_unlock(st);
+	free(st->common);
 	free(st->dir);
 	free(st->timeline);
 	free(st->breaker);
@@ -61,7 +64,7 @@ state_lock(struct state *st)
 
 	if (st->lockfd != -1)
 		return 0;
-	path = xasprintf("%s/lock", st->dir);
+	path = forgedir_lock(st->common);
 	st->lockfd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW,
 	    0666);
 	if (st->lockfd == -1) {
@@ -195,7 +198,7 @@ state_events(struct state *st, void (*fn)(const struct jv *, void *),
 	char	*old;
 	int	 ret;
 
-	old = xasprintf("%s.1", st->timeline);
+	old = forgedir_timeline_old(st->common);
 	ret = read_events(old, fn, arg);
 	free(old);
 	if (read_events(st->timeline, fn, arg) == -1)
@@ -281,7 +284,7 @@ state_events_back(struct state *st, int (*fn)(const struct jv *, void *),
 		warn("cannot read %s", fs_vis(st->timeline));
 		ret = -1;
 	}
-	old = xasprintf("%s.1", st->timeline);
+	old = forgedir_timeline_old(st->common);
 	fd1 = open(old, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd1 == -1 && errno != ENOENT) {
 		warn("cannot read %s", fs_vis(old));
@@ -344,7 +347,7 @@ state_events_count(struct state *st, const char *type, char **last)
 	/* As the writer begins every event (state_event_begin()). */
 	prefix = xasprintf("{\"" EVENT_TYPE "\":\"%s\",", type);
 	fd = open(st->timeline, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	old = xasprintf("%s.1", st->timeline);
+	old = forgedir_timeline_old(st->common);
 	fd1 = open(old, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd != -1 && fd1 != -1 && fstat(fd, &a) == 0 &&
 	    fstat(fd1, &b) == 0 && a.st_dev == b.st_dev &&
@@ -500,7 +503,7 @@ state_append(struct state *st, const struct buf *lines)
 	/* Rotation happens under the state lock, which callers hold. */
 	if (stat(st->timeline, &sb) == 0 && sb.st_size > 0 &&
 	    (long long)sb.st_size + (long long)lines->len > st->max_size) {
-		old = xasprintf("%s.1", st->timeline);
+		old = forgedir_timeline_old(st->common);
 		if (rename(st->timeline, old) == -1)
 			warn("cannot rotate %s", fs_vis(st->timeline));
 		free(old);

@@ -7,6 +7,9 @@
  *	<common>/forge/breaker.json	the circuit breaker
  *	<common>/forge/lock		flock(2)ed while either changes
  *
+ * (forgedir.h names them; st.common keeps the common dir, for the
+ * modules that keep their own files beside these.)
+ *
  *	struct state st;
  *	if (state_open(&st, common, &cfg) == -1) ...	message printed
  *
@@ -62,7 +65,8 @@
 struct settings;
 
 struct state {
-	char		*dir;
+	char		*common;	/* the common git dir */
+	char		*dir;		/* forge's, below it (forgedir.h) */
 	char		*timeline;
 	char		*breaker;
 	int		 lockfd;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "capture.h"
+#include "forgedir.h"
 #include "runlog.h"
 #include "verify_int.h"
 #include "verify_log.h"
@@ -15,9 +16,15 @@ void
 verify_log_open(struct run *r)
 {
 	const struct settings	*cfg = &r->ctx->cfg;
+	char			*logs;
+	int			 ret;
 
-	if (cfg->log_size <= 0 || runlog_open(&r->log, r->ctx->state.dir,
-	    cfg->log_size, cfg->log_total) == -1)
+	if (cfg->log_size <= 0)
+		return;
+	logs = forgedir_logs(r->ctx->repo.common);
+	ret = runlog_open(&r->log, logs, cfg->log_size, cfg->log_total);
+	free(logs);
+	if (ret == -1)
 		return;
 	if (capture_start(&r->cap, &r->log, 0) == -1) {
 		(void)runlog_close(&r->log, 0);

@@ -22,6 +22,19 @@
 #include "unitfs.h"
 #include "xmalloc.h"
 
+/* A log opened in state's logs directory, as forge's state dir holds it. */
+static int
+open_in(struct runlog *lg, const char *state, long long cap)
+{
+	char	*logs;
+	int	 ret;
+
+	logs = xasprintf("%s/logs", state);
+	ret = runlog_open(lg, logs, cap, 1 << 30);
+	free(logs);
+	return ret;
+}
+
 static char *
 log_text(const char *state, const char *id, size_t *len)
 {
@@ -40,7 +53,7 @@ START_TEST(t_whole)
 	size_t		 len, i;
 	struct stat	 st;
 
-	ck_assert_int_eq(runlog_open(&lg, state, 1 << 20, 1 << 30), 0);
+	ck_assert_int_eq(open_in(&lg, state, 1 << 20), 0);
 	for (i = 0; i < sizeof(buf); i++)
 		buf[i] = (char)(i * 7);
 	/* In pieces of every size up to 100, binary bytes and all. */
@@ -70,7 +83,7 @@ START_TEST(t_cap)
 	const char	*mark;
 	size_t		 len, i;
 
-	ck_assert_int_eq(runlog_open(&lg, state, 1000, 1 << 30), 0);
+	ck_assert_int_eq(open_in(&lg, state, 1000), 0);
 	for (i = 0; i < 1000; i++) {
 		snprintf(line, sizeof(line), "%04zu\n", i);
 		runlog_add(&lg, line, 5);
@@ -98,7 +111,7 @@ START_TEST(t_unkept)
 	int		 whole, alive;
 
 	/* Not kept: nothing is left. */
-	ck_assert_int_eq(runlog_open(&lg, state, 1000, 1 << 30), 0);
+	ck_assert_int_eq(open_in(&lg, state, 1000), 0);
 	runlog_add(&lg, "x\n", 2);
 	p = xasprintf("%s/logs", state);
 	/* While it runs: a .part, not whole, its writer alive. */
