@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "buf.h"
 #include "copies.h"
+#include "forgedir.h"
 #include "journal.h"
 #include "journal_reclaim.h"
 #include "xmalloc.h"
@@ -68,9 +68,10 @@ add_copy(struct copy **v, size_t *n, const char *path,
 		    JOURNAL_WORKTREE);
 }
 
-static void
-add_record(struct copies *c, const char *path)
+static int
+add_record(const char *path, void *arg)
 {
+	struct copies		*c = arg;
 	struct journal_entry	 e;
 	struct buf		 text = BUF_INIT;
 	struct stat		 sb, cs;
@@ -79,7 +80,7 @@ add_record(struct copies *c, const char *path)
 
 	memset(&e, 0, sizeof(e));
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
-		return;
+		return 0;
 	while (buf_read(&text, fd, 65536) > 0)
 		;
 	if (fstat(fd, &sb) == -1 || journal_parse(text.data != NULL ?
@@ -109,6 +110,7 @@ out:
 	journal_entry_free(&e);
 	buf_free(&text);
 	close(fd);
+	return 0;
 }
 
 static int
@@ -126,26 +128,8 @@ by_use(const void *a, const void *b)
 void
 copies_list(struct copies *c, const char *common)
 {
-	struct dirent	*de;
-	DIR		*d;
-	char		*dir, *path;
-
 	memset(c, 0, sizeof(*c));
-	dir = xasprintf("%s/forge/copies", common);
-	if ((d = opendir(dir)) == NULL) {
-		free(dir);
-		return;
-	}
-	while ((de = readdir(d)) != NULL) {
-		/* As the reclaim: temporary files have a dot. */
-		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
-			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		add_record(c, path);
-		free(path);
-	}
-	closedir(d);
-	free(dir);
+	(void)forgedir_records(common, add_record, c);
 	if (c->nkept > 1)
 		qsort(c->kept, c->nkept, sizeof(*c->kept), by_use);
 	if (c->nreusable > 1)

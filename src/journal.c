@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "forgedir.h"
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "journal.h"
@@ -133,15 +134,15 @@ journal_open(struct journal *j, const char *common, const char *run,
 	int			 saved, tries;
 
 	j->fd = -1;
-	dir = xasprintf("%s/forge/copies", common);
+	dir = forgedir_copies(common);
 	if (fs_mkdirs(dir, 0777) == -1) {
 		warn("cannot record the copy in %s", dir);
 		free(dir);
 		j->path = NULL;
 		return -1;
 	}
-	j->path = xasprintf("%s/%s", dir, run);
 	free(dir);
+	j->path = forgedir_record(common, run);
 	j->fd = open(j->path, O_WRONLY | O_CREAT | O_EXCL | O_APPEND |
 	    O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (j->fd == -1) {

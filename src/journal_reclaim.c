@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "forgedir.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "fsutil.h"
@@ -530,32 +531,32 @@ reclaim_one(const char *path, int flags, time_t expire, struct reclaim *rc)
 	return ret;
 }
 
+/* What journal_reclaim() hands each record of the walk. */
+struct reclaim_walk {
+	int		 flags;
+	time_t		 expire;
+	struct reclaim	*rc;
+};
+
+static int
+reclaim_record(const char *path, void *arg)
+{
+	struct reclaim_walk	*w = arg;
+
+	return reclaim_one(path, w->flags, w->expire, w->rc);
+}
+
 int
 journal_reclaim(const char *common, int flags, time_t expire,
     struct reclaim *rc)
 {
-	struct dirent	*de;
-	DIR		*d;
-	char		*dir, *path;
-	int		 ret = 0;
+	struct reclaim_walk	w;
 
 	memset(rc, 0, sizeof(*rc));
-	dir = xasprintf("%s/forge/copies", common);
-	if ((d = opendir(dir)) == NULL) {
-		free(dir);
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL) {
-		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
-			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		if (reclaim_one(path, flags, expire, rc) == -1)
-			ret = -1;
-		free(path);
-	}
-	closedir(d);
-	free(dir);
-	return ret;
+	w.flags = flags;
+	w.expire = expire;
+	w.rc = rc;
+	return forgedir_records(common, reclaim_record, &w);
 }
 
 /* The run id a registration's lock reason names, if forge wrote it. */
@@ -623,7 +624,7 @@ journal_orphans(const char *common, int flags, struct reclaim *rc)
 		 */
 		ours = forge_lock_run(afd, run, sizeof(run));
 		if (ours) {
-			rec = xasprintf("%s/forge/copies/%s", common, run);
+			rec = forgedir_record(common, run);
 			ours = lstat(rec, &st) == -1 && errno == ENOENT &&
 			    worktree_gone(afd);
 			free(rec);

@@ -4,7 +4,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include <dirent.h>
 #include <err.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "forgedir.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "fsutil.h"
@@ -42,44 +42,40 @@ newest_first(const void *a, const void *b)
 	return strcmp(x->path, y->path);
 }
 
+/* The records read so far, in the walk's order. */
+struct records {
+	struct record	*v;
+	size_t		 n;
+};
+
+/* A record of the journal kept, if it is a regular file. */
+static int
+keep_record(const char *path, void *arg)
+{
+	struct records	*r = arg;
+	struct stat	 st;
+
+	if (lstat(path, &st) == -1 || !S_ISREG(st.st_mode))
+		return 0;
+	r->v = xreallocarray(r->v, r->n + 1, sizeof(*r->v));
+	r->v[r->n].path = xstrdup(path);
+	r->v[r->n].mtime = st.st_mtim;
+	r->n++;
+	return 0;
+}
+
 /* The records of the journal, most recently used first: a record's
  * modification time is its last use (a park, or a claim). */
 static size_t
 records(const char *common, struct record **out)
 {
-	struct record	*v = NULL;
-	struct dirent	*de;
-	struct stat	 st;
-	DIR		*d;
-	char		*dir, *path;
-	size_t		 n = 0;
+	struct records	 r = { NULL, 0 };
 
-	*out = NULL;
-	dir = xasprintf("%s/forge/copies", common);
-	if ((d = opendir(dir)) == NULL) {
-		free(dir);
-		return 0;
-	}
-	while ((de = readdir(d)) != NULL) {
-		/* As the reclaim: temporary files have a dot. */
-		if (de->d_name[0] == '.' || strchr(de->d_name, '.') != NULL)
-			continue;
-		path = xasprintf("%s/%s", dir, de->d_name);
-		if (lstat(path, &st) == -1 || !S_ISREG(st.st_mode)) {
-			free(path);
-			continue;
-		}
-		v = xreallocarray(v, n + 1, sizeof(*v));
-		v[n].path = path;
-		v[n].mtime = st.st_mtim;
-		n++;
-	}
-	closedir(d);
-	free(dir);
-	if (n > 1)
-		qsort(v, n, sizeof(*v), newest_first);
-	*out = v;
-	return n;
+	(void)forgedir_records(common, keep_record, &r);
+	if (r.n > 1)
+		qsort(r.v, r.n, sizeof(*r.v), newest_first);
+	*out = r.v;
+	return r.n;
 }
 
 static void
@@ -384,7 +380,7 @@ reuse_park(struct rundir *rd, const char *common, const char *copy,
 	note.setup = w->setup;
 	/* Counting and parking are one step: two runs ending at once must
 	 * not both find room for one more. */
-	lock = xasprintf("%s/forge/reuse.lock", common);
+	lock = forgedir_reuse_lock(common);
 	fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0666);
 	if (fd != -1)
 		(void)flock(fd, LOCK_EX);
