@@ -15,6 +15,7 @@
 
 #include "buf.h"
 #include "clone.h"
+#include "forgedir.h"
 #include "fs_copy.h"
 #include "fs_vis.h"
 #include "fsutil.h"
@@ -370,7 +371,7 @@ clone_moved(const char *start, const char *now, struct strv *moved)
 static char *
 stamp_path(const char *common, const char *run)
 {
-	return xasprintf("%s/forge/refs/%s", common, run);
+	return forgedir_refstamp(common, run);
 }
 
 /* The date of a run's fetched refs written; -1 with a message. */
@@ -380,7 +381,7 @@ stamp_write(const char *common, const char *run)
 	char	*dir, *path, *line, ts[RFC3339_LEN];
 	int	 ret = 0;
 
-	dir = xasprintf("%s/forge/refs", common);
+	dir = forgedir_refs(common);
 	path = stamp_path(common, run);
 	line = xasprintf("%s\n", time_rfc3339(ts, time(NULL)));
 	if (fs_mkdirs(dir, 0777) == -1 || fs_write_atomic(path, line,
@@ -492,7 +493,7 @@ run_alive(const char *common, const char *run)
 	char	*path;
 	int	 fd, alive = 0;
 
-	path = xasprintf("%s/forge/copies/%s", common, run);
+	path = forgedir_record(common, run);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) != -1) {
 		alive = flock(fd, LOCK_SH | LOCK_NB) == -1 &&
 		    errno == EWOULDBLOCK;

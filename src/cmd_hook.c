@@ -14,6 +14,7 @@
 #include "buf.h"
 #include "cmd.h"
 #include "forge.h"
+#include "forgedir.h"
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
@@ -188,12 +189,10 @@ self_path(void)
  * "dev ino path" each, NUL-terminated.  A directory is only ever removed
  * empty, and only while it is the very one made (same device and inode).
  */
-#define HOOK_DIRS	"hookdirs"
-
 static char *
 dirs_record(const struct repo *r)
 {
-	return xasprintf("%s/forge/" HOOK_DIRS, r->common);
+	return forgedir_hookdirs(r->common);
 }
 
 /* mkdir -p dir, adding each directory made to the record; -1 (errno) if
@@ -227,7 +226,7 @@ make_dirs(const struct repo *r, const char *dir)
 	}
 	saved = errno;
 	if (made) {
-		forge = xasprintf("%s/forge", r->common);
+		forge = forgedir_root(r->common);
 		if (fs_mkdirs(forge, 0777) == -1 ||
 		    fs_write_atomic(path, rec.data, rec.len, 0666) == -1)
 			warn("cannot record in %s the directories made for "

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "buf.h"
+#include "forgedir.h"
 #include "fsutil.h"
 #include "gitindex.h"
 #include "lsfiles.h"
@@ -67,7 +68,7 @@ proof_src_clock(const char *src, const char *common, struct timespec *t)
 	char		*dir;
 
 	clock_gettime(CLOCK_REALTIME_COARSE, t);
-	dir = xasprintf("%s/forge", common);
+	dir = forgedir_root(common);
 	if (stat(src, &a) == 0 && stat(dir, &b) == 0 && a.st_dev == b.st_dev)
 		fs_present(dir, t);
 	else {
