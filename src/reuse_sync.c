@@ -377,47 +377,15 @@ entry_modes(const char *copy, const struct strv *entries,
 	return ret;
 }
 
-/*
- * Is the copy's HEAD (g's registration's) detached at head already?
- * Read where refs are files; with reftable (its directory in the
- * registration or the common dir), HEAD's file is a stub, and git is
- * asked.
- */
-static int
-detached_at(const struct git *g, const char *head)
-{
-	struct stat	 st;
-	char		*path, b[128];
-	size_t		 n = strlen(head);
-	ssize_t		 r;
-	int		 fd, table;
-
-	path = xasprintf("%s/reftable", g->gitdir);
-	table = lstat(path, &st) == 0;
-	free(path);
-	path = xasprintf("%s/../../reftable", g->gitdir);
-	table |= lstat(path, &st) == 0;
-	free(path);
-	if (table)
-		return 0;
-	path = xasprintf("%s/HEAD", g->gitdir);
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
-	    O_CLOEXEC);
-	free(path);
-	if (fd == -1)
-		return 0;
-	r = read(fd, b, sizeof(b));
-	close(fd);
-	return r == (ssize_t)n + 1 && memcmp(b, head, n) == 0 && b[n] == '\n';
-}
-
 const char *const	 reuse_clean_all[] = { "clean", "-ffdqx", NULL };
 const char *const	 reuse_clean_keep[] = { "clean", "-ffdq", NULL };
 
 /* Every file that g's index does not list removed (ignored ones kept
  * if keep_ignored), unless cleaned says it is done, then HEAD detached
- * at head: by git, unless it is so already (then that git would have
- * nothing to do). */
+ * at head by git -- even where it is so already: git then reads what
+ * git worktree add reads as it sets a fresh copy's HEAD (the settings
+ * of a ref's lock), and a setting that fails a fresh copy fails this
+ * one too. */
 int
 reuse_clean_detach(struct git *g, const char *head, int keep_ignored,
     int cleaned)
@@ -432,13 +400,11 @@ reuse_clean_detach(struct git *g, const char *head, int keep_ignored,
 		return -1;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
-	if (!detached_at(g, head)) {
-		g->index = NULL;
-		r = reuse_git(g, detach, NULL, NULL);
-		g->index = index;
-		if (r == -1)
-			return -1;
-	}
+	g->index = NULL;
+	r = reuse_git(g, detach, NULL, NULL);
+	g->index = index;
+	if (r == -1)
+		return -1;
 	/* Its reflog and ORIG_HEAD a fresh copy's. */
 	registration_detached(g->gitdir, head);
 	return 0;

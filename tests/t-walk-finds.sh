@@ -231,4 +231,23 @@ is "a checkout's entry git would read as changed: fresh copies proved" \
     "$k" 3
 unlike "nothing refused" "$err" "not the working state"
 forge gc --all >/dev/null 2>&1
+# --- a setting git reads only as it locks a ref ------------------------
+# core.filesRefLockTimeout with a value git cannot read: git worktree
+# add fails as it sets a fresh copy's HEAD, an ERROR.  A reused copy
+# whose HEAD was there already had git leave its HEAD alone, and gave a
+# verdict.  Its HEAD is set by git every run.
+init_repo "$T/reflock"
+cd "$T/reflock" || exit 99
+echo data >f
+git add f && git commit -q -m base
+for fast in --reuse --incremental; do
+	git config --unset core.filesRefLockTimeout
+	forge verify --isolated "$fast" -- true >/dev/null 2>&1
+	git config core.filesRefLockTimeout lib
+	fast_is_fresh "$fast: a ref's lock git cannot read the settings of: as fresh" \
+	    --isolated "$fast" true
+	is "$fast: an ERROR" "$rc" 125
+done
+git config --unset core.filesRefLockTimeout
+forge gc --all >/dev/null 2>&1
 done_testing
