@@ -669,6 +669,10 @@ prove(struct snapshot *s)
 	for (i = 0; i < s->nrepos; i++) {
 		if ((tree = proof_finish(s->repos[i]->proof)) == NULL)
 			return -1;
+		/* The bytes of one tree differ by how git wrote them. */
+		strv_pushf(&s->converts, "%s %s", i == 0 ? "." :
+		    s->repos[i]->rel, s->repos[i]->conv.digest != NULL ?
+		    s->repos[i]->conv.digest : "?");
 		if (i == 0) {
 			s->tree = tree;
 			s->looked = proof_source_looked(s->repos[i]->proof);
@@ -838,6 +842,7 @@ snapshot_free(struct snapshot *s)
 	strv_free(&s->left_out);
 	strv_free(&s->links);
 	strv_free(&s->trees);
+	strv_free(&s->converts);
 	free(s->tree);
 	free(s->gitdir);
 	free(s->start_refs);

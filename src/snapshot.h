@@ -101,6 +101,12 @@ struct snapshot {
 	struct strv		  trees;	/* and each nested repository's:
 						   "<rel> <tree>", rel its path
 						   with a slash */
+	struct strv		  converts;	/* how git converted each
+						   repository's files as it
+						   wrote them: "<rel>
+						   <digest>" (reconvert.h;
+						   "." the top one's, "?"
+						   not known) */
 	struct rundir		 *rd;
 	struct snap_repo	**repos;
 	size_t			  nrepos;

@@ -276,6 +276,17 @@ inputs_state(struct run *r)
 		    r->snap.tree);
 		for (i = 0; i < r->snap.trees.n; i++)
 			buf_addf(&b, "%s\n", r->snap.trees.v[i]);
+		/* And how git wrote each tree's files: a tree is its
+		 * files' bytes only as git converts them (an attributes
+		 * file outside the tree changes them, not the tree). */
+		for (i = 0; i < r->snap.converts.n; i++) {
+			if (strcmp(strrchr(r->snap.converts.v[i], ' '),
+			    " ?") == 0) {
+				buf_free(&b);
+				return -1;
+			}
+			buf_addf(&b, "convert %s\n", r->snap.converts.v[i]);
+		}
 		r->setup_inputs = buf_detach(&b);
 		return 0;
 	}

@@ -250,4 +250,26 @@ for fast in --reuse --incremental; do
 done
 git config --unset core.filesRefLockTimeout
 forge gc --all >/dev/null 2>&1
+# --- how git converts changed, the tree not ----------------------------
+# Setup reads a tracked file; forge.setupInputs is not set, so every file
+# is its input, which the tree ids stood for.  An attributes file outside
+# the tree (info/attributes) then has git check the file out with CRLF
+# line endings: the same tree, other bytes.  The incremental copy, its
+# files written again as git now converts them, skipped setup, and its
+# steps read what setup had made of the old bytes.
+init_repo "$T/convsetup"
+cd "$T/convsetup" || exit 99
+printf 'one\ntwo\n' >in.txt
+printf 'out/\n' >.gitignore
+git add -A && git commit -q -m base
+git config forge.setup 'sh -c "mkdir -p out && cksum <in.txt >out/sum"'
+check='cksum <in.txt | cmp -s - out/sum'
+forge verify --incremental -- sh -c "$check" >/dev/null 2>&1
+printf '* text eol=crlf\n' >.git/info/attributes
+fast_is_fresh "setup's input converted otherwise: incremental, as fresh" \
+    --isolated --incremental sh -c "$check"
+is "the fresh verdict: setup's output is of the file as the copy has it" \
+    "$rc" 0
+rm -f .git/info/attributes
+forge gc --all >/dev/null 2>&1
 done_testing
