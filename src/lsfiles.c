@@ -33,6 +33,44 @@ lsfiles_free(struct lsfiles *l)
 	memset(l, 0, sizeof(*l));
 }
 
+int
+lsfiles_entry_parse(const char *entry, struct lsfiles_entry *e)
+{
+	const char	*p = entry;
+	unsigned	 mode = 0;
+
+	/* The mode and oid hold no tab: the first one ends them, and a
+	 * path may hold more. */
+	for (; *p >= '0' && *p <= '7' && p - entry < 6; p++)
+		mode = mode << 3 | (unsigned)(*p - '0');
+	if (p == entry || *p != ' ')
+		return -1;
+	e->mode = mode;
+	e->oid = ++p;
+	p += strcspn(p, " \t");
+	if (p == e->oid || *p != '\t' || p[1] == '\0')
+		return -1;
+	e->oidlen = (size_t)(p - e->oid);
+	e->path = p + 1;
+	return 0;
+}
+
+unsigned
+lsfiles_entry_mode(const char *entry)
+{
+	struct lsfiles_entry	e;
+
+	return lsfiles_entry_parse(entry, &e) == 0 ? e.mode : 0;
+}
+
+size_t
+lsfiles_entry_oidlen(const char *entry)
+{
+	struct lsfiles_entry	e;
+
+	return lsfiles_entry_parse(entry, &e) == 0 ? e.oidlen : 0;
+}
+
 const char *
 lsfiles_entry_path(const char *entry)
 {

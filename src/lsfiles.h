@@ -17,6 +17,17 @@
  *	lsfiles_cancel(&j);		ended and forgotten, if it was not
  *
  * The struct owns its vectors.
+ *
+ * An index entry travels through forge as "mode oid\tpath", what git
+ * ls-files -s prints less the stage, and what git update-index
+ * --index-info takes back.  It is split here, and nowhere else:
+ *
+ *	struct lsfiles_entry e;
+ *	if (lsfiles_entry_parse(line, &e) == -1)	malformed
+ *		...
+ *	e.mode, e.oid (e.oidlen bytes, not terminated), e.path
+ *
+ * The view points into line, which the caller keeps.
  */
 #ifndef LSFILES_H
 #define LSFILES_H
@@ -50,6 +61,16 @@ struct lsfiles {
 	int		 sparse;	/* some entry is skip-worktree */
 };
 
+/* "mode oid\tpath", split: the mode in octal, 1 to 6 digits; the oid,
+ * up to the tab, without a space; the path, all after the first tab
+ * (a tab or a space in it is the path's), not empty. */
+struct lsfiles_entry {
+	unsigned	 mode;
+	const char	*oid;		/* oidlen bytes */
+	size_t		 oidlen;
+	const char	*path;
+};
+
 struct lsfiles_job {
 	const struct git	*g;
 	struct git_job		 job;
@@ -64,8 +85,14 @@ void	lsfiles_cancel(struct lsfiles_job *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);
 void	lsfiles_free(struct lsfiles *);
-/* The path of a "mode oid\tpath" entry. */
+/* Split a "mode oid\tpath" entry into e; -1 if it is malformed. */
+int	lsfiles_entry_parse(const char *, struct lsfiles_entry *);
+/* The path of a "mode oid\tpath" entry (all of it, without a tab). */
 const char *lsfiles_entry_path(const char *);
+/* Its mode, or 0 if it is malformed. */
+unsigned lsfiles_entry_mode(const char *);
+/* The length of its oid, or 0 if it is malformed. */
+size_t	lsfiles_entry_oidlen(const char *);
 /* The entry of path in entries ("mode oid\tpath", sorted by path as the
  * index is), or NULL. */
 const char *lsfiles_find(const struct strv *, const char *);

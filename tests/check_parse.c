@@ -1015,6 +1015,68 @@ START_TEST(t_lsfiles)
 }
 END_TEST
 
+/* lsfiles_entry_parse */
+
+START_TEST(t_lsfiles_entry)
+{
+	struct lsfiles_entry	e;
+	static const char	sha256[] = "473a0f4c3be8a93681a267e3b1e9a7dc"
+	    "da1185436fe141f7749120a303721813";
+	char			line[128];
+
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID "\ta/b", &e), 0);
+	ck_assert_uint_eq(e.mode, 0100644);
+	ck_assert_uint_eq(e.oidlen, 40);
+	ck_assert_int_eq(strncmp(e.oid, OID, 40), 0);
+	ck_assert_str_eq(e.path, "a/b");
+	ck_assert_int_eq(lsfiles_entry_parse("160000 " OID "\tsub", &e), 0);
+	ck_assert_uint_eq(e.mode, 0160000);
+	/* The removal update-index takes: mode 0, the oid all zeros. */
+	ck_assert_int_eq(lsfiles_entry_parse("0 "
+	    "0000000000000000000000000000000000000000\tgone", &e), 0);
+	ck_assert_uint_eq(e.mode, 0);
+	ck_assert_uint_eq(e.oidlen, 40);
+	snprintf(line, sizeof(line), "120000 %s\tlink", sha256);
+	ck_assert_int_eq(lsfiles_entry_parse(line, &e), 0);
+	ck_assert_uint_eq(e.oidlen, 64);
+	ck_assert_ptr_eq(e.oid, line + 7);
+	ck_assert_str_eq(e.path, "link");
+	/* A tab or a space in the path is the path's. */
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID "\ta\tb", &e), 0);
+	ck_assert_str_eq(e.path, "a\tb");
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID "\t a b ", &e), 0);
+	ck_assert_str_eq(e.path, " a b ");
+	ck_assert_uint_eq(e.oidlen, 40);
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID "\t\t", &e), 0);
+	ck_assert_str_eq(e.path, "\t");
+	/* No tab, or nothing after it. */
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID, &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID " a", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID "\t", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("", &e), -1);
+	/* A stage, or ls-tree's type: not an entry. */
+	ck_assert_int_eq(lsfiles_entry_parse("100644 " OID " 0\ta", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("100644 blob " OID "\ta", &e),
+	    -1);
+	/* A bad mode: none, not octal, too long, a sign, a space first. */
+	ck_assert_int_eq(lsfiles_entry_parse(" " OID "\ta", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("100844 " OID "\ta", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("1006440 " OID "\ta", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("+100644 " OID "\ta", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse(" 100644 " OID "\ta", &e), -1);
+	ck_assert_int_eq(lsfiles_entry_parse("100644\t" OID "\ta", &e), -1);
+	/* No oid. */
+	ck_assert_int_eq(lsfiles_entry_parse("100644 \ta", &e), -1);
+	/* The accessors. */
+	ck_assert_uint_eq(lsfiles_entry_mode("100755 " OID "\tx"), 0100755);
+	ck_assert_uint_eq(lsfiles_entry_mode("100755 " OID), 0);
+	ck_assert_uint_eq(lsfiles_entry_oidlen(line), 64);
+	ck_assert_uint_eq(lsfiles_entry_oidlen("x " OID "\ta"), 0);
+	ck_assert_str_eq(lsfiles_entry_path("100644 " OID "\ta\tb"), "a\tb");
+	ck_assert_str_eq(lsfiles_entry_path("no tab"), "no tab");
+}
+END_TEST
+
 START_TEST(t_lsfiles_find)
 {
 	struct lsfiles	l;
@@ -1522,6 +1584,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_lsfiles_sparse);
 	tcase_add_test(tc, t_lsfiles_unmerged);
 	tcase_add_test(tc, t_lsfiles_find);
+	tcase_add_test(tc, t_lsfiles_entry);
 	tcase_add_test(tc, t_lsfiles_stages);
 	tcase_add_test(tc, t_lsfiles_names);
 	tcase_add_test(tc, t_lsfiles_bad);
