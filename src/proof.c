@@ -67,14 +67,13 @@ proof_dst_git(struct proof *p, const char *dst_gitdir)
 static void
 push_removal(struct strv *v, const char *entry)
 {
-	const char	*sp = strchr(entry, ' ');
-	const char	*tab = strchr(entry, '\t');
 	struct buf	 b = BUF_INIT;
 	size_t		 n;
 
 	buf_adds(&b, "0 ");
-	for (n = sp != NULL && tab > sp ? (size_t)(tab - sp - 1) : 40; n > 0;
-	    n--)
+	if ((n = lsfiles_entry_oidlen(entry)) == 0)
+		n = 40;
+	for (; n > 0; n--)
 		buf_addc(&b, '0');
 	buf_addc(&b, '\t');
 	buf_adds(&b, lsfiles_entry_path(entry));

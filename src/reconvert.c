@@ -73,24 +73,19 @@ static int
 parse_file(struct gitindex_entry *e, char *entry, const char *stat,
     size_t *rawsz)
 {
-	char		*sp, *tab, *end;
-	unsigned long	 mode;
-	size_t		 len;
+	struct lsfiles_entry	 le;
+	size_t			 len;
 
 	memset(e, 0, sizeof(*e));
-	if ((sp = strchr(entry, ' ')) == NULL ||
-	    (tab = strchr(sp, '\t')) == NULL || tab[1] == '\0')
+	if (lsfiles_entry_parse(entry, &le) == -1)
 		return -1;
-	errno = 0;
-	mode = strtoul(entry, &end, 8);
-	len = (size_t)(tab - sp - 1);
-	if (errno != 0 || end != sp || (len != 40 && len != 64) ||
-	    (*rawsz != 0 && len != 2 * *rawsz) ||
-	    unhex(sp + 1, len, e->oid) == -1)
+	len = le.oidlen;
+	if ((len != 40 && len != 64) || (*rawsz != 0 && len != 2 * *rawsz) ||
+	    unhex(le.oid, len, e->oid) == -1)
 		return -1;
 	*rawsz = len / 2;
-	e->mode = (uint32_t)mode;
-	e->path = tab + 1;
+	e->mode = (uint32_t)le.mode;
+	e->path = le.path;
 	if (sscanf(stat, "%" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32
 	    " %" SCNu32 " %" SCNu32 " %" SCNu32 " %" SCNu32, &e->ctime,
 	    &e->ctime_ns, &e->mtime, &e->mtime_ns, &e->ino, &e->uid, &e->gid,

@@ -70,7 +70,6 @@ snapshot_state(const struct snapshot *s, struct strv *out)
 {
 	struct lsfiles	 l;
 	struct git	 g;
-	const char	*tab;
 	size_t		 i, k;
 
 	strv_clear(out);
@@ -81,9 +80,8 @@ snapshot_state(const struct snapshot *s, struct strv *out)
 		/* Its tracked files and links, and those it does not track
 		 * or ignore; a nested repository is listed on its own. */
 		for (k = 0; k < l.entries.n; k++)
-			if ((tab = strchr(l.entries.v[k], '\t')) != NULL)
-				push_sig(out, s->copy, s->repos[i]->rel,
-				    tab + 1);
+			push_sig(out, s->copy, s->repos[i]->rel,
+			    lsfiles_entry_path(l.entries.v[k]));
 		for (k = 0; k < l.untracked.n; k++)
 			push_sig(out, s->copy, s->repos[i]->rel,
 			    l.untracked.v[k]);
