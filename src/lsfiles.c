@@ -238,6 +238,36 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 	return 0;
 }
 
+int
+lsfiles_index(const struct git *g, struct strv *links, struct strv *others,
+    struct buf *err)
+{
+	const char *const	 a[] = { "ls-files", "-z", "-s", NULL };
+	struct buf		 out = BUF_INIT;
+	struct strv		*v;
+	const char		*p, *end, *sp, *tab;
+	int			 st;
+
+	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
+		buf_free(&out);
+		return st;
+	}
+	/* "mode oid stage\tpath", kept as "mode oid\tpath": the space
+	 * that ends the oid is the one before the stage. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if ((tab = strchr(p, '\t')) == NULL ||
+		    (sp = memchr(p, ' ', (size_t)(tab - p))) == NULL ||
+		    (sp = memchr(sp + 1, ' ', (size_t)(tab - sp - 1))) == NULL)
+			continue;
+		v = strncmp(p, "160000 ", 7) == 0 ? links : others;
+		if (v != NULL)
+			strv_pushf(v, "%.*s%s", (int)(sp - p), p, tab);
+	}
+	buf_free(&out);
+	return 0;
+}
+
 struct reading {
 	struct lsfiles	*l;
 	int		 bad;

@@ -28,6 +28,12 @@
  *	e.mode, e.oid (e.oidlen bytes, not terminated), e.path
  *
  * The view points into line, which the caller keeps.
+ *
+ * The index's entries alone, each stage's, as git ls-files -z -s lists
+ * them, gitlinks apart from the others (either vector may be NULL):
+ *
+ *	st = lsfiles_index(&git, &links, &others, &err);
+ *	0, or git_run()'s status, what git said in err; nothing said
  */
 #ifndef LSFILES_H
 #define LSFILES_H
@@ -82,6 +88,8 @@ int	lsfiles_read(struct lsfiles *, const struct git *);
 int	lsfiles_start(struct lsfiles_job *, const struct git *, const char *);
 int	lsfiles_finish(struct lsfiles_job *, struct lsfiles *);
 void	lsfiles_cancel(struct lsfiles_job *);
+int	lsfiles_index(const struct git *, struct strv *, struct strv *,
+	    struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);
 void	lsfiles_free(struct lsfiles *);

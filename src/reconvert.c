@@ -191,31 +191,14 @@ reconvert_before(struct reconvert *c, const struct git *g,
 static int
 index_entries(const struct git *g, struct strv *entries)
 {
-	const char *const	 a[] = { "ls-files", "-z", "-s", NULL };
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end, *sp, *tab;
-	int			 st;
+	struct buf	err = BUF_INIT;
+	int		st;
 
-	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
-		if (st > 0)
-			warnx("git ls-files failed in the copy %s: %s",
-			    fs_vis(g->dir), git_why(&err, st));
-		buf_free(&out);
-		buf_free(&err);
-		return -1;
-	}
-	/* "mode oid stage\tpath": kept as "mode oid\tpath". */
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if ((tab = strchr(p, '\t')) == NULL ||
-		    strncmp(p, "160000 ", 7) == 0 ||
-		    (sp = memchr(p + 7, ' ', (size_t)(tab - p - 7))) == NULL)
-			continue;
-		strv_pushf(entries, "%.*s%s", (int)(sp - p), p, tab);
-	}
-	buf_free(&out);
+	if ((st = lsfiles_index(g, NULL, entries, &err)) != 0 && st > 0)
+		warnx("git ls-files failed in the copy %s: %s",
+		    fs_vis(g->dir), git_why(&err, st));
 	buf_free(&err);
-	return 0;
+	return st == 0 ? 0 : -1;
 }
 
 /*

@@ -582,30 +582,27 @@ source_prove(const struct source *s, const struct git *dst,
 int
 source_gitlinks(const struct git *dst, struct strv *out)
 {
-	const char *const	 a[] = { "ls-files", "-z", "-s", NULL };
-	struct buf		 b = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end, *sp, *tab;
+	struct strv		 links = STRV_INIT;
+	struct buf		 err = BUF_INIT;
+	struct lsfiles_entry	 e;
+	size_t			 i;
 	int			 st;
 
-	if ((st = git_run(dst, a, 0, NULL, &b, &err)) != 0) {
+	if ((st = lsfiles_index(dst, &links, NULL, &err)) != 0) {
 		if (st > 0)
 			warnx("git ls-files failed in the copy: %s",
 			    git_why(&err, st));
-		buf_free(&b);
 		buf_free(&err);
+		strv_free(&links);
 		return -1;
 	}
-	/* "mode oid stage\tpath": the gitlinks, as "oid\tpath". */
-	for (p = b.data, end = p + b.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if (strncmp(p, "160000 ", 7) != 0 ||
-		    (sp = strchr(p + 7, ' ')) == NULL ||
-		    (tab = strchr(sp, '\t')) == NULL)
-			continue;
-		strv_pushf(out, "%.*s%s", (int)(sp - (p + 7)), p + 7, tab);
-	}
-	buf_free(&b);
+	/* The gitlinks, as "oid\tpath". */
+	for (i = 0; i < links.n; i++)
+		if (lsfiles_entry_parse(links.v[i], &e) == 0)
+			strv_pushf(out, "%.*s\t%s", (int)e.oidlen, e.oid,
+			    e.path);
 	buf_free(&err);
+	strv_free(&links);
 	return 0;
 }
 
