@@ -268,6 +268,36 @@ lsfiles_index(const struct git *g, struct strv *links, struct strv *others,
 	return 0;
 }
 
+int
+lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
+    struct strv *others, struct buf *err)
+{
+	const char *const	 a[] = { "ls-tree", "-r", "-z", tree, NULL };
+	struct buf		 out = BUF_INIT;
+	struct strv		*v;
+	const char		*p, *end, *sp, *type, *tab;
+	int			 st;
+
+	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
+		buf_free(&out);
+		return st;
+	}
+	/* "mode type oid\tpath", kept as "mode oid\tpath". */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if ((tab = strchr(p, '\t')) == NULL ||
+		    (type = memchr(p, ' ', (size_t)(tab - p))) == NULL ||
+		    (sp = memchr(type + 1, ' ', (size_t)(tab - type - 1))) ==
+		    NULL)
+			continue;
+		v = strncmp(p, "160000 ", 7) == 0 ? links : others;
+		if (v != NULL)
+			strv_pushf(v, "%.*s%s", (int)(type - p + 1), p, sp + 1);
+	}
+	buf_free(&out);
+	return 0;
+}
+
 struct reading {
 	struct lsfiles	*l;
 	int		 bad;

@@ -34,6 +34,11 @@
  *
  *	st = lsfiles_index(&git, &links, &others, &err);
  *	0, or git_run()'s status, what git said in err; nothing said
+ *
+ * A tree's, as git ls-tree -r -z lists them ("mode type oid\tpath"),
+ * the same way, without the type:
+ *
+ *	st = lsfiles_tree(&git, tree, &links, &others, &err);
  */
 #ifndef LSFILES_H
 #define LSFILES_H
@@ -90,6 +95,8 @@ int	lsfiles_finish(struct lsfiles_job *, struct lsfiles *);
 void	lsfiles_cancel(struct lsfiles_job *);
 int	lsfiles_index(const struct git *, struct strv *, struct strv *,
 	    struct buf *);
+int	lsfiles_tree(const struct git *, const char *, struct strv *,
+	    struct strv *, struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);
 void	lsfiles_free(struct lsfiles *);

@@ -355,6 +355,20 @@ out:
 	return line;
 }
 
+/* The gitlinks' entries ("160000 oid\tpath", lsfiles.h) onto out, as
+ * "oid\tpath". */
+static void
+oid_paths(const struct strv *links, struct strv *out)
+{
+	struct lsfiles_entry	 e;
+	size_t			 i;
+
+	for (i = 0; i < links->n; i++)
+		if (lsfiles_entry_parse(links->v[i], &e) == 0)
+			strv_pushf(out, "%.*s\t%s", (int)e.oidlen, e.oid,
+			    e.path);
+}
+
 /*
  * The gitlinks of tree (a tree id) in the repository g names, as
  * "oid\tpath", recursively; -1 if git could not say.
@@ -362,30 +376,21 @@ out:
 static int
 tree_gitlinks(const struct git *g, const char *tree, struct strv *out)
 {
-	const char *const	 a[] = { "ls-tree", "-r", "-z", tree, NULL };
-	struct buf		 b = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end, *sp, *tab;
-	int			 st;
+	struct strv	 links = STRV_INIT;
+	struct buf	 err = BUF_INIT;
+	int		 st;
 
-	if ((st = git_run(g, a, 0, NULL, &b, &err)) != 0) {
+	if ((st = lsfiles_tree(g, tree, &links, NULL, &err)) != 0) {
 		if (st > 0)
 			warnx("cannot list the tree %.12s: git ls-tree: %s",
 			    tree, git_why(&err, st));
-		buf_free(&b);
 		buf_free(&err);
+		strv_free(&links);
 		return -1;
 	}
-	/* "mode type oid\tpath". */
-	for (p = b.data, end = p + b.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if (strncmp(p, "160000 commit ", 14) != 0 ||
-		    (tab = strchr(p, '\t')) == NULL)
-			continue;
-		sp = p + 14;
-		strv_pushf(out, "%.*s%s", (int)(tab - sp), sp, tab);
-	}
-	buf_free(&b);
+	oid_paths(&links, out);
 	buf_free(&err);
+	strv_free(&links);
 	return 0;
 }
 
@@ -582,11 +587,9 @@ source_prove(const struct source *s, const struct git *dst,
 int
 source_gitlinks(const struct git *dst, struct strv *out)
 {
-	struct strv		 links = STRV_INIT;
-	struct buf		 err = BUF_INIT;
-	struct lsfiles_entry	 e;
-	size_t			 i;
-	int			 st;
+	struct strv	 links = STRV_INIT;
+	struct buf	 err = BUF_INIT;
+	int		 st;
 
 	if ((st = lsfiles_index(dst, &links, NULL, &err)) != 0) {
 		if (st > 0)
@@ -596,11 +599,7 @@ source_gitlinks(const struct git *dst, struct strv *out)
 		strv_free(&links);
 		return -1;
 	}
-	/* The gitlinks, as "oid\tpath". */
-	for (i = 0; i < links.n; i++)
-		if (lsfiles_entry_parse(links.v[i], &e) == 0)
-			strv_pushf(out, "%.*s\t%s", (int)e.oidlen, e.oid,
-			    e.path);
+	oid_paths(&links, out);
 	buf_free(&err);
 	strv_free(&links);
 	return 0;
