@@ -298,6 +298,31 @@ lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
 	return 0;
 }
 
+int
+lsfiles_unmerged(const struct git *g, struct strv *paths, struct buf *err)
+{
+	const char *const	 a[] = { "ls-files", "-z", "-u", NULL };
+	struct buf		 out = BUF_INIT;
+	const char		*p, *end, *path, *last = "";
+	int			 st;
+
+	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
+		buf_free(&out);
+		return st;
+	}
+	/* "mode oid stage\tpath", one line per stage of each path. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if ((path = strchr(p, '\t')) == NULL ||
+		    strcmp(++path, last) == 0)
+			continue;
+		strv_push(paths, path);
+		last = path;
+	}
+	buf_free(&out);
+	return 0;
+}
+
 struct reading {
 	struct lsfiles	*l;
 	int		 bad;

@@ -39,6 +39,11 @@
  * the same way, without the type:
  *
  *	st = lsfiles_tree(&git, tree, &links, &others, &err);
+ *
+ * The paths with a conflict, each once, in index order (git ls-files
+ * -z -u), the same way:
+ *
+ *	st = lsfiles_unmerged(&git, &paths, &err);
  */
 #ifndef LSFILES_H
 #define LSFILES_H
@@ -97,6 +102,7 @@ int	lsfiles_index(const struct git *, struct strv *, struct strv *,
 	    struct buf *);
 int	lsfiles_tree(const struct git *, const char *, struct strv *,
 	    struct strv *, struct buf *);
+int	lsfiles_unmerged(const struct git *, struct strv *, struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);
 void	lsfiles_free(struct lsfiles *);

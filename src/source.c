@@ -59,38 +59,31 @@ source_mode(const struct source *s)
 static int
 unmerged(const struct git *g)
 {
-	const char *const	 a[] = { "ls-files", "-z", "-u", NULL };
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end, *path, *last = "";
-	int			 st, n = 0;
+	struct strv	 paths = STRV_INIT;
+	struct buf	 err = BUF_INIT;
+	size_t		 i;
+	int		 st;
 
-	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
+	if ((st = lsfiles_unmerged(g, &paths, &err)) != 0) {
 		if (st > 0)
 			warnx("cannot read the index: git ls-files: %s",
 			    git_why(&err, st));
-		buf_free(&out);
+		strv_free(&paths);
 		buf_free(&err);
 		return -1;
 	}
-	/* "mode oid stage\tpath", one line per stage of each path. */
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if ((path = strchr(p, '\t')) == NULL ||
-		    strcmp(++path, last) == 0)
-			continue;
-		if (n++ == 0)
-			warnx("the index has unmerged entries: a commit "
-			    "cannot be made of it; resolve them and git add "
-			    "the result, then verify again");
-		if (n <= 20)
-			fprintf(stderr, "\tunmerged: %s\n", fs_vis(path));
-		last = path;
-	}
-	if (n > 20)
-		fprintf(stderr, "\t... and %d more\n", n - 20);
-	buf_free(&out);
+	if (paths.n > 0)
+		warnx("the index has unmerged entries: a commit "
+		    "cannot be made of it; resolve them and git add "
+		    "the result, then verify again");
+	for (i = 0; i < paths.n && i < 20; i++)
+		fprintf(stderr, "\tunmerged: %s\n", fs_vis(paths.v[i]));
+	if (paths.n > 20)
+		fprintf(stderr, "\t... and %zu more\n", paths.n - 20);
+	i = paths.n;
+	strv_free(&paths);
 	buf_free(&err);
-	return n > 0 ? -1 : 0;
+	return i > 0 ? -1 : 0;
 }
 
 static char *
