@@ -659,6 +659,17 @@ out:
 	return ret;
 }
 
+/* How git wrote repository i's files: the bytes of one tree differ by
+ * it (snapshot.h, converts). */
+static void
+note_convert(struct snapshot *s, size_t i)
+{
+	const char	*d = s->repos[i]->conv.digest;
+
+	strv_pushf(&s->converts, "%s %s", i == 0 ? "." : s->repos[i]->rel,
+	    d != NULL ? d : "?");
+}
+
 /* Every repository's proof, the top one's tree id kept. */
 static int
 prove(struct snapshot *s)
@@ -669,10 +680,7 @@ prove(struct snapshot *s)
 	for (i = 0; i < s->nrepos; i++) {
 		if ((tree = proof_finish(s->repos[i]->proof)) == NULL)
 			return -1;
-		/* The bytes of one tree differ by how git wrote them. */
-		strv_pushf(&s->converts, "%s %s", i == 0 ? "." :
-		    s->repos[i]->rel, s->repos[i]->conv.digest != NULL ?
-		    s->repos[i]->conv.digest : "?");
+		note_convert(s, i);
 		if (i == 0) {
 			s->tree = tree;
 			s->looked = proof_source_looked(s->repos[i]->proof);
@@ -717,6 +725,7 @@ prove_source(struct snapshot *s)
 			    s->repos[i]->rel, i, s->incremental);
 		if (tree == NULL)
 			return -1;
+		note_convert(s, i);
 		if (i == 0)
 			s->tree = tree;
 		else

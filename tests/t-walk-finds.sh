@@ -270,6 +270,15 @@ fast_is_fresh "setup's input converted otherwise: incremental, as fresh" \
     --isolated --incremental sh -c "$check"
 is "the fresh verdict: setup's output is of the file as the copy has it" \
     "$rc" 0
+# The same for a copy of a tree.
+for mode in --staged --rev=HEAD; do
+	rm -f .git/info/attributes
+	forge verify "$mode" --incremental -- sh -c "$check" >/dev/null 2>&1
+	printf '* text eol=crlf\n' >.git/info/attributes
+	fast_is_fresh "$mode: setup's input converted otherwise: as fresh" \
+	    "$mode" --incremental sh -c "$check"
+	is "$mode: the fresh verdict" "$rc" 0
+done
 rm -f .git/info/attributes
 forge gc --all >/dev/null 2>&1
 done_testing
