@@ -121,7 +121,9 @@ walk_scope() {
 }
 
 # walk_probe: git still works in the top repository and in the
-# submodule.
+# submodule -- and still commits, as the range walk's stacks do (a dry
+# run exits 1 with nothing to commit, 128 where git refuses a setting:
+# commit.cleanup=true, say).
 walk_probe() {
 	for _w_d in "$WALK_TOP" ${WALK_SUB:+"$WALK_TOP/$WALK_SUB"}; do
 		[ "$_w_d" = "$WALK_TOP" ] || [ -e "$_w_d/.git" ] || continue
@@ -130,6 +132,9 @@ walk_probe() {
 		    git -C "$_w_d" ls-files -o >/dev/null 2>&1 </dev/null &&
 		    git -C "$_w_d" worktree list >/dev/null 2>&1 </dev/null ||
 		    return 1
+		git -C "$_w_d" commit --dry-run --allow-empty -q -m probe \
+		    >/dev/null 2>&1 </dev/null
+		[ $? -ne 128 ] || return 1
 	done
 	return 0
 }
