@@ -168,6 +168,11 @@ fault_errnos() {
 	copy_file_range|sendfile) echo "EIO EXDEV ENOSPC" ;;
 	ioctl) echo "EIO ENOTTY" ;;
 	getrandom) echo "ENOSYS EAGAIN EINTR" ;;
+	# A wait (a thread joined, a lock): what the kernel answers one
+	# with; the C library stops the process on any other answer (an
+	# ENOMEM is only for priority-inheritance locks, which no
+	# process of the run takes).
+	futex) echo "EINTR EAGAIN" ;;
 	mmap) echo "ENOMEM" ;;
 	unshare|setns) echo "EPERM ENOSPC EINVAL" ;;
 	mount|umount2|mount_setattr|pivot_root|open_tree|move_mount)
