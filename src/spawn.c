@@ -533,16 +533,21 @@ idle(const struct spawn_idle *id)
 		id->fn(id->arg);
 }
 
-/* Sleep until a signal arrives or ms pass (ms < 0: until a signal). */
+/*
+ * Sleep until a signal arrives or ms pass (ms < 0: until a signal) --
+ * a second at most: the handler's byte on the wake pipe is all that
+ * says a child exited, and a write of it that failed would have forge
+ * wait for ever on a child that is gone.
+ */
 static void
 pause_ms(long long ms, const struct spawn_idle *id)
 {
 	struct pollfd	pfd;
 	int		fd = sig_fd();
 
-	if (ms > INT_MAX)
-		ms = INT_MAX;
-	if (fd == -1 && (ms < 0 || ms > 20))
+	if (ms < 0 || ms > 1000)
+		ms = 1000;
+	if (fd == -1 && ms > 20)
 		ms = 20;
 	pfd.fd = fd;
 	pfd.events = POLLIN;
