@@ -29,6 +29,27 @@ strip_awk='
 		return out
 	}'
 
+# Two passes the call and include checks share: the map's floors, from
+# src/README (pass 0), and the module that defines each function
+# without static (pass 1; mod names the file's module).
+floors_awk='
+	pass == 0 {
+		if ($0 ~ /^ *[0-9]+ +[a-z_0-9]+ /)
+			floor[$2] = $1 + 0
+		next
+	}'
+defs_awk='
+	pass == 1 {
+		line = strip($0)
+		if (line ~ /^[a-z_][a-z0-9_]*\(/ && prev !~ /^static/) {
+			name = line
+			sub(/\(.*/, "", name)
+			def[name] = mod
+		}
+		prev = line
+		next
+	}'
+
 # calls MAP FILE...: "caller -> callee" for each call that is not down
 # the map's floors (a floor missing counts as -1); each caller's
 # comments and strings are left out, and a function is another module's
@@ -52,21 +73,8 @@ calls() {
 			seen[FILENAME] = 1
 		}
 	}
-	pass == 0 {
-		if ($0 ~ /^ *[0-9]+ +[a-z_0-9]+ /)
-			floor[$2] = $1 + 0
-		next
-	}
-	pass == 1 {
-		line = strip($0)
-		if (line ~ /^[a-z_][a-z0-9_]*\(/ && prev !~ /^static/) {
-			name = line
-			sub(/\(.*/, "", name)
-			def[name] = mod
-		}
-		prev = line
-		next
-	}
+	'"$floors_awk"'
+	'"$defs_awk"'
 	pass == 2 {
 		s = strip($0)
 		while (match(s, /[a-z_][a-z0-9_]*\(/)) {
@@ -193,11 +201,7 @@ includes() {
 		if (file ~ /_int\.h$/)
 			fam[substr(file, 1, length(file) - 6)] = 1
 	}
-	pass == 0 {
-		if ($0 ~ /^ *[0-9]+ +[a-z_0-9]+ /)
-			floor[$2] = $1 + 0
-		next
-	}
+	'"$floors_awk"'
 	/^#[ \t]*include[ \t]*"/ && !incomment {
 		h = $0
 		sub(/^[^"]*"/, "", h)
@@ -206,16 +210,7 @@ includes() {
 		if (h ~ /_int\.h$/)
 			fam[substr(h, 1, length(h) - 6)] = 1
 	}
-	pass == 1 {
-		line = strip($0)
-		if (line ~ /^[a-z_][a-z0-9_]*\(/ && prev !~ /^static/) {
-			name = line
-			sub(/\(.*/, "", name)
-			def[name] = mod
-		}
-		prev = line
-		next
-	}
+	'"$defs_awk"'
 	# What a header declares: the names before a "(" outside braces
 	# and directives, which a module defines.
 	pass == 2 {
