@@ -193,9 +193,10 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 {
 	struct snap_repo	*child;
 	struct strv		 links = STRV_INIT;
+	struct lsfiles_entry	 e;
 	struct git		 dg, ng;
-	const char		*oid, *path;
-	char			*sp, *gd, *cd, *hd, *tree, *tab, *why;
+	const char		*path;
+	char			*sp, *gd, *cd, *hd, *tree, *why, *oid;
 	size_t			 i;
 	int			 ret = 0;
 
@@ -203,11 +204,9 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 	if (source_gitlinks(&dg, &links) == -1)
 		return -1;
 	for (i = 0; i < links.n && ret == 0; i++) {
-		/* "oid\tpath", made two strings. */
-		oid = links.v[i];
-		tab = strchr(links.v[i], '\t');
-		*tab = '\0';
-		path = tab + 1;
+		if (lsfiles_entry_parse(links.v[i], &e) == -1)
+			continue;
+		path = e.path;
 		sp = xasprintf("%s/%s", sr->src, path);
 		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
 			free(sp);
@@ -223,11 +222,13 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 		memset(&ng, 0, sizeof(ng));
 		ng.dir = sp;
 		ng.gitdir = gd;
+		oid = xstrndup(e.oid, e.oidlen);
 		if ((tree = source_commit_tree(&ng, oid)) == NULL) {
 			why = xasprintf("its repository has no commit %.12s",
 			    oid);
 			left_out(s, sr, path, why);
 			free(why);
+			free(oid);
 			free(sp);
 			free(gd);
 			free(cd);
@@ -238,7 +239,7 @@ snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
 		child->dst = xasprintf("%s/%s", sr->dst, path);
 		child->gitdir = gd;
 		child->common = cd;
-		child->head = xstrdup(oid);
+		child->head = oid;
 		child->want = tree;
 		child->objects = xasprintf("%s/objects", child->common);
 		child->rel = xasprintf("%s%s/", sr->rel, path);

@@ -348,42 +348,24 @@ out:
 	return line;
 }
 
-/* The gitlinks' entries ("160000 oid\tpath", lsfiles.h) onto out, as
- * "oid\tpath". */
-static void
-oid_paths(const struct strv *links, struct strv *out)
-{
-	struct lsfiles_entry	 e;
-	size_t			 i;
-
-	for (i = 0; i < links->n; i++)
-		if (lsfiles_entry_parse(links->v[i], &e) == 0)
-			strv_pushf(out, "%.*s\t%s", (int)e.oidlen, e.oid,
-			    e.path);
-}
-
 /*
  * The gitlinks of tree (a tree id) in the repository g names, as
- * "oid\tpath", recursively; -1 if git could not say.
+ * "160000 oid\tpath" (lsfiles.h), recursively; -1 if git could not say.
  */
 static int
 tree_gitlinks(const struct git *g, const char *tree, struct strv *out)
 {
-	struct strv	 links = STRV_INIT;
 	struct buf	 err = BUF_INIT;
 	int		 st;
 
-	if ((st = lsfiles_tree(g, tree, &links, NULL, &err)) != 0) {
+	if ((st = lsfiles_tree(g, tree, out, NULL, &err)) != 0) {
 		if (st > 0)
 			warnx("cannot list the tree %.12s: git ls-tree: %s",
 			    tree, git_why(&err, st));
 		buf_free(&err);
-		strv_free(&links);
 		return -1;
 	}
-	oid_paths(&links, out);
 	buf_free(&err);
-	strv_free(&links);
 	return 0;
 }
 
@@ -397,25 +379,26 @@ static int
 gitlinks_whole(const struct git *g, const char *src, const char *rel,
     const char *tree, struct strv *dirs)
 {
-	struct strv	 links = STRV_INIT;
-	struct git	 ng;
-	char		*sp, *gd, *cd, *hd, *sub, *subrel, *tab;
-	size_t		 i;
-	int		 r = 1;
+	struct strv		 links = STRV_INIT;
+	struct lsfiles_entry	 e;
+	struct git		 ng;
+	char			*sp, *gd, *cd, *hd, *sub, *subrel, *oid;
+	size_t			 i;
+	int			 r = 1;
 
 	if (tree_gitlinks(g, tree, &links) == -1)
 		return -1;
 	for (i = 0; i < links.n && r == 1; i++) {
-		tab = strchr(links.v[i], '\t');
-		*tab = '\0';
-		sp = xasprintf("%s/%s", src, tab + 1);
+		if (lsfiles_entry_parse(links.v[i], &e) == -1)
+			continue;
+		sp = xasprintf("%s/%s", src, e.path);
 		if (repo_nested(sp, &gd, &cd, &hd) == -1) {
 			free(sp);
 			if (dirs != NULL)
 				continue;
 			fprintf(stderr, "forge: %s%s is a submodule not "
 			    "initialized here\n", fs_vis(rel),
-			    fs_vis(tab + 1));
+			    fs_vis(e.path));
 			r = 0;
 			break;
 		}
@@ -424,17 +407,19 @@ gitlinks_whole(const struct git *g, const char *src, const char *rel,
 		memset(&ng, 0, sizeof(ng));
 		ng.dir = sp;
 		ng.gitdir = gd;
-		if ((sub = source_commit_tree(&ng, links.v[i])) == NULL) {
+		oid = xstrndup(e.oid, e.oidlen);
+		if ((sub = source_commit_tree(&ng, oid)) == NULL) {
 			if (dirs == NULL)
 				fprintf(stderr, "forge: the repository of %s%s "
 				    "has no commit %.12s\n", fs_vis(rel),
-				    fs_vis(tab + 1), links.v[i]);
+				    fs_vis(e.path), oid);
 			r = dirs != NULL ? 1 : 0;
 		} else {
-			subrel = xasprintf("%s%s/", rel, tab + 1);
+			subrel = xasprintf("%s%s/", rel, e.path);
 			r = gitlinks_whole(&ng, sp, subrel, sub, dirs);
 			free(subrel);
 		}
+		free(oid);
 		free(sub);
 		free(sp);
 		free(gd);
@@ -580,21 +565,17 @@ source_prove(const struct source *s, const struct git *dst,
 int
 source_gitlinks(const struct git *dst, struct strv *out)
 {
-	struct strv	 links = STRV_INIT;
 	struct buf	 err = BUF_INIT;
 	int		 st;
 
-	if ((st = lsfiles_index(dst, &links, NULL, &err)) != 0) {
+	if ((st = lsfiles_index(dst, out, NULL, &err)) != 0) {
 		if (st > 0)
 			warnx("git ls-files failed in the copy: %s",
 			    git_why(&err, st));
 		buf_free(&err);
-		strv_free(&links);
 		return -1;
 	}
-	oid_paths(&links, out);
 	buf_free(&err);
-	strv_free(&links);
 	return 0;
 }
 

@@ -32,8 +32,8 @@
  *
  * The submodules the tree records are copied each at the commit its
  * gitlink names, from its local repository:
- *	source_gitlinks(&dst_git, &v);	"oid\tpath" of each gitlink of
- *					the copy's index
+ *	source_gitlinks(&dst_git, &v);	"160000 oid\tpath" (lsfiles.h)
+ *					of each gitlink of the copy's index
  *	tree = source_commit_tree(&g, oid);	that commit's tree in the
  *					repository g names, or NULL if
  *					it has no such commit
