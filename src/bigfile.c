@@ -33,9 +33,9 @@ bigfile_is_binary(const char *p, size_t len)
 }
 
 static int
-regular_mode(const char *m)
+regular_mode(unsigned m)
 {
-	return strcmp(m, "100644") == 0 || strcmp(m, "100755") == 0;
+	return m == 0100644 || m == 0100755;
 }
 
 int
@@ -43,53 +43,29 @@ bigfile_parse_raw(const char *p, size_t len, struct strv *changed,
     struct strv *gone, struct strv *want, struct strv *big,
     int (*isbig)(const char *, void *), void *arg)
 {
-	const char	*end = p + len, *rec, *path;
-	char		 omode[8], nmode[8], ooid[72];
-	size_t		 rlen, plen, i, z;
+	const char		*end = p + len;
+	struct lsfiles_change	 c;
+	int			 r;
 
-	while (p < end) {
-		rec = p;
-		rlen = strnlen(rec, (size_t)(end - p));
-		if (rlen == (size_t)(end - p))
-			return -1;
-		p += rlen + 1;
-		path = p;
-		plen = strnlen(path, (size_t)(end - p));
-		if (plen == 0 || plen == (size_t)(end - p))
-			return -1;
-		p += plen + 1;
-		/* ":100644 100644 <old> <new> M" */
-		if (rlen < 15 || rec[0] != ':' || rec[7] != ' ' ||
-		    rec[14] != ' ')
-			return -1;
-		memcpy(omode, rec + 1, 6);
-		omode[6] = '\0';
-		memcpy(nmode, rec + 8, 6);
-		nmode[6] = '\0';
-		for (i = 15; i < rlen && rec[i] != ' '; i++)
-			;
-		if (i == rlen || i - 15 >= sizeof(ooid) || i - 15 < 40)
-			return -1;
-		memcpy(ooid, rec + 15, i - 15);
-		ooid[i - 15] = '\0';
+	while ((r = lsfiles_raw_next(&p, end, &c)) == 1) {
 		/* Gitlinks: the patch's, which leaves submodules alone. */
-		if (strcmp(omode, "160000") == 0 ||
-		    strcmp(nmode, "160000") == 0)
+		if (c.old_mode == 0160000 || c.new_mode == 0160000)
 			continue;
-		strv_push(changed, path);
+		strv_push(changed, c.path);
 		/* Not in the index: whatever is on disk there is untracked
 		 * (or ignored), for others to copy, or not. */
-		if (strcmp(nmode, "000000") == 0)
-			strv_push(gone, path);
-		else if (isbig(path, arg) == 1) {
-			strv_push(big, path);
+		if (c.new_mode == 0)
+			strv_push(gone, c.path);
+		else if (isbig(c.path, arg) == 1) {
+			strv_push(big, c.path);
 			continue;
 		}
-		z = strspn(ooid, "0");
-		if (regular_mode(omode) && z != strlen(ooid))
-			strv_pushf(want, "%s\t%s", ooid, path);
+		if (regular_mode(c.old_mode) &&
+		    strspn(c.old_oid, "0") < c.oidlen)
+			strv_pushf(want, "%.*s\t%s", (int)c.oidlen, c.old_oid,
+			    c.path);
 	}
-	return 0;
+	return r;
 }
 
 /* Is path, or a directory above it, in the sorted vector v? */

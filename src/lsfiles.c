@@ -55,6 +55,69 @@ lsfiles_entry_parse(const char *entry, struct lsfiles_entry *e)
 	return 0;
 }
 
+/* Six octal digits at p into *mode; -1 if they are not. */
+static int
+mode6(const char *p, unsigned *mode)
+{
+	int	i;
+
+	for (*mode = 0, i = 0; i < 6; i++) {
+		if (p[i] < '0' || p[i] > '7')
+			return -1;
+		*mode = *mode << 3 | (unsigned)(p[i] - '0');
+	}
+	return 0;
+}
+
+int
+lsfiles_change_parse(const char *line, struct lsfiles_change *c)
+{
+	memset(c, 0, sizeof(*c));
+	if (mode6(line, &c->old_mode) == -1 || line[6] != ' ' ||
+	    mode6(line + 7, &c->new_mode) == -1 || line[13] != '\t' ||
+	    line[14] == '\0')
+		return -1;
+	c->path = line + 14;
+	return 0;
+}
+
+int
+lsfiles_raw_next(const char **p, const char *end, struct lsfiles_change *c)
+{
+	const char	*rec = *p, *path, *o, *n;
+	size_t		 rlen, plen;
+
+	if (rec >= end)
+		return 0;
+	/* ":old new <oid> <oid> S" NUL path NUL; the modes six digits,
+	 * the oids of one length, 40 hex digits at least (--no-abbrev). */
+	rlen = strnlen(rec, (size_t)(end - rec));
+	if (rlen == (size_t)(end - rec))
+		return -1;
+	path = rec + rlen + 1;
+	plen = strnlen(path, (size_t)(end - path));
+	if (plen == 0 || plen == (size_t)(end - path))
+		return -1;
+	memset(c, 0, sizeof(*c));
+	if (rlen < 15 || rec[0] != ':' || mode6(rec + 1, &c->old_mode) == -1 ||
+	    rec[7] != ' ' || mode6(rec + 8, &c->new_mode) == -1 ||
+	    rec[14] != ' ')
+		return -1;
+	o = rec + 15;
+	c->oidlen = strspn(o, "0123456789abcdef");
+	n = o + c->oidlen + 1;
+	if (c->oidlen < 40 || o[c->oidlen] != ' ' ||
+	    strspn(n, "0123456789abcdef") != c->oidlen ||
+	    n[c->oidlen] != ' ' || n[c->oidlen + 1] == '\0')
+		return -1;
+	c->old_oid = o;
+	c->new_oid = n;
+	c->status = n[c->oidlen + 1];
+	c->path = path;
+	*p = path + plen + 1;
+	return 1;
+}
+
 unsigned
 lsfiles_entry_mode(const char *entry)
 {

@@ -44,6 +44,22 @@
  * -z -u), the same way:
  *
  *	st = lsfiles_unmerged(&git, &paths, &err);
+ *
+ * What differs between two listings, as git diff --raw -z --no-abbrev
+ * --no-renames prints it, a record at a time (out holds it all):
+ *
+ *	const char *p = out.data, *end = p + out.len;
+ *	struct lsfiles_change c;
+ *	while ((r = lsfiles_raw_next(&p, end, &c)) == 1)
+ *		c.old_mode, c.new_mode (0: none), c.old_oid, c.new_oid
+ *		(c.oidlen bytes each, not terminated), c.status, c.path
+ *	r == 0: all read; -1: malformed
+ *
+ * And as forge carries such a change on, "old new\tpath" (the modes in
+ * six octal digits, 000000 for none, as gitindex_diff() makes them):
+ *
+ *	if (lsfiles_change_parse(line, &c) == -1)	malformed
+ *	c.old_mode, c.new_mode, c.path (no oids)
  */
 #ifndef LSFILES_H
 #define LSFILES_H
@@ -87,6 +103,15 @@ struct lsfiles_entry {
 	const char	*path;
 };
 
+/* A change between two listings (the view points into what was read). */
+struct lsfiles_change {
+	unsigned	 old_mode, new_mode;	/* 0: none there */
+	const char	*old_oid, *new_oid;	/* oidlen bytes each */
+	size_t		 oidlen;
+	char		 status;		/* git's letter: M, A, D, T */
+	const char	*path;
+};
+
 struct lsfiles_job {
 	const struct git	*g;
 	struct git_job		 job;
@@ -114,6 +139,12 @@ const char *lsfiles_entry_path(const char *);
 unsigned lsfiles_entry_mode(const char *);
 /* The length of its oid, or 0 if it is malformed. */
 size_t	lsfiles_entry_oidlen(const char *);
+/* The next record of git diff --raw -z output at *p (before end) into c,
+ * *p moved past it: 1; 0 at end; -1 if it is malformed. */
+int	lsfiles_raw_next(const char **, const char *, struct lsfiles_change *);
+/* Split an "old new\tpath" line into c (its oids NULL); -1 if it is
+ * malformed. */
+int	lsfiles_change_parse(const char *, struct lsfiles_change *);
 /* The entry of path in entries ("mode oid\tpath", sorted by path as the
  * index is), or NULL. */
 const char *lsfiles_find(const struct strv *, const char *);

@@ -56,7 +56,8 @@ tree_changes(const struct git *dg, const struct rundir *rd,
 	    "--no-renames", "--raw", "--no-abbrev", a, "--", NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
-	const char		*r, *path, *end;
+	struct lsfiles_change	 c;
+	const char		*r, *end;
 	int			 st;
 
 	g = *dg;
@@ -69,21 +70,14 @@ tree_changes(const struct git *dg, const struct rundir *rd,
 		buf_free(&out);
 		return -1;
 	}
-	/* ":100644 100644 <oid> <oid> M" NUL path NUL, each. */
-	for (r = out.data, end = r + out.len; r != NULL && r < end;
-	    r = path + strlen(path) + 1) {
-		path = r + strlen(r) + 1;
-		if (path >= end || strlen(r) < 15 || r[0] != ':') {
-			st = -1;
-			break;
-		}
-		if (swap)
-			strv_pushf(fix, "%.6s %.6s\t%s", r + 8, r + 1, path);
-		else
-			strv_pushf(fix, "%.6s %.6s\t%s", r + 1, r + 8, path);
-	}
+	r = out.data != NULL ? out.data : "";
+	end = r + out.len;
+	while ((st = lsfiles_raw_next(&r, end, &c)) == 1)
+		strv_pushf(fix, "%06o %06o\t%s",
+		    swap ? c.new_mode : c.old_mode,
+		    swap ? c.old_mode : c.new_mode, c.path);
 	buf_free(&out);
-	return st == 0 ? 0 : -1;
+	return st;
 }
 
 const char *
@@ -233,6 +227,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 	const struct gitindex	*ours, *theirs = NULL;
 	struct gitindex		 read;
 	const char		*a, *idx;
+	struct lsfiles_change	 c;
 	char			*b = NULL;
 	size_t			 i;
 	int			 ret = -1, afresh;
@@ -304,7 +299,8 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		ret = 0;
 fixed:
 	for (i = 0; ret == 0 && i < fix->n; i++)
-		strv_push(&p->fixed, strchr(fix->v[i], '\t') + 1);
+		if (lsfiles_change_parse(fix->v[i], &c) == 0)
+			strv_push(&p->fixed, c.path);
 out:
 	if (theirs == &read)
 		gitindex_free(&read);

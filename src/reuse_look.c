@@ -264,16 +264,16 @@ prune_dirs(int root, const char *path)
 int
 reuse_fix(const char *src, const char *copy, const struct strv *fix)
 {
-	struct pathcopy	 pc;
-	struct stat	 st;
-	const char	*line, *path;
-	size_t		 i;
-	int		 r, ret = 0;
+	struct pathcopy		 pc;
+	struct lsfiles_change	 c;
+	struct stat		 st;
+	size_t			 i;
+	int			 r, ret = 0;
 
 	/* A submodule's directory is not forge's to touch here. */
 	for (i = 0; i < fix->n; i++)
-		if (strncmp(fix->v[i], "160000", 6) == 0 ||
-		    strncmp(fix->v[i] + 7, "160000", 6) == 0)
+		if (lsfiles_change_parse(fix->v[i], &c) == -1 ||
+		    c.old_mode == 0160000 || c.new_mode == 0160000)
 			return -1;
 	if (pathcopy_open(&pc, src, copy) == -1) {
 		warn("cannot open %s", fs_vis(src));
@@ -281,23 +281,21 @@ reuse_fix(const char *src, const char *copy, const struct strv *fix)
 	}
 	/* What the working state has not, first: it may be in the way. */
 	for (i = 0; i < fix->n && ret == 0; i++) {
-		line = fix->v[i];
-		path = strchr(line, '\t') + 1;
-		if (strncmp(line + 7, "000000", 6) != 0)
+		if (lsfiles_change_parse(fix->v[i], &c) == -1 ||
+		    c.new_mode != 0)
 			continue;
-		if (pathcopy_clear(&pc, path) == -1)
+		if (pathcopy_clear(&pc, c.path) == -1)
 			ret = -1;
 		else
-			prune_dirs(pc.droot, path);
+			prune_dirs(pc.droot, c.path);
 	}
 	/* Each new file a new inode: git, which keeps times to the second,
 	 * could take one with the old inode, size and second for the old. */
 	for (i = 0; i < fix->n && ret == 0; i++) {
-		line = fix->v[i];
-		path = strchr(line, '\t') + 1;
-		if (strncmp(line + 7, "000000", 6) == 0)
+		if (lsfiles_change_parse(fix->v[i], &c) == -1 ||
+		    c.new_mode == 0)
 			continue;
-		if ((r = pathcopy_replace(&pc, path, &st)) != 0)
+		if ((r = pathcopy_replace(&pc, c.path, &st)) != 0)
 			ret = -1;	/* gone, or not a file: the full way */
 	}
 	pathcopy_close(&pc);

@@ -192,11 +192,14 @@ snapshot_reused_stop(struct snapshot *s)
 static int
 ignore_rules(const struct strv *fix)
 {
-	const char	*path, *base;
-	size_t		 i;
+	struct lsfiles_change	 c;
+	const char		*path, *base;
+	size_t			 i;
 
 	for (i = 0; i < fix->n; i++) {
-		path = strchr(fix->v[i], '\t') + 1;
+		if (lsfiles_change_parse(fix->v[i], &c) == -1)
+			continue;
+		path = c.path;
 		base = strrchr(path, '/');
 		if (strcmp(base != NULL ? base + 1 : path, ".gitignore") == 0)
 			return 1;
@@ -352,6 +355,7 @@ as_is_finish(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l, struct as_is *a)
 {
 	struct strv		 paths = STRV_INIT;
+	struct lsfiles_change	 c;
 	const struct strv	*src_changed;
 	size_t			 i;
 	int			 r;
@@ -359,7 +363,8 @@ as_is_finish(struct snapshot *s, struct snap_repo *sr,
 	/* Tracked files have the modes of their entries (reuse_prepare()),
 	 * but those forge copied; the others, the source's. */
 	for (i = 0; i < a->fix.n; i++)
-		strv_push(&paths, strchr(a->fix.v[i], '\t') + 1);
+		if (lsfiles_change_parse(a->fix.v[i], &c) == 0)
+			strv_push(&paths, c.path);
 	strv_pushv(&paths, a->prefixed.v);
 	strv_sort_uniq(&paths);
 	s->fixed = (long)paths.n;

@@ -1015,6 +1015,109 @@ START_TEST(t_lsfiles)
 }
 END_TEST
 
+/* lsfiles_raw_next, lsfiles_change_parse */
+
+/* The records of git diff --raw -z output (NULs written as "|"), each
+ * as "old new oidlen status path", one per line; "!" after a malformed
+ * one. */
+static char *
+raw_records(const char *text)
+{
+	struct lsfiles_change	 c;
+	struct buf		 in = BUF_INIT, got = BUF_INIT;
+	const char		*p, *end;
+	size_t			 i;
+	int			 r;
+
+	buf_adds(&in, text);
+	for (i = 0; i < in.len; i++)
+		if (in.data[i] == '|')
+			in.data[i] = '\0';
+	p = in.data != NULL ? in.data : "";
+	end = p + in.len;
+	while ((r = lsfiles_raw_next(&p, end, &c)) == 1) {
+		buf_addf(&got, "%o %o %zu %c %s\n", c.old_mode, c.new_mode,
+		    c.oidlen, c.status, c.path);
+		ck_assert_ptr_eq(c.new_oid, c.old_oid + c.oidlen + 1);
+	}
+	if (r == -1)
+		buf_adds(&got, "!");
+	buf_free(&in);
+	buf_str(&got);
+	return got.data;
+}
+
+#define ZERO	"0000000000000000000000000000000000000000"
+
+START_TEST(t_lsfiles_raw)
+{
+	struct lsfiles_change	 c;
+	char			*got;
+	static const char	 o256[] = "473a0f4c3be8a93681a267e3b1e9a7dc"
+	    "da1185436fe141f7749120a303721813";
+	char			 line[256];
+
+	got = raw_records(":100644 100755 " OID " " OID " M|a b|"
+	    ":000000 120000 " ZERO " " OID " A|l\tx|"
+	    ":160000 000000 " OID " " ZERO " D|sub|");
+	ck_assert_str_eq(got, "100644 100755 40 M a b\n"
+	    "0 120000 40 A l\tx\n160000 0 40 D sub\n");
+	free(got);
+	snprintf(line, sizeof(line), ":100644 100644 %s %s M|f|", o256, o256);
+	got = raw_records(line);
+	ck_assert_str_eq(got, "100644 100644 64 M f\n");
+	free(got);
+	/* Nothing: none. */
+	got = raw_records("");
+	ck_assert_str_eq(got, "");
+	free(got);
+	/* Cut short: no path, or its NUL missing; an empty path. */
+	got = raw_records(":100644 100644 " OID " " OID " M|");
+	ck_assert_str_eq(got, "!");
+	free(got);
+	got = raw_records(":100644 100644 " OID " " OID " M|a|:100644");
+	ck_assert_str_eq(got, "100644 100644 40 M a\n!");
+	free(got);
+	got = raw_records(":100644 100644 " OID " " OID " M||");
+	ck_assert_str_eq(got, "!");
+	free(got);
+	/* Not raw: no colon, a bad mode, abbreviated or unequal oids, no
+	 * status. */
+	got = raw_records("100644 100644 " OID " " OID " M|a|");
+	ck_assert_str_eq(got, "!");
+	free(got);
+	got = raw_records(":100648 100644 " OID " " OID " M|a|");
+	ck_assert_str_eq(got, "!");
+	free(got);
+	got = raw_records(":100644 100644 1234567 7654321 M|a|");
+	ck_assert_str_eq(got, "!");
+	free(got);
+	snprintf(line, sizeof(line), ":100644 100644 %s %s M|a|", OID, o256);
+	got = raw_records(line);
+	ck_assert_str_eq(got, "!");
+	free(got);
+	got = raw_records(":100644 100644 " OID " " OID "|a|");
+	ck_assert_str_eq(got, "!");
+	free(got);
+
+	/* "old new\tpath", as forge carries a change. */
+	ck_assert_int_eq(lsfiles_change_parse("100644 000000\ta\tb", &c), 0);
+	ck_assert_uint_eq(c.old_mode, 0100644);
+	ck_assert_uint_eq(c.new_mode, 0);
+	ck_assert_str_eq(c.path, "a\tb");
+	ck_assert_ptr_null(c.old_oid);
+	ck_assert_int_eq(lsfiles_change_parse("000000 160000\t s ", &c), 0);
+	ck_assert_uint_eq(c.new_mode, 0160000);
+	ck_assert_str_eq(c.path, " s ");
+	ck_assert_int_eq(lsfiles_change_parse("100644 100644\t", &c), -1);
+	ck_assert_int_eq(lsfiles_change_parse("100644 100644 a", &c), -1);
+	ck_assert_int_eq(lsfiles_change_parse("10644 100644\ta", &c), -1);
+	ck_assert_int_eq(lsfiles_change_parse("100644 10064\ta", &c), -1);
+	ck_assert_int_eq(lsfiles_change_parse("100694 100644\ta", &c), -1);
+	ck_assert_int_eq(lsfiles_change_parse("", &c), -1);
+}
+END_TEST
+
 /* lsfiles_entry_parse */
 
 START_TEST(t_lsfiles_entry)
@@ -1585,6 +1688,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_lsfiles_unmerged);
 	tcase_add_test(tc, t_lsfiles_find);
 	tcase_add_test(tc, t_lsfiles_entry);
+	tcase_add_test(tc, t_lsfiles_raw);
 	tcase_add_test(tc, t_lsfiles_stages);
 	tcase_add_test(tc, t_lsfiles_names);
 	tcase_add_test(tc, t_lsfiles_bad);
