@@ -55,6 +55,58 @@ lsfiles_entry_parse(const char *entry, struct lsfiles_entry *e)
 	return 0;
 }
 
+int
+lsfiles_staged_parse(const char *line, struct lsfiles_entry *e, int *stage)
+{
+	const char	*p = line;
+	unsigned	 mode = 0;
+
+	/* "mode oid stage\tpath": the oid ends at a space, the stage is
+	 * one digit. */
+	for (; *p >= '0' && *p <= '7' && p - line < 6; p++)
+		mode = mode << 3 | (unsigned)(*p - '0');
+	if (p == line || *p != ' ')
+		return -1;
+	e->mode = mode;
+	e->oid = ++p;
+	p += strcspn(p, " \t");
+	if (p == e->oid || p[0] != ' ' || p[1] < '0' || p[1] > '3' ||
+	    p[2] != '\t' || p[3] == '\0')
+		return -1;
+	e->oidlen = (size_t)(p - e->oid);
+	*stage = p[1] - '0';
+	e->path = p + 3;
+	return 0;
+}
+
+int
+lsfiles_tree_parse(const char *line, struct lsfiles_entry *e)
+{
+	const char	*p = line, *type, *want;
+	unsigned	 mode = 0;
+	size_t		 tlen;
+
+	/* "mode type oid\tpath", the type the mode's. */
+	for (; *p >= '0' && *p <= '7' && p - line < 6; p++)
+		mode = mode << 3 | (unsigned)(*p - '0');
+	if (p == line || *p != ' ')
+		return -1;
+	type = ++p;
+	tlen = strcspn(type, " \t");
+	want = mode == 040000 ? "tree" : mode == 0160000 ? "commit" : "blob";
+	if (type[tlen] != ' ' || tlen != strlen(want) ||
+	    strncmp(type, want, tlen) != 0)
+		return -1;
+	e->mode = mode;
+	e->oid = p = type + tlen + 1;
+	p += strcspn(p, " \t");
+	if (p == e->oid || *p != '\t' || p[1] == '\0')
+		return -1;
+	e->oidlen = (size_t)(p - e->oid);
+	e->path = p + 1;
+	return 0;
+}
+
 /* Six octal digits at p into *mode; -1 if they are not. */
 static int
 mode6(const char *p, unsigned *mode)
@@ -308,24 +360,23 @@ lsfiles_index(const struct git *g, struct strv *links, struct strv *others,
 	const char *const	 a[] = { "ls-files", "-z", "-s", NULL };
 	struct buf		 out = BUF_INIT;
 	struct strv		*v;
-	const char		*p, *end, *sp, *tab;
-	int			 st;
+	struct lsfiles_entry	 e;
+	const char		*p, *end;
+	int			 st, stage;
 
 	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
 		buf_free(&out);
 		return st;
 	}
-	/* "mode oid stage\tpath", kept as "mode oid\tpath": the space
-	 * that ends the oid is the one before the stage. */
+	/* "mode oid stage\tpath", kept as "mode oid\tpath". */
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
 	    p += strlen(p) + 1) {
-		if ((tab = strchr(p, '\t')) == NULL ||
-		    (sp = memchr(p, ' ', (size_t)(tab - p))) == NULL ||
-		    (sp = memchr(sp + 1, ' ', (size_t)(tab - sp - 1))) == NULL)
+		if (lsfiles_staged_parse(p, &e, &stage) == -1)
 			continue;
-		v = strncmp(p, "160000 ", 7) == 0 ? links : others;
+		v = e.mode == 0160000 ? links : others;
 		if (v != NULL)
-			strv_pushf(v, "%.*s%s", (int)(sp - p), p, tab);
+			strv_pushf(v, "%06o %.*s\t%s", e.mode, (int)e.oidlen,
+			    e.oid, e.path);
 	}
 	buf_free(&out);
 	return 0;
@@ -338,7 +389,8 @@ lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
 	const char *const	 a[] = { "ls-tree", "-r", "-z", tree, NULL };
 	struct buf		 out = BUF_INIT;
 	struct strv		*v;
-	const char		*p, *end, *sp, *type, *tab;
+	struct lsfiles_entry	 e;
+	const char		*p, *end;
 	int			 st;
 
 	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
@@ -348,14 +400,12 @@ lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
 	/* "mode type oid\tpath", kept as "mode oid\tpath". */
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
 	    p += strlen(p) + 1) {
-		if ((tab = strchr(p, '\t')) == NULL ||
-		    (type = memchr(p, ' ', (size_t)(tab - p))) == NULL ||
-		    (sp = memchr(type + 1, ' ', (size_t)(tab - type - 1))) ==
-		    NULL)
+		if (lsfiles_tree_parse(p, &e) == -1)
 			continue;
-		v = strncmp(p, "160000 ", 7) == 0 ? links : others;
+		v = e.mode == 0160000 ? links : others;
 		if (v != NULL)
-			strv_pushf(v, "%.*s%s", (int)(type - p + 1), p, sp + 1);
+			strv_pushf(v, "%06o %.*s\t%s", e.mode, (int)e.oidlen,
+			    e.oid, e.path);
 	}
 	buf_free(&out);
 	return 0;

@@ -55,6 +55,11 @@
  *		(c.oidlen bytes each, not terminated), c.status, c.path
  *	r == 0: all read; -1: malformed
  *
+ * A line of git ls-files -s, or of git ls-tree, split the same way:
+ *
+ *	lsfiles_staged_parse(line, &e, &stage)	"mode oid stage\tpath"
+ *	lsfiles_tree_parse(line, &e)		"mode type oid\tpath"
+ *
  * And as forge carries such a change on, "old new\tpath" (the modes in
  * six octal digits, 000000 for none, as gitindex_diff() makes them):
  *
@@ -139,6 +144,12 @@ const char *lsfiles_entry_path(const char *);
 unsigned lsfiles_entry_mode(const char *);
 /* The length of its oid, or 0 if it is malformed. */
 size_t	lsfiles_entry_oidlen(const char *);
+/* Split git ls-files -s's "mode oid stage\tpath" into e and *stage; -1
+ * if it is malformed. */
+int	lsfiles_staged_parse(const char *, struct lsfiles_entry *, int *);
+/* Split git ls-tree's "mode type oid\tpath" into e (the type the mode's:
+ * tree, commit or blob); -1 if it is malformed. */
+int	lsfiles_tree_parse(const char *, struct lsfiles_entry *);
 /* The next record of git diff --raw -z output at *p (before end) into c,
  * *p moved past it: 1; 0 at end; -1 if it is malformed. */
 int	lsfiles_raw_next(const char **, const char *, struct lsfiles_change *);

@@ -169,6 +169,7 @@ int
 reuse_tree_modes(const char *copy, const struct buf *ls)
 {
 	struct buf		 cur = BUF_INIT;
+	struct lsfiles_entry	 e;
 	const char		*p, *end, *path, *slash, *base;
 	mode_t			 mask, want;
 	size_t			 dlen;
@@ -179,17 +180,17 @@ reuse_tree_modes(const char *copy, const struct buf *ls)
 	    O_CLOEXEC)) == -1)
 		return -1;
 	buf_str(&cur);
-	/* "<mode> <type> <oid>\t<path>", a tree before what it holds. */
+	/* A tree before what it holds. */
 	for (p = ls->data, end = p + ls->len; p != NULL && p < end && ret == 0;
 	    p += strlen(p) + 1) {
-		if ((path = strchr(p, '\t')) == NULL)
+		if (lsfiles_tree_parse(p, &e) == -1)
 			continue;
-		path++;
-		if (strncmp(p, "040000 ", 7) == 0)
+		path = e.path;
+		if (e.mode == 040000)
 			dir = 1, want = 0777 & ~mask;
-		else if (strncmp(p, "100755 ", 7) == 0)
+		else if (e.mode == 0100755)
 			dir = 0, want = 0777 & ~mask;
-		else if (strncmp(p, "100644 ", 7) == 0)
+		else if (e.mode == 0100644)
 			dir = 0, want = 0666 & ~mask;
 		else
 			continue;	/* a symlink, a submodule */

@@ -18,6 +18,7 @@
 #include "forge.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
+#include "lsfiles.h"
 #include "repo.h"
 #include "settings.h"
 #include "timeutil.h"
@@ -620,10 +621,11 @@ read_layer(const struct repo *r, const char *file, const char *blob,
 static int
 tree_blob(const struct repo *r, const char *commit, char **blob)
 {
-	struct git	 g;
-	struct buf	 out = BUF_INIT, err = BUF_INIT;
-	const char	*p, *end, *tab, *sp;
-	int		 st;
+	struct git		 g;
+	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct lsfiles_entry	 e;
+	const char		*p, *end;
+	int			 st, stage = 0;
 
 	*blob = NULL;
 	repo_git(r, &g);
@@ -648,26 +650,17 @@ tree_blob(const struct repo *r, const char *commit, char **blob)
 		buf_free(&err);
 		return -1;
 	}
-	/*
-	 * "100644 oid 0\t.forgeconfig" (ls-files), "100644 blob
-	 * oid\t.forgeconfig" (ls-tree): a regular file at the top, of stage
-	 * 0, and nothing else -- not a symlink, not what a directory
-	 * of that name holds.
-	 */
+	/* A regular file at the top, of stage 0, and nothing else -- not
+	 * a symlink, not what a directory of that name holds. */
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
 	    p += strlen(p) + 1) {
-		if ((tab = strchr(p, '\t')) == NULL ||
-		    strcmp(tab + 1, ".forgeconfig") != 0 ||
-		    (strncmp(p, "100644 ", 7) != 0 &&
-		    strncmp(p, "100755 ", 7) != 0))
+		if ((commit != NULL ? lsfiles_tree_parse(p, &e) :
+		    lsfiles_staged_parse(p, &e, &stage)) == -1 ||
+		    (commit == NULL && stage != 0) ||
+		    strcmp(e.path, ".forgeconfig") != 0 ||
+		    (e.mode != 0100644 && e.mode != 0100755))
 			continue;
-		sp = p + 7;
-		if (commit != NULL && strncmp(sp, "blob ", 5) == 0)
-			sp += 5;
-		else if (commit == NULL && (tab - sp < 2 ||
-		    strncmp(tab - 2, " 0", 2) != 0))
-			continue;
-		*blob = xstrndup(sp, strcspn(sp, " \t"));
+		*blob = xstrndup(e.oid, e.oidlen);
 		break;
 	}
 	buf_free(&out);

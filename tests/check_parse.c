@@ -1015,6 +1015,56 @@ START_TEST(t_lsfiles)
 }
 END_TEST
 
+/* lsfiles_staged_parse, lsfiles_tree_parse */
+
+START_TEST(t_lsfiles_listed)
+{
+	struct lsfiles_entry	e;
+	int			stage = -1;
+
+	ck_assert_int_eq(lsfiles_staged_parse("100644 " OID " 0\ta b", &e,
+	    &stage), 0);
+	ck_assert_uint_eq(e.mode, 0100644);
+	ck_assert_int_eq(stage, 0);
+	ck_assert_uint_eq(e.oidlen, 40);
+	ck_assert_str_eq(e.path, "a b");
+	ck_assert_int_eq(lsfiles_staged_parse("120000 " OID " 3\t\tt", &e,
+	    &stage), 0);
+	ck_assert_int_eq(stage, 3);
+	ck_assert_str_eq(e.path, "\tt");
+	/* No stage, a stage out of range or of two digits, no path. */
+	ck_assert_int_eq(lsfiles_staged_parse("100644 " OID "\ta", &e,
+	    &stage), -1);
+	ck_assert_int_eq(lsfiles_staged_parse("100644 " OID " 4\ta", &e,
+	    &stage), -1);
+	ck_assert_int_eq(lsfiles_staged_parse("100644 " OID " 00\ta", &e,
+	    &stage), -1);
+	ck_assert_int_eq(lsfiles_staged_parse("100644 " OID " 0\t", &e,
+	    &stage), -1);
+	ck_assert_int_eq(lsfiles_staged_parse("100644  0\ta", &e, &stage),
+	    -1);
+
+	ck_assert_int_eq(lsfiles_tree_parse("100755 blob " OID "\tx/y", &e),
+	    0);
+	ck_assert_uint_eq(e.mode, 0100755);
+	ck_assert_int_eq(strncmp(e.oid, OID, e.oidlen), 0);
+	ck_assert_str_eq(e.path, "x/y");
+	ck_assert_int_eq(lsfiles_tree_parse("040000 tree " OID "\td", &e), 0);
+	ck_assert_uint_eq(e.mode, 040000);
+	ck_assert_int_eq(lsfiles_tree_parse("160000 commit " OID "\ts", &e),
+	    0);
+	ck_assert_uint_eq(e.mode, 0160000);
+	/* The type the mode's, and there. */
+	ck_assert_int_eq(lsfiles_tree_parse("100644 tree " OID "\tx", &e), -1);
+	ck_assert_int_eq(lsfiles_tree_parse("160000 blob " OID "\tx", &e), -1);
+	ck_assert_int_eq(lsfiles_tree_parse("040000 commit " OID "\tx", &e),
+	    -1);
+	ck_assert_int_eq(lsfiles_tree_parse("100644 " OID "\tx", &e), -1);
+	ck_assert_int_eq(lsfiles_tree_parse("100644 blob " OID "\t", &e), -1);
+	ck_assert_int_eq(lsfiles_tree_parse("100644 blob \tx", &e), -1);
+}
+END_TEST
+
 /* lsfiles_raw_next, lsfiles_change_parse */
 
 /* The records of git diff --raw -z output (NULs written as "|"), each
@@ -1689,6 +1739,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_lsfiles_find);
 	tcase_add_test(tc, t_lsfiles_entry);
 	tcase_add_test(tc, t_lsfiles_raw);
+	tcase_add_test(tc, t_lsfiles_listed);
 	tcase_add_test(tc, t_lsfiles_stages);
 	tcase_add_test(tc, t_lsfiles_names);
 	tcase_add_test(tc, t_lsfiles_bad);
