@@ -10,6 +10,7 @@
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "lsfiles.h"
 #include "reconvert.h"
 #include "repo.h"
 #include "reuse.h"
@@ -31,32 +32,23 @@
 static int
 tree_plain(struct run *r, const char *commit, const char **why)
 {
-	const char *const	 a[] = { "ls-tree", "-r", "-z", "--full-tree",
-	    commit, NULL };
-	struct git		 g;
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end;
-	int			 st, ret = 1;
+	struct git	 g;
+	struct strv	 links = STRV_INIT;
+	struct buf	 err = BUF_INIT;
+	int		 st, ret = 1;
 
 	repo_git(&r->ctx->repo, &g);
 	g.index = NULL;
-	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
+	if ((st = lsfiles_tree(&g, commit, &links, NULL, &err)) != 0) {
 		if (st > 0)
 			warnx("cannot list commit %.12s: git ls-tree: %s",
 			    commit, git_why(&err, st));
-		buf_free(&out);
-		buf_free(&err);
-		return -1;
+		ret = -1;
+	} else if (links.n > 0) {
+		*why = "it records a submodule";
+		ret = 0;
 	}
-	/* "mode type id\tpath" each. */
-	for (p = out.data, end = p + out.len; p != NULL && p < end && ret;
-	    p += strlen(p) + 1) {
-		if (strncmp(p, "160000 ", 7) == 0) {
-			*why = "it records a submodule";
-			ret = 0;
-		}
-	}
-	buf_free(&out);
+	strv_free(&links);
 	buf_free(&err);
 	return ret;
 }
