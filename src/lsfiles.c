@@ -194,6 +194,21 @@ lsfiles_entry_path(const char *entry)
 	return tab != NULL ? tab + 1 : entry;
 }
 
+static int
+cmp_entry_path(const void *a, const void *b)
+{
+	return strcmp(lsfiles_entry_path(*(char *const *)a),
+	    lsfiles_entry_path(*(char *const *)b));
+}
+
+void
+lsfiles_sort(struct strv *entries)
+{
+	if (entries->n > 1)
+		qsort(entries->v, entries->n, sizeof(*entries->v),
+		    cmp_entry_path);
+}
+
 const char *
 lsfiles_find(const struct strv *entries, const char *path)
 {

@@ -156,6 +156,8 @@ int	lsfiles_raw_next(const char **, const char *, struct lsfiles_change *);
 /* Split an "old new\tpath" line into c (its oids NULL); -1 if it is
  * malformed. */
 int	lsfiles_change_parse(const char *, struct lsfiles_change *);
+/* Sort entries ("mode oid\tpath") by path, as lsfiles_find() needs. */
+void	lsfiles_sort(struct strv *);
 /* The entry of path in entries ("mode oid\tpath", sorted by path as the
  * index is), or NULL. */
 const char *lsfiles_find(const struct strv *, const char *);

@@ -122,10 +122,12 @@ struct proof_repo {
 						   hashed without its blob
 						   written */
 	const struct strv	*nested;	/* the repositories nested in
-						   it, initialized: "path\t
-						   commit", sorted (or NULL):
-						   a gitlink of each, at the
-						   commit it has checked out */
+						   it, initialized, (or NULL):
+						   the gitlink entry of each
+						   ("160000 commit\tpath",
+						   lsfiles.h), at the commit
+						   it has checked out, sorted
+						   by path (lsfiles_sort()) */
 };
 
 struct proof;

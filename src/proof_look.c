@@ -239,11 +239,11 @@ look_want(const struct proof *p, const struct lsfiles *l,
 	 * (nested_entry()). */
 	for (i = 0; i < l->gitlinks.n; i++)
 		strv_push(untracked, lsfiles_entry_path(l->gitlinks.v[i]));
-	for (i = 0; p->r.nested != NULL && i < p->r.nested->n; i++)
-		if (lsfiles_find(&l->gitlinks, p->r.nested->v[i]) == NULL)
-			strv_pushf(untracked, "%.*s",
-			    (int)strcspn(p->r.nested->v[i], "\t"),
-			    p->r.nested->v[i]);
+	for (i = 0; p->r.nested != NULL && i < p->r.nested->n; i++) {
+		w = lsfiles_entry_path(p->r.nested->v[i]);
+		if (lsfiles_find(&l->gitlinks, w) == NULL)
+			strv_push(untracked, w);
+	}
 	strv_sort(untracked);
 	n = p->r.entries->n + untracked->n;
 	want = xreallocarray(NULL, n + 1, sizeof(*want));
@@ -270,28 +270,13 @@ look_want(const struct proof *p, const struct lsfiles *l,
 static int
 nested_entry(const struct proof *p, const char *path, struct strv *edits)
 {
-	const struct strv	*v = p->r.nested;
-	size_t			 lo = 0, hi, mid, n = strlen(path);
-	int			 c;
+	const char	*e;
 
-	if (v == NULL)
+	if (p->r.nested == NULL || (e = lsfiles_find(p->r.nested, path)) ==
+	    NULL)
 		return 0;
-	for (hi = v->n; lo < hi;) {
-		mid = lo + (hi - lo) / 2;
-		if ((c = strncmp(v->v[mid], path, n)) == 0 &&
-		    v->v[mid][n] != '\t')
-			c = v->v[mid][n] < '\t' ? -1 : 1;
-		if (c == 0) {
-			strv_pushf(edits, "160000 %s\t%s", v->v[mid] + n + 1,
-			    path);
-			return 1;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	strv_push(edits, e);
+	return 1;
 }
 
 /*

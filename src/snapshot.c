@@ -199,9 +199,9 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.big = s->big;
 	for (i = 0; i < sr->nnested; i++)
 		if (sr->nested[i].isrepo)
-			strv_pushf(&sr->live, "%s\t%s", sr->nested[i].path,
-			    sr->nested[i].head);
-	strv_sort(&sr->live);
+			strv_pushf(&sr->live, "160000 %s\t%s",
+			    sr->nested[i].head, sr->nested[i].path);
+	lsfiles_sort(&sr->live);
 	pr.nested = &sr->live;
 	sr->proof = proof_begin(&pr, l, s->rd, s->nrepos);
 	return sr->proof != NULL ? 0 : -1;

@@ -47,8 +47,8 @@ struct snap_repo {
 	struct strv	 entries;	/* the source's index entries */
 	struct nested	*nested;	/* nested repositories found */
 	size_t		 nnested;
-	struct strv	 live;		/* the initialized ones: "path\t
-					   commit", sorted (proof.h) */
+	struct strv	 live;		/* the initialized ones' gitlink
+					   entries, by path (proof.h) */
 	int		 filemode;	/* core.fileMode */
 	int		 nolinks;	/* core.symlinks false */
 	int		 ignorestat;	/* core.ignoreStat */
