@@ -849,6 +849,7 @@ snapshot_free(struct snapshot *s)
 	free(s->copy);
 	reuse_marks_free(&s->marks);
 	strv_free(&s->left_out);
+	strv_free(&s->left_out_why);
 	strv_free(&s->links);
 	strv_free(&s->trees);
 	strv_free(&s->converts);

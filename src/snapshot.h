@@ -59,8 +59,8 @@
  * What a copy leaves out of what it is a copy of -- a submodule that is
  * not initialized, or whose commit its repository lacks; a nested
  * repository without a commit checked out -- is said, and listed in
- * s.left_out as "path\twhy": such a copy is partial, and its verdict is
- * no verdict of the whole tree.
+ * s.left_out, why in s.left_out_why: such a copy is partial, and its
+ * verdict is no verdict of the whole tree.
  */
 #ifndef SNAPSHOT_H
 #define SNAPSHOT_H
@@ -121,8 +121,9 @@ struct snapshot {
 						   looked at, those changed
 						   since the last run (-1:
 						   every file) */
-	struct strv		  left_out;	/* "path\twhy": what the copy
-						   lacks (partial) */
+	struct strv		  left_out;	/* the paths the copy lacks
+						   (partial), */
+	struct strv		  left_out_why;	/* and why, each */
 	struct strv		  links;	/* if links_known: the only
 						   paths of the copy that can
 						   be symlinks (escape.h) */

@@ -51,7 +51,8 @@ left_out(struct snapshot *s, const struct snap_repo *sr, const char *path,
     const char *why)
 {
 	warnx("leaving out %s%s: %s", fs_vis(sr->rel), fs_vis(path), why);
-	strv_pushf(&s->left_out, "%s%s\t%s", sr->rel, path, why);
+	strv_pushf(&s->left_out, "%s%s", sr->rel, path);
+	strv_push(&s->left_out_why, why);
 }
 
 /*

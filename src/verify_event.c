@@ -21,18 +21,15 @@
 static void
 partial_json(const struct run *r, struct json *j)
 {
-	const char	*tab;
-	size_t		 i;
+	size_t	i;
 
 	json_open(j, '[');
 	for (i = 0; i < r->snap.left_out.n; i++) {
-		tab = strchr(r->snap.left_out.v[i], '\t');
 		json_open(j, '{');
 		json_key(j, EVENT_PARTIAL_PATH);
-		json_strn(j, r->snap.left_out.v[i],
-		    (size_t)(tab - r->snap.left_out.v[i]));
+		json_str(j, r->snap.left_out.v[i]);
 		json_key(j, EVENT_PARTIAL_WHY);
-		json_str(j, tab + 1);
+		json_str(j, r->snap.left_out_why.v[i]);
 		json_close(j, '}');
 	}
 	json_close(j, ']');

@@ -140,5 +140,13 @@ like "the run is partial" "$err" 'Verdict: PASS \(isolated, partial, '
 is "the event says which" "$(tail -n 1 "$tl" | "$JSONPICK" partial)" \
     '[{"path":"fresh","why":"a nested repository without a commit checked out"}]'
 rm -rf fresh
+# Its path is all of the path, a tab in it too.
+tab=$(printf '\t')
+git init -q "fr${tab}esh"
+run_forge verify --isolated -- true
+is "a path with a tab: the event names it whole" \
+    "$(tail -n 1 "$tl" | "$JSONPICK" partial)" \
+    '[{"path":"fr\tesh","why":"a nested repository without a commit checked out"}]'
+rm -rf "fr${tab}esh"
 
 done_testing
