@@ -62,8 +62,8 @@ bigfile_parse_raw(const char *p, size_t len, struct strv *changed,
 		}
 		if (regular_mode(c.old_mode) &&
 		    strspn(c.old_oid, "0") < c.oidlen)
-			strv_pushf(want, "%.*s\t%s", (int)c.oidlen, c.old_oid,
-			    c.path);
+			strv_pushf(want, "%06o %.*s\t%s", c.old_mode,
+			    (int)c.oidlen, c.old_oid, c.path);
 	}
 	return r;
 }
@@ -291,12 +291,14 @@ out:
 	buf_free(&out);
 }
 
-/* Ask git cat-file the size in HEAD of each path asked ("oid\tpath", or
- * "*\tpath" for the path in HEAD), or go on without if none. */
+/* Ask git cat-file the size in HEAD of each path asked (an entry, "mode
+ * oid\tpath", lsfiles.h; of mode 0 for the path in HEAD), or go on
+ * without if none. */
 static void
 ask_sizes(struct bigfile *b)
 {
 	const char *const	 args[] = { "cat-file", "--batch-check", NULL };
+	struct lsfiles_entry	 e;
 	struct buf		 in = BUF_INIT;
 	char			*inp;
 	size_t			 i;
@@ -307,11 +309,12 @@ ask_sizes(struct bigfile *b)
 		return;
 	}
 	for (i = 0; i < b->asked.n; i++) {
-		if (strncmp(b->asked.v[i], "*\t", 2) == 0)
-			buf_addf(&in, "%s:%s", b->head, b->asked.v[i] + 2);
+		if (lsfiles_entry_parse(b->asked.v[i], &e) == -1)
+			abort();	/* made here */
+		if (e.mode == 0)
+			buf_addf(&in, "%s:%s", b->head, e.path);
 		else
-			buf_add(&in, b->asked.v[i],
-			    strcspn(b->asked.v[i], "\t"));
+			buf_add(&in, e.oid, e.oidlen);
 		buf_addc(&in, '\n');
 	}
 	inp = path_of(b, "in");
@@ -346,7 +349,8 @@ end_sizes(struct bigfile *b)
 		for (sp = nl; sp > p && sp[-1] != ' '; sp--)
 			;
 		if (sp > p && strtoll(sp, NULL, 10) > b->threshold)
-			strv_push(&b->paths, strchr(b->asked.v[i], '\t') + 1);
+			strv_push(&b->paths,
+			    lsfiles_entry_path(b->asked.v[i]));
 	}
 	buf_free(&out);
 	finalize(b);
@@ -432,14 +436,12 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 				continue;
 			strv_push(&b->gone, path);
 			if (strchr(path, '\n') == NULL)
-				strv_pushf(&b->asked, "*\t%s", path);
+				strv_pushf(&b->asked, "0 0\t%s", path);
 		} else if (big_on_disk(path, &dc) == 1)
 			strv_push(&b->paths, path);
-		else if (strncmp(e, "100644 ", 7) == 0 ||
-		    strncmp(e, "100755 ", 7) == 0)
+		else if (regular_mode(lsfiles_entry_mode(e)))
 			/* Its size in the index: in HEAD, unless staged. */
-			strv_pushf(&b->asked, "%.*s\t%s",
-			    (int)strcspn(e + 7, "\t"), e + 7, path);
+			strv_push(&b->asked, e);
 	}
 	dc_close(&dc);
 	ask_sizes(b);

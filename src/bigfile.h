@@ -91,8 +91,10 @@ struct bigfile {
 	int			 failed;
 	struct strv		 gone;		/* of the changed, those not in
 						   the index (sorted) */
-	struct strv		 asked;		/* paths whose HEAD size
-						   cat-file tells */
+	struct strv		 asked;		/* entries whose size cat-file
+						   tells ("mode oid\tpath";
+						   mode 0: the path's in
+						   HEAD) */
 	const struct strv	*entries;	/* the index's, or NULL */
 	long long		 threshold;	/* larger is big */
 	int			 every;		/* BIGFILE_EVERY */
@@ -112,8 +114,8 @@ void	 bigfile_free(struct bigfile *);
 
 /* For tests: parse `git diff-index --raw -z` output into the changed
  * paths, those of them that are not in the index (gone: whatever is on
- * disk is untracked), and into want the "oid\tpath" of those whose size
- * in HEAD is to be asked (an old regular file whose new side is not big
+ * disk is untracked), and into want the entry ("mode oid\tpath", the old
+ * side's, lsfiles.h) of those whose size in HEAD is to be asked (an old regular file whose new side is not big
  * already); big(path) says whether a path on disk is big.  -1 if
  * malformed. */
 int	 bigfile_parse_raw(const char *, size_t, struct strv *, struct strv *,

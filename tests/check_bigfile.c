@@ -54,10 +54,10 @@ START_TEST(t_parse)
 	ck_assert_str_eq(gone.v[1], "big-but-untracked");
 	/* Old regular files not big on disk: their HEAD size is asked. */
 	ck_assert_uint_eq(want.n, 4);
-	ck_assert_str_eq(want.v[0], A40 "\tsmall.txt");
-	ck_assert_str_eq(want.v[1], B40 "\tnone-gone");
-	ck_assert_str_eq(want.v[2], A40 "\tsp ace/new\nline");
-	ck_assert_str_eq(want.v[3], A40 "\tbig-but-untracked");
+	ck_assert_str_eq(want.v[0], "100644 " A40 "\tsmall.txt");
+	ck_assert_str_eq(want.v[1], "100755 " B40 "\tnone-gone");
+	ck_assert_str_eq(want.v[2], "100644 " A40 "\tsp ace/new\nline");
+	ck_assert_str_eq(want.v[3], "100644 " A40 "\tbig-but-untracked");
 	strv_free(&changed);
 	strv_free(&gone);
 	strv_free(&want);
