@@ -194,6 +194,21 @@ lsfiles_entry_path(const char *entry)
 	return tab != NULL ? tab + 1 : entry;
 }
 
+void
+lsfiles_push_removal(struct strv *v, const char *path, size_t oidlen)
+{
+	char	*line;
+
+	/* "0 <zeros>\tpath", as git update-index --index-info takes it. */
+	line = xmalloc(2 + oidlen + 1 + strlen(path) + 1);
+	memcpy(line, "0 ", 2);
+	memset(line + 2, '0', oidlen);
+	line[2 + oidlen] = '\t';
+	strcpy(line + 3 + oidlen, path);
+	strv_push(v, line);
+	free(line);
+}
+
 static int
 cmp_entry_path(const void *a, const void *b)
 {

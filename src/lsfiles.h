@@ -156,6 +156,9 @@ int	lsfiles_raw_next(const char **, const char *, struct lsfiles_change *);
 /* Split an "old new\tpath" line into c (its oids NULL); -1 if it is
  * malformed. */
 int	lsfiles_change_parse(const char *, struct lsfiles_change *);
+/* Push onto v the entry that removes path's, "0 <zeros>\tpath", with
+ * oidlen zeros. */
+void	lsfiles_push_removal(struct strv *, const char *, size_t);
 /* Sort entries ("mode oid\tpath") by path, as lsfiles_find() needs. */
 void	lsfiles_sort(struct strv *);
 /* The entry of path in entries ("mode oid\tpath", sorted by path as the

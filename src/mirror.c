@@ -50,27 +50,18 @@ staged_lines(const struct strv *staged, const struct strv *entries,
     const struct strv *gitlinks, const struct strv *unmerged, size_t oidlen,
     struct strv *lines)
 {
-	struct buf	 b = BUF_INIT;
 	const char	*e;
-	size_t		 i, k;
+	size_t		 i;
 
 	for (i = 0; i < staged->n; i++) {
 		if (strv_sorted_has(unmerged, staged->v[i]))
 			continue;
-		buf_reset(&b);
 		if ((e = lsfiles_find(entries, staged->v[i])) != NULL ||
 		    (e = lsfiles_find(gitlinks, staged->v[i])) != NULL)
-			buf_adds(&b, e);
-		else {
-			buf_adds(&b, "0 ");
-			for (k = 0; k < oidlen; k++)
-				buf_addc(&b, '0');
-			buf_addc(&b, '\t');
-			buf_adds(&b, staged->v[i]);
-		}
-		strv_push(lines, b.data);
+			strv_push(lines, e);
+		else
+			lsfiles_push_removal(lines, staged->v[i], oidlen);
 	}
-	buf_free(&b);
 }
 
 /* git add -N, in the copy, of the intent-to-add paths it has a file for

@@ -63,22 +63,15 @@ proof_dst_git(struct proof *p, const char *dst_gitdir)
 	p->dst_git.worktree = p->r.dst;
 }
 
-/* "0 <zeros>\tpath": the update-index --index-info line removing path. */
+/* The update-index --index-info line removing entry's path. */
 static void
 push_removal(struct strv *v, const char *entry)
 {
-	struct buf	 b = BUF_INIT;
-	size_t		 n;
+	size_t	n;
 
-	buf_adds(&b, "0 ");
 	if ((n = lsfiles_entry_oidlen(entry)) == 0)
 		n = 40;
-	for (; n > 0; n--)
-		buf_addc(&b, '0');
-	buf_addc(&b, '\t');
-	buf_adds(&b, lsfiles_entry_path(entry));
-	strv_push(v, b.data);
-	buf_free(&b);
+	lsfiles_push_removal(v, lsfiles_entry_path(entry), n);
 }
 
 /*

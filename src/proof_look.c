@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "buf.h"
 #include "forgedir.h"
 #include "fsutil.h"
 #include "gitindex.h"
@@ -22,16 +21,7 @@
 void
 proof_no_entry(const struct proof *p, struct strv *v, const char *path)
 {
-	struct buf	 b = BUF_INIT;
-	size_t		 k, oidlen = strlen(p->r.head);
-
-	buf_adds(&b, "0 ");
-	for (k = 0; k < oidlen; k++)
-		buf_addc(&b, '0');
-	buf_addc(&b, '\t');
-	buf_adds(&b, path);
-	strv_push(v, b.data);
-	buf_free(&b);
+	lsfiles_push_removal(v, path, strlen(p->r.head));
 }
 
 /*

@@ -1220,6 +1220,21 @@ START_TEST(t_lsfiles_entry)
 	ck_assert_int_eq(lsfiles_entry_parse("100644\t" OID "\ta", &e), -1);
 	/* No oid. */
 	ck_assert_int_eq(lsfiles_entry_parse("100644 \ta", &e), -1);
+	/* The removal. */
+	{
+		struct strv	v = STRV_INIT;
+
+		lsfiles_push_removal(&v, "a\tb", 40);
+		lsfiles_push_removal(&v, "c", 64);
+		ck_assert_int_eq(lsfiles_entry_parse(v.v[0], &e), 0);
+		ck_assert_uint_eq(e.mode, 0);
+		ck_assert_uint_eq(e.oidlen, 40);
+		ck_assert_uint_eq(strspn(e.oid, "0"), 40);
+		ck_assert_str_eq(e.path, "a\tb");
+		ck_assert_str_eq(v.v[1], "0 0000000000000000000000000000000000"
+		    "000000000000000000000000000000\tc");
+		strv_free(&v);
+	}
 	/* The accessors. */
 	ck_assert_uint_eq(lsfiles_entry_mode("100755 " OID "\tx"), 0100755);
 	ck_assert_uint_eq(lsfiles_entry_mode("100755 " OID), 0);
