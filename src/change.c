@@ -12,6 +12,7 @@
 #include "event.h"
 #include "fs_vis.h"
 #include "gitcmd.h"
+#include "lsfiles.h"
 #include "repo.h"
 #include "rundir.h"
 #include "xmalloc.h"
@@ -85,19 +86,14 @@ bad:
 }
 
 void
-change_add_untracked(struct change *c, const char *p, size_t len)
+change_add_untracked(struct change *c, const struct strv *paths)
 {
-	const char	*end = p + len;
-	size_t		 n;
+	size_t	i;
 
-	while (p < end) {
-		n = strnlen(p, (size_t)(end - p));
-		if (n > 0) {
-			c->untracked++;
-			strv_pushf(&c->lines, "?\t%.*s", (int)n, p);
-			strv_push(&c->from, "");
-		}
-		p += n + 1;
+	for (i = 0; i < paths->n; i++) {
+		c->untracked++;
+		strv_pushf(&c->lines, "?\t%s", paths->v[i]);
+		strv_push(&c->from, "");
 	}
 }
 
@@ -105,10 +101,10 @@ int
 change_compute(struct change *c, const struct repo *r, const char *base,
     struct rundir *rd)
 {
-	const char *const	 ls[] = { "ls-files", "-z", "-o",
-	    "--exclude-standard", NULL };
+	const char *const	 others[] = { "-o", "--exclude-standard",
+	    NULL };
 	struct git		 g;
-	struct strv		 a = STRV_INIT;
+	struct strv		 a = STRV_INIT, untracked = STRV_INIT;
 	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	char			*idx, *real;
 	int			 st, ret = -1;
@@ -155,17 +151,18 @@ change_compute(struct change *c, const struct repo *r, const char *base,
 	}
 	buf_reset(&out);
 	buf_reset(&err);
-	if ((st = git_run(&g, ls, 0, NULL, &out, &err)) != 0) {
+	if ((st = lsfiles_paths(&g, others, &untracked, &err)) != 0) {
 		if (st > 0)
 			warnx("git ls-files failed: %s", git_why(&err, st));
 		goto out;
 	}
-	change_add_untracked(c, out.data != NULL ? out.data : "", out.len);
+	change_add_untracked(c, &untracked);
 	ret = 0;
 out:
 	if (ret == -1)
 		change_free(c);
 	free(idx);
+	strv_free(&untracked);
 	buf_free(&out);
 	buf_free(&err);
 	return ret;

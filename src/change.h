@@ -39,7 +39,8 @@ int	change_compute(struct change *, const struct repo *, const char *,
 	    struct rundir *);
 /* Parse `git diff -z --name-status` output into c (exposed for tests). */
 int	change_parse_diff(struct change *, const char *, size_t);
-void	change_add_untracked(struct change *, const char *, size_t);
+/* The untracked paths (git ls-files -o, lsfiles.h) into c. */
+void	change_add_untracked(struct change *, const struct strv *);
 void	change_print(const struct change *, FILE *, size_t);
 void	change_json(const struct change *, struct json *, size_t);
 /* "3 modified, 1 added, 2 untracked" or "no changes"; caller frees. */

@@ -442,6 +442,25 @@ lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
 }
 
 int
+lsfiles_paths(const struct git *g, const char *const *opts,
+    struct strv *paths, struct buf *err)
+{
+	struct strv	 a = STRV_INIT;
+	struct buf	 out = BUF_INIT;
+	int		 st;
+
+	strv_push(&a, "ls-files");
+	strv_push(&a, "-z");
+	strv_pushv(&a, (char *const *)opts);
+	if ((st = git_run(g, (const char *const *)a.v, 0, NULL, &out,
+	    err)) == 0 && out.len > 0)
+		strv_split_z(paths, out.data, out.len);
+	buf_free(&out);
+	strv_free(&a);
+	return st;
+}
+
+int
 lsfiles_unmerged(const struct git *g, struct strv *paths, struct buf *err)
 {
 	const char *const	 a[] = { "ls-files", "-z", "-u", NULL };

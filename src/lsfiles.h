@@ -40,6 +40,11 @@
  *
  *	st = lsfiles_tree(&git, tree, &links, &others, &err);
  *
+ * The paths git ls-files -z lists with opts (a NULL-terminated list of its
+ * options and pathspecs, "-o", "--exclude-standard", ...), each:
+ *
+ *	st = lsfiles_paths(&git, opts, &paths, &err);
+ *
  * The paths with a conflict, each once, in index order (git ls-files
  * -z -u), the same way:
  *
@@ -132,6 +137,8 @@ int	lsfiles_index(const struct git *, struct strv *, struct strv *,
 	    struct buf *);
 int	lsfiles_tree(const struct git *, const char *, struct strv *,
 	    struct strv *, struct buf *);
+int	lsfiles_paths(const struct git *, const char *const *, struct strv *,
+	    struct buf *);
 int	lsfiles_unmerged(const struct git *, struct strv *, struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);

@@ -32,6 +32,7 @@ struct stat;
 /* reuse_sync.c */
 int	reuse_git(const struct git *, const char *const *, const struct buf *,
 	    struct buf *);
+int	reuse_ls(const struct git *, const char *const *, struct strv *);
 int	reuse_sync_begin(const struct reuse_copy *, struct git *, char **);
 int	reuse_clean_detach(struct git *, const char *, int, int);
 extern const char *const	reuse_clean_all[];

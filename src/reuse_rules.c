@@ -250,18 +250,16 @@ reuse_drop_rules(const struct reuse_copy *rc, const char *src,
 	 * or lists.  A directory listed whole may still be one git enters,
 	 * all it holds hidden by rules in it (drop_entered()).
 	 * Untracked: what git clean would read, then remove. */
-	const char *const	 ignored[] = { "ls-files", "-z", "-o", "-i",
-	    "--exclude-standard", "--directory", "--no-empty-directory",
+	const char *const	 ignored[] = { "-o", "-i", "--exclude-standard",
+	    "--directory", "--no-empty-directory", NULL };
+	const char *const	 untracked[] = { "-o", "--exclude-standard",
 	    NULL };
-	const char *const	 untracked[] = { "ls-files", "-z", "-o",
-	    "--exclude-standard", NULL };
 	const char *const	*which[] = { ignored, untracked };
-	struct strv		 dirs = STRV_INIT;
-	struct buf		 out = BUF_INIT;
+	struct strv		 dirs = STRV_INIT, out = STRV_INIT;
 	struct git		 g;
-	const char		*p, *end, *copy = rc->copy;
+	const char		*p, *copy = rc->copy;
 	char			*adm;
-	size_t			 k, len;
+	size_t			 k, i, len;
 	int			 root, again, ret = -1, rounds, r;
 
 	if (reuse_sync_begin(rc, &g, &adm) == -1)
@@ -280,13 +278,11 @@ reuse_drop_rules(const struct reuse_copy *rc, const char *src,
 	for (rounds = 0, again = 1; again && rounds < 64; rounds++) {
 		again = 0;
 		for (k = 0; k < 2; k++) {
-			buf_reset(&out);
-			if (reuse_git(&g, which[k], NULL, &out) == -1)
+			strv_clear(&out);
+			if (reuse_ls(&g, which[k], &out) == -1)
 				goto out;
-			for (p = out.data, end = p + out.len; p != NULL &&
-			    p < end; p += strlen(p) + 1) {
-				if (*p == '\0')
-					continue;
+			for (i = 0; i < out.n; i++) {
+				p = out.v[i];
 				len = strlen(p);
 				if (p[len - 1] == '/') {
 					if (k == 0 && len > 1)
@@ -319,8 +315,8 @@ reuse_drop_rules(const struct reuse_copy *rc, const char *src,
 		    "go");
 out:
 	strv_free(&dirs);
+	strv_free(&out);
 	close(root);
-	buf_free(&out);
 	free(adm);
 	return ret;
 }

@@ -42,6 +42,21 @@ reuse_git(const struct git *g, const char *const *a, const struct buf *in,
 	return st == 0 ? 0 : -1;
 }
 
+/* git ls-files -z with opts in the copy, each path onto paths; -1 with a
+ * message if it fails. */
+int
+reuse_ls(const struct git *g, const char *const *opts, struct strv *paths)
+{
+	struct buf	err = BUF_INIT;
+	int		st;
+
+	if ((st = lsfiles_paths(g, opts, paths, &err)) > 0)
+		warnx("git ls-files failed in the reused copy: %s",
+		    git_why(&err, st));
+	buf_free(&err);
+	return st == 0 ? 0 : -1;
+}
+
 /* What a command may have left half-done in the copy's git dir: a fresh
  * copy has none of it. */
 static void
@@ -166,23 +181,23 @@ digest(int root, const char *path, off_t *size, struct timespec *mtime,
 }
 
 static void
-take_marks(struct reuse_marks *m, const char *copy, const struct buf *paths)
+take_marks(struct reuse_marks *m, const char *copy, const struct strv *paths)
 {
 	struct reuse_mark	*k;
-	const char		*p, *end;
+	size_t			 i;
 	int			 dfd;
 
 	if (m->copy == NULL)
 		m->copy = xstrdup(copy);
 	if ((dfd = open(copy, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) == -1)
 		return;
-	for (p = paths->data, end = p + paths->len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
+	for (i = 0; i < paths->n; i++) {
 		m->v = xreallocarray(m->v, m->n + 1, sizeof(*m->v));
 		k = &m->v[m->n];
-		if (digest(dfd, p, &k->size, &k->mtime, k->digest) == -1)
+		if (digest(dfd, paths->v[i], &k->size, &k->mtime,
+		    k->digest) == -1)
 			continue;
-		k->path = xstrdup(p);
+		k->path = xstrdup(paths->v[i]);
 		m->n++;
 	}
 	close(dfd);
@@ -192,8 +207,7 @@ void
 reuse_marks_add(struct reuse_marks *m, const char *copy,
     const struct strv *paths)
 {
-	struct strv	 had = STRV_INIT;
-	struct buf	 more = BUF_INIT;
+	struct strv	 had = STRV_INIT, more = STRV_INIT;
 	size_t		 i;
 
 	/* One mark a file: the first, of what it was before the sync. */
@@ -202,10 +216,10 @@ reuse_marks_add(struct reuse_marks *m, const char *copy,
 	strv_sort(&had);
 	for (i = 0; i < paths->n; i++)
 		if (!strv_sorted_has(&had, paths->v[i]))
-			buf_add(&more, paths->v[i], strlen(paths->v[i]) + 1);
+			strv_push(&more, paths->v[i]);
 	take_marks(m, copy, &more);
 	strv_free(&had);
-	buf_free(&more);
+	strv_free(&more);
 }
 
 void
@@ -416,9 +430,10 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 {
 	const char *const	 dirty[] = { "diff-files", "-z", "--name-only",
 	    NULL };
-	const char *const	 others[] = { "ls-files", "-z", "-o",
-	    "--exclude-standard", NULL };
-	struct buf		 paths = BUF_INIT;
+	const char *const	 others[] = { "-o", "--exclude-standard",
+	    NULL };
+	struct buf		 dirty_out = BUF_INIT;
+	struct strv		 paths = STRV_INIT;
 	const char *const	 reset[] = { "read-tree", "--reset", "-u",
 	    rc->head, NULL };
 	const char		*copy = rc->copy, *head = rc->head;
@@ -438,13 +453,20 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 	    clear_flags(&g, head) == -1)
 		goto fail;
 	if (marks != NULL) {
-		if (reuse_git(&g, dirty, NULL, &paths) == -1 ||
-		    reuse_git(&g, others, NULL, &paths) == -1) {
-			buf_free(&paths);
+		if (reuse_git(&g, dirty, NULL, &dirty_out) == -1) {
+			buf_free(&dirty_out);
+			goto fail;
+		}
+		strv_split_z(&paths, dirty_out.data != NULL ?
+		    dirty_out.data : "", dirty_out.len);
+		if (reuse_ls(&g, others, &paths) == -1) {
+			buf_free(&dirty_out);
+			strv_free(&paths);
 			goto fail;
 		}
 		take_marks(marks, copy, &paths);
-		buf_free(&paths);
+		buf_free(&dirty_out);
+		strv_free(&paths);
 	}
 	if (reuse_clean_detach(&g, head, rc->keep_ignored, 0) == -1 ||
 	    reuse_git(&g, reset, NULL, NULL) == -1)

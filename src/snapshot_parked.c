@@ -15,6 +15,7 @@
 #include "fs_vis.h"
 #include "gitcmd.h"
 #include "journal_reclaim.h"
+#include "lsfiles.h"
 #include "registration.h"
 #include "reuse.h"
 #include "rundir.h"
@@ -256,21 +257,21 @@ int
 snapshot_nested_strays(struct snapshot *s, struct snap_repo *sr,
     const char *index, const struct strv *keep)
 {
-	const char *const	 a[] = { "ls-files", "-z", "-o",
-	    "--exclude-standard", NULL };
+	const char *const	 a[] = { "-o", "--exclude-standard", NULL };
 	struct strv		 had = STRV_INIT, gone = STRV_INIT,
-				 none = STRV_INIT, done = STRV_INIT;
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
+				 none = STRV_INIT, done = STRV_INIT,
+				 out = STRV_INIT;
+	struct buf		 err = BUF_INIT;
 	struct git		 g;
-	const char		*p, *end;
-	size_t			 len;
+	const char		*p;
+	size_t			 i, len;
 	int			 st, ret = 0;
 
 	snapshot_dst_git(sr, &g);
 	g.idle = &s->idle;
 	if (index != NULL)
 		g.index = index;
-	if ((st = git_run(&g, a, 0, NULL, &out, &err)) != 0) {
+	if ((st = lsfiles_paths(&g, a, &out, &err)) != 0) {
 		if (st > 0)
 			warnx("git ls-files failed in the reused copy of %s: "
 			    "%s", fs_vis(sr->rel), git_why(&err, st));
@@ -281,11 +282,11 @@ snapshot_nested_strays(struct snapshot *s, struct snap_repo *sr,
 		strv_pushv(&had, keep->v);
 		strv_sort(&had);
 	}
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += len + 1) {
+	for (i = 0; i < out.n; i++) {
+		p = out.v[i];
 		len = strlen(p);
 		/* A repository nested in it is its own to see to. */
-		if (len == 0 || p[len - 1] == '/' || strv_sorted_has(&had, p))
+		if (p[len - 1] == '/' || strv_sorted_has(&had, p))
 			continue;
 		strv_push(&gone, p);
 	}
@@ -295,7 +296,7 @@ out:
 	strv_free(&had);
 	strv_free(&gone);
 	strv_free(&done);
-	buf_free(&out);
+	strv_free(&out);
 	buf_free(&err);
 	return ret;
 }

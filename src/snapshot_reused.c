@@ -556,26 +556,15 @@ snapshot_reused_rules(struct snapshot *s, struct snap_repo *sr)
 static int
 index_paths(const struct git *g, struct strv *v)
 {
-	const char *const	 a[] = { "ls-files", "-z", NULL };
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
-	const char		*p, *end;
+	const char *const	 none[] = { NULL };
+	struct buf		 err = BUF_INIT;
 	int			 st;
 
-	if ((st = git_run(g, a, 0, NULL, &out, &err)) != 0) {
-		if (st > 0)
-			warnx("cannot list the tree to verify: git ls-files: "
-			    "%s", git_why(&err, st));
-		buf_free(&out);
-		buf_free(&err);
-		return -1;
-	}
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1)
-		if (*p != '\0')
-			strv_push(v, p);
-	buf_free(&out);
+	if ((st = lsfiles_paths(g, none, v, &err)) != 0 && st > 0)
+		warnx("cannot list the tree to verify: git ls-files: %s",
+		    git_why(&err, st));
 	buf_free(&err);
-	return 0;
+	return st == 0 ? 0 : -1;
 }
 
 /*

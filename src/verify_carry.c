@@ -116,26 +116,25 @@ drop_rules(struct run *r, const char *commit)
 static int
 nothing_else(struct run *r, const struct git *dg)
 {
-	const char *const	 all[] = { "ls-files", "-z", "-o",
-	    "--directory", NULL };
-	const char *const	 shown[] = { "ls-files", "-z", "-o",
-	    "--directory", "--exclude-standard", NULL };
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	const char *const	 all[] = { "-o", "--directory", NULL };
+	const char *const	 shown[] = { "-o", "--directory",
+	    "--exclude-standard", NULL };
+	struct strv		 out = STRV_INIT;
+	struct buf		 err = BUF_INIT;
 	int			 st, ret = 0;
 
-	if ((st = git_run(dg, r->incremental ? shown : all, 0, NULL, &out,
+	if ((st = lsfiles_paths(dg, r->incremental ? shown : all, &out,
 	    &err)) != 0) {
 		if (st > 0)
 			warnx("cannot list the copy: git ls-files: %s",
 			    git_why(&err, st));
 		ret = -1;
-	} else if (out.len > 0) {
-		buf_addc(&out, '\0');
+	} else if (out.n > 0) {
 		warnx("the copy still holds %s, which commit %.12s has not",
-		    fs_vis(out.data), r->source.commit);
+		    fs_vis(out.v[0]), r->source.commit);
 		ret = -1;
 	}
-	buf_free(&out);
+	strv_free(&out);
 	buf_free(&err);
 	return ret;
 }

@@ -1410,6 +1410,7 @@ START_TEST(t_change_parse)
 {
 	struct change	c;
 	struct buf	b = BUF_INIT;
+	struct strv	u = STRV_INIT;
 
 	memset(&c, 0, sizeof(c));
 	zjoin(&b, V("M", "src/main.c", "A", "new file", "D", "gone",
@@ -1434,7 +1435,11 @@ START_TEST(t_change_parse)
 	ck_assert_str_eq(c.from.v[6], "");
 	ck_assert_str_eq(c.lines.v[7], "M\tline\nbreak");
 	ck_assert_str_eq(c.from.v[0], "");
-	change_add_untracked(&c, "u1\0dir/u 2\0\0last", 16);
+	strv_push(&u, "u1");
+	strv_push(&u, "dir/u 2");
+	strv_push(&u, "last");
+	change_add_untracked(&c, &u);
+	strv_free(&u);
 	ck_assert_uint_eq(c.untracked, 3);
 	ck_assert_uint_eq(c.lines.n, 11);
 	ck_assert_uint_eq(c.from.n, 11);
@@ -1445,7 +1450,7 @@ START_TEST(t_change_parse)
 	ck_assert_uint_eq(c.lines.n, 0);
 	/* Nothing at all. */
 	ck_assert_int_eq(change_parse_diff(&c, "", 0), 0);
-	change_add_untracked(&c, "", 0);
+	change_add_untracked(&c, &u);
 	ck_assert_uint_eq(c.lines.n, 0);
 	change_free(&c);
 	buf_free(&b);
@@ -1510,6 +1515,7 @@ sample_change(void)
 {
 	struct change	c;
 	struct buf	b = BUF_INIT;
+	struct strv	u = STRV_INIT;
 
 	memset(&c, 0, sizeof(c));
 	c.base = strdup("origin/main");
@@ -1517,7 +1523,9 @@ sample_change(void)
 	zjoin(&b, V("M", "a.c", "R090", "old", "new", "D", "evil\x1b[2J",
 	    "A", "cr\rhidden"));
 	ck_assert_int_eq(change_parse_diff(&c, b.data, b.len), 0);
-	change_add_untracked(&c, "u\0", 2);
+	strv_push(&u, "u");
+	change_add_untracked(&c, &u);
+	strv_free(&u);
 	buf_free(&b);
 	return c;
 }
