@@ -461,6 +461,31 @@ lsfiles_paths(const struct git *g, const char *const *opts,
 }
 
 int
+lsfiles_tagged(const struct git *g, const char *opt, struct strv *paths,
+    struct buf *tags, struct buf *err)
+{
+	const char *const	 a[] = { "ls-files", "-z", opt, NULL };
+	struct buf		 out = BUF_INIT;
+	const char		*p, *end;
+	int			 st;
+
+	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
+		buf_free(&out);
+		return st;
+	}
+	/* "T path": a letter, a space, the path. */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		if (p[0] == '\0' || p[1] != ' ' || p[2] == '\0')
+			continue;
+		buf_addc(tags, p[0]);
+		strv_push(paths, p + 2);
+	}
+	buf_free(&out);
+	return 0;
+}
+
+int
 lsfiles_unmerged(const struct git *g, struct strv *paths, struct buf *err)
 {
 	const char *const	 a[] = { "ls-files", "-z", "-u", NULL };

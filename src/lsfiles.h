@@ -45,6 +45,12 @@
  *
  *	st = lsfiles_paths(&git, opts, &paths, &err);
  *
+ * The index's paths with the letter git ls-files -t (opt "-t") or -v
+ * ("-v") tags each with ("H", "S", lower case where assume-unchanged...):
+ * paths->v[i]'s is tags->data[i]:
+ *
+ *	st = lsfiles_tagged(&git, "-t", &paths, &tags, &err);
+ *
  * The paths with a conflict, each once, in index order (git ls-files
  * -z -u), the same way:
  *
@@ -139,6 +145,8 @@ int	lsfiles_tree(const struct git *, const char *, struct strv *,
 	    struct strv *, struct buf *);
 int	lsfiles_paths(const struct git *, const char *const *, struct strv *,
 	    struct buf *);
+int	lsfiles_tagged(const struct git *, const char *, struct strv *,
+	    struct buf *, struct buf *);
 int	lsfiles_unmerged(const struct git *, struct strv *, struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);

@@ -89,16 +89,18 @@ drop_in_progress(const char *adm)
 static int
 clear_flags(const struct git *g, const char *head)
 {
-	const char *const	 ls[] = { "ls-files", "-z", "-v", NULL };
 	const char *const	 valid[] = { "update-index",
 	    "--no-assume-unchanged", "-z", "--stdin", NULL };
 	const char *const	 skip[] = { "update-index",
 	    "--no-skip-worktree", "-z", "--stdin", NULL };
-	struct buf		 out = BUF_INIT, v = BUF_INIT, s = BUF_INIT;
-	const char		*p, *end;
+	struct buf		 tags = BUF_INIT, err = BUF_INIT;
+	struct buf		 v = BUF_INIT, s = BUF_INIT;
+	struct strv		 paths = STRV_INIT;
 	struct gitindex		 ix;
+	const char		*p;
 	char			*idx;
-	int			 ret = 0;
+	size_t			 i;
+	int			 ret = 0, st;
 
 	/* An index forge reads whole has no entry so flagged (gitindex.h):
 	 * nothing to clear, and no git to ask. */
@@ -111,24 +113,29 @@ clear_flags(const struct git *g, const char *head)
 		return 0;
 	}
 	ret = 0;
-	if (reuse_git(g, ls, NULL, &out) == -1) {
-		buf_free(&out);
+	if ((st = lsfiles_tagged(g, "-v", &paths, &tags, &err)) != 0) {
+		if (st > 0)
+			warnx("git ls-files failed in the reused copy: %s",
+			    git_why(&err, st));
+		buf_free(&tags);
+		buf_free(&err);
+		strv_free(&paths);
 		return -1;
 	}
-	/* "H path": lower case is assume-unchanged, S (s) skip-worktree. */
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if (p[0] == '\0' || p[1] != ' ')
-			continue;
-		if (p[0] >= 'a' && p[0] <= 'z')
-			buf_add(&v, p + 2, strlen(p + 2) + 1);
-		if (p[0] == 'S' || p[0] == 's')
-			buf_add(&s, p + 2, strlen(p + 2) + 1);
+	/* Lower case is assume-unchanged, S (s) skip-worktree. */
+	for (i = 0; i < paths.n; i++) {
+		p = paths.v[i];
+		if (tags.data[i] >= 'a' && tags.data[i] <= 'z')
+			buf_add(&v, p, strlen(p) + 1);
+		if (tags.data[i] == 'S' || tags.data[i] == 's')
+			buf_add(&s, p, strlen(p) + 1);
 	}
 	if ((v.len > 0 && reuse_git(g, valid, &v, NULL) == -1) ||
 	    (s.len > 0 && reuse_git(g, skip, &s, NULL) == -1))
 		ret = -1;
-	buf_free(&out);
+	buf_free(&tags);
+	buf_free(&err);
+	strv_free(&paths);
 	buf_free(&v);
 	buf_free(&s);
 	return ret;

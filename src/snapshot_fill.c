@@ -54,26 +54,27 @@ dst_git_paths(struct snap_repo *sr, const char *const *args,
 int
 snapshot_fill_unsparse(struct snap_repo *sr, const struct lsfiles *l)
 {
-	const char *const	 ls[] = { "ls-files", "-z", "-t", NULL };
 	const char *const	 noskip[] = { "update-index",
 	    "--no-skip-worktree", "-z", "--stdin", NULL };
 	const char *const	 checkout[] = { "checkout-index", "-f", "-z",
 	    "--stdin", NULL };
 	struct strv		 want = STRV_INIT, flagged = STRV_INIT;
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct strv		 paths = STRV_INIT;
+	struct buf		 tags = BUF_INIT, err = BUF_INIT;
 	struct stat		 st;
 	struct git		 g;
-	const char		*p, *end, *path;
+	const char		*path;
 	char			*sp;
-	size_t			 k = 0;
+	size_t			 i, k = 0;
 	int			 ret = 0;
 
 	snapshot_dst_git(sr, &g);
-	if ((ret = git_run(&g, ls, 0, NULL, &out, &err)) != 0) {
+	if ((ret = lsfiles_tagged(&g, "-t", &paths, &tags, &err)) != 0) {
 		if (ret > 0)
 			warnx("git ls-files failed in the copy: %s",
 			    git_why(&err, ret));
-		buf_free(&out);
+		strv_free(&paths);
+		buf_free(&tags);
 		buf_free(&err);
 		return -1;
 	}
@@ -81,11 +82,10 @@ snapshot_fill_unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	for (k = 0; k < l->flagged.n; k++)
 		strv_push(&flagged, lsfiles_entry_path(l->flagged.v[k]));
 	/* Both lists are in index order: walk them together. */
-	for (k = 0, p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if (p[0] != 'S' || p[1] != ' ')
+	for (k = 0, i = 0; i < paths.n; i++) {
+		if (tags.data[i] != 'S')
 			continue;
-		path = p + 2;
+		path = paths.v[i];
 		while (k < flagged.n && strcmp(flagged.v[k], path) < 0)
 			k++;
 		if (k < flagged.n && strcmp(flagged.v[k], path) == 0)
@@ -104,7 +104,8 @@ snapshot_fill_unsparse(struct snap_repo *sr, const struct lsfiles *l)
 		ret = -1;
 	strv_free(&want);
 	strv_free(&flagged);
-	buf_free(&out);
+	strv_free(&paths);
+	buf_free(&tags);
 	return ret;
 }
 
