@@ -412,18 +412,23 @@ lsfiles_index(const struct git *g, struct strv *links, struct strv *others,
 	return 0;
 }
 
-int
-lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
+/* git ls-tree -r -z of tree, with -t too if trees: each entry as "mode
+ * oid\tpath", a gitlink's onto links, another onto others (either may be
+ * NULL). */
+static int
+ls_tree(const struct git *g, const char *tree, int trees, struct strv *links,
     struct strv *others, struct buf *err)
 {
 	const char *const	 a[] = { "ls-tree", "-r", "-z", tree, NULL };
+	const char *const	 t[] = { "ls-tree", "-r", "-t", "-z", tree,
+	    NULL };
 	struct buf		 out = BUF_INIT;
 	struct strv		*v;
 	struct lsfiles_entry	 e;
 	const char		*p, *end;
 	int			 st;
 
-	if ((st = git_run(g, a, 0, NULL, &out, err)) != 0) {
+	if ((st = git_run(g, trees ? t : a, 0, NULL, &out, err)) != 0) {
 		buf_free(&out);
 		return st;
 	}
@@ -439,6 +444,20 @@ lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
 	}
 	buf_free(&out);
 	return 0;
+}
+
+int
+lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
+    struct strv *others, struct buf *err)
+{
+	return ls_tree(g, tree, 0, links, others, err);
+}
+
+int
+lsfiles_tree_all(const struct git *g, const char *tree, struct strv *entries,
+    struct buf *err)
+{
+	return ls_tree(g, tree, 1, entries, entries, err);
 }
 
 int

@@ -40,6 +40,11 @@
  *
  *	st = lsfiles_tree(&git, tree, &links, &others, &err);
  *
+ * Every entry of a tree, its trees' too (040000), each before what it
+ * holds (git ls-tree -r -t), in one vector:
+ *
+ *	st = lsfiles_tree_all(&git, tree, &entries, &err);
+ *
  * The paths git ls-files -z lists with opts (a NULL-terminated list of its
  * options and pathspecs, "-o", "--exclude-standard", ...), each:
  *
@@ -147,6 +152,8 @@ int	lsfiles_paths(const struct git *, const char *const *, struct strv *,
 	    struct buf *);
 int	lsfiles_tagged(const struct git *, const char *, struct strv *,
 	    struct buf *, struct buf *);
+int	lsfiles_tree_all(const struct git *, const char *, struct strv *,
+	    struct buf *);
 int	lsfiles_unmerged(const struct git *, struct strv *, struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);

@@ -44,7 +44,7 @@ int	reuse_fix_mode(int, const char *, const char *, int, mode_t);
 int	reuse_fix_mode_st(int, const char *, const char *, int, mode_t,
 	    struct stat *);
 void	reuse_drop_special_top(const char *);
-int	reuse_tree_modes(const char *, const struct buf *);
+int	reuse_tree_modes(const char *, const struct strv *);
 int	reuse_prune_dir(int, const char *, const struct gitindex *);
 
 /*

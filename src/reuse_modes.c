@@ -163,16 +163,16 @@ foreign_git(int fd, const char *base, const char *path, int drop)
  * What git does not record, a command may still have changed: the mode
  * of a directory (one made unreadable), of a file but for its x bit.  A
  * checkout would give them git's own modes, and so does this, from the
- * tree as git ls-tree -r -t -z lists it in ls.
+ * tree's entries, each tree's before what it holds (lsfiles_tree_all()).
  */
 int
-reuse_tree_modes(const char *copy, const struct buf *ls)
+reuse_tree_modes(const char *copy, const struct strv *ls)
 {
 	struct buf		 cur = BUF_INIT;
 	struct lsfiles_entry	 e;
-	const char		*p, *end, *path, *slash, *base;
+	const char		*path, *slash, *base;
 	mode_t			 mask, want;
-	size_t			 dlen;
+	size_t			 i, dlen;
 	int			 root, dfd = -1, dir, ret = 0;
 
 	mask = fs_umask();
@@ -180,10 +180,8 @@ reuse_tree_modes(const char *copy, const struct buf *ls)
 	    O_CLOEXEC)) == -1)
 		return -1;
 	buf_str(&cur);
-	/* A tree before what it holds. */
-	for (p = ls->data, end = p + ls->len; p != NULL && p < end && ret == 0;
-	    p += strlen(p) + 1) {
-		if (lsfiles_tree_parse(p, &e) == -1)
+	for (i = 0; i < ls->n && ret == 0; i++) {
+		if (lsfiles_entry_parse(ls->v[i], &e) == -1)
 			continue;
 		path = e.path;
 		if (e.mode == 040000)

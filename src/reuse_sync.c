@@ -315,17 +315,20 @@ reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
 static int
 checkout_modes(const struct git *g, const char *copy, const char *head)
 {
-	const char *const	 ls[] = { "ls-tree", "-r", "-t", "-z", head,
-	    NULL };
-	struct buf		 out = BUF_INIT;
-	int			 r = -1;
+	struct strv	 ls = STRV_INIT;
+	struct buf	 err = BUF_INIT;
+	int		 st, r = -1;
 
 	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~fs_umask()) == -1)
 		return -1;
 	reuse_drop_special_top(copy);
-	if (reuse_git(g, ls, NULL, &out) == 0)
-		r = reuse_tree_modes(copy, &out);
-	buf_free(&out);
+	if ((st = lsfiles_tree_all(g, head, &ls, &err)) == 0)
+		r = reuse_tree_modes(copy, &ls);
+	else if (st > 0)
+		warnx("git ls-tree failed in the reused copy: %s",
+		    git_why(&err, st));
+	strv_free(&ls);
+	buf_free(&err);
 	return r;
 }
 

@@ -532,7 +532,7 @@ END_TEST
  * them; a directory made unreadable is readable again. */
 START_TEST(t_tree_modes)
 {
-	struct buf	 ls = BUF_INIT;
+	struct strv	 ls = STRV_INIT;
 	struct stat	 st;
 	char		*copy, *p;
 
@@ -541,9 +541,9 @@ START_TEST(t_tree_modes)
 	free(unitfs_sh_in(copy, "mkdir d && printf 'x\\n' >d/f && "
 	    "printf 'y\\n' >d/x && chmod 600 d/f && chmod 644 d/x && "
 	    "chmod 700 d"));
-	buf_add(&ls, "040000 tree 0\td", 16);
-	buf_add(&ls, "100644 blob 0\td/f", 18);
-	buf_add(&ls, "100755 blob 0\td/x", 18);
+	strv_push(&ls, "040000 0\td");
+	strv_push(&ls, "100644 0\td/f");
+	strv_push(&ls, "100755 0\td/x");
 	ck_assert_int_eq(reuse_tree_modes(copy, &ls), 0);
 	p = unitfs_path(copy, "d");
 	ck_assert_int_eq(lstat(p, &st), 0);
@@ -557,7 +557,7 @@ START_TEST(t_tree_modes)
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0777 & ~fs_umask());
 	free(p);
-	buf_free(&ls);
+	strv_free(&ls);
 	free(copy);
 }
 END_TEST
