@@ -454,6 +454,34 @@ lsfiles_tree(const struct git *g, const char *tree, struct strv *links,
 }
 
 int
+lsfiles_at(const struct git *g, const char *tree, const char *path,
+    struct strv *entries, struct buf *err)
+{
+	const char *const	 ix[] = { "ls-files", "-z", "-s", "--", path,
+	    NULL };
+	const char *const	 tr[] = { "ls-tree", "-z", tree, "--", path,
+	    NULL };
+	struct buf		 out = BUF_INIT;
+	struct lsfiles_entry	 e;
+	const char		*p, *end;
+	int			 st, stage = 0;
+
+	if ((st = git_run(g, tree != NULL ? tr : ix, 0, NULL, &out,
+	    err)) != 0) {
+		buf_free(&out);
+		return st;
+	}
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1)
+		if ((tree != NULL ? lsfiles_tree_parse(p, &e) :
+		    lsfiles_staged_parse(p, &e, &stage)) == 0 && stage == 0)
+			strv_pushf(entries, "%06o %.*s\t%s", e.mode,
+			    (int)e.oidlen, e.oid, e.path);
+	buf_free(&out);
+	return 0;
+}
+
+int
 lsfiles_tree_all(const struct git *g, const char *tree, struct strv *entries,
     struct buf *err)
 {

@@ -40,6 +40,11 @@
  *
  *	st = lsfiles_tree(&git, tree, &links, &others, &err);
  *
+ * What the index (tree NULL), or a tree, holds at path, of stage 0: its
+ * entries (git ls-files -s -- path; git ls-tree tree -- path):
+ *
+ *	st = lsfiles_at(&git, tree, path, &entries, &err);
+ *
  * Every entry of a tree, its trees' too (040000), each before what it
  * holds (git ls-tree -r -t), in one vector:
  *
@@ -152,6 +157,8 @@ int	lsfiles_paths(const struct git *, const char *const *, struct strv *,
 	    struct buf *);
 int	lsfiles_tagged(const struct git *, const char *, struct strv *,
 	    struct buf *, struct buf *);
+int	lsfiles_at(const struct git *, const char *, const char *,
+	    struct strv *, struct buf *);
 int	lsfiles_tree_all(const struct git *, const char *, struct strv *,
 	    struct buf *);
 int	lsfiles_unmerged(const struct git *, struct strv *, struct buf *);

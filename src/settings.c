@@ -622,48 +622,35 @@ static int
 tree_blob(const struct repo *r, const char *commit, char **blob)
 {
 	struct git		 g;
-	struct buf		 out = BUF_INIT, err = BUF_INIT;
+	struct strv		 entries = STRV_INIT;
+	struct buf		 err = BUF_INIT;
 	struct lsfiles_entry	 e;
-	const char		*p, *end;
-	int			 st, stage = 0;
+	size_t			 i;
+	int			 st;
 
 	*blob = NULL;
 	repo_git(r, &g);
-	if (commit == NULL) {
-		const char *const	a[] = { "ls-files", "-z", "-s", "--",
-		    ".forgeconfig", NULL };
-
-		st = git_run(&g, a, 0, NULL, &out, &err);
-	} else {
-		const char *const	a[] = { "ls-tree", "-z", commit, "--",
-		    ".forgeconfig", NULL };
-
-		st = git_run(&g, a, 0, NULL, &out, &err);
-	}
-	if (st != 0) {
+	if ((st = lsfiles_at(&g, commit, ".forgeconfig", &entries,
+	    &err)) != 0) {
 		if (st > 0)
 			warnx("cannot read the .forgeconfig of %s: git %s: %s",
 			    commit != NULL ? commit : "the index",
 			    commit != NULL ? "ls-tree" : "ls-files",
 			    git_why(&err, st));
-		buf_free(&out);
+		strv_free(&entries);
 		buf_free(&err);
 		return -1;
 	}
-	/* A regular file at the top, of stage 0, and nothing else -- not
-	 * a symlink, not what a directory of that name holds. */
-	for (p = out.data, end = p + out.len; p != NULL && p < end;
-	    p += strlen(p) + 1) {
-		if ((commit != NULL ? lsfiles_tree_parse(p, &e) :
-		    lsfiles_staged_parse(p, &e, &stage)) == -1 ||
-		    (commit == NULL && stage != 0) ||
-		    strcmp(e.path, ".forgeconfig") != 0 ||
-		    (e.mode != 0100644 && e.mode != 0100755))
-			continue;
-		*blob = xstrndup(e.oid, e.oidlen);
-		break;
-	}
-	buf_free(&out);
+	/* A regular file at the top, and nothing else -- not a symlink,
+	 * not what a directory of that name holds. */
+	for (i = 0; i < entries.n; i++)
+		if (lsfiles_entry_parse(entries.v[i], &e) == 0 &&
+		    strcmp(e.path, ".forgeconfig") == 0 &&
+		    (e.mode == 0100644 || e.mode == 0100755)) {
+			*blob = xstrndup(e.oid, e.oidlen);
+			break;
+		}
+	strv_free(&entries);
 	buf_free(&err);
 	return 0;
 }
