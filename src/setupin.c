@@ -15,6 +15,7 @@
 #include "fsutil.h"
 #include "gitcmd.h"
 #include "hash.h"
+#include "lsfiles.h"
 #include "setupin.h"
 #include "xmalloc.h"
 
@@ -71,15 +72,13 @@ digest_specs(const char *copy, const struct strv *specs, struct buf *out)
 {
 	struct git	 g;
 	struct strv	 a = STRV_INIT, paths = STRV_INIT;
-	struct buf	 ls = BUF_INIT, err = BUF_INIT;
+	struct buf	 err = BUF_INIT;
 	char		 hex[2 * HASH_MAX + 1];
 	size_t		 i;
 	int		 st, top, ret = -1;
 
 	memset(&g, 0, sizeof(g));
 	g.dir = copy;
-	strv_push(&a, "ls-files");
-	strv_push(&a, "-z");
 	strv_push(&a, "--cached");
 	strv_push(&a, "--others");
 	strv_push(&a, "--exclude-standard");
@@ -87,7 +86,7 @@ digest_specs(const char *copy, const struct strv *specs, struct buf *out)
 	for (i = 0; i < specs->n; i++)
 		strv_pushf(&a, "%s%s", specs->v[i][0] == ':' ? "" :
 		    ":(top,glob)", specs->v[i]);
-	if ((st = git_run(&g, (const char *const *)a.v, 0, NULL, &ls,
+	if ((st = lsfiles_paths(&g, (const char *const *)a.v, &paths,
 	    &err)) != 0) {
 		warnx("cannot list forge.setupInputs in the copy: %s",
 		    git_why(&err, st));
@@ -97,7 +96,6 @@ digest_specs(const char *copy, const struct strv *specs, struct buf *out)
 		warn("%s", fs_vis(copy));
 		goto out;
 	}
-	strv_split_z(&paths, ls.data != NULL ? ls.data : "", ls.len);
 	strv_sort_uniq(&paths);
 	for (i = 0; i < paths.n; i++) {
 		digest_file(top, paths.v[i], hex);
@@ -108,7 +106,6 @@ digest_specs(const char *copy, const struct strv *specs, struct buf *out)
 out:
 	strv_free(&a);
 	strv_free(&paths);
-	buf_free(&ls);
 	buf_free(&err);
 	return ret;
 }
