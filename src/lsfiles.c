@@ -482,6 +482,43 @@ lsfiles_at(const struct git *g, const char *tree, const char *path,
 }
 
 int
+lsfiles_tree_size(const struct git *g, const char *tree, unsigned long block,
+    unsigned long long *bytes, unsigned long long *files)
+{
+	const char *const	 a[] = { "ls-tree", "-r", "-l", "-z",
+	    "--full-tree", tree, NULL };
+	struct buf		 out = BUF_INIT;
+	const char		*p, *end;
+	char			*f;
+	unsigned long long	 n;
+	int			 st;
+
+	*bytes = *files = 0;
+	if ((st = git_run(g, a, 0, NULL, &out, NULL)) != 0) {
+		buf_free(&out);
+		return -1;
+	}
+	/* "mode type oid size\tpath": the size is the fourth field ("-"
+	 * for a gitlink). */
+	for (p = out.data, end = p + out.len; p != NULL && p < end;
+	    p += strlen(p) + 1) {
+		f = strchr(p, ' ');
+		f = f != NULL ? strchr(f + 1, ' ') : NULL;
+		f = f != NULL ? strchr(f + 1, ' ') : NULL;
+		if (f == NULL)
+			break;
+		n = strtoull(f + 1, NULL, 10);
+		/* A short symlink takes no block of its own. */
+		if (block > 0 && n % block != 0 && strncmp(p, "120000", 6) != 0)
+			n += block - n % block;
+		*bytes += n;
+		(*files)++;
+	}
+	buf_free(&out);
+	return 0;
+}
+
+int
 lsfiles_tree_all(const struct git *g, const char *tree, struct strv *entries,
     struct buf *err)
 {

@@ -45,6 +45,12 @@
  *
  *	st = lsfiles_at(&git, tree, path, &entries, &err);
  *
+ * What a tree holds: its files and their bytes, each regular file's
+ * rounded up to a multiple of block unless it is 0 (a gitlink counts as a
+ * file of no size); -1 if git could not say (nothing said):
+ *
+ *	lsfiles_tree_size(&git, tree, block, &bytes, &files)
+ *
  * Every entry of a tree, its trees' too (040000), each before what it
  * holds (git ls-tree -r -t), in one vector:
  *
@@ -161,6 +167,8 @@ int	lsfiles_at(const struct git *, const char *, const char *,
 	    struct strv *, struct buf *);
 int	lsfiles_tree_all(const struct git *, const char *, struct strv *,
 	    struct buf *);
+int	lsfiles_tree_size(const struct git *, const char *, unsigned long,
+	    unsigned long long *, unsigned long long *);
 int	lsfiles_unmerged(const struct git *, struct strv *, struct buf *);
 /* Parse the output (exposed for tests). */
 int	lsfiles_parse(const char *, size_t, struct lsfiles *);

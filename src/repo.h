@@ -43,11 +43,6 @@ char	*repo_path_absolute(const char *);
  * git dir, common dir and HEAD commit, which the caller frees; -1 if dir
  * is no repository's top, or has no commit checked out. */
 int	repo_nested(const char *, char **, char **, char **);
-/* What a commit's tree holds: its files and their bytes, each regular
- * file's rounded up to a multiple of the block size given unless it is
- * 0 (a submodule's entry counts as a file of no size). */
-int	repo_tree_size(const char *, const char *, const char *,
-	    unsigned long, unsigned long long *, unsigned long long *);
 /* Resolve a commit-ish to a full commit id; NULL, errno ENOENT, if it
  * names no commit, or anything but exactly one; EIO if git could not
  * tell (said). */

@@ -15,6 +15,7 @@
 #include "fs_vis.h"
 #include "fsutil.h"
 #include "gitcmd.h"
+#include "lsfiles.h"
 #include "progress.h"
 #include "registration.h"
 #include "repo.h"
@@ -77,12 +78,15 @@ no_space(struct snap_repo *sr, const char *dir, long long before,
     struct buf *why)
 {
 	struct statvfs		vfs;
+	struct git		g;
 	unsigned long long	need, files, avail;
 	long long		now;
 
+	memset(&g, 0, sizeof(g));
+	g.dir = sr->src;
+	g.gitdir = sr->gitdir;
 	if ((now = free_bytes(dir, &vfs)) == -1 ||
-	    repo_tree_size(sr->src, sr->gitdir, sr->head, vfs.f_frsize,
-	    &need, &files) == -1)
+	    lsfiles_tree_size(&g, sr->head, vfs.f_frsize, &need, &files) == -1)
 		return 0;
 	if (before == -1)
 		need += vfs.f_frsize;
