@@ -1,4 +1,4 @@
-/* Listing a working tree through git ls-files, and sorting the answer. */
+/* git's listings -- ls-files, ls-tree, diff --raw -- run and read. */
 #include "config.h"
 
 #include <sys/mman.h>

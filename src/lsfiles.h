@@ -1,4 +1,7 @@
 /*
+ * git's listings, run and read here alone: git ls-files, git ls-tree,
+ * and the records of git diff --raw.
+ *
  * What git says a working tree holds: one `git ls-files -z -v -s -c -o
  * --exclude-standard` call, sorted into what the copy needs.
  *
