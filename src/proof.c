@@ -304,6 +304,13 @@ proof_scratch(struct treeid_req *q, const struct rundir *rd)
 	q->lastdir = rd->blobs_last;
 }
 
+void
+proof_copy_scratch(struct treeid_req *q, const struct rundir *rd)
+{
+	proof_scratch(q, rd);
+	q->blobdir = rd->blobs_copy;
+}
+
 /*
  * Into *t, a time that anything written into the copy from now on is
  * stamped no earlier than, and what was written so far earlier.
@@ -413,7 +420,7 @@ start_prep(struct proof *p)
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
 	p->prep_req.index = early != NULL ? early : p->dst_index;
-	proof_scratch(&p->prep_req, p->rd);
+	proof_copy_scratch(&p->prep_req, p->rd);
 	p->prep_req.alternates = p->r.objects;
 	p->prep_req.edits = &p->prep_edits;
 	p->prep_req.trust = 1;
@@ -469,7 +476,7 @@ proof_copied(struct proof *p, const struct strv *paths)
 	p->early_req = (struct treeid_req)TREEID_INIT;
 	p->early_req.git = &p->dst_git;
 	p->early_req.index = p->dst_index;
-	proof_scratch(&p->early_req, p->rd);
+	proof_copy_scratch(&p->early_req, p->rd);
 	p->early_req.alternates = p->r.objects;
 	p->early_req.edits = &p->early_edits;
 	p->early_req.trust = 1;
@@ -615,7 +622,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		return NULL;
 	q->git = &p->dst_git;
 	q->index = ci;
-	proof_scratch(q, p->rd);
+	proof_copy_scratch(q, p->rd);
 	q->alternates = p->r.objects;
 	q->edits = edits;
 	q->exclude = p->r.exclude;

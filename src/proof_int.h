@@ -131,6 +131,9 @@ struct proof {
  *	proof_hash_size(p)		the repository's object ids' size in
  *					bytes, 20 or 32 (0: not known)
  *	proof_dst_git(p, dst_gitdir)	p->dst_git made the copy's git
+ *	proof_copy_scratch(&q, rd)	proof_scratch() for a request of
+ *					the copy's side: the blobs it
+ *					writes in rd.blobs_copy
  *	proof_conflict_entries(p, &v)	pushes the conflicts' entries, for
  *					a copy with ignored files of its own
  *	proof_hold_copy_index(p, job)	p->copy_index: the index job ended
@@ -143,6 +146,8 @@ struct proof {
  */
 size_t		 proof_hash_size(const struct proof *);
 void		 proof_dst_git(struct proof *, const char *);
+void		 proof_copy_scratch(struct treeid_req *,
+		    const struct rundir *);
 void		 proof_conflict_entries(const struct proof *, struct strv *);
 void		 proof_hold_copy_index(struct proof *, struct treeid_job *);
 const char	*proof_src_side_tree(struct proof *);

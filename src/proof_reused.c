@@ -146,7 +146,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	p->dst_git.idle = &p->copy_idle;
 	q.git = &p->dst_git;
 	q.start = start;
-	proof_scratch(&q, p->rd);
+	proof_copy_scratch(&q, p->rd);
 	q.alternates = p->r.objects;
 	q.exclude = p->r.exclude;
 	q.force = !p->r.own_ignored;

@@ -99,6 +99,7 @@ rundir_open(struct rundir *rd, const char *common)
 	rd->objects = xasprintf("%s/objects", rd->scratch);
 	rd->blobs = xasprintf("%s/blobs", rd->scratch);
 	rd->blobs_last = xasprintf("%s/blobs.last", rd->scratch);
+	rd->blobs_copy = xasprintf("%s/blobs.copy", rd->scratch);
 	rd->carry = xasprintf("%s/carry", rd->scratch);
 	/* Recorded first: a run killed from here on leaves a record. */
 	if (journal_open(&rd->journal, common, rd->run, rd->top) == -1)
@@ -152,7 +153,8 @@ rundir_open(struct rundir *rd, const char *common)
 	free(line);
 	/* After the mark: a run killed before it leaves no more than a
 	 * reclaim removes without one (journal_reclaim.c). */
-	if (mkdir(rd->blobs, 0700) == -1 || mkdir(rd->blobs_last, 0700) == -1) {
+	if (mkdir(rd->blobs, 0700) == -1 || mkdir(rd->blobs_last, 0700) == -1 ||
+	    mkdir(rd->blobs_copy, 0700) == -1) {
 		warn("cannot create the blob directories in %s",
 		    fs_vis(rd->scratch));
 		goto fail;
@@ -288,7 +290,8 @@ clear_scratch(struct rundir *rd)
 	}
 	closedir(d);
 	if (ret == 0 && (mkdir_ok(rd->objects) == -1 ||
-	    mkdir_ok(rd->blobs) == -1 || mkdir_ok(rd->blobs_last) == -1))
+	    mkdir_ok(rd->blobs) == -1 || mkdir_ok(rd->blobs_last) == -1 ||
+	    mkdir_ok(rd->blobs_copy) == -1))
 		ret = -1;
 	return ret;
 }
@@ -308,6 +311,7 @@ rundir_adopt(struct rundir *rd, struct journal *j,
 	rd->objects = xasprintf("%s/objects", rd->scratch);
 	rd->blobs = xasprintf("%s/blobs", rd->scratch);
 	rd->blobs_last = xasprintf("%s/blobs.last", rd->scratch);
+	rd->blobs_copy = xasprintf("%s/blobs.copy", rd->scratch);
 	rd->carry = xasprintf("%s/carry", rd->scratch);
 	if (e->repos.n > 0)
 		strv_pushv(&rd->commons, e->repos.v);
@@ -482,6 +486,7 @@ rundir_free(struct rundir *rd)
 	free(rd->objects);
 	free(rd->blobs);
 	free(rd->blobs_last);
+	free(rd->blobs_copy);
 	free(rd->carry);
 	strv_free(&rd->commons);
 	memset(rd, 0, sizeof(*rd));

@@ -14,6 +14,11 @@
  *			which no later run needs, and
  *	rd.blobs_last	scratch/blobs.last: the last run's, if this one
  *			reuses its copy (else empty), for git to find
+ *	rd.blobs_copy	scratch/blobs.copy: those the copy's side of the
+ *			proof writes, apart from the source's side's: a
+ *			git reading a blob it finds in neither takes the
+ *			file as changed, and one that a git of the other
+ *			side wrote between its two looks as corrupt
  *	rd.carry	scratch/carry: what a run leaves for the next to
  *			reuse with the copy (proof_carry.c), kept when
  *			the scratch space is emptied
@@ -51,6 +56,7 @@ struct rundir {
 	char		*objects;
 	char		*blobs;
 	char		*blobs_last;
+	char		*blobs_copy;
 	char		*carry;
 	struct journal	 journal;
 	struct strv	 commons;
