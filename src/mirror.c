@@ -323,16 +323,16 @@ mirror_key(const struct mirror_plan *mp, const char *head, const char *dst)
 
 	sum_init(&s);
 	sum_str(&s, head);
-	sum_strv(&s, "lines", &mp->lines);
-	sum_strv(&s, "ita", &mp->ita);
+	strv_sum(&mp->lines, &s, "lines");
+	strv_sum(&mp->ita, &s, "ita");
 	/* add -N adds only those it finds a file for. */
 	for (i = 0; i < mp->ita.n; i++) {
 		p = xasprintf("%s/%s", dst, mp->ita.v[i]);
 		sum_str(&s, lstat(p, &st) == 0 ? "there" : "gone");
 		free(p);
 	}
-	sum_strv(&s, "skips", &mp->l->skips);
-	sum_strv(&s, "assumes", &mp->l->assumes);
+	strv_sum(&mp->l->skips, &s, "skips");
+	strv_sum(&mp->l->assumes, &s, "assumes");
 	return sum_line(&s, "forge mirror 2 ");
 }
 

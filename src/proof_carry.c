@@ -169,22 +169,22 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 	sum_init(&s);
 	sum_str(&s, pr->src);
 	sum_str(&s, pr->gitdir);
-	sum_strv(&s, "entries", pr->entries);
+	strv_sum(pr->entries, &s, "entries");
 	/* git add -A keeps an entry it made of an untracked file that has
 	 * since become ignored: the same untracked files, or none. */
-	sum_strv(&s, "untracked", &l->untracked);
-	sum_strv(&s, "flagged", &l->flagged);
-	sum_strv(&s, "nested", &l->nested);
+	strv_sum(&l->untracked, &s, "untracked");
+	strv_sum(&l->flagged, &s, "flagged");
+	strv_sum(&l->nested, &s, "nested");
 	/* A submodule's commit, and whether its directory is there: git
 	 * add -A keeps the entry it has of one not initialized, whatever
 	 * the index says now, and never makes one again of an empty
 	 * directory once it went. */
-	sum_strv(&s, "gitlinks", &l->gitlinks);
+	strv_sum(&l->gitlinks, &s, "gitlinks");
 	gitlinks_there(&s, pr->src, &l->gitlinks);
 	/* A conflict's path resolved with git rm --cached leaves the
 	 * entries as they were. */
-	sum_strv(&s, "conflicts", &l->conflicts);
-	sum_strv(&s, "exclude", pr->exclude);
+	strv_sum(&l->conflicts, &s, "conflicts");
+	strv_sum(pr->exclude, &s, "exclude");
 	return sum_line(&s, "forge carry 5 ");
 }
 
@@ -239,7 +239,7 @@ copy_key_of(const char *dst, int own_ignored, const struct strv *exclude)
 	sum_init(&s);
 	sum_str(&s, dst);
 	sum_str(&s, own_ignored ? "own" : "none");
-	sum_strv(&s, "exclude", exclude);
+	strv_sum(exclude, &s, "exclude");
 	sum_str(&s, m);
 	return sum_line(&s, "forge carry copy 3 ");
 }

@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "strv.h"
+#include "sum.h"
 #include "xmalloc.h"
 
 /* A block of a pooled vector's strings; blocks are chained, the newest
@@ -248,4 +249,14 @@ strv_sort_uniq(struct strv *v)
 		v->n = j;
 		v->v[j] = NULL;
 	}
+}
+
+void
+strv_sum(const struct strv *v, struct sum *s, const char *tag)
+{
+	size_t	i;
+
+	sum_str(s, tag);
+	for (i = 0; v != NULL && i < v->n; i++)
+		sum_str(s, v->v[i]);
 }

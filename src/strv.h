@@ -52,5 +52,8 @@ void	 strv_sort(struct strv *);
 void	 strv_sort_uniq(struct strv *);
 /* Is s in v, sorted as strcmp() sorts? */
 int	 strv_sorted_has(const struct strv *, const char *);
+/* Add to a checksum (sum.h) a tag, then each string of v (NULL: none). */
+struct sum;
+void	 strv_sum(const struct strv *, struct sum *, const char *);
 
 #endif /* STRV_H */

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "strv.h"
 #include "sum.h"
 #include "xmalloc.h"
 
@@ -74,16 +73,6 @@ void
 sum_str(struct sum *s, const char *str)
 {
 	sum_add(s, str, strlen(str) + 1);
-}
-
-void
-sum_strv(struct sum *s, const char *tag, const struct strv *v)
-{
-	size_t	i;
-
-	sum_str(s, tag);
-	for (i = 0; v != NULL && i < v->n; i++)
-		sum_str(s, v->v[i]);
 }
 
 /* A finalizer that spreads every bit of its input over the output. */

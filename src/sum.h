@@ -10,7 +10,8 @@
  *	sum_add(&s, p, n); ...		any split of the same bytes gives
  *					the same sum
  *	sum_str(&s, "tag");		a string and its NUL
- *	sum_strv(&s, "tag", &v);	a tag, then each string of v
+ *	strv_sum(&v, &s, "tag");	a tag, then each string of v
+ *					(strv.h)
  *	sum_fd(&s, fd);			what fd reads to its end (-1: a
  *					read failed)
  *	sum_file(&s, path);		the same of the file at path, not
@@ -25,8 +26,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct strv;
-
 struct sum {
 	uint64_t	h[2];
 	uint64_t	len;
@@ -36,7 +35,6 @@ struct sum {
 void	 sum_init(struct sum *);
 void	 sum_add(struct sum *, const void *, size_t);
 void	 sum_str(struct sum *, const char *);
-void	 sum_strv(struct sum *, const char *, const struct strv *);
 int	 sum_fd(struct sum *, int);
 int	 sum_file(struct sum *, const char *);
 void	 sum_final(const struct sum *, uint64_t[2]);

@@ -840,20 +840,20 @@ START_TEST(t_sum_strings)
 	strv_push(&v, "y");
 	strv_push(&w, "x");
 	sum_init(&s);
-	sum_strv(&s, "tag", &v);
+	strv_sum(&v, &s, "tag");
 	sum_final(&s, a);
 	sum_init(&s);
-	sum_strv(&s, "tag", &w);
+	strv_sum(&w, &s, "tag");
 	sum_str(&s, "y");
 	sum_final(&s, b);
 	ck_assert(a[0] == b[0] && a[1] == b[1]);
 	sum_init(&s);
-	sum_strv(&s, "tag", NULL);
+	strv_sum(NULL, &s, "tag");
 	sum_final(&s, b);
 	ck_assert(a[0] != b[0] || a[1] != b[1]);
 	/* The line says the sum so far, which goes on. */
 	sum_init(&s);
-	sum_strv(&s, "tag", &v);
+	strv_sum(&v, &s, "tag");
 	line = sum_line(&s, "p ");
 	ck_assert_int_ne(snprintf(want, sizeof(want), "p %016llx%016llx\n",
 	    (unsigned long long)a[0], (unsigned long long)a[1]), -1);

@@ -347,8 +347,6 @@ snapshot_parked.c -> source.h
 snapshot_state.c -> source.h
 # struct settings and its defaults (7), read by the timeline (4)
 state.c -> settings.h
-# struct strv (2), summed by sum_strv() (1)
-sum.c -> strv.h
 # struct source and its kinds (10), the event's mode (9)
 verify_event.c -> source.h
 # struct verify_opts, verify_opts' (8), read by the steps (8)
