@@ -71,7 +71,6 @@
 #include "gitcmd.h"
 #include "strv.h"
 
-#define BIGFILE_DEFAULT		(1LL << 20)
 #define BIGFILE_EVERY		(-1LL)	/* a threshold: see above */
 #define BIGFILE_MAX		4096
 #define BIGFILE_MAX_BYTES	(1 << 20)

@@ -11,7 +11,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "bigfile.h"
 #include "buf.h"
 #include "color.h"
 #include "contain.h"
@@ -310,7 +309,7 @@ static const struct setting settings_table[] = {
 	  .flags = SET_NEVER,
 	  .bad = "not never or a duration such as 7d or 12h" },
 	{ .name = "forge.copyThreshold", .type = SET_SIZE,
-	  .off = F(copy_threshold), .def = BIGFILE_DEFAULT,
+	  .off = F(copy_threshold), .def = DEFAULT_COPY_THRESHOLD,
 	  .bad = "not a size such as 1m or 512k" },
 	{ .name = "forge.mapPaths", .type = SET_BOOL, .off = F(map_paths),
 	  .def = 1, .bad = "not a boolean" },

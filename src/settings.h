@@ -63,6 +63,9 @@ struct repo;
 /* forge.reuseExpiry: copies forge keeps (kept by --keep, or for reuse)
  * that no run has used for this long go at forge gc. */
 #define DEFAULT_REUSE_EXPIRY_MS	(7LL * 24 * 60 * 60 * 1000)
+/* forge.copyThreshold: a changed file larger is copied whole, and its
+ * blob not written (bigfile.h). */
+#define DEFAULT_COPY_THRESHOLD	(1LL << 20)
 #define REUSE_EXPIRY_NEVER	(-1LL)
 
 /* forge.keep and --keep: when a run leaves its copy. */

@@ -340,8 +340,6 @@ proof.h -> rundir.h
 # struct rundir (7), for reuse_park's calls, in a header reuse_modes (7)
 # shares
 reuse.h -> rundir.h
-# BIGFILE_DEFAULT, bigfile's (7), the default of a setting (7)
-settings.c -> bigfile.h
 # struct source and its kinds (10), asked of a copy (10)
 snapshot_parked.c -> source.h
 snapshot_state.c -> source.h
