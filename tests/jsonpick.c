@@ -19,8 +19,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../src/buf.h"
-#include "../src/json.h"
+#include "buf.h"
+#include "json.h"
 
 static const struct jv *
 walk(const struct jv *v, const char *path)
