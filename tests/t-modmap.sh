@@ -376,8 +376,6 @@ reuse_modes.c		reuse
 reuse_park.c		reuse
 reuse_rules.c		reuse
 reuse_sync.c		reuse
-snapshot_nested.c	snapshot
-snapshot_parked.c	snapshot
 snapshot_repo.c		snapshot
 snapshot_reused.c	snapshot
 verify_opts.c		verify

@@ -192,7 +192,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
 	pr.convert = snapshot_may_convert(sr, l);
-	/* A nested copy keeps its own too (snapshot_nested_take()). */
+	/* A nested copy keeps its own too (snapshot_parked_take()). */
 	pr.own_ignored = s->incremental;
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
 	pr.reused = s->reused && sr == s->repos[0];
@@ -222,7 +222,7 @@ nested_copy(struct snapshot *s, struct snap_repo *sr,
 	int		 r;
 
 	if (s->reused && sr != s->repos[0] &&
-	    (r = snapshot_nested_take(s, sr)) != 0) {
+	    (r = snapshot_parked_take(s, sr)) != 0) {
 		if (r == -1 || (r = conv_checkout(s, sr, l, &why)) == -1)
 			return -1;
 		if (r == 1)
@@ -230,7 +230,7 @@ nested_copy(struct snapshot *s, struct snap_repo *sr,
 		sr->parkable = 0;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
-		if (snapshot_nested_drop(s, sr) == -1)
+		if (snapshot_parked_drop(s, sr) == -1)
 			return -1;
 	}
 	/* What setup made in a parked one is not in this one. */
@@ -352,7 +352,7 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
  * A copy of a tree (source.h): its commit checked out with the tree
  * (snapshot_add_worktree()), then its submodules.  Parked as a copy of
  * the working state is (its submodules' copies are not:
- * snapshot_park_nested()), its files as a fresh checkout writes them
+ * snapshot_parked_set_aside()), its files as a fresh checkout writes them
  * where git converts, unless that cannot be redone exactly.
  */
 static int
@@ -386,10 +386,10 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	} else if (checkout(s, sr, NULL) == -1)
 		goto out;
 	/* Its files are the commit's: nothing else but ignored ones. */
-	if (!top && sr->keeps && snapshot_nested_strays(s, sr, NULL, NULL) ==
+	if (!top && sr->keeps && snapshot_parked_strays(s, sr, NULL, NULL) ==
 	    -1)
 		goto out;
-	if (sig_pending() || snapshot_copy_gitlinks(s, sr, copy_repo) == -1)
+	if (sig_pending() || snapshot_nested_gitlinks(s, sr, copy_repo) == -1)
 		goto out;
 	snapshot_noted_end(s, sr);
 	r = 0;
@@ -555,7 +555,7 @@ fill(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		return -1;
 	/* The copy's ignore rules are the working state's now: what they no
 	 * longer ignore of a nested copy's own goes. */
-	if (sr->keeps && snapshot_nested_strays(s, sr, sr->index,
+	if (sr->keeps && snapshot_parked_strays(s, sr, sr->index,
 	    &l->untracked) == -1)
 		return -1;
 	return staging(s, sr, l);
@@ -599,7 +599,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	/* A conflict over a submodule, and sparse patterns, have a copy of
 	 * their own: such copies are not reused, which is said once, as
 	 * the fresh copy is made (its caller).  Nested repositories' copies
-	 * are set aside as the copy is parked (snapshot_park_nested()), so
+	 * are set aside as the copy is parked (snapshot_parked_set_aside()), so
 	 * the top copy is one whose submodules are not initialized: their
 	 * directories emptied (snapshot_empty_gitlinks()) before git looks
 	 * there for a repository, each copy taken back after (one whose
@@ -612,7 +612,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		    reusable_how(sr)) == NULL;
 	if (s->reused && !s->reusable)
 		goto out;
-	snapshot_find_nested(s, sr, &l);
+	snapshot_nested_find(s, sr, &l);
 	/* A nested copy that may be parked keeps its own ignored files too,
 	 * and what the working state put there is noted the same way. */
 	if (s->incremental && (sr == s->repos[0] || (sr->parkable &&
@@ -632,7 +632,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	 * aside: they are all there is left to do. */
 	if (s->reused && sr == s->repos[0] && s->check &&
 	    (r = snapshot_reused_as_is(s, sr, &l)) != 0) {
-		if (r == 1 && snapshot_copy_nested(s, sr, copy_repo) == 0)
+		if (r == 1 && snapshot_nested_copy(s, sr, copy_repo) == 0)
 			ret = 0;
 		goto out;
 	}
@@ -644,7 +644,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	if (fill(s, sr, &l) == -1)
 		goto out;
-	if (sig_pending() || snapshot_copy_nested(s, sr, copy_repo) == -1)
+	if (sig_pending() || snapshot_nested_copy(s, sr, copy_repo) == -1)
 		goto out;
 	conv_written(sr, &l);
 	ret = 0;
@@ -795,7 +795,7 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	/* What the parked copy set aside and this one has not -- unless
 	 * it turned out not to be parked: it goes back as it stands. */
 	if (s->reused && (made == 0 || s->not_reusable == NULL))
-		snapshot_nested_clear(s);
+		snapshot_parked_clear(s);
 	if (made == -1)
 		goto out;
 	/* Before the proof, which then looks at those files again. */

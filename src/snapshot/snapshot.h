@@ -32,7 +32,7 @@
  * a copy git checks out a file of through a filter command, is never
  * reused: -1 with s.not_reusable set, and the caller
  * builds a fresh copy -- the parked one left fit to be parked again as
- * it stands, once snapshot_park_nested() set aside what of it was taken
+ * it stands, once snapshot_parked_set_aside() set aside what of it was taken
  * back (nothing it did to it is more than a command may do to a copy).
  *
  * snapshot_why_not_parked(&repo) says, before any parked copy is
@@ -176,7 +176,7 @@ const char *snapshot_why_not_parked(const struct repo *);
  * registration.  The top copy is then as one with submodules not
  * initialized.  -1 with a message: the copy is not to be parked.
  */
-int	snapshot_park_nested(struct snapshot *);
+int	snapshot_parked_set_aside(struct snapshot *);
 /*
  * What the copy's files are now (snapshot_state.c), for what the setup
  * steps change:

@@ -185,21 +185,21 @@ typedef int	(*snapshot_copy_fn)(struct snapshot *, struct snap_repo *);
 /*
  * snapshot_nested.c.
  *
- *	snapshot_find_nested(s, sr, l)	the gitlinks and nested
+ *	snapshot_nested_find(s, sr, l)	the gitlinks and nested
  *			repositories of l, before sr's proof starts: one
  *			without a commit is left out (s->left_out)
- *	snapshot_copy_nested(s, sr, copy)	each one found copied
+ *	snapshot_nested_copy(s, sr, copy)	each one found copied
  *			by copy
- *	snapshot_copy_gitlinks(s, sr, copy)	a copy of a tree: each
+ *	snapshot_nested_gitlinks(s, sr, copy)	a copy of a tree: each
  *			submodule it records and the working tree has
  *			initialized copied by copy at the commit its
  *			gitlink names
  */
-void	snapshot_find_nested(struct snapshot *, struct snap_repo *,
+void	snapshot_nested_find(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
-int	snapshot_copy_nested(struct snapshot *, struct snap_repo *,
+int	snapshot_nested_copy(struct snapshot *, struct snap_repo *,
 	    snapshot_copy_fn);
-int	snapshot_copy_gitlinks(struct snapshot *, struct snap_repo *,
+int	snapshot_nested_gitlinks(struct snapshot *, struct snap_repo *,
 	    snapshot_copy_fn);
 
 /*
@@ -252,9 +252,9 @@ int	snapshot_reused_source(struct snapshot *, struct snap_repo *,
 
 /*
  * snapshot_parked.c.  A reused copy's nested repositories, each set aside
- * as the copy was parked (snapshot_park_nested()):
+ * as the copy was parked (snapshot_parked_set_aside()):
  *
- *	snapshot_nested_take(s, sr)	before sr's copy is made: its
+ *	snapshot_parked_take(s, sr)	before sr's copy is made: its
  *			parked copy put back at its path, its registration
  *			checked and made a fresh one's, and brought to sr's
  *			HEAD with nothing git does not track (reuse.h's
@@ -266,24 +266,24 @@ int	snapshot_reused_source(struct snapshot *, struct snap_repo *,
  *			files, as the top copy does: but for the rule files
  *			and what the last run put there that this working
  *			state has not (sr->keeps set)
- *	snapshot_nested_strays(s, sr, index, keep)	a nested copy that
+ *	snapshot_parked_strays(s, sr, index, keep)	a nested copy that
  *			kept its own ignored files, once its files are in:
  *			each file that is neither tracked by index (NULL:
  *			the copy's own) nor ignored there, nor listed in
  *			keep (NULL: none), removed -- what an ignore rule
  *			hid from the sync, and no longer hides.  -1 with a
  *			message
- *	snapshot_nested_drop(s, sr)	sr's copy removed, and its
+ *	snapshot_parked_drop(s, sr)	sr's copy removed, and its
  *			registration, for a fresh one: -1 with a message
- *	snapshot_nested_clear(s)	what was set aside and not taken
+ *	snapshot_parked_clear(s)	what was set aside and not taken
  *			back, removed
  */
 #define SNAP_PARKED_DIR	".nested"	/* where, in the run's directory
 					   (no copy is so named) */
-int	snapshot_nested_take(struct snapshot *, struct snap_repo *);
-int	snapshot_nested_strays(struct snapshot *, struct snap_repo *,
+int	snapshot_parked_take(struct snapshot *, struct snap_repo *);
+int	snapshot_parked_strays(struct snapshot *, struct snap_repo *,
 	    const char *, const struct strv *);
-int	snapshot_nested_drop(struct snapshot *, struct snap_repo *);
-void	snapshot_nested_clear(struct snapshot *);
+int	snapshot_parked_drop(struct snapshot *, struct snap_repo *);
+void	snapshot_parked_clear(struct snapshot *);
 
 #endif /* SNAPSHOT_INT_H */

@@ -60,7 +60,7 @@ left_out(struct snapshot *s, const struct snap_repo *sr, const char *path,
  * its proof starts: one without a commit is left out of both.
  */
 void
-snapshot_find_nested(struct snapshot *s, struct snap_repo *sr,
+snapshot_nested_find(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l)
 {
 	struct nested	*n;
@@ -124,7 +124,7 @@ drop_empty(const char *top, const char *path)
 /* Each nested repository found copied as a repository of the copy of
  * its own (by copy), or left an empty directory. */
 int
-snapshot_copy_nested(struct snapshot *s, struct snap_repo *sr,
+snapshot_nested_copy(struct snapshot *s, struct snap_repo *sr,
     snapshot_copy_fn copy)
 {
 	struct snap_repo	*child;
@@ -189,7 +189,7 @@ next:
  * stay empty directories, as in a clone without submodule update.
  */
 int
-snapshot_copy_gitlinks(struct snapshot *s, struct snap_repo *sr,
+snapshot_nested_gitlinks(struct snapshot *s, struct snap_repo *sr,
     snapshot_copy_fn copy)
 {
 	struct snap_repo	*child;

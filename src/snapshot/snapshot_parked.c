@@ -95,7 +95,7 @@ drop_copy(const struct snapshot *s, const struct snap_repo *sr)
 }
 
 int
-snapshot_park_nested(struct snapshot *s)
+snapshot_parked_set_aside(struct snapshot *s)
 {
 	struct snap_repo	*sr;
 	struct stat		 st;
@@ -215,7 +215,7 @@ keep_own(struct snapshot *s, struct snap_repo *sr)
 }
 
 int
-snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
+snapshot_parked_take(struct snapshot *s, struct snap_repo *sr)
 {
 	struct reuse_copy	rc;
 	int			r, keep;
@@ -250,11 +250,11 @@ snapshot_nested_take(struct snapshot *s, struct snap_repo *sr)
 			warnx("the reused copy of %s could not be brought up "
 			    "to date: copying it afresh", fs_vis(sr->rel));
 	}
-	return snapshot_nested_drop(s, sr) == -1 ? -1 : 0;
+	return snapshot_parked_drop(s, sr) == -1 ? -1 : 0;
 }
 
 int
-snapshot_nested_strays(struct snapshot *s, struct snap_repo *sr,
+snapshot_parked_strays(struct snapshot *s, struct snap_repo *sr,
     const char *index, const struct strv *keep)
 {
 	const char *const	 a[] = { "-o", "--exclude-standard", NULL };
@@ -302,7 +302,7 @@ out:
 }
 
 int
-snapshot_nested_drop(struct snapshot *s, struct snap_repo *sr)
+snapshot_parked_drop(struct snapshot *s, struct snap_repo *sr)
 {
 	char	*rel;
 	int	 r;
@@ -321,7 +321,7 @@ snapshot_nested_drop(struct snapshot *s, struct snap_repo *sr)
 }
 
 void
-snapshot_nested_clear(struct snapshot *s)
+snapshot_parked_clear(struct snapshot *s)
 {
 	int	fd;
 

@@ -234,7 +234,7 @@ verify_copy_make(struct run *r, int verbose)
 		 * fresh copy is made, by the caller): the claimed copy goes
 		 * back as it stands, for the run it was parked for, its
 		 * nested copies set aside as on any park. */
-		if (snapshot_park_nested(&r->snap) == -1) {
+		if (snapshot_parked_set_aside(&r->snap) == -1) {
 			snapshot_free(&r->snap);
 			(void)rundir_remove(&r->rd);
 		} else {
@@ -519,7 +519,7 @@ park(struct run *r)
 
 	want_of(r, &w);
 	w.setup = setup = verify_copy_setup(r, 1);
-	if (snapshot_park_nested(&r->snap) == -1) {
+	if (snapshot_parked_set_aside(&r->snap) == -1) {
 		(void)rundir_remove(&r->rd);
 		free(setup);
 		return;
