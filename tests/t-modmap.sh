@@ -376,8 +376,6 @@ reuse_modes.c		reuse
 reuse_park.c		reuse
 reuse_rules.c		reuse
 reuse_sync.c		reuse
-snapshot_repo.c		snapshot
-snapshot_reused.c	snapshot
 verify_opts.c		verify
 # Today's, named for what they hold or do: fs_*.c were split out of
 # fsutil.c with its names; struct git, and git run; the JSON reader's

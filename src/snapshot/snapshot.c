@@ -102,7 +102,7 @@ sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 	size_t			 len;
 	int			 b;
 
-	snapshot_src_git(sr, &g);
+	snapshot_repo_src_git(sr, &g);
 	sr->filemode = 1;
 	if (text == NULL)
 		(void)git_run(&g, a, 0, NULL, &out, NULL);
@@ -191,7 +191,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	pr.entries = &sr->entries;
 	pr.exclude = &sr->exclude;
 	pr.sparse = sr->sparse;
-	pr.convert = snapshot_may_convert(sr, l);
+	pr.convert = snapshot_repo_may_convert(sr, l);
 	/* A nested copy keeps its own too (snapshot_parked_take()). */
 	pr.own_ignored = s->incremental;
 	pr.carry = (s->park || s->reused) && sr == s->repos[0];
@@ -268,9 +268,9 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	 * only those (BIGFILE_EVERY).  So too under core.symlinks false: a
 	 * link is a file holding its target, which git apply cannot
 	 * retarget. */
-	snapshot_src_git(sr, &g);
+	snapshot_repo_src_git(sr, &g);
 	snprintf(tag, sizeof(tag), "%zu", s->nrepos);
-	conv = l != NULL && (snapshot_may_convert(sr, l) || sr->nolinks);
+	conv = l != NULL && (snapshot_repo_may_convert(sr, l) || sr->nolinks);
 	sr->big = bigfile_begin(&g, sr->head, s->rd->scratch, tag,
 	    sr->proof != NULL ? &sr->entries : NULL,
 	    conv ? BIGFILE_EVERY : s->big, s->verbose);
@@ -308,9 +308,9 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	struct git	sg, dg;
 	long long	t = time_now_ms();
 
-	snapshot_src_git(sr, &sg);
+	snapshot_repo_src_git(sr, &sg);
 	sg.idle = &s->idle;
-	snapshot_dst_git(sr, &dg);
+	snapshot_repo_dst_git(sr, &dg);
 	if (sig_pending() || bigfile_finish(sr->big) == -1 ||
 	    bigfile_clear(sr->big, sr->dst) == -1 ||
 	    patch_replay_file(&sg, &dg, sr->head, &sr->big->paths,
@@ -323,7 +323,8 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	 * index still has: git may not convert them as in the end.  Where
 	 * one is anywhere else, or git converts line endings, it is not
 	 * done either (proof.h: convert). */
-	if (sr->proof != NULL && !snapshot_has_attributes(&sr->big->changed, 0))
+	if (sr->proof != NULL &&
+	    !snapshot_repo_has_attributes(&sr->big->changed, 0))
 		proof_copied(sr->proof, &sr->big->paths);
 	s->ms[SNAP_APPLY] += time_now_ms() - t;
 	poll_proofs(s);
@@ -372,7 +373,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 	if (!top)
 		sr->parkable = !s->clone;
 	if (s->incremental && (top || (sr->parkable && (s->park ||
-	    s->reused))) && snapshot_source_noted(s, sr, &index) == -1)
+	    s->reused))) && snapshot_reused_source_noted(s, sr, &index) == -1)
 		goto out;
 	if (!top) {
 		sr->tree_index = index;
@@ -391,7 +392,7 @@ copy_source(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	if (sig_pending() || snapshot_nested_gitlinks(s, sr, copy_repo) == -1)
 		goto out;
-	snapshot_noted_end(s, sr);
+	snapshot_reused_noted_end(s, sr);
 	r = 0;
 out:
 	free(index);
@@ -408,16 +409,16 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	char			*name, *plan = NULL;
 	int			 r;
 
-	snapshot_src_git(sr, &sg);
+	snapshot_repo_src_git(sr, &sg);
 	sg.idle = &s->idle;
-	snapshot_dst_git(sr, &dg);
+	snapshot_repo_dst_git(sr, &dg);
 	dg.idle = &s->idle;
 	if (sig_pending())
 		return -1;
 	/* A nested repository of a copy that is parked, or was: what git
 	 * says of its index is kept for the next run (mirror.h). */
 	if ((s->park || s->reused) && sr != s->repos[0]) {
-		name = snapshot_nested_name(sr);
+		name = snapshot_repo_nested_name(sr);
 		plan = xasprintf("%s/mirror-%s.plan", s->rd->carry, name);
 		free(name);
 		if (mkdir(s->rd->carry, 0700) == -1 && errno != EEXIST) {
@@ -460,15 +461,16 @@ conv_begin(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	char		*name, *note;
 
 	if (sr != s->repos[0]) {
-		name = snapshot_nested_name(sr);
+		name = snapshot_repo_nested_name(sr);
 		note = xasprintf("convert-%s", name);
 		reconvert_init(&sr->conv, s->rd->carry, note, s->reused);
 		free(note);
 		free(name);
 	}
-	if (!conv_kept(s, sr) || (l != NULL && !snapshot_may_convert(sr, l)))
+	if (!conv_kept(s, sr) ||
+	    (l != NULL && !snapshot_repo_may_convert(sr, l)))
 		return;
-	snapshot_src_git(sr, &sg);
+	snapshot_repo_src_git(sr, &sg);
 	sg.idle = &s->idle;
 	reconvert_before(&sr->conv, &sg, sr->common);
 }
@@ -496,9 +498,9 @@ conv_checkout(struct snapshot *s, struct snap_repo *sr,
 	*why = NULL;
 	if (!conv_kept(s, sr))
 		return 1;
-	snapshot_dst_git(sr, &dg);
+	snapshot_repo_dst_git(sr, &dg);
 	dg.idle = &s->idle;
-	snapshot_src_git(sr, &sg);
+	snapshot_repo_src_git(sr, &sg);
 	sg.idle = &s->idle;
 	/* An incremental copy's times kept where the bytes are (a nested
 	 * one's, where it kept its own ignored files). */
@@ -509,7 +511,7 @@ conv_checkout(struct snapshot *s, struct snap_repo *sr,
 	else
 		marks = sr->keeps ? &sr->marks : NULL;
 	return reconvert_copy(&sr->conv, &dg, &sg, sr->common, l == NULL ||
-	    snapshot_may_convert(sr, l), marks, why);
+	    snapshot_repo_may_convert(sr, l), marks, why);
 }
 
 /* The top copy's conversions: one that cannot be redone exactly is not
@@ -573,7 +575,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (s->reused && s->incremental && sr == s->repos[0] &&
 	    snapshot_reused_rules(s, sr) == -1)
 		return -1;
-	snapshot_src_git(sr, &g);
+	snapshot_repo_src_git(sr, &g);
 	if (s->reused && sr == s->repos[0] && s->check)
 		r = snapshot_reused_list(s, sr, &g, &l);
 	else
@@ -601,7 +603,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	 * the fresh copy is made (its caller).  Nested repositories' copies
 	 * are set aside as the copy is parked (snapshot_parked_set_aside()), so
 	 * the top copy is one whose submodules are not initialized: their
-	 * directories emptied (snapshot_empty_gitlinks()) before git looks
+	 * directories emptied (snapshot_repo_empty_gitlinks()) before git looks
 	 * there for a repository, each copy taken back after (one whose
 	 * files git may convert made afresh, and never parked). */
 	if (sr == s->repos[0]) {
@@ -617,7 +619,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	 * and what the working state put there is noted the same way. */
 	if (s->incremental && (sr == s->repos[0] || (sr->parkable &&
 	    (s->park || s->reused))))
-		snapshot_noted_begin(s, sr, &l);
+		snapshot_reused_noted_begin(s, sr, &l);
 	/* Kept for the proof: moved, not copied. */
 	sr->entries = l.entries;
 	memset(&l.entries, 0, sizeof(l.entries));
@@ -638,7 +640,7 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	}
 	snapshot_reused_stop(s);
 	if (s->reused && sr == s->repos[0] &&
-	    snapshot_empty_gitlinks(sr, &l) == -1)
+	    snapshot_repo_empty_gitlinks(sr, &l) == -1)
 		goto out;
 	if (sr->proof != NULL && proof_list_changed(sr->proof) == -1)
 		goto out;
@@ -654,7 +656,7 @@ out:
 		proof_look_free(&s->source_look);
 	s->source_looked = 0;
 	if (ret == 0)
-		snapshot_noted_end(s, sr);
+		snapshot_reused_noted_end(s, sr);
 	lsfiles_free(&l);
 	return ret;
 }
@@ -715,7 +717,7 @@ prove_source(struct snapshot *s)
 	size_t		 i;
 
 	for (i = 0; i < s->nrepos; i++) {
-		snapshot_dst_git(s->repos[i], &dg);
+		snapshot_repo_dst_git(s->repos[i], &dg);
 		if (i == 0)
 			tree = source_prove(s->source, &dg, s->rd,
 			    s->repos[i]->objects, s->incremental);

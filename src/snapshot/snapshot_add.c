@@ -156,7 +156,7 @@ checkout_shown(struct snapshot *s, struct snap_repo *sr)
 		staged[n] = NULL;
 		a = staged;
 	}
-	snapshot_dst_git(sr, &g);
+	snapshot_repo_dst_git(sr, &g);
 	g.idle = &s->idle;
 	/* What git reset wrote stays when it fails. */
 	before = free_bytes(s->rd->top, &vfs);
@@ -206,7 +206,7 @@ tree_whole(struct snap_repo *sr)
 	}
 	free(p);
 	cfg = xasprintf("%s/config.worktree", sr->dst_gitdir);
-	snapshot_dst_git(sr, &g);
+	snapshot_repo_dst_git(sr, &g);
 	for (i = 0; r == 0 && lstat(cfg, &st) == 0 &&
 	    i < sizeof(off) / sizeof(off[0]); i++) {
 		const char *const	a[] = { "config", "--file", cfg,

@@ -34,7 +34,7 @@ dst_git_paths(struct snap_repo *sr, const char *const *args,
 
 	for (i = 0; i < paths->n; i++)
 		buf_add(&in, paths->v[i], strlen(paths->v[i]) + 1);
-	snapshot_dst_git(sr, &g);
+	snapshot_repo_dst_git(sr, &g);
 	if ((st = git_run(&g, args, 0, &in, NULL, &err)) > 0)
 		warnx("git %s failed in the copy: %s", args[0],
 		    git_why(&err, st));
@@ -68,7 +68,7 @@ snapshot_fill_unsparse(struct snap_repo *sr, const struct lsfiles *l)
 	size_t			 i, k = 0;
 	int			 ret = 0;
 
-	snapshot_dst_git(sr, &g);
+	snapshot_repo_dst_git(sr, &g);
 	if ((ret = lsfiles_tagged(&g, "-t", &paths, &tags, &err)) != 0) {
 		if (ret > 0)
 			warnx("git ls-files failed in the copy: %s",

@@ -97,46 +97,48 @@ struct nested {
 /*
  * snapshot_repo.c.
  *
- *	snapshot_src_git(sr, &g), snapshot_dst_git(sr, &g)	a git to
+ *	snapshot_repo_src_git(sr, &g), snapshot_repo_dst_git(sr, &g)	a git to
  *			run in sr's source (through its private index), or
  *			in its copy
- *	snapshot_has_attributes(v, entries)	an attributes file among
+ *	snapshot_repo_has_attributes(v, entries)	an attributes file among
  *			v's paths (or "mode oid\tpath" entries)
- *	snapshot_may_convert(sr, l)	can git convert what it reads or
+ *	snapshot_repo_may_convert(sr, l)	can git convert what it reads or
  *			writes in sr?
- *	snapshot_reuse_copy(s, sr, &rc)	sr's copy in a reused copy, as
+ *	snapshot_repo_reuse_copy(s, sr, &rc)	sr's copy in a reused copy, as
  *			reuse.h's steps take it (its ignored files kept for
  *			an incremental one)
- *	snapshot_parent_at(root, path, &base)	the directory path is
+ *	snapshot_repo_parent_at(root, path, &base)	the directory path is
  *			in below root (no trailing slash), opened O_PATH
  *			with no symlink followed on the way, and path's last
  *			name in it (base points into path); -1 if there is
  *			no such directory
- *	snapshot_empty_nested(top, path)	a reused copy's directory
+ *	snapshot_repo_empty_nested(top, path)	a reused copy's directory
  *			at path (a submodule not initialized: reusable.h)
  *			made a fresh copy's: emptied, no symlink followed,
  *			no mount crossed, and made again as a checkout
  *			makes it.  -1 with a message
- *	snapshot_empty_gitlinks(sr, l)	so of each gitlink of l, before
+ *	snapshot_repo_empty_gitlinks(sr, l)	so of each gitlink of l, before
  *			git looks there -- and once the look and the prefix
  *			(reuse.h) are over
- *	snapshot_nested_name(sr)	a name of sr's path below the top
+ *	snapshot_repo_nested_name(sr)	a name of sr's path below the top
  *			copy, the same from one run to the next, fit for a
  *			file name (the caller frees it)
- *	snapshot_rules_said(sr, &dropped)	how many rule files
+ *	snapshot_repo_rules_said(sr, &dropped)	how many rule files
  *			reuse_drop_rules() dropped from sr's copy, said
  */
-void	snapshot_src_git(const struct snap_repo *, struct git *);
-void	snapshot_dst_git(const struct snap_repo *, struct git *);
-int	snapshot_has_attributes(const struct strv *, int);
-int	snapshot_may_convert(const struct snap_repo *, const struct lsfiles *);
-void	snapshot_reuse_copy(struct snapshot *, const struct snap_repo *,
+void	snapshot_repo_src_git(const struct snap_repo *, struct git *);
+void	snapshot_repo_dst_git(const struct snap_repo *, struct git *);
+int	snapshot_repo_has_attributes(const struct strv *, int);
+int	snapshot_repo_may_convert(const struct snap_repo *,
+	    const struct lsfiles *);
+void	snapshot_repo_reuse_copy(struct snapshot *, const struct snap_repo *,
 	    struct reuse_copy *);
-int	snapshot_parent_at(int, const char *, const char **);
-int	snapshot_empty_nested(const char *, const char *);
-int	snapshot_empty_gitlinks(struct snap_repo *, const struct lsfiles *);
-char	*snapshot_nested_name(const struct snap_repo *);
-void	snapshot_rules_said(const struct snap_repo *, const struct strv *);
+int	snapshot_repo_parent_at(int, const char *, const char **);
+int	snapshot_repo_empty_nested(const char *, const char *);
+int	snapshot_repo_empty_gitlinks(struct snap_repo *,
+	    const struct lsfiles *);
+char	*snapshot_repo_nested_name(const struct snap_repo *);
+void	snapshot_repo_rules_said(const struct snap_repo *, const struct strv *);
 
 /*
  * snapshot_add.c.  sr's copy made at sr->head in sr->dst, before any of
@@ -206,12 +208,12 @@ int	snapshot_nested_gitlinks(struct snapshot *, struct snap_repo *,
  * snapshot_reused.c.  An incremental copy's noted paths (reuse.h's
  * reuse_state_*()), the top repository's or a nested one's:
  *
- *	snapshot_noted_begin(s, sr, l)	as the working tree is listed:
+ *	snapshot_reused_noted_begin(s, sr, l)	as the working tree is listed:
  *			what the last run put in sr's copy that this one
  *			will not, and this run's paths noted with those of
  *			the last, should it end first
- *	snapshot_noted_end(s, sr)	the copy holds this working state:
- *			its paths noted alone
+ *	snapshot_reused_noted_end(s, sr)	the copy holds this
+ *			working state: its paths noted alone
  *
  * A reused copy (s->reused, the top repository):
  *
@@ -224,20 +226,20 @@ int	snapshot_nested_gitlinks(struct snapshot *, struct snap_repo *,
  *			not to be used
  *	snapshot_reused_sync(s, sr)	synced the whole way
  *	snapshot_reused_stop(s)		what is left of the look ended
- *	snapshot_source_noted(s, sr, &index)	an incremental copy of
+ *	snapshot_reused_source_noted(s, sr, &index)	an incremental copy of
  *			a tree (s->source), the top one or a submodule's at
  *			its commit: the paths of its index (into index, the
  *			caller frees it) noted as forge's, as
- *			snapshot_noted_begin() notes a working state's
+ *			snapshot_reused_noted_begin() notes a working state's
  *	snapshot_reused_source(s, sr, index)	a reused copy of a tree
  *			brought to its commit, an incremental one keeping
  *			its own ignored files (but for rule files: index,
  *			the tree's), and for the staged tree, to that
  *			tree; -1 with a message
  */
-void	snapshot_noted_begin(struct snapshot *, struct snap_repo *,
+void	snapshot_reused_noted_begin(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
-void	snapshot_noted_end(struct snapshot *, struct snap_repo *);
+void	snapshot_reused_noted_end(struct snapshot *, struct snap_repo *);
 int	snapshot_reused_rules(struct snapshot *, struct snap_repo *);
 int	snapshot_reused_list(struct snapshot *, struct snap_repo *,
 	    const struct git *, struct lsfiles *);
@@ -245,7 +247,7 @@ int	snapshot_reused_as_is(struct snapshot *, struct snap_repo *,
 	    const struct lsfiles *);
 int	snapshot_reused_sync(struct snapshot *, struct snap_repo *);
 void	snapshot_reused_stop(struct snapshot *);
-int	snapshot_source_noted(struct snapshot *, struct snap_repo *,
+int	snapshot_reused_source_noted(struct snapshot *, struct snap_repo *,
 	    char **);
 int	snapshot_reused_source(struct snapshot *, struct snap_repo *,
 	    const char *);

@@ -201,7 +201,7 @@ snapshot_nested_gitlinks(struct snapshot *s, struct snap_repo *sr,
 	size_t			 i;
 	int			 ret = 0;
 
-	snapshot_dst_git(sr, &dg);
+	snapshot_repo_dst_git(sr, &dg);
 	if (source_gitlinks(&dg, &links) == -1)
 		return -1;
 	for (i = 0; i < links.n && ret == 0; i++) {
@@ -215,7 +215,7 @@ snapshot_nested_gitlinks(struct snapshot *s, struct snap_repo *sr,
 			    "here");
 			/* An empty directory, in a reused copy too. */
 			if (s->reused && sr == s->repos[0] &&
-			    snapshot_empty_nested(sr->dst, path) == -1)
+			    snapshot_repo_empty_nested(sr->dst, path) == -1)
 				ret = -1;
 			continue;
 		}

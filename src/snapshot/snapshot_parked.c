@@ -50,7 +50,7 @@ parent_of(const struct snapshot *s, const struct snap_repo *sr,
 	rel = rel_path(sr);
 	if ((root = open(s->repos[0]->dst, O_RDONLY | O_DIRECTORY |
 	    O_NOFOLLOW | O_CLOEXEC)) != -1) {
-		fd = snapshot_parent_at(root, rel, &name);
+		fd = snapshot_repo_parent_at(root, rel, &name);
 		close(root);
 	}
 	*base = fd != -1 ? xstrdup(name) : NULL;
@@ -125,7 +125,7 @@ snapshot_parked_set_aside(struct snapshot *s)
 			drop_copy(s, sr);
 			continue;
 		}
-		slot = snapshot_nested_name(sr);
+		slot = snapshot_repo_nested_name(sr);
 		(void)fs_rmtree_at(pfd, slot);
 		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISDIR(st.st_mode) ||
@@ -156,7 +156,7 @@ put_back(struct snapshot *s, struct snap_repo *sr)
 
 	if ((pfd = parked_dir(s, 0)) == -1)
 		return 0;
-	slot = snapshot_nested_name(sr);
+	slot = snapshot_repo_nested_name(sr);
 	if ((fd = parent_of(s, sr, &base)) == -1) {
 		(void)fs_rmtree_at(pfd, slot);
 		free(slot);
@@ -202,10 +202,10 @@ keep_own(struct snapshot *s, struct snap_repo *sr)
 	int		r;
 
 	tree = s->source != NULL && s->source->kind != SOURCE_WORKTREE;
-	snapshot_reuse_copy(s, sr, &rc);
+	snapshot_repo_reuse_copy(s, sr, &rc);
 	r = reuse_drop_rules(&rc, tree ? NULL : sr->src, tree ?
 	    sr->tree_index : sr->index, &dropped);
-	snapshot_rules_said(sr, &dropped);
+	snapshot_repo_rules_said(sr, &dropped);
 	strv_free(&dropped);
 	if (r == 0)
 		reuse_prefix(sr->src, sr->dst, &sr->state_gone, &none, NULL,
@@ -223,12 +223,13 @@ snapshot_parked_take(struct snapshot *s, struct snap_repo *sr)
 	if (rundir_note_repo(s->rd, sr->common) == -1)
 		return -1;
 	if (sr->parkable && (r = put_back(s, sr)) == 1) {
-		snapshot_reuse_copy(s, sr, &rc);
-		/* Its own ignored files kept, as the top copy's are, where
-		 * what forge put there is known (snapshot_noted_begin());
-		 * else they go, and setup with them.  Where git may convert
-		 * HEAD's files, those the copy kept that may not be what a
-		 * checkout writes are checked out again next (snapshot.c). */
+		snapshot_repo_reuse_copy(s, sr, &rc);
+		/* Its own ignored files kept, as the top copy's are,
+		 * where what forge put there is known
+		 * (snapshot_reused_noted_begin()); else they go, and setup
+		 * with them.  Where git may convert HEAD's files, those the
+		 * copy kept that may not be what a checkout writes are
+		 * checked out again next (snapshot.c). */
 		keep = s->incremental && sr->state_begun && !sr->state_unknown &&
 		    (s->source == NULL || s->source->kind == SOURCE_WORKTREE ||
 		    sr->tree_index != NULL);
@@ -267,7 +268,7 @@ snapshot_parked_strays(struct snapshot *s, struct snap_repo *sr,
 	size_t			 i, len;
 	int			 st, ret = 0;
 
-	snapshot_dst_git(sr, &g);
+	snapshot_repo_dst_git(sr, &g);
 	g.idle = &s->idle;
 	if (index != NULL)
 		g.index = index;
@@ -308,7 +309,7 @@ snapshot_parked_drop(struct snapshot *s, struct snap_repo *sr)
 	int	 r;
 
 	rel = rel_path(sr);
-	r = snapshot_empty_nested(s->repos[0]->dst, rel);
+	r = snapshot_repo_empty_nested(s->repos[0]->dst, rel);
 	free(rel);
 	if (r == -1)
 		return -1;

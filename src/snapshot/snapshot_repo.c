@@ -27,7 +27,7 @@
  * and write it back, and the user's must stay as it is.
  */
 void
-snapshot_src_git(const struct snap_repo *sr, struct git *g)
+snapshot_repo_src_git(const struct snap_repo *sr, struct git *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->dir = sr->src;
@@ -37,7 +37,7 @@ snapshot_src_git(const struct snap_repo *sr, struct git *g)
 }
 
 void
-snapshot_dst_git(const struct snap_repo *sr, struct git *g)
+snapshot_repo_dst_git(const struct snap_repo *sr, struct git *g)
 {
 	memset(g, 0, sizeof(*g));
 	g->dir = sr->dst;
@@ -48,7 +48,7 @@ snapshot_dst_git(const struct snap_repo *sr, struct git *g)
 /* An attributes file in the list of "mode oid\tpath" entries (or of
  * paths): at the top or below. */
 int
-snapshot_has_attributes(const struct strv *v, int entries)
+snapshot_repo_has_attributes(const struct strv *v, int entries)
 {
 	size_t	i;
 
@@ -67,15 +67,15 @@ snapshot_has_attributes(const struct strv *v, int entries)
  * Any attributes file counts, whatever it says.
  */
 int
-snapshot_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
+snapshot_repo_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 {
-	return sr->convert || snapshot_has_attributes(&sr->entries, 1) ||
-	    snapshot_has_attributes(&l->untracked, 0) ||
+	return sr->convert || snapshot_repo_has_attributes(&sr->entries, 1) ||
+	    snapshot_repo_has_attributes(&l->untracked, 0) ||
 	    convert_outside(sr->common);
 }
 
 void
-snapshot_reuse_copy(struct snapshot *s, const struct snap_repo *sr,
+snapshot_repo_reuse_copy(struct snapshot *s, const struct snap_repo *sr,
     struct reuse_copy *rc)
 {
 	memset(rc, 0, sizeof(*rc));
@@ -89,7 +89,7 @@ snapshot_reuse_copy(struct snapshot *s, const struct snap_repo *sr,
 }
 
 int
-snapshot_parent_at(int root, const char *path, const char **base)
+snapshot_repo_parent_at(int root, const char *path, const char **base)
 {
 	const char	*slash;
 	char		*dir;
@@ -113,7 +113,7 @@ snapshot_parent_at(int root, const char *path, const char **base)
  * checkout makes it.  -1 with a message: the copy is not to be used.
  */
 int
-snapshot_empty_nested(const char *top, const char *path)
+snapshot_repo_empty_nested(const char *top, const char *path)
 {
 	const char	*base;
 	int		 root, fd, r = 0;
@@ -123,7 +123,7 @@ snapshot_empty_nested(const char *top, const char *path)
 		warn("cannot open %s", fs_vis(top));
 		return -1;
 	}
-	fd = snapshot_parent_at(root, path, &base);
+	fd = snapshot_repo_parent_at(root, path, &base);
 	if (fd == -1 && errno != ENOENT)
 		r = -1;
 	else if (fd != -1 && fs_rmtree_at(fd, base) == -1)
@@ -142,13 +142,13 @@ snapshot_empty_nested(const char *top, const char *path)
 }
 
 int
-snapshot_empty_gitlinks(struct snap_repo *sr, const struct lsfiles *l)
+snapshot_repo_empty_gitlinks(struct snap_repo *sr, const struct lsfiles *l)
 {
 	size_t	i;
 
 	for (i = 0; i < l->gitlinks.n; i++)
-		if (snapshot_empty_nested(sr->dst, lsfiles_entry_path(l->gitlinks.v[i]))
-		    == -1)
+		if (snapshot_repo_empty_nested(sr->dst,
+		    lsfiles_entry_path(l->gitlinks.v[i])) == -1)
 			return -1;
 	return 0;
 }
@@ -159,7 +159,7 @@ snapshot_empty_gitlinks(struct snap_repo *sr, const struct lsfiles *l)
  * registration must then name the copy there back (registration.h).
  */
 char *
-snapshot_nested_name(const struct snap_repo *sr)
+snapshot_repo_nested_name(const struct snap_repo *sr)
 {
 	struct hash	h;
 	unsigned char	md[HASH_MAX];
@@ -173,7 +173,7 @@ snapshot_nested_name(const struct snap_repo *sr)
 }
 
 void
-snapshot_rules_said(const struct snap_repo *sr, const struct strv *dropped)
+snapshot_repo_rules_said(const struct snap_repo *sr, const struct strv *dropped)
 {
 	if (dropped->n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "

@@ -28,7 +28,7 @@
 static char *
 noted_name(const struct snapshot *s, const struct snap_repo *sr)
 {
-	return sr == s->repos[0] ? NULL : snapshot_nested_name(sr);
+	return sr == s->repos[0] ? NULL : snapshot_repo_nested_name(sr);
 }
 
 /*
@@ -36,10 +36,10 @@ noted_name(const struct snapshot *s, const struct snap_repo *sr)
  * not one forge put there as the working state's that the working state
  * now ignores, or has not.  Which those are is noted in the run
  * directory, first with what this run will put there too, should it
- * end before it notes this state alone (snapshot_noted_end()).
+ * end before it notes this state alone (snapshot_reused_noted_end()).
  */
 void
-snapshot_noted_begin(struct snapshot *s, struct snap_repo *sr,
+snapshot_reused_noted_begin(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l)
 {
 	const struct strv *const	 of[] = { &l->entries, &l->flagged,
@@ -83,7 +83,7 @@ snapshot_noted_begin(struct snapshot *s, struct snap_repo *sr,
  * last run put there that is there still (noted_drop() left it: a
  * directory there now, say). */
 void
-snapshot_noted_end(struct snapshot *s, struct snap_repo *sr)
+snapshot_reused_noted_end(struct snapshot *s, struct snap_repo *sr)
 {
 	struct strv	 v = STRV_INIT;
 	struct stat	 st;
@@ -130,7 +130,7 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 	char		*key, *record;
 	int		 ret = -1;
 
-	snapshot_dst_git(sr, &dg);
+	snapshot_repo_dst_git(sr, &dg);
 	dg.idle = &s->idle;
 	record = xasprintf("%s/index.own", s->rd->carry);
 	key = mirror_key(mp, sr->head, sr->dst);
@@ -170,7 +170,7 @@ snapshot_reused_sync(struct snapshot *s, struct snap_repo *sr)
 		noted_drop(sr, &done);
 		strv_free(&done);
 	}
-	snapshot_reuse_copy(s, sr, &rc);
+	snapshot_repo_reuse_copy(s, sr, &rc);
 	rc.keep_ignored = s->incremental && !sr->state_unknown;
 	return reuse_sync(&rc, s->incremental ? &s->marks : NULL,
 	    &sr->dst_gitdir);
@@ -267,7 +267,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 		r = reuse_look_end(&s->look, &sr->entries, &a->again,
 		    &a->links, &sr->dst_gitdir);
 	} else {
-		snapshot_reuse_copy(s, sr, &rc);
+		snapshot_repo_reuse_copy(s, sr, &rc);
 		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
 		    &sr->entries, &l->untracked, &a->again, &a->links,
 		    &sr->dst_gitdir);
@@ -275,7 +275,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 	/* The look and the prefix are over: nothing else touches the copy
 	 * as the submodules' directories are emptied, before git looks at
 	 * the copy. */
-	if (r == -1 || snapshot_empty_gitlinks(sr, l) == -1)
+	if (r == -1 || snapshot_repo_empty_gitlinks(sr, l) == -1)
 		return -1;
 	/*
 	 * What changed in the working tree since the last run is put in
@@ -318,7 +318,7 @@ as_is_prove(struct snapshot *s, struct snap_repo *sr,
 
 	/* What the copy's index is to stage, found while git looks at the
 	 * copy. */
-	snapshot_src_git(sr, &sg);
+	snapshot_repo_src_git(sr, &sg);
 	sg.idle = &s->idle;
 	if (proof_reused_start(sr->proof, sr->dst_gitdir) == -1)
 		r = -1;
@@ -438,7 +438,7 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	}
 	/* An incremental copy whose own ignored files are not known from
 	 * the rest goes the whole way: without them. */
-	if (snapshot_may_convert(sr, l) || !conv_none(s) ||
+	if (snapshot_repo_may_convert(sr, l) || !conv_none(s) ||
 	    (s->incremental && sr->state_unknown) ||
 	    (idx = proof_reused_index(sr->proof)) == NULL) {
 		snapshot_reused_stop(s);
@@ -483,7 +483,7 @@ look_begin(struct snapshot *s, struct snap_repo *sr)
 	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
 	    s->incremental, &since)) == NULL)
 		return 0;
-	snapshot_reuse_copy(s, sr, &rc);
+	snapshot_repo_reuse_copy(s, sr, &rc);
 	r = reuse_look_begin(&s->look, &rc, idx, &since);
 	free(idx);
 	s->looking = r == 1;
@@ -537,9 +537,9 @@ drop_rules(struct snapshot *s, struct snap_repo *sr, const char *src,
 	struct strv		dropped = STRV_INIT;
 	int			r;
 
-	snapshot_reuse_copy(s, sr, &rc);
+	snapshot_repo_reuse_copy(s, sr, &rc);
 	r = reuse_drop_rules(&rc, src, index, &dropped);
-	snapshot_rules_said(sr, &dropped);
+	snapshot_repo_rules_said(sr, &dropped);
 	strv_free(&dropped);
 	return r;
 }
@@ -589,11 +589,11 @@ source_index(struct snapshot *s, struct snap_repo *sr)
 		idx = xasprintf("%s/rev.index", s->rd->scratch);
 	} else {
 		a[1] = sr->head;
-		name = snapshot_nested_name(sr);
+		name = snapshot_repo_nested_name(sr);
 		idx = xasprintf("%s/rev-%s.index", s->rd->scratch, name);
 		free(name);
 	}
-	snapshot_src_git(sr, &g);
+	snapshot_repo_src_git(sr, &g);
 	g.index = idx;
 	if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
 		if (st > 0)
@@ -612,7 +612,7 @@ source_index(struct snapshot *s, struct snap_repo *sr)
  * own ignored files.
  */
 int
-snapshot_source_noted(struct snapshot *s, struct snap_repo *sr,
+snapshot_reused_source_noted(struct snapshot *s, struct snap_repo *sr,
     char **index)
 {
 	struct lsfiles	l;
@@ -621,11 +621,11 @@ snapshot_source_noted(struct snapshot *s, struct snap_repo *sr,
 	if ((*index = source_index(s, sr)) == NULL)
 		return -1;
 	memset(&l, 0, sizeof(l));
-	snapshot_src_git(sr, &g);
+	snapshot_repo_src_git(sr, &g);
 	g.index = *index;
 	if (index_paths(&g, &l.untracked) == -1)
 		return -1;
-	snapshot_noted_begin(s, sr, &l);
+	snapshot_reused_noted_begin(s, sr, &l);
 	lsfiles_free(&l);
 	return 0;
 }
@@ -652,7 +652,7 @@ staged_marks(struct snapshot *s, struct snap_repo *sr)
 	struct strv		 v = STRV_INIT;
 	const char		*p, *end;
 
-	snapshot_src_git(sr, &g);
+	snapshot_repo_src_git(sr, &g);
 	g.index = NULL;
 	if (git_run(&g, a, 0, NULL, &out, NULL) == 0) {
 		for (p = out.data, end = p + out.len; p != NULL && p < end;
@@ -682,7 +682,7 @@ snapshot_reused_source(struct snapshot *s, struct snap_repo *sr,
 	if (sig_pending() || snapshot_reused_sync(s, sr) == -1)
 		goto out;
 	if (s->source->kind == SOURCE_STAGED) {
-		snapshot_dst_git(sr, &g);
+		snapshot_repo_dst_git(sr, &g);
 		g.idle = &s->idle;
 		if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
 			if (st > 0)

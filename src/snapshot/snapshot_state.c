@@ -74,7 +74,7 @@ snapshot_state(const struct snapshot *s, struct strv *out)
 
 	strv_clear(out);
 	for (i = 0; i < s->nrepos; i++) {
-		snapshot_dst_git(s->repos[i], &g);
+		snapshot_repo_dst_git(s->repos[i], &g);
 		if (lsfiles_read(&l, &g) == -1)
 			return -1;
 		/* Its tracked files and links, and those it does not track
