@@ -198,7 +198,7 @@ prove_fresh(size_t id)
 	run_free(&r);
 }
 
-/* The copy's carried index for the copy, as proof_copy_carried() finds
+/* The copy's carried index for the copy, as proof_carry_copy_index() finds
  * it; NULL if none. */
 static char *
 carried(size_t id, const char *dst, int own_ignored)
@@ -208,7 +208,7 @@ carried(size_t id, const char *dst, int own_ignored)
 	char		*idx;
 
 	t.tv_sec = 1;
-	idx = proof_copy_carried(&rd, id, dst, own_ignored, &t);
+	idx = proof_carry_copy_index(&rd, id, dst, own_ignored, &t);
 	if (idx == NULL) {
 		ck_assert(t.tv_sec == 0 && t.tv_nsec == 0);
 		return NULL;
@@ -308,9 +308,9 @@ START_TEST(t_none)
 	ck_assert_int_eq(proof_reused_time(r.p), 0);
 	ck_assert_int_eq(proof_reused(r.p, copy, &fix), -1);
 	ck_assert_uint_eq(fix.n, 0);
-	ck_assert_int_eq(proof_source_looked(r.p), -1);
-	ck_assert_ptr_null(proof_source_paths(r.p));
-	ck_assert_ptr_null(proof_source_gone(r.p));
+	ck_assert_int_eq(proof_look_source_looked(r.p), -1);
+	ck_assert_ptr_null(proof_look_source_paths(r.p));
+	ck_assert_ptr_null(proof_look_source_gone(r.p));
 	run_free(&r);
 }
 END_TEST
@@ -419,7 +419,7 @@ START_TEST(t_reused_as_is)
 	ck_assert_int_eq(proof_reused_start(r.p, copy_gitdir), 0);
 	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &fix), 1);
 	ck_assert_uint_eq(fix.n, 0);
-	ck_assert_ptr_nonnull(proof_copy_index(r.p));
+	ck_assert_ptr_nonnull(proof_reused_copy_index(r.p));
 	tree = proof_finish(r.p);
 	want = tree_now();
 	ck_assert_ptr_nonnull(tree);
@@ -487,11 +487,11 @@ START_TEST(t_look)
 	ck_assert(!has(&lk.stale, "b.txt"));
 	run_begin(&r, 0, 1, NULL, &lk);
 	proof_look_free(&lk);
-	ck_assert_int_ge(proof_source_looked(r.p), 1);
-	ck_assert(has(proof_source_paths(r.p), "a.txt"));
-	ck_assert(!has(proof_source_paths(r.p), "b.txt"));
-	ck_assert_ptr_nonnull(proof_source_gone(r.p));
-	ck_assert_uint_eq(proof_source_gone(r.p)->n, 0);
+	ck_assert_int_ge(proof_look_source_looked(r.p), 1);
+	ck_assert(has(proof_look_source_paths(r.p), "a.txt"));
+	ck_assert(!has(proof_look_source_paths(r.p), "b.txt"));
+	ck_assert_ptr_nonnull(proof_look_source_gone(r.p));
+	ck_assert_uint_eq(proof_look_source_gone(r.p)->n, 0);
 	put(copy, "a.txt", "a\nA\nAA\n");
 	ck_assert_int_eq(proof_reused(r.p, copy_gitdir, &fix), 1);
 	tree = proof_finish(r.p);

@@ -368,9 +368,6 @@ fs_*.c			fs
 journal_reclaim.c	journal
 # Today's: a family's files, one module split by job as src/README has
 # it, kept the family's name.
-proof_carry.c		proof
-proof_look.c		proof
-proof_reused.c		proof
 reuse_look.c		reuse
 reuse_modes.c		reuse
 reuse_park.c		reuse

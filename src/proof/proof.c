@@ -240,7 +240,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	if (pr->look != NULL)
 		p->src_since = pr->look->since;
 	else
-		proof_src_clock(pr->src, pr->common, &p->src_since);
+		proof_look_src_clock(pr->src, pr->common, &p->src_since);
 	flagged_edits(pr->src, l, &p->edits);
 	strv_pushv(&p->conflicts, l->conflicts.v);
 	if (!pr->sparse) {
@@ -385,8 +385,8 @@ proof_index_ready(struct proof *p, const char *dst_gitdir)
 /*
  * Once the source's side knows which paths differ from HEAD, and git is
  * done with the copy's index, prepare that index for the copy's side:
- * those paths' entries lose their stat data (proof_fresh_entries()), so that
- * git looks at their files afresh.  The others keep what the checkout
+ * those paths' entries lose their stat data (proof_look_fresh_entries()),
+ * so that git looks at their files afresh.  The others keep what the checkout
  * recorded, which git compares with each file as it stands -- and forge
  * too, in touched_since_checkout(), for a change git's stat data could
  * not tell from the checkout.  So the index the copy's side ends with
@@ -415,7 +415,7 @@ start_prep(struct proof *p)
 		if (done == NULL || !strv_sorted_has(done,
 		    p->src_job.changed.v[i]))
 			strv_push(&p->rest, p->src_job.changed.v[i]);
-	proof_fresh_entries(p, &p->prep_edits, &p->rest);
+	proof_look_fresh_entries(p, &p->prep_edits, &p->rest);
 	proof_dst_git(p, p->dst_gitdir);
 	p->prep_req = (struct treeid_req)TREEID_INIT;
 	p->prep_req.git = &p->dst_git;
@@ -440,13 +440,14 @@ start_prep(struct proof *p)
  * The files copied whole are the large ones: git hashes those in the
  * copy as soon as forge has written them, while the source's side still
  * runs, rather than after it.  Each starts from the source's entry, as
- * proof_fresh_entries() makes it (what git converts a file to can depend on
- * it); those the source's index has no plain file entry for are left to
- * the copy's side.  The caller vouches that git would convert them as
- * the copy's side would (proof.h).  One that anything changes after
- * git started is looked at again (touched_since_checkout()).  Not for a
- * copy whose indexes are carried (its side may be proved as it stands,
- * from that index), nor in a sparse checkout.
+ * proof_look_fresh_entries() makes it (what git converts a file to can
+ * depend on it); those the source's index has no plain file entry for
+ * are left to the copy's side.  The caller vouches that git would
+ * convert them as the copy's side would (proof.h).  One that anything
+ * changes after git started is looked at again
+ * (touched_since_checkout()).  Not for a copy whose indexes are carried
+ * (its side may be proved as it stands, from that index), nor in a
+ * sparse checkout.
  */
 void
 proof_copied(struct proof *p, const struct strv *paths)
@@ -604,7 +605,7 @@ proof_hold_copy_index(struct proof *p, struct treeid_job *job)
  * counts there too (-f) -- except in a copy that keeps ignored files of
  * its own (build output), where git must leave them out as it does in
  * the source: the source's staged files are tracked there too, by the
- * entries proof_fresh_entries() put back.
+ * entries proof_look_fresh_entries() put back.
  */
 static char *
 copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
@@ -652,7 +653,7 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		b = NULL;
 		q->big = 0;
 		q->big_from = NULL;
-		proof_fresh_entries(p, edits, &paths);
+		proof_look_fresh_entries(p, edits, &paths);
 		snprintf(tag, sizeof(tag), "copy%zu-again", p->id);
 		if (treeid_start(&job, q, tag) == 0)
 			b = treeid_finish(&job);

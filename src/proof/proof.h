@@ -10,7 +10,7 @@
  *	the proof of a copy	proof_begin() ... proof_finish()  (proof.c)
  *	the look at the source	proof_look_*()  (proof_look.c)
  *	a reused copy		proof_reused*()  (proof_reused.c)
- *	the carried index	proof_copy_carried()  (proof_carry.c)
+ *	the carried index	proof_carry_copy_index()  (proof_carry.c)
  *	in place, and scratch	proof_source_tree(), proof_scratch()
  *
  * Between runs, each side of a proof of a copy that may be parked leaves
@@ -156,10 +156,11 @@ void		 proof_free(struct proof *);
  *				at the files changed since, and those the
  *				working state has that it has not, only)
  *	proof_look_free(&lk);	waited for, and freed
- *	n = proof_source_looked(p);	how many of the source's paths git
- *				looked at so (-1: it looked at every file)
- *	v = proof_source_paths(p);	and which (NULL: every file)
- *	v = proof_source_gone(p);	the paths the index it began from
+ *	n = proof_look_source_looked(p);	how many of the source's
+ *				paths git looked at so (-1: it looked at
+ *				every file)
+ *	v = proof_look_source_paths(p);	and which (NULL: every file)
+ *	v = proof_look_source_gone(p);	the paths the index it began from
  *				had that the working state has not (NULL:
  *				it looked at every file)
  *
@@ -167,8 +168,8 @@ void		 proof_free(struct proof *);
  * proof_look_start() on, is freed by proof_look_free(), which may come
  * as soon as proof_begin() has returned; until proof_look_wait(), the
  * look's thread alone touches it.  The fields below are read once it has
- * been waited for.  The lists proof_source_paths() and
- * proof_source_gone() give are the proof's.
+ * been waited for.  The lists proof_look_source_paths() and
+ * proof_look_source_gone() give are the proof's.
  */
 struct proof_look {
 	int		 ok;		/* the look was made */
@@ -188,9 +189,9 @@ void		 proof_look_start(struct proof_look *, struct rundir *,
 		    size_t, const char *, const char *, const char *);
 void		 proof_look_wait(struct proof_look *);
 void		 proof_look_free(struct proof_look *);
-long		 proof_source_looked(const struct proof *);
-const struct strv *proof_source_paths(const struct proof *);
-const struct strv *proof_source_gone(const struct proof *);
+long		 proof_look_source_looked(const struct proof *);
+const struct strv *proof_look_source_paths(const struct proof *);
+const struct strv *proof_look_source_gone(const struct proof *);
 
 /*
  * A reused copy (reuse.h) is proved as it stands first, from the copy's
@@ -225,11 +226,11 @@ const struct strv *proof_source_gone(const struct proof *);
  *		   failed): the copy is to be built and proved the full
  *		   way, from proof_checked_out() on, after
  *		   proof_list_changed()
- *	proof_copy_index(p)		after 1: the index the copy's side
- *					ended with (for reuse_index())
+ *	proof_reused_copy_index(p)	after 1: the index the copy's
+ *					side ended with (for reuse_index())
  *
  * Who owns what: the paths given are the proof's, proof_reused_index()'s
- * until proof_free(), proof_copy_index()'s until proof_finish() (which
+ * until proof_free(), proof_reused_copy_index()'s until proof_finish() (which
  * carries that index, or removes it).  The lists given to
  * proof_reused_look() and proof_reused_written() are copied.  fix is the
  * caller's list: proof_reused() adds to it, or empties it on -1.
@@ -240,19 +241,19 @@ void		 proof_reused_look(struct proof *, const struct strv *, int);
 void		 proof_reused_written(struct proof *, const struct strv *);
 int		 proof_reused_start(struct proof *, const char *);
 int		 proof_reused(struct proof *, const char *, struct strv *);
-const char	*proof_copy_index(const struct proof *);
+const char	*proof_reused_copy_index(const struct proof *);
 
 /*
  * The copy's carried index before there is a proof, for a reused copy
  * with nothing excluded whose proof of id (proof_begin()) is to be
  * started later:
  *
- *	idx = proof_copy_carried(rd, id, dst, own_ignored, &t);
+ *	idx = proof_carry_copy_index(rd, id, dst, own_ignored, &t);
  *			NULL: none carried for that copy and that kind of
  *			copy (own_ignored), or not as forge left it; else
  *			its path, the caller's to free, and t its time
  */
-char		*proof_copy_carried(struct rundir *, size_t, const char *,
+char		*proof_carry_copy_index(struct rundir *, size_t, const char *,
 		    int, struct timespec *);
 
 /*

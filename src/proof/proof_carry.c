@@ -262,7 +262,7 @@ proof_carry_copy_find(const struct proof *p)
 }
 
 char *
-proof_copy_carried(struct rundir *rd, size_t id, const char *dst,
+proof_carry_copy_index(struct rundir *rd, size_t id, const char *dst,
     int own_ignored, struct timespec *since)
 {
 	struct strv	 none = STRV_INIT;

@@ -155,15 +155,15 @@ void		 proof_poll_src_side(void *);
 
 /*
  * proof_look.c, for the other two:
- *	proof_no_entry(p, &v, path)	pushes the update-index line that
- *					removes path's entry
- *	proof_fresh_entries(p, &v, &paths)	pushes the lines that have
+ *	proof_look_no_entry(p, &v, path)	pushes the update-index
+ *					line that removes path's entry
+ *	proof_look_fresh_entries(p, &v, &paths)	pushes the lines that have
  *					git look at each path afresh
- *	proof_src_clock(src, common, &t)	the present on the source's
+ *	proof_look_src_clock(src, common, &t)	the present on the source's
  *					file system's clock
- *	proof_is_dir(top, path)		1: path below top is a directory
+ *	proof_look_is_dir(top, path)		1: path below top is a directory
  *					(no symlink followed at its end)
- *	proof_not_dirs(top, &paths, &out)	pushes the paths whose file
+ *	proof_look_not_dirs(top, &paths, &out)	pushes the paths whose file
  *					below top is no directory
  *	proof_look_take(p, l)		for proof_begin(): 0: the source's
  *					side is to look at what the look
@@ -172,13 +172,14 @@ void		 proof_poll_src_side(void *);
  *					(p->look_only, p->edits set); -1:
  *					at every file
  */
-void		 proof_no_entry(const struct proof *, struct strv *,
+void		 proof_look_no_entry(const struct proof *, struct strv *,
 		    const char *);
-void		 proof_fresh_entries(const struct proof *, struct strv *,
+void		 proof_look_fresh_entries(const struct proof *, struct strv *,
 		    const struct strv *);
-void		 proof_src_clock(const char *, const char *, struct timespec *);
-int		 proof_is_dir(const char *, const char *);
-void		 proof_not_dirs(const char *, const struct strv *,
+void		 proof_look_src_clock(const char *, const char *,
+		    struct timespec *);
+int		 proof_look_is_dir(const char *, const char *);
+void		 proof_look_not_dirs(const char *, const struct strv *,
 		    struct strv *);
 int		 proof_look_take(struct proof *, const struct lsfiles *);
 

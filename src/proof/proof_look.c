@@ -19,7 +19,7 @@
 
 /* "0 <zeros>\tpath": path's entry removed. */
 void
-proof_no_entry(const struct proof *p, struct strv *v, const char *path)
+proof_look_no_entry(const struct proof *p, struct strv *v, const char *path)
 {
 	lsfiles_push_removal(v, path, strlen(p->r.head));
 }
@@ -32,7 +32,7 @@ proof_no_entry(const struct proof *p, struct strv *v, const char *path)
  * where the source's index has none.
  */
 void
-proof_fresh_entries(const struct proof *p, struct strv *v,
+proof_look_fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
 {
 	const char	*e;
@@ -42,7 +42,7 @@ proof_fresh_entries(const struct proof *p, struct strv *v,
 		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL)
 			strv_push(v, e);
 		else
-			proof_no_entry(p, v, paths->v[i]);
+			proof_look_no_entry(p, v, paths->v[i]);
 	}
 }
 
@@ -52,7 +52,7 @@ proof_fresh_entries(const struct proof *p, struct strv *v,
  * system; else the clock's, to two seconds down (fs_present()).
  */
 void
-proof_src_clock(const char *src, const char *common, struct timespec *t)
+proof_look_src_clock(const char *src, const char *common, struct timespec *t)
 {
 	struct stat	 a, b;
 	char		*dir;
@@ -81,12 +81,12 @@ removal_entries(const struct proof *p, struct strv *v,
 	size_t	i;
 
 	for (i = 0; i < paths->n; i++)
-		proof_no_entry(p, v, paths->v[i]);
+		proof_look_no_entry(p, v, paths->v[i]);
 }
 
 /* Is path below top a directory (no symlink followed at its end)? */
 int
-proof_is_dir(const char *top, const char *path)
+proof_look_is_dir(const char *top, const char *path)
 {
 	struct stat	 st;
 	char		*full;
@@ -101,12 +101,12 @@ proof_is_dir(const char *top, const char *path)
 /* The paths whose file below top is not a directory (a file, a symlink,
  * or gone): git takes no directory for a path, where a file was. */
 void
-proof_not_dirs(const char *top, const struct strv *paths, struct strv *out)
+proof_look_not_dirs(const char *top, const struct strv *paths, struct strv *out)
 {
 	size_t	i;
 
 	for (i = 0; i < paths->n; i++)
-		if (!proof_is_dir(top, paths->v[i]))
+		if (!proof_look_is_dir(top, paths->v[i]))
 			strv_push(out, paths->v[i]);
 }
 
@@ -135,7 +135,7 @@ proof_look_start(struct proof_look *lk, struct rundir *rd, size_t id,
 	memset(lk, 0, sizeof(*lk));
 	/* Taken before the look: what changes from now on is stamped no
 	 * earlier. */
-	proof_src_clock(src, common, &lk->since);
+	proof_look_src_clock(src, common, &lk->since);
 	/* Believed only if sealed for this run's key, which needs the
 	 * listing: proof_begin() says. */
 	lk->idx = proof_carry_path(rd, id, "src", "index");
@@ -153,19 +153,19 @@ proof_look_wait(struct proof_look *lk)
 }
 
 const struct strv *
-proof_source_paths(const struct proof *p)
+proof_look_source_paths(const struct proof *p)
 {
 	return p->src_req.only != NULL ? &p->look_only : NULL;
 }
 
 const struct strv *
-proof_source_gone(const struct proof *p)
+proof_look_source_gone(const struct proof *p)
 {
 	return p->src_req.only != NULL ? &p->look_gone : NULL;
 }
 
 long
-proof_source_looked(const struct proof *p)
+proof_look_source_looked(const struct proof *p)
 {
 	return p->src_req.only != NULL ? (long)p->look_only.n : -1;
 }
@@ -334,7 +334,7 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 			 * which git would not take for the file it was. */
 			isdir = m < lk->stale.n &&
 			    strcmp(lk->stale.v[m], h) == 0 &&
-			    proof_is_dir(p->r.src, h);
+			    proof_look_is_dir(p->r.src, h);
 			if (isdir)
 				strv_push(&gone, h);
 			else if (u < lk->unsure.n &&
@@ -353,11 +353,11 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	}
 	/* A symlink's entry kept (with core.symlinks false, git keeps one
 	 * that is a file on disk), the others removed (removal_entries()). */
-	proof_fresh_entries(p, &p->edits, &fresh);
+	proof_look_fresh_entries(p, &p->edits, &fresh);
 	removal_entries(p, &p->edits, &gone);
 	for (i = 0; i < stale.n; i++)
 		strv_push(&p->look_only, stale.v[i]);
-	proof_not_dirs(p->r.src, &add, &p->look_only);
+	proof_look_not_dirs(p->r.src, &add, &p->look_only);
 	free(want);
 	strv_free(&fresh);
 	strv_free(&gone);

@@ -19,7 +19,7 @@
 
 /*
  * The entries the copy's changed paths start from: none
- * (proof_no_entry()), but where the working tree's is a symlink --
+ * (proof_look_no_entry()), but where the working tree's is a symlink --
  * with core.symlinks false git keeps a link's mode for the file it
  * checked out, from that entry -- and the path is no directory now.
  */
@@ -32,10 +32,10 @@ copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
 	for (i = 0; i < paths->n; i++) {
 		e = lsfiles_find(p->r.entries, paths->v[i]);
 		if (e != NULL && strncmp(e, "120000 ", 7) == 0 &&
-		    !proof_is_dir(p->r.dst, paths->v[i]))
+		    !proof_look_is_dir(p->r.dst, paths->v[i]))
 			strv_push(v, e);
 		else
-			proof_no_entry(p, v, paths->v[i]);
+			proof_look_no_entry(p, v, paths->v[i]);
 	}
 }
 
@@ -118,7 +118,7 @@ proof_reused_written(struct proof *p, const struct strv *paths)
 }
 
 const char *
-proof_copy_index(const struct proof *p)
+proof_reused_copy_index(const struct proof *p)
 {
 	return p->copy_index;
 }
@@ -169,14 +169,16 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 			if (p->recent_only)
 				copy_entries(p, &p->fast_edits, &p->recent);
 			else
-				proof_fresh_entries(p, &p->fast_edits,
+				proof_look_fresh_entries(p, &p->fast_edits,
 				    &p->recent);
 			q.edits = &p->fast_edits;
 		}
 		if (p->recent_only) {
 			strv_clear(&p->recent_files);
-			proof_not_dirs(p->r.dst, &p->recent, &p->recent_files);
-			proof_not_dirs(p->r.dst, &p->written, &p->recent_files);
+			proof_look_not_dirs(p->r.dst, &p->recent,
+			    &p->recent_files);
+			proof_look_not_dirs(p->r.dst, &p->written,
+			    &p->recent_files);
 			q.only = &p->recent_files;
 		} else if (p->r.own_ignored && p->conflicts.n > 0) {
 			proof_conflict_entries(p, &p->fast_edits);

@@ -685,7 +685,8 @@ prove(struct snapshot *s)
 		note_convert(s, i);
 		if (i == 0) {
 			s->tree = tree;
-			s->looked = proof_source_looked(s->repos[i]->proof);
+			s->looked =
+			    proof_look_source_looked(s->repos[i]->proof);
 		} else {
 			strv_pushf(&s->trees, "%s %s", s->repos[i]->rel,
 			    tree);

@@ -136,14 +136,14 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 	key = mirror_key(mp, sr->head, sr->dst);
 	if (reuse_index_same(sr->dst_gitdir, record, key))
 		ret = 0;
-	else if (proof_copy_index(sr->proof) == NULL)
+	else if (proof_reused_copy_index(sr->proof) == NULL)
 		/* The proof could not keep the index it made (a rename
 		 * that failed, said): there is none to give the copy. */
 		warnx("the reused copy %s has no index to take", fs_vis(sr->dst));
 	else {
 		(void)unlink(record);
 		if (reuse_index(sr->dst, sr->dst_gitdir,
-		    proof_copy_index(sr->proof), sr->head) == 0 &&
+		    proof_reused_copy_index(sr->proof), sr->head) == 0 &&
 		    !sig_pending() && mirror_apply(&dg, mp) == 0) {
 			if (mkdir(s->rd->carry, 0700) == 0 || errno == EEXIST)
 				reuse_index_note(sr->dst_gitdir, record, key);
@@ -287,8 +287,8 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 	 * concerns.)
 	 */
 	if (a->looked && !s->incremental &&
-	    (src_changed = proof_source_paths(sr->proof)) != NULL &&
-	    (src_gone = proof_source_gone(sr->proof)) != NULL) {
+	    (src_changed = proof_look_source_paths(sr->proof)) != NULL &&
+	    (src_gone = proof_look_source_gone(sr->proof)) != NULL) {
 		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
 		    s->prefixing ? &s->prefix.paths : NULL, &a->prefixed);
 	} else if (s->incremental)
@@ -370,7 +370,7 @@ as_is_finish(struct snapshot *s, struct snap_repo *sr,
 	s->fixed = (long)paths.n;
 	/* An untracked file whose stat data is as git kept it on both
 	 * sides has the mode it was given when it last changed. */
-	src_changed = proof_source_paths(sr->proof);
+	src_changed = proof_look_source_paths(sr->proof);
 	if (a->looked && src_changed != NULL) {
 		strv_pushv(&a->changed, src_changed->v);
 		strv_sort_uniq(&a->changed);
@@ -480,7 +480,7 @@ look_begin(struct snapshot *s, struct snap_repo *sr)
 
 	if (!s->reused || sr != s->repos[0] || !s->check || !conv_none(s))
 		return 0;
-	if ((idx = proof_copy_carried(s->rd, s->nrepos, sr->dst,
+	if ((idx = proof_carry_copy_index(s->rd, s->nrepos, sr->dst,
 	    s->incremental, &since)) == NULL)
 		return 0;
 	snapshot_repo_reuse_copy(s, sr, &rc);
