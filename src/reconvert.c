@@ -351,7 +351,7 @@ checkout(const struct git *g, const char *copy, const struct strv *entries,
 		buf_add(&in, paths.v[i], strlen(paths.v[i]) + 1);
 	}
 	if (marks != NULL)
-		reuse_marks_add(marks, copy, &paths);
+		reuse_sync_marks_add(marks, copy, &paths);
 	if ((st = git_run(g, forget, 0, &info, NULL, &err)) == 0) {
 		cmd = co[0];
 		st = git_run(g, co, 0, &in, NULL, &err);

@@ -95,7 +95,7 @@ tree_now(void)
 	    "GIT_INDEX_FILE='%s/tree.index' git write-tree", base, base, base);
 }
 
-/* A file replaced as reuse_fix() replaces it: a new inode. */
+/* A file replaced as reuse_look_fix() replaces it: a new inode. */
 static void
 put(const char *dir, const char *name, const char *text)
 {

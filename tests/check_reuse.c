@@ -135,7 +135,7 @@ START_TEST(t_park_claim)
 	copy = parked_copy(0);
 	ck_assert_int_eq(records(), 1);
 	want_of(&w, 0);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 1);
 	ck_assert_str_eq(c.setup, "make");
 	ck_assert_str_eq(c.copy, copy);
 	ck_assert_str_eq(c.kind, REUSE_WORKTREE);
@@ -146,17 +146,17 @@ START_TEST(t_park_claim)
 	ck_assert_ptr_nonnull(adm);
 	file = unitfs_path(c.copy, "a.txt");
 	ck_assert(unitfs_exists(file));
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	/* Held: no second run gets it. */
-	ck_assert_int_eq(reuse_claim(&busy, common, &w, &again), 0);
+	ck_assert_int_eq(reuse_park_claim(&busy, common, &w, &again), 0);
 	ck_assert_ptr_null(again.setup);
 	ck_assert_ptr_null(again.copy);
 	/* Parked again, and claimed again. */
 	ck_assert_int_eq(reuse_park(&rd, common, copy, &w), 0);
 	rundir_free(&rd);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 1);
 	ck_assert_str_eq(c.copy, copy);
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	ck_assert(!unitfs_exists(copy));
@@ -179,14 +179,14 @@ START_TEST(t_claim_wants)
 	copy = parked_copy(1);
 	/* Another kind, another working tree: not claimed, left as is. */
 	want_of(&w, 0);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 0);
 	want_of(&w, 1);
 	w.source = base;
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 0);
 	ck_assert(unitfs_exists(copy));
 	want_of(&w, 1);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
-	reuse_claimed_free(&c);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 1);
+	reuse_park_claimed_free(&c);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	free(copy);
@@ -228,36 +228,36 @@ START_TEST(t_claim_kinds)
 	w.kind = REUSE_STAGED;
 	w.max = 3;
 	t0 = used(st);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 1);
 	ck_assert_str_eq(c.copy, st);
 	ck_assert_str_eq(c.kind, REUSE_STAGED);
 	/* Put back: still the staged tree's, used when it was. */
-	ck_assert_int_eq(reuse_unclaim(&rd, &w, &c), 0);
+	ck_assert_int_eq(reuse_park_unclaim(&rd, &w, &c), 0);
 	rundir_free(&rd);
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	t1 = used(st);
 	ck_assert_str_eq(t0, t1);
 	free(t0);
 	free(t1);
 	/* The working state's: the most recently used of them. */
 	w.kind = REUSE_WORKTREE;
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 1);
 	ck_assert_str_eq(c.copy, wt2);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	/* A commit's, with room for its own copy: none of the others. */
 	w.kind = REUSE_REV;
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 0);
 	ck_assert_ptr_null(c.copy);
 	/* With none: the least recently used of them. */
 	w.max = 2;
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 1);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 1);
 	ck_assert_str_eq(c.copy, wt1);
 	ck_assert_str_eq(c.kind, REUSE_WORKTREE);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	ck_assert(unitfs_exists(st));
 	free(wt1);
 	free(wt2);
@@ -279,7 +279,7 @@ START_TEST(t_claim_refuses_unproven)
 	mark = unitfs_sh_in(base, "dirname '%s'", copy);
 	free(unitfs_sh_in(mark, "rm .forge/run"));
 	want_of(&w, 0);
-	ck_assert_int_eq(reuse_claim(&rd, common, &w, &c), 0);
+	ck_assert_int_eq(reuse_park_claim(&rd, common, &w, &c), 0);
 	ck_assert_ptr_null(c.copy);
 	ck_assert(unitfs_exists(copy));
 	ck_assert_int_eq(records(), 1);
@@ -321,9 +321,9 @@ START_TEST(t_park_refuses)
 	/* One in use is not removed: with it, the pool is full, and no
 	 * parked one goes for nothing. */
 	w.max = 1;
-	ck_assert_int_eq(reuse_claim(&held, common, &w, &c), 1);
+	ck_assert_int_eq(reuse_park_claim(&held, common, &w, &c), 1);
 	ck_assert_str_eq(c.copy, copy);
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	old = run_copy(&rd);
 	ck_assert_int_eq(reuse_park(&rd, common, old, &w), -1);
 	rundir_free(&rd);
@@ -333,9 +333,9 @@ START_TEST(t_park_refuses)
 	ck_assert_int_eq(rundir_remove(&held), 0);
 	rundir_free(&held);
 	ck_assert_int_eq(records(), 1);
-	(void)reuse_claim(&rd, common, &w, &c);
+	(void)reuse_park_claim(&rd, common, &w, &c);
 	ck_assert_str_eq(c.copy, other);
-	reuse_claimed_free(&c);
+	reuse_park_claimed_free(&c);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);
 	free(old);
@@ -453,38 +453,38 @@ START_TEST(t_noted_paths)
 	setup();
 	carry = unitfs_path(base, "carry");
 	file = unitfs_path(carry, "state.paths");
-	ck_assert_int_eq(reuse_state_read(carry, NULL, &got), -1);
+	ck_assert_int_eq(reuse_look_state_read(carry, NULL, &got), -1);
 	strv_push(&v, "b/c");
 	strv_push(&v, "a");
-	ck_assert_int_eq(reuse_state_write(carry, NULL, &v), 0);
-	ck_assert_int_eq(reuse_state_read(carry, NULL, &got), 0);
+	ck_assert_int_eq(reuse_look_state_write(carry, NULL, &v), 0);
+	ck_assert_int_eq(reuse_look_state_read(carry, NULL, &got), 0);
 	ck_assert_uint_eq(got.n, 2);
 	ck_assert_str_eq(got.v[0], "a");
 	ck_assert_str_eq(got.v[1], "b/c");
 	strv_clear(&got);
 	/* Cut short, or naming what no working state has: none. */
 	unitfs_write(file, "a", 0600);
-	ck_assert_int_eq(reuse_state_read(carry, NULL, &got), -1);
+	ck_assert_int_eq(reuse_look_state_read(carry, NULL, &got), -1);
 	ck_assert_uint_eq(got.n, 0);
 	strv_push(&v, "x/../../y");
-	ck_assert_int_eq(reuse_state_write(carry, NULL, &v), 0);
-	ck_assert_int_eq(reuse_state_read(carry, NULL, &got), -1);
+	ck_assert_int_eq(reuse_look_state_write(carry, NULL, &v), 0);
+	ck_assert_int_eq(reuse_look_state_read(carry, NULL, &got), -1);
 	strv_clear(&v);
 	strv_push(&v, ".git/config");
-	ck_assert_int_eq(reuse_state_write(carry, NULL, &v), 0);
-	ck_assert_int_eq(reuse_state_read(carry, NULL, &got), -1);
-	reuse_state_forget(carry, NULL);
+	ck_assert_int_eq(reuse_look_state_write(carry, NULL, &v), 0);
+	ck_assert_int_eq(reuse_look_state_read(carry, NULL, &got), -1);
+	reuse_look_state_forget(carry, NULL);
 	ck_assert(!unitfs_exists(file));
 	/* A nested repository's, under a name of its own. */
 	strv_clear(&v);
 	strv_push(&v, "n");
-	ck_assert_int_eq(reuse_state_write(carry, "abc", &v), 0);
-	ck_assert_int_eq(reuse_state_read(carry, NULL, &got), -1);
-	ck_assert_int_eq(reuse_state_read(carry, "abc", &got), 0);
+	ck_assert_int_eq(reuse_look_state_write(carry, "abc", &v), 0);
+	ck_assert_int_eq(reuse_look_state_read(carry, NULL, &got), -1);
+	ck_assert_int_eq(reuse_look_state_read(carry, "abc", &got), 0);
 	ck_assert_uint_eq(got.n, 1);
 	ck_assert_str_eq(got.v[0], "n");
-	reuse_state_forget(carry, "abc");
-	ck_assert_int_eq(reuse_state_read(carry, "abc", &got), -1);
+	reuse_look_state_forget(carry, "abc");
+	ck_assert_int_eq(reuse_look_state_read(carry, "abc", &got), -1);
 	strv_free(&v);
 	strv_free(&got);
 	free(carry);
@@ -509,7 +509,7 @@ START_TEST(t_fix)
 	    "printf 'x\\n' >d/e/gone.txt"));
 	strv_push(&fix, "100644 100644\ta.txt");
 	strv_push(&fix, "100644 000000\td/e/gone.txt");
-	ck_assert_int_eq(reuse_fix(src, copy, &fix), 0);
+	ck_assert_int_eq(reuse_look_fix(src, copy, &fix), 0);
 	p = unitfs_path(copy, "a.txt");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "new\n");
@@ -521,7 +521,7 @@ START_TEST(t_fix)
 	/* A submodule is not forge's to touch here. */
 	strv_clear(&fix);
 	strv_push(&fix, "160000 160000\tsub");
-	ck_assert_int_eq(reuse_fix(src, copy, &fix), -1);
+	ck_assert_int_eq(reuse_look_fix(src, copy, &fix), -1);
 	strv_free(&fix);
 	free(src);
 	free(copy);
@@ -544,7 +544,7 @@ START_TEST(t_tree_modes)
 	strv_push(&ls, "040000 0\td");
 	strv_push(&ls, "100644 0\td/f");
 	strv_push(&ls, "100755 0\td/x");
-	ck_assert_int_eq(reuse_tree_modes(copy, &ls), 0);
+	ck_assert_int_eq(reuse_modes_tree(copy, &ls), 0);
 	p = unitfs_path(copy, "d");
 	ck_assert_int_eq(lstat(p, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 07777, 0777 & ~fs_umask());
@@ -634,17 +634,17 @@ START_TEST(t_marks)
 	ck_assert_int_eq(utimensat(AT_FDCWD, other, t, 0), 0);
 	strv_push(&paths, "same.c");
 	strv_push(&paths, "other.c");
-	reuse_marks_add(&m, copy, &paths);
+	reuse_sync_marks_add(&m, copy, &paths);
 	/* Noted once: a second note of the same path changes nothing. */
-	reuse_marks_add(&m, copy, &paths);
+	reuse_sync_marks_add(&m, copy, &paths);
 	unitfs_write(same, "int a;\n", 0644);
 	unitfs_write(other, "int c;\n", 0644);
-	reuse_marks_restore(&m);
+	reuse_sync_marks_restore(&m);
 	ck_assert_int_eq(stat(same, &st), 0);
 	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
 	ck_assert_int_eq(stat(other, &st), 0);
 	ck_assert_int_ne(st.st_mtim.tv_sec, 1000000000);
-	reuse_marks_free(&m);
+	reuse_sync_marks_free(&m);
 	strv_free(&paths);
 	free(same);
 	free(other);
@@ -670,7 +670,7 @@ START_TEST(t_prefix)
 	strv_push(&gone, "g.txt");
 	strv_push(&paths, "d/n.txt");
 	strv_push(&paths, "x.txt");
-	reuse_prefix(src, copy, &gone, &paths, NULL, &done);
+	reuse_look_prefix(src, copy, &gone, &paths, NULL, &done);
 	strv_sort(&done);
 	ck_assert_uint_eq(done.n, 3);
 	ck_assert_str_eq(done.v[0], "d/n.txt");
@@ -689,11 +689,11 @@ START_TEST(t_prefix)
 	free(p);
 	/* The same in a thread of its own. */
 	free(unitfs_sh_in(src, "printf 'newer\\n' >d/n.txt"));
-	reuse_prefix_start(&job, src, copy, &paths);
-	reuse_prefix_wait(&job);
+	reuse_look_prefix_start(&job, src, copy, &paths);
+	reuse_look_prefix_wait(&job);
 	ck_assert_uint_eq(job.done.n, 1);
 	ck_assert_str_eq(job.done.v[0], "d/n.txt");
-	reuse_prefix_free(&job);
+	reuse_look_prefix_free(&job);
 	p = unitfs_path(copy, "d/n.txt");
 	text = unitfs_read(p, NULL);
 	ck_assert_str_eq(text, "newer\n");
@@ -718,12 +718,12 @@ START_TEST(t_index_note)
 	idx = unitfs_path(adm, "index");
 	record = unitfs_path(base, "index.own");
 	unitfs_write(idx, "DIRC", 0644);
-	ck_assert(!reuse_index_same(adm, record, "key 1\n"));
-	reuse_index_note(adm, record, "key 1\n");
-	ck_assert(reuse_index_same(adm, record, "key 1\n"));
-	ck_assert(!reuse_index_same(adm, record, "key 2\n"));
+	ck_assert(!reuse_sync_index_same(adm, record, "key 1\n"));
+	reuse_sync_index_note(adm, record, "key 1\n");
+	ck_assert(reuse_sync_index_same(adm, record, "key 1\n"));
+	ck_assert(!reuse_sync_index_same(adm, record, "key 2\n"));
 	unitfs_write(idx, "DIRC", 0644);
-	ck_assert(!reuse_index_same(adm, record, "key 1\n"));
+	ck_assert(!reuse_sync_index_same(adm, record, "key 1\n"));
 	free(adm);
 	free(idx);
 	free(record);
@@ -756,7 +756,7 @@ START_TEST(t_drop_rules)
 	rc.head = head;
 	rc.keep_ignored = 1;
 	index = unitfs_path(common, "index");
-	ck_assert_int_eq(reuse_drop_rules(&rc, repo, index, &dropped), 0);
+	ck_assert_int_eq(reuse_rules_drop(&rc, repo, index, &dropped), 0);
 	strv_sort(&dropped);
 	ck_assert_uint_eq(dropped.n, 2);
 	ck_assert_str_eq(dropped.v[0], ".gitattributes");
@@ -773,7 +773,7 @@ START_TEST(t_drop_rules)
 	free(unitfs_sh_in(repo,
 	    "mkdir -p sub && printf 'x\\n' >sub/.gitignore"));
 	free(unitfs_sh_in(copy, "printf 'x\\n' >sub/.gitignore"));
-	ck_assert_int_eq(reuse_drop_rules(&rc, repo, index, &dropped), 0);
+	ck_assert_int_eq(reuse_rules_drop(&rc, repo, index, &dropped), 0);
 	ck_assert_uint_eq(dropped.n, 0);
 	ck_assert_int_eq(rundir_remove(&rd), 0);
 	rundir_free(&rd);

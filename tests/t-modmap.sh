@@ -368,11 +368,6 @@ fs_*.c			fs
 journal_reclaim.c	journal
 # Today's: a family's files, one module split by job as src/README has
 # it, kept the family's name.
-reuse_look.c		reuse
-reuse_modes.c		reuse
-reuse_park.c		reuse
-reuse_rules.c		reuse
-reuse_sync.c		reuse
 verify_opts.c		verify
 # Today's, named for what they hold or do: fs_*.c were split out of
 # fsutil.c with its names; struct git, and git run; the JSON reader's

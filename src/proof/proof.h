@@ -227,7 +227,7 @@ const struct strv *proof_look_source_gone(const struct proof *);
  *		   way, from proof_checked_out() on, after
  *		   proof_list_changed()
  *	proof_reused_copy_index(p)	after 1: the index the copy's
- *					side ended with (for reuse_index())
+ *					side ended with (for reuse_sync_index())
  *
  * Who owns what: the paths given are the proof's, proof_reused_index()'s
  * until proof_free(), proof_reused_copy_index()'s until proof_finish() (which

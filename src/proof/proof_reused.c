@@ -154,7 +154,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	 * Once forge has put paths right, git looks at those again, and at
 	 * nothing else: nothing but forge wrote in the copy since git
 	 * looked at all of it, and each file forge wrote is a new inode
-	 * (reuse_fix()), which git's stat data cannot take for the old.
+	 * (reuse_look_fix()), which git's stat data cannot take for the old.
 	 */
 	strv_free(&p->fast_edits);
 	if (p->copy_runs > 0)

@@ -3,12 +3,12 @@
  * the same working tree to bring up to date instead of building anew.
  * One API a section, one file each (reuse_int.h says which):
  *
- *	parking and claiming		reuse_claim(), reuse_park()
+ *	parking and claiming		reuse_park_claim(), reuse_park()
  *	the sync			reuse_sync(), reuse_marks_*(),
- *					reuse_index*()
- *	the rule files			reuse_drop_rules()
- *	the look, the fix, the prefix	reuse_prepare(), reuse_look_*(),
- *					reuse_fix(), reuse_prefix*(),
+ *					reuse_sync_index*()
+ *	the rule files			reuse_rules_drop()
+ *	the look, the fix, the prefix	reuse_sync_prepare(), reuse_look_*(),
+ *					reuse_look_fix(), reuse_look_prefix*(),
  *					reuse_state_*()
  *	the modes git does not record	reuse_modes()
  *
@@ -33,13 +33,13 @@
  *	struct reuse_want w = { source, kind, incremental, max, setup, ... };
  *	struct reuse_claimed c;
  *	struct rundir rd;
- *	switch (reuse_claim(&rd, common, &w, &c)) {
+ *	switch (reuse_park_claim(&rd, common, &w, &c)) {
  *	case 1:		rd is a parked copy's run directory, the run's own
  *			now, its registration a fresh copy's (one that
  *			cannot be made so is removed instead); c says what
- *			it was parked as (reuse_claimed_free() frees it);
+ *			it was parked as (reuse_park_claimed_free() frees it);
  *			snapshot_create(..., SNAP_REUSED) brings it up to
- *			date, or reuse_unclaim(&rd, &w, &c) puts it back as
+ *			date, or reuse_park_unclaim(&rd, &w, &c) puts it back as
  *			it was parked, its last use unchanged: for a run
  *			that turns out not to need it, or not to be able to
  *			use it, after all
@@ -98,10 +98,10 @@ struct reuse_claimed {
 	struct timespec	 used;		/* its last use, before the claim */
 };
 
-int	reuse_claim(struct rundir *, const char *, const struct reuse_want *,
-	    struct reuse_claimed *);
-void	reuse_claimed_free(struct reuse_claimed *);
-int	reuse_unclaim(struct rundir *, const struct reuse_want *,
+int	reuse_park_claim(struct rundir *, const char *,
+	    const struct reuse_want *, struct reuse_claimed *);
+void	reuse_park_claimed_free(struct reuse_claimed *);
+int	reuse_park_unclaim(struct rundir *, const struct reuse_want *,
 	    const struct reuse_claimed *);
 int	reuse_park(struct rundir *, const char *, const char *,
 	    const struct reuse_want *);
@@ -137,13 +137,13 @@ struct reuse_copy {
  *			dst_gitdir: the registration, for the caller to
  *			free.  -1 with a message: the copy is not to be
  *			used
- *	reuse_index(copy, dst_gitdir, index, head)	the copy's own
+ *	reuse_sync_index(copy, dst_gitdir, index, head)	the copy's own
  *			index made HEAD's, from that index: git's stat data
  *			of each file kept where HEAD has the same
- *	reuse_index_note(dst_gitdir, record, key)	once the copy's own
+ *	reuse_sync_index_note(dst_gitdir, record, key)	once the copy's own
  *			index is made: its stat data and key (mirror.h)
  *			noted in the file record
- *	reuse_index_same(dst_gitdir, record, key)	is it still as
+ *	reuse_sync_index_same(dst_gitdir, record, key)	is it still as
  *			noted, for the same key?  Then it is what it would
  *			be made again: nothing wrote it since (a write
  *			gives it a new ctime, to the nanosecond)
@@ -156,13 +156,13 @@ struct reuse_copy {
  *	reuse_sync(..., &m, ...);	notes, before it changes anything,
  *			the files that differ from the copy's index, and
  *			the untracked ones, with their times and a digest
- *	reuse_marks_add(&m, copy, &paths);	those paths too, but
+ *	reuse_sync_marks_add(&m, copy, &paths);	those paths too, but
  *			for any noted already
  *	... the sync, the changes, the untracked files ...
- *	reuse_marks_restore(&m);	each file of them whose content is
+ *	reuse_sync_marks_restore(&m);	each file of them whose content is
  *			what it was gets its time back (its ctime is new:
  *			the proof looks at it again)
- *	reuse_marks_free(&m);
+ *	reuse_sync_marks_free(&m);
  */
 struct reuse_mark;
 struct reuse_marks {
@@ -173,13 +173,14 @@ struct reuse_marks {
 #define REUSE_MARKS_INIT	{ NULL, NULL, 0 }
 
 int	reuse_sync(const struct reuse_copy *, struct reuse_marks *, char **);
-int	reuse_index(const char *, const char *, const char *, const char *);
-void	reuse_index_note(const char *, const char *, const char *);
-int	reuse_index_same(const char *, const char *, const char *);
-void	reuse_marks_add(struct reuse_marks *, const char *,
+int	reuse_sync_index(const char *, const char *, const char *,
+	    const char *);
+void	reuse_sync_index_note(const char *, const char *, const char *);
+int	reuse_sync_index_same(const char *, const char *, const char *);
+void	reuse_sync_marks_add(struct reuse_marks *, const char *,
 	    const struct strv *);
-void	reuse_marks_restore(struct reuse_marks *);
-void	reuse_marks_free(struct reuse_marks *);
+void	reuse_sync_marks_restore(struct reuse_marks *);
+void	reuse_sync_marks_free(struct reuse_marks *);
 
 /*
  * The rule files (reuse_rules.c).  An incremental copy keeps its own
@@ -190,7 +191,7 @@ void	reuse_marks_free(struct reuse_marks *);
  * tree where the copy holds other bytes or other files.  Before anything
  * else looks at the copy:
  *
- *	reuse_drop_rules(rc, src, index, &dropped)
+ *	reuse_rules_drop(rc, src, index, &dropped)
  *			each such ignored file removed (no symlink
  *			followed), and each untracked one the working tree
  *			src has not as it is (git clean would read it before
@@ -203,16 +204,16 @@ void	reuse_marks_free(struct reuse_marks *);
  *			dropped.  -1 with a message: the copy is not to be
  *			used
  */
-int	reuse_drop_rules(const struct reuse_copy *, const char *,
+int	reuse_rules_drop(const struct reuse_copy *, const char *,
 	    const char *, struct strv *);
 
 /*
- * The look, the fix, the prefix (reuse_sync.c's reuse_prepare(), the
+ * The look, the fix, the prefix (reuse_sync.c's reuse_sync_prepare(), the
  * rest reuse_look.c).  A reused copy proved as it stands (proof.h's
  * proof_reused()), and put right where it is not, path by path, instead
  * of being synced whole:
  *
- *	reuse_prepare(rc, index, since, entries, untracked, &recent,
+ *	reuse_sync_prepare(rc, index, since, entries, untracked, &recent,
  *	    &links, &dst_gitdir)
  *			as reuse_sync(), but for its index flags, marks,
  *			and files: the modes are those of the working
@@ -227,13 +228,13 @@ int	reuse_drop_rules(const struct reuse_copy *, const char *,
  *			the second (git's stat data would not tell a
  *			rewrite in that second from them); into links,
  *			the files of entries that were symlinks
- *	reuse_fix(src, copy, fix)	each path of fix ("old new\tpath",
+ *	reuse_look_fix(src, copy, fix)	each path of fix ("old new\tpath",
  *			proof.h) removed from the copy, then copied from
  *			src where the working state has it; directories
  *			left empty removed.  -1: one could not be (a
  *			submodule, a path gone from src): the copy is then
  *			to be synced whole
- *	reuse_prefix(src, copy, gone, paths, skip, &done)	as git is
+ *	reuse_look_prefix(src, copy, gone, paths, skip, &done)	as git is
  *			still to look at the working tree's changed files:
  *			each path of gone removed from the copy, and each
  *			of paths (but those of skip, sorted, if not NULL)
@@ -243,20 +244,20 @@ int	reuse_drop_rules(const struct reuse_copy *, const char *,
  *			an empty file where the copy has one; each path
  *			written or removed, or tried, onto done, for git
  *			to look at in the copy
- *	reuse_prefix_start(&job, src, copy, paths)	the same of paths,
+ *	reuse_look_prefix_start(&job, src, copy, paths)	the same of paths,
  *			in a thread of its own (signals blocked there): the
  *			caller touches neither the copy nor the umask
  *			(fsutil.h's fs_umask() is read first) until
- *	reuse_prefix_wait(&job)		job.paths were looked at, and
- *			job.done holds what reuse_prefix() gives
- *	reuse_prefix_free(&job)		waited for too
+ *	reuse_look_prefix_wait(&job)		job.paths were looked at, and
+ *			job.done holds what reuse_look_prefix() gives
+ *	reuse_look_prefix_free(&job)		waited for too
  *
- * reuse_prepare() begun before the working tree is listed, from the
+ * reuse_sync_prepare() begun before the working tree is listed, from the
  * last proof's index alone, so that it runs beside git ls-files:
  *
  *	r = reuse_look_begin(&lk, rc, index, &since)
  *			0: that index cannot be read (gitindex.h), nothing
- *			done: reuse_prepare() it is.  1: each directory on
+ *			done: reuse_sync_prepare() it is.  1: each directory on
  *			the way to its paths given a checkout's mode and
  *			rid of what that index does not have (unless
  *			rc->keep_ignored: then git clean, started with it,
@@ -277,15 +278,16 @@ int	reuse_drop_rules(const struct reuse_copy *, const char *,
  * An incremental copy's noted working state (reuse_look.c), the top
  * repository's (name NULL) or a nested one's (name, a file name's part):
  *
- *	reuse_state_write(carry, name, paths)	each path of it (sorted),
- *			noted in the run directory's carry: what forge put
- *			in the copy, which the copy's own ignored files are
- *			not.  -1: it could not be, and nothing is noted
- *	reuse_state_forget(carry, name)	nothing noted any more
- *	reuse_state_read(carry, name, &paths)	what was noted, sorted; -1
- *			(and none) if nothing was, or not whole, or a path
- *			of it is none git could have (absolute, "..",
- *			".git")
+ *	reuse_look_state_write(carry, name, paths)	each path of it
+ *			(sorted), noted in the run directory's carry: what
+ *			forge put in the copy, which the copy's own ignored
+ *			files are not.  -1: it could not be, and nothing is
+ *			noted
+ *	reuse_look_state_forget(carry, name)	nothing noted any more
+ *	reuse_look_state_read(carry, name, &paths)	what was noted,
+ *			sorted; -1 (and none) if nothing was, or not whole,
+ *			or a path of it is none git could have (absolute,
+ *			"..", ".git")
  */
 struct reuse_look {
 	char		*copy, *head, *index, *adm;
@@ -308,7 +310,7 @@ struct reuse_prefix_job {
 	struct strv	 paths, done;
 };
 
-int	reuse_prepare(const struct reuse_copy *, const char *, time_t,
+int	reuse_sync_prepare(const struct reuse_copy *, const char *, time_t,
 	    const struct strv *, const struct strv *, struct strv *,
 	    struct strv *, char **);
 int	reuse_look_begin(struct reuse_look *, const struct reuse_copy *,
@@ -316,16 +318,16 @@ int	reuse_look_begin(struct reuse_look *, const struct reuse_copy *,
 int	reuse_look_end(struct reuse_look *, const struct strv *,
 	    struct strv *, struct strv *, char **);
 void	reuse_look_free(struct reuse_look *);
-int	reuse_fix(const char *, const char *, const struct strv *);
-void	reuse_prefix(const char *, const char *, const struct strv *,
+int	reuse_look_fix(const char *, const char *, const struct strv *);
+void	reuse_look_prefix(const char *, const char *, const struct strv *,
 	    const struct strv *, const struct strv *, struct strv *);
-void	reuse_prefix_start(struct reuse_prefix_job *, const char *,
+void	reuse_look_prefix_start(struct reuse_prefix_job *, const char *,
 	    const char *, const struct strv *);
-void	reuse_prefix_wait(struct reuse_prefix_job *);
-void	reuse_prefix_free(struct reuse_prefix_job *);
-int	reuse_state_write(const char *, const char *, const struct strv *);
-int	reuse_state_read(const char *, const char *, struct strv *);
-void	reuse_state_forget(const char *, const char *);
+void	reuse_look_prefix_wait(struct reuse_prefix_job *);
+void	reuse_look_prefix_free(struct reuse_prefix_job *);
+int	reuse_look_state_write(const char *, const char *, const struct strv *);
+int	reuse_look_state_read(const char *, const char *, struct strv *);
+void	reuse_look_state_forget(const char *, const char *);
 
 /*
  * The modes git does not record (reuse_modes.c).

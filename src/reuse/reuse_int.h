@@ -30,27 +30,28 @@ struct gitindex;
 struct stat;
 
 /* reuse_sync.c */
-int	reuse_git(const struct git *, const char *const *, const struct buf *,
-	    struct buf *);
-int	reuse_ls(const struct git *, const char *const *, struct strv *);
+int	reuse_sync_git(const struct git *, const char *const *,
+	    const struct buf *, struct buf *);
+int	reuse_sync_ls(const struct git *, const char *const *, struct strv *);
 int	reuse_sync_begin(const struct reuse_copy *, struct git *, char **);
-int	reuse_clean_detach(struct git *, const char *, int, int);
+int	reuse_sync_clean_detach(struct git *, const char *, int, int);
 extern const char *const	reuse_clean_all[];
 extern const char *const	reuse_clean_keep[];
 
 /* reuse_modes.c */
-int	reuse_parent_of(int, const char *, const char **);
-int	reuse_fix_mode(int, const char *, const char *, int, mode_t);
-int	reuse_fix_mode_st(int, const char *, const char *, int, mode_t,
+int	reuse_modes_parent_of(int, const char *, const char **);
+int	reuse_modes_fix(int, const char *, const char *, int, mode_t);
+int	reuse_modes_fix_st(int, const char *, const char *, int, mode_t,
 	    struct stat *);
-void	reuse_drop_special_top(const char *);
-int	reuse_tree_modes(const char *, const struct strv *);
-int	reuse_prune_dir(int, const char *, const struct gitindex *);
+void	reuse_modes_drop_special_top(const char *);
+int	reuse_modes_tree(const char *, const struct strv *);
+int	reuse_modes_prune_dir(int, const char *, const struct gitindex *);
 
 /*
  * What else dir_modes() sees to in each directory it gives a mode: if
  * drop, that it holds nothing no fresh copy has (drop_special()); if had
- * is not NULL, that it holds nothing had does not expect (reuse_prune_dir()).
+ * is not NULL, that it holds nothing had does not expect
+ * (reuse_modes_prune_dir()).
  */
 struct reuse_care {
 	int			 drop;
@@ -66,11 +67,11 @@ extern const struct reuse_care	reuse_care_drop;
  * directory on the way from the top given mode want and seen to as care
  * says (dir_modes()), then opened, no symlink on the way followed.
  *
- *	reuse_walk_init(&w, root, want, care, &dirs);
- *	r = reuse_walk_to(&w, path, &base, &dfd);	-1: dir_modes() failed;
+ *	reuse_modes_walk_init(&w, root, want, care, &dirs);
+ *	r = reuse_modes_walk_to(&w, path, &base, &dfd);	-1: dir_modes() failed;
  *					dfd -1: the directory cannot be
  *					opened (gone, or a symlink)
- *	reuse_walk_end(&w);
+ *	reuse_modes_walk_end(&w);
  */
 struct reuse_walk {
 	int			 root, dfd;
@@ -79,9 +80,10 @@ struct reuse_walk {
 	const struct reuse_care	*care;
 	int			*dirs;
 };
-void	reuse_walk_init(struct reuse_walk *, int, mode_t,
+void	reuse_modes_walk_init(struct reuse_walk *, int, mode_t,
 	    const struct reuse_care *, int *);
-int	reuse_walk_to(struct reuse_walk *, const char *, const char **, int *);
-void	reuse_walk_end(struct reuse_walk *);
+int	reuse_modes_walk_to(struct reuse_walk *, const char *, const char **,
+	    int *);
+void	reuse_modes_walk_end(struct reuse_walk *);
 
 #endif /* REUSE_INT_H */

@@ -28,8 +28,9 @@
 /*
  * Each path of had, against the copy's file: each directory on the way
  * given a checkout's mode (dir_modes()), and if prune, rid of what had
- * does not expect (reuse_prune_dir()); the path into stale if git is to look
- * at its file again (gitindex_stale()), into links if it is a symlink.
+ * does not expect (reuse_modes_prune_dir()); the path into stale if git
+ * is to look at its file again (gitindex_stale()), into links if it is a
+ * symlink.
  * No file's mode is changed: a file whose stat data is as git kept it
  * has not been touched since, and had the mode forge gave it then; the
  * others are for reuse_look_end().  A file linked from elsewhere too
@@ -54,9 +55,9 @@ had_look(const char *copy, const struct gitindex *had,
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	reuse_walk_init(&w, root, 0777 & ~mask,
+	reuse_modes_walk_init(&w, root, 0777 & ~mask,
 	    prune ? &care : &reuse_care_drop, dirs);
-	if (prune && reuse_prune_dir(root, "", had) == -1)
+	if (prune && reuse_modes_prune_dir(root, "", had) == -1)
 		ret = -1;
 	for (i = 0; i < had->n && ret == 0; i++) {
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
@@ -68,7 +69,7 @@ had_look(const char *copy, const struct gitindex *had,
 		 * the two sides differ. */
 		if (had->v[i].mode == 0160000)
 			continue;
-		if (reuse_walk_to(&w, path, &base, &dfd) == -1)
+		if (reuse_modes_walk_to(&w, path, &base, &dfd) == -1)
 			ret = -1;
 		/* Gone, or not to be looked at without following a link on
 		 * the way: for git to look at (and find it gone). */
@@ -89,7 +90,7 @@ had_look(const char *copy, const struct gitindex *had,
 		if (r && S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
-	reuse_walk_end(&w);
+	reuse_modes_walk_end(&w);
 	close(root);
 	return ret;
 }
@@ -123,17 +124,17 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	lk->keep_ignored = keep_ignored;
 	mask = fs_umask();
 	if (reuse_sync_begin(rc, &lk->g, &lk->adm) == 0 &&
-	    reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
+	    reuse_modes_fix(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
 		lk->g.index = lk->index;
 		/*
 		 * What that index does not have goes as forge looks at each
 		 * directory, where the copy keeps no ignored files of its
 		 * own; else git clean, which knows what is ignored, walks
-		 * the copy meanwhile (reuse_prepare()).
+		 * the copy meanwhile (reuse_sync_prepare()).
 		 */
 		lk->pruned = !keep_ignored;
 		if (keep_ignored) {
-			reuse_drop_special_top(copy);
+			reuse_modes_drop_special_top(copy);
 			lk->out = xasprintf("%s/clean.out", rc->scratch);
 			lk->err = xasprintf("%s/clean.err", rc->scratch);
 			lk->cleaning = git_start(&lk->clean, &lk->g,
@@ -199,12 +200,12 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 			continue;
 		(void)fs_pair_to(&pw, path, &base, NULL, NULL);
 		if (pw.dfd != -1)
-			r = reuse_fix_mode(pw.dfd, base, path, 0, want);
+			r = reuse_modes_fix(pw.dfd, base, path, 0, want);
 	}
 	fs_pair_close(&pw);
 	st = look_cleaned(lk);
-	if (r == -1 || reuse_clean_detach(&lk->g, lk->head, lk->keep_ignored,
-	    lk->pruned || (st == 0 && lk->dirs == 0)) == -1)
+	if (r == -1 || reuse_sync_clean_detach(&lk->g, lk->head,
+	    lk->keep_ignored, lk->pruned || (st == 0 && lk->dirs == 0)) == -1)
 		goto out;
 	for (i = 0; i < lk->stale.n; i++)
 		strv_push(recent, lk->stale.v[i]);
@@ -250,7 +251,7 @@ prune_dirs(int root, const char *path)
 	dir = xstrdup(path);
 	while ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
-		if ((fd = reuse_parent_of(root, dir, &base)) == -1)
+		if ((fd = reuse_modes_parent_of(root, dir, &base)) == -1)
 			break;
 		r = fs_where(fd, &here) == -1 || !fs_same_mount(&top, &here) ?
 		    -1 : unlinkat(fd, base, AT_REMOVEDIR);
@@ -262,7 +263,7 @@ prune_dirs(int root, const char *path)
 }
 
 int
-reuse_fix(const char *src, const char *copy, const struct strv *fix)
+reuse_look_fix(const char *src, const char *copy, const struct strv *fix)
 {
 	struct pathcopy		 pc;
 	struct lsfiles_change	 c;
@@ -303,7 +304,7 @@ reuse_fix(const char *src, const char *copy, const struct strv *fix)
 }
 
 void
-reuse_prefix(const char *src, const char *copy, const struct strv *gone,
+reuse_look_prefix(const char *src, const char *copy, const struct strv *gone,
     const struct strv *paths, const struct strv *skip, struct strv *done)
 {
 	struct pathcopy	 pc;
@@ -358,13 +359,13 @@ prefix_run(void *arg)
 	struct reuse_prefix_job	*job = arg;
 	struct strv		 none = STRV_INIT;
 
-	reuse_prefix(job->src, job->copy, &none, &job->paths, NULL,
+	reuse_look_prefix(job->src, job->copy, &none, &job->paths, NULL,
 	    &job->done);
 	return NULL;
 }
 
 void
-reuse_prefix_start(struct reuse_prefix_job *job, const char *src,
+reuse_look_prefix_start(struct reuse_prefix_job *job, const char *src,
     const char *copy, const struct strv *paths)
 {
 	memset(job, 0, sizeof(*job));
@@ -376,7 +377,7 @@ reuse_prefix_start(struct reuse_prefix_job *job, const char *src,
 }
 
 void
-reuse_prefix_wait(struct reuse_prefix_job *job)
+reuse_look_prefix_wait(struct reuse_prefix_job *job)
 {
 	if (job->running)
 		(void)pthread_join(job->thread, NULL);
@@ -384,9 +385,9 @@ reuse_prefix_wait(struct reuse_prefix_job *job)
 }
 
 void
-reuse_prefix_free(struct reuse_prefix_job *job)
+reuse_look_prefix_free(struct reuse_prefix_job *job)
 {
-	reuse_prefix_wait(job);
+	reuse_look_prefix_wait(job);
 	free(job->src);
 	free(job->copy);
 	strv_free(&job->paths);
@@ -430,7 +431,7 @@ noted_path_ok(const char *p)
 }
 
 int
-reuse_state_read(const char *carry, const char *name, struct strv *paths)
+reuse_look_state_read(const char *carry, const char *name, struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
 	char		*path;
@@ -458,7 +459,7 @@ reuse_state_read(const char *carry, const char *name, struct strv *paths)
 }
 
 void
-reuse_state_forget(const char *carry, const char *name)
+reuse_look_state_forget(const char *carry, const char *name)
 {
 	char	*path;
 
@@ -468,7 +469,7 @@ reuse_state_forget(const char *carry, const char *name)
 }
 
 int
-reuse_state_write(const char *carry, const char *name,
+reuse_look_state_write(const char *carry, const char *name,
     const struct strv *paths)
 {
 	struct buf	 b = BUF_INIT;
@@ -488,7 +489,7 @@ reuse_state_write(const char *carry, const char *name,
 	free(path);
 	/* No list is read as none known: never an old one. */
 	if (ret == -1)
-		reuse_state_forget(carry, name);
+		reuse_look_state_forget(carry, name);
 	buf_free(&b);
 	return ret;
 }

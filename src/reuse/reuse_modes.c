@@ -25,7 +25,7 @@
 /* The directory of path below root, no symlink on the way followed (a
  * command could have put one where a directory was); base: its name. */
 int
-reuse_parent_of(int root, const char *path, const char **base)
+reuse_modes_parent_of(int root, const char *path, const char **base)
 {
 	const char	*slash = strrchr(path, '/');
 	char		*dir;
@@ -45,17 +45,17 @@ reuse_parent_of(int root, const char *path, const char **base)
 /* Fix one path's mode; 0 if it is fine, gone or not what HEAD has
  * there (the checkout replaces it), -1 if it cannot be fixed. */
 int
-reuse_fix_mode(int dfd, const char *base, const char *path, int dir,
+reuse_modes_fix(int dfd, const char *base, const char *path, int dir,
     mode_t want)
 {
 	struct stat	st;
 
-	return reuse_fix_mode_st(dfd, base, path, dir, want, &st);
+	return reuse_modes_fix_st(dfd, base, path, dir, want, &st);
 }
 
-/* reuse_fix_mode(), with what the path was before in *st (st_mode 0: none). */
+/* reuse_modes_fix(), with what the path was before in *st (st_mode 0: none). */
 int
-reuse_fix_mode_st(int dfd, const char *base, const char *path, int dir,
+reuse_modes_fix_st(int dfd, const char *base, const char *path, int dir,
     mode_t want, struct stat *stp)
 {
 	struct stat	st;
@@ -80,7 +80,7 @@ reuse_fix_mode_st(int dfd, const char *base, const char *path, int dir,
 		return 0;
 	}
 	/* Not a symlink, as just seen, and nothing runs in the copy now.
-	 * Gone since: git clean, which runs meanwhile (reuse_prepare()),
+	 * Gone since: git clean, which runs meanwhile (reuse_sync_prepare()),
 	 * removed it. */
 	if (fs_chmod_at(dfd, base, want) == -1 && errno != ENOENT) {
 		warn("cannot reset the mode of %s in the reused copy",
@@ -121,7 +121,7 @@ drop_special(int fd)
 
 /* drop_special() in the copy's top directory. */
 void
-reuse_drop_special_top(const char *copy)
+reuse_modes_drop_special_top(const char *copy)
 {
 	int	fd;
 
@@ -166,7 +166,7 @@ foreign_git(int fd, const char *base, const char *path, int drop)
  * tree's entries, each tree's before what it holds (lsfiles_tree_all()).
  */
 int
-reuse_tree_modes(const char *copy, const struct strv *ls)
+reuse_modes_tree(const char *copy, const struct strv *ls)
 {
 	struct buf		 cur = BUF_INIT;
 	struct lsfiles_entry	 e;
@@ -208,7 +208,7 @@ reuse_tree_modes(const char *copy, const struct strv *ls)
 			    0, 0);
 		}
 		if (dfd != -1 &&
-		    reuse_fix_mode(dfd, base, path, dir, want) == -1)
+		    reuse_modes_fix(dfd, base, path, dir, want) == -1)
 			ret = -1;
 		else if (dfd != -1 && dir && foreign_git(dfd, base, path, 1))
 			ret = -1;
@@ -235,7 +235,7 @@ struct modes_walk {
 };
 
 void
-reuse_walk_init(struct reuse_walk *w, int root, mode_t want,
+reuse_modes_walk_init(struct reuse_walk *w, int root, mode_t want,
     const struct reuse_care *care, int *dirs)
 {
 	w->root = root;
@@ -249,7 +249,7 @@ reuse_walk_init(struct reuse_walk *w, int root, mode_t want,
 }
 
 int
-reuse_walk_to(struct reuse_walk *w, const char *path, const char **base,
+reuse_modes_walk_to(struct reuse_walk *w, const char *path, const char **base,
     int *dfd)
 {
 	const char	*slash = strrchr(path, '/');
@@ -277,7 +277,7 @@ reuse_walk_to(struct reuse_walk *w, const char *path, const char **base,
 }
 
 void
-reuse_walk_end(struct reuse_walk *w)
+reuse_modes_walk_end(struct reuse_walk *w)
 {
 	if (w->dfd != -1 && w->dfd != w->root)
 		close(w->dfd);
@@ -319,7 +319,7 @@ had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
  * (its paths are stale).  -1: something would not go.
  */
 int
-reuse_prune_dir(int root, const char *dir, const struct gitindex *had)
+reuse_modes_prune_dir(int root, const char *dir, const struct gitindex *had)
 {
 	struct fs_where	 top, here;
 	struct dirent	*de;
@@ -401,12 +401,12 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want,
 		buf_reset(&b);
 		buf_add(&b, dir, k);
 		buf_str(&b);
-		if ((fd = reuse_parent_of(root, b.data, &base)) == -1)
+		if ((fd = reuse_modes_parent_of(root, b.data, &base)) == -1)
 			continue;
-		if (reuse_fix_mode_st(fd, base, b.data, 1, want, &st) == -1 ||
+		if (reuse_modes_fix_st(fd, base, b.data, 1, want, &st) == -1 ||
 		    (S_ISDIR(st.st_mode) && (foreign_git(fd, base, b.data,
 		    care->drop) || (care->had != NULL &&
-		    reuse_prune_dir(root, b.data, care->had) == -1))))
+		    reuse_modes_prune_dir(root, b.data, care->had) == -1))))
 			ret = -1;
 		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
 			(*changed)++;
@@ -488,7 +488,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 			    fs_vis(path));
 			ret = -1;
 		} else if ((dst.st_mode & 07777) != want &&
-		    reuse_fix_mode(pw.dfd, base, path, 0, want) == -1)
+		    reuse_modes_fix(pw.dfd, base, path, 0, want) == -1)
 			ret = -1;
 	}
 	fs_pair_close(&pw);

@@ -256,8 +256,8 @@ claim_one(struct rundir *rd, const char *common, const struct reuse_want *w,
 }
 
 int
-reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
-    struct reuse_claimed *c)
+reuse_park_claim(struct rundir *rd, const char *common,
+    const struct reuse_want *w, struct reuse_claimed *c)
 {
 	struct record	*v;
 	size_t		 i, n;
@@ -278,7 +278,7 @@ reuse_claim(struct rundir *rd, const char *common, const struct reuse_want *w,
 }
 
 void
-reuse_claimed_free(struct reuse_claimed *c)
+reuse_park_claimed_free(struct reuse_claimed *c)
 {
 	free(c->setup);
 	free(c->copy);
@@ -398,7 +398,7 @@ reuse_park(struct rundir *rd, const char *common, const char *copy,
 }
 
 int
-reuse_unclaim(struct rundir *rd, const struct reuse_want *w,
+reuse_park_unclaim(struct rundir *rd, const struct reuse_want *w,
     const struct reuse_claimed *c)
 {
 	struct journal_reuse	note;

@@ -242,7 +242,7 @@ drop_entered(const struct git *g, int root, struct strv *dirs,
 }
 
 int
-reuse_drop_rules(const struct reuse_copy *rc, const char *src,
+reuse_rules_drop(const struct reuse_copy *rc, const char *src,
     const char *index, struct strv *dropped)
 {
 	/* Ignored: --directory, as git enters no directory a rule of its
@@ -279,7 +279,7 @@ reuse_drop_rules(const struct reuse_copy *rc, const char *src,
 		again = 0;
 		for (k = 0; k < 2; k++) {
 			strv_clear(&out);
-			if (reuse_ls(&g, which[k], &out) == -1)
+			if (reuse_sync_ls(&g, which[k], &out) == -1)
 				goto out;
 			for (i = 0; i < out.n; i++) {
 				p = out.v[i];

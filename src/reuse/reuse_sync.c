@@ -29,7 +29,7 @@
 
 /* Run git in the copy; -1 with a message if it fails. */
 int
-reuse_git(const struct git *g, const char *const *a, const struct buf *in,
+reuse_sync_git(const struct git *g, const char *const *a, const struct buf *in,
     struct buf *out)
 {
 	struct buf	err = BUF_INIT;
@@ -45,7 +45,7 @@ reuse_git(const struct git *g, const char *const *a, const struct buf *in,
 /* git ls-files -z with opts in the copy, each path onto paths; -1 with a
  * message if it fails. */
 int
-reuse_ls(const struct git *g, const char *const *opts, struct strv *paths)
+reuse_sync_ls(const struct git *g, const char *const *opts, struct strv *paths)
 {
 	struct buf	err = BUF_INIT;
 	int		st;
@@ -130,8 +130,8 @@ clear_flags(const struct git *g, const char *head)
 		if (tags.data[i] == 'S' || tags.data[i] == 's')
 			buf_add(&s, p, strlen(p) + 1);
 	}
-	if ((v.len > 0 && reuse_git(g, valid, &v, NULL) == -1) ||
-	    (s.len > 0 && reuse_git(g, skip, &s, NULL) == -1))
+	if ((v.len > 0 && reuse_sync_git(g, valid, &v, NULL) == -1) ||
+	    (s.len > 0 && reuse_sync_git(g, skip, &s, NULL) == -1))
 		ret = -1;
 	buf_free(&tags);
 	buf_free(&err);
@@ -165,7 +165,7 @@ digest(int root, const char *path, off_t *size, struct timespec *mtime,
 	const char	*base;
 	int		 fd, dfd, r;
 
-	if ((dfd = reuse_parent_of(root, path, &base)) == -1)
+	if ((dfd = reuse_modes_parent_of(root, path, &base)) == -1)
 		return -1;
 	fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	close(dfd);
@@ -211,7 +211,7 @@ take_marks(struct reuse_marks *m, const char *copy, const struct strv *paths)
 }
 
 void
-reuse_marks_add(struct reuse_marks *m, const char *copy,
+reuse_sync_marks_add(struct reuse_marks *m, const char *copy,
     const struct strv *paths)
 {
 	struct strv	 had = STRV_INIT, more = STRV_INIT;
@@ -230,7 +230,7 @@ reuse_marks_add(struct reuse_marks *m, const char *copy,
 }
 
 void
-reuse_marks_restore(struct reuse_marks *m)
+reuse_sync_marks_restore(struct reuse_marks *m)
 {
 	struct reuse_mark	*k;
 	struct stat		 st;
@@ -249,7 +249,7 @@ reuse_marks_restore(struct reuse_marks *m)
 		if (digest(dfd, k->path, &size, &mtime, d) == -1 ||
 		    size != k->size || d[0] != k->digest[0] ||
 		    d[1] != k->digest[1] ||
-		    (pfd = reuse_parent_of(dfd, k->path, &base)) == -1)
+		    (pfd = reuse_modes_parent_of(dfd, k->path, &base)) == -1)
 			continue;
 		t[0].tv_sec = 0;
 		t[0].tv_nsec = UTIME_OMIT;
@@ -265,7 +265,7 @@ reuse_marks_restore(struct reuse_marks *m)
 }
 
 void
-reuse_marks_free(struct reuse_marks *m)
+reuse_sync_marks_free(struct reuse_marks *m)
 {
 	size_t	i;
 
@@ -284,7 +284,7 @@ reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
 	struct strv	 mounted = STRV_INIT;
 	const char	*copy = rc->copy;
 
-	/* Claimed with nothing mounted in it (reuse_claim()): anything
+	/* Claimed with nothing mounted in it (reuse_park_claim()): anything
 	 * mounted since is not the copy, and git would write through it. */
 	if (fs_mounts_below(copy, &mounted) != 0) {
 		warnx("%s in the reused copy", mounted.n > 0 ? mounted.v[0] :
@@ -309,7 +309,7 @@ reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
 
 /*
  * What git does not record, a command may still have changed, given
- * git's own modes as a checkout would (reuse_tree_modes()) -- first, so
+ * git's own modes as a checkout would (reuse_modes_tree()) -- first, so
  * that git can enter every directory there is.
  */
 static int
@@ -319,11 +319,11 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 	struct buf	 err = BUF_INIT;
 	int		 st, r = -1;
 
-	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~fs_umask()) == -1)
+	if (reuse_modes_fix(AT_FDCWD, copy, copy, 1, 0777 & ~fs_umask()) == -1)
 		return -1;
-	reuse_drop_special_top(copy);
+	reuse_modes_drop_special_top(copy);
 	if ((st = lsfiles_tree_all(g, head, &ls, &err)) == 0)
-		r = reuse_tree_modes(copy, &ls);
+		r = reuse_modes_tree(copy, &ls);
 	else if (st > 0)
 		warnx("git ls-tree failed in the reused copy: %s",
 		    git_why(&err, st));
@@ -368,7 +368,7 @@ entry_modes(const char *copy, const struct strv *entries,
 	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return -1;
-	reuse_walk_init(&w, root, 0777 & ~mask, &reuse_care_drop, dirs);
+	reuse_modes_walk_init(&w, root, 0777 & ~mask, &reuse_care_drop, dirs);
 	for (i = 0; i < entries->n && ret == 0; i++) {
 		/* The proof's next step starts as soon as its last ends. */
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
@@ -381,12 +381,12 @@ entry_modes(const char *copy, const struct strv *entries,
 		else
 			want = 0;	/* a symlink, a submodule: its
 					   directories only */
-		if (reuse_walk_to(&w, path, &base, &dfd) == -1)
+		if (reuse_modes_walk_to(&w, path, &base, &dfd) == -1)
 			ret = -1;
 		if (dfd == -1)
 			continue;
 		if (want != 0) {
-			if (reuse_fix_mode_st(dfd, base, path, 0, want,
+			if (reuse_modes_fix_st(dfd, base, path, 0, want,
 			    &st) == -1)
 				ret = -1;
 		} else if (fstatat(dfd, base, &st, AT_SYMLINK_NOFOLLOW) == -1)
@@ -396,7 +396,7 @@ entry_modes(const char *copy, const struct strv *entries,
 		if (S_ISLNK(st.st_mode))
 			strv_push(links, path);
 	}
-	reuse_walk_end(&w);
+	reuse_modes_walk_end(&w);
 	close(root);
 	return ret;
 }
@@ -411,7 +411,7 @@ const char *const	 reuse_clean_keep[] = { "clean", "-ffdq", NULL };
  * of a ref's lock), and a setting that fails a fresh copy fails this
  * one too. */
 int
-reuse_clean_detach(struct git *g, const char *head, int keep_ignored,
+reuse_sync_clean_detach(struct git *g, const char *head, int keep_ignored,
     int cleaned)
 {
 	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
@@ -419,13 +419,13 @@ reuse_clean_detach(struct git *g, const char *head, int keep_ignored,
 	const char		*index = g->index;
 	int			 r;
 
-	if (!cleaned && reuse_git(g, keep_ignored ? reuse_clean_keep :
+	if (!cleaned && reuse_sync_git(g, keep_ignored ? reuse_clean_keep :
 	    reuse_clean_all, NULL, NULL) == -1)
 		return -1;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
 	g->index = NULL;
-	r = reuse_git(g, detach, NULL, NULL);
+	r = reuse_sync_git(g, detach, NULL, NULL);
 	g->index = index;
 	if (r == -1)
 		return -1;
@@ -463,13 +463,13 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 	    clear_flags(&g, head) == -1)
 		goto fail;
 	if (marks != NULL) {
-		if (reuse_git(&g, dirty, NULL, &dirty_out) == -1) {
+		if (reuse_sync_git(&g, dirty, NULL, &dirty_out) == -1) {
 			buf_free(&dirty_out);
 			goto fail;
 		}
 		strv_split_z(&paths, dirty_out.data != NULL ?
 		    dirty_out.data : "", dirty_out.len);
-		if (reuse_ls(&g, others, &paths) == -1) {
+		if (reuse_sync_ls(&g, others, &paths) == -1) {
 			buf_free(&dirty_out);
 			strv_free(&paths);
 			goto fail;
@@ -478,8 +478,8 @@ reuse_sync(const struct reuse_copy *rc, struct reuse_marks *marks,
 		buf_free(&dirty_out);
 		strv_free(&paths);
 	}
-	if (reuse_clean_detach(&g, head, rc->keep_ignored, 0) == -1 ||
-	    reuse_git(&g, reset, NULL, NULL) == -1)
+	if (reuse_sync_clean_detach(&g, head, rc->keep_ignored, 0) == -1 ||
+	    reuse_sync_git(&g, reset, NULL, NULL) == -1)
 		goto fail;
 	*dst_gitdir = adm;
 	return 0;
@@ -502,7 +502,7 @@ recent_paths(const char *copy, const struct strv *v, time_t since,
 	    O_NOFOLLOW | O_CLOEXEC)) == -1)
 		return;
 	for (i = 0; i < v->n; i++) {
-		if ((fd = reuse_parent_of(root, v->v[i], &base)) == -1)
+		if ((fd = reuse_modes_parent_of(root, v->v[i], &base)) == -1)
 			continue;
 		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 		    ctime_only(&st, since))
@@ -513,7 +513,7 @@ recent_paths(const char *copy, const struct strv *v, time_t since,
 }
 
 int
-reuse_prepare(const struct reuse_copy *rc, const char *index, time_t since,
+reuse_sync_prepare(const struct reuse_copy *rc, const char *index, time_t since,
     const struct strv *entries, const struct strv *others,
     struct strv *recent, struct strv *links, char **dst_gitdir)
 {
@@ -528,9 +528,9 @@ reuse_prepare(const struct reuse_copy *rc, const char *index, time_t since,
 	if (reuse_sync_begin(rc, &g, &adm) == -1)
 		return -1;
 	mask = fs_umask();
-	if (reuse_fix_mode(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
+	if (reuse_modes_fix(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1)
 		goto fail;
-	reuse_drop_special_top(copy);
+	reuse_modes_drop_special_top(copy);
 	/* What the last proof found there is kept: nothing else. */
 	g.index = index;
 	/*
@@ -553,7 +553,7 @@ reuse_prepare(const struct reuse_copy *rc, const char *index, time_t since,
 	if (r == -1)
 		goto fail;
 	recent_paths(copy, others, since, recent);
-	if (reuse_clean_detach(&g, rc->head, rc->keep_ignored,
+	if (reuse_sync_clean_detach(&g, rc->head, rc->keep_ignored,
 	    st == 0 && dirs == 0) == -1)
 		goto fail;
 	*dst_gitdir = adm;
@@ -564,7 +564,7 @@ fail:
 }
 
 int
-reuse_index(const char *copy, const char *dst_gitdir, const char *from,
+reuse_sync_index(const char *copy, const char *dst_gitdir, const char *from,
     const char *head)
 {
 	const char *const	 merge[] = { "read-tree", "--reset", head, NULL };
@@ -583,7 +583,7 @@ reuse_index(const char *copy, const char *dst_gitdir, const char *from,
 	g.dir = copy;
 	g.gitdir = dst_gitdir;
 	g.worktree = copy;
-	ret = reuse_git(&g, merge, NULL, NULL);
+	ret = reuse_sync_git(&g, merge, NULL, NULL);
 out:
 	free(idx);
 	free(tmp);
@@ -610,7 +610,8 @@ index_record(const char *dst_gitdir, const char *key)
 }
 
 int
-reuse_index_same(const char *dst_gitdir, const char *record, const char *key)
+reuse_sync_index_same(const char *dst_gitdir, const char *record,
+    const char *key)
 {
 	struct buf	 b = BUF_INIT;
 	char		*want;
@@ -625,7 +626,8 @@ reuse_index_same(const char *dst_gitdir, const char *record, const char *key)
 }
 
 void
-reuse_index_note(const char *dst_gitdir, const char *record, const char *key)
+reuse_sync_index_note(const char *dst_gitdir, const char *record,
+    const char *key)
 {
 	char	*r;
 

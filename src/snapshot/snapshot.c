@@ -71,7 +71,7 @@ sr_free(struct snap_repo *sr)
 	strv_free(&sr->state_now);
 	strv_free(&sr->state_gone);
 	free(sr->tree_index);
-	reuse_marks_free(&sr->marks);
+	reuse_sync_marks_free(&sr->marks);
 	free(sr);
 }
 
@@ -802,9 +802,9 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	if (made == -1)
 		goto out;
 	/* Before the proof, which then looks at those files again. */
-	reuse_marks_restore(&s->marks);
+	reuse_sync_marks_restore(&s->marks);
 	for (i = 1; i < s->nrepos; i++)
-		reuse_marks_restore(&s->repos[i]->marks);
+		reuse_sync_marks_restore(&s->repos[i]->marks);
 	sig_test_stall("proof");
 	t = time_now_ms();
 	if (s->check && (sig_pending() || (s->source != NULL &&
@@ -850,7 +850,7 @@ snapshot_free(struct snapshot *s)
 		sr_free(s->repos[i]);
 	free(s->repos);
 	free(s->copy);
-	reuse_marks_free(&s->marks);
+	reuse_sync_marks_free(&s->marks);
 	strv_free(&s->left_out);
 	strv_free(&s->left_out_why);
 	strv_free(&s->links);

@@ -124,7 +124,7 @@ struct nested {
  *			copy, the same from one run to the next, fit for a
  *			file name (the caller frees it)
  *	snapshot_repo_rules_said(sr, &dropped)	how many rule files
- *			reuse_drop_rules() dropped from sr's copy, said
+ *			reuse_rules_drop() dropped from sr's copy, said
  */
 void	snapshot_repo_src_git(const struct snap_repo *, struct git *);
 void	snapshot_repo_dst_git(const struct snap_repo *, struct git *);

@@ -203,13 +203,13 @@ keep_own(struct snapshot *s, struct snap_repo *sr)
 
 	tree = s->source != NULL && s->source->kind != SOURCE_WORKTREE;
 	snapshot_repo_reuse_copy(s, sr, &rc);
-	r = reuse_drop_rules(&rc, tree ? NULL : sr->src, tree ?
+	r = reuse_rules_drop(&rc, tree ? NULL : sr->src, tree ?
 	    sr->tree_index : sr->index, &dropped);
 	snapshot_repo_rules_said(sr, &dropped);
 	strv_free(&dropped);
 	if (r == 0)
-		reuse_prefix(sr->src, sr->dst, &sr->state_gone, &none, NULL,
-		    &done);
+		reuse_look_prefix(sr->src, sr->dst, &sr->state_gone, &none,
+		    NULL, &done);
 	strv_free(&done);
 	return r;
 }
@@ -292,7 +292,7 @@ snapshot_parked_strays(struct snapshot *s, struct snap_repo *sr,
 		strv_push(&gone, p);
 	}
 	if (gone.n > 0)
-		reuse_prefix(sr->src, sr->dst, &gone, &none, NULL, &done);
+		reuse_look_prefix(sr->src, sr->dst, &gone, &none, NULL, &done);
 out:
 	strv_free(&had);
 	strv_free(&gone);

@@ -58,7 +58,7 @@ snapshot_reused_noted_begin(struct snapshot *s, struct snap_repo *sr,
 	strv_pushv(&sr->state_now, l->untracked.v);
 	strv_sort_uniq(&sr->state_now);
 	/* Not known, every ignored file goes (reuse_sync()). */
-	if (s->reused && reuse_state_read(s->rd->carry, name, &old) == -1)
+	if (s->reused && reuse_look_state_read(s->rd->carry, name, &old) == -1)
 		sr->state_unknown = 1;
 	for (i = 0; i < old.n; i++)
 		if (!strv_sorted_has(&sr->state_now, old.v[i]))
@@ -66,14 +66,14 @@ snapshot_reused_noted_begin(struct snapshot *s, struct snap_repo *sr,
 	/* Not known, nothing is noted before every ignored file is gone:
 	 * a run that ends first leaves it not known still. */
 	if (sr->state_unknown)
-		reuse_state_forget(s->rd->carry, name);
+		reuse_look_state_forget(s->rd->carry, name);
 	else if (sr->state_gone.n == 0 && old.n == sr->state_now.n)
 		/* The same paths: noted already, before and after. */
 		sr->state_noted = s->reused;
 	else {
 		strv_pushv(&old, sr->state_now.v);
 		strv_sort_uniq(&old);
-		(void)reuse_state_write(s->rd->carry, name, &old);
+		(void)reuse_look_state_write(s->rd->carry, name, &old);
 	}
 	strv_free(&old);
 	free(name);
@@ -101,7 +101,7 @@ snapshot_reused_noted_end(struct snapshot *s, struct snap_repo *sr)
 	}
 	strv_sort_uniq(&v);
 	name = noted_name(s, sr);
-	(void)reuse_state_write(s->rd->carry, name, &v);
+	(void)reuse_look_state_write(s->rd->carry, name, &v);
 	free(name);
 	strv_free(&v);
 }
@@ -114,7 +114,7 @@ noted_drop(struct snap_repo *sr, struct strv *done)
 {
 	struct strv	none = STRV_INIT;
 
-	reuse_prefix(sr->src, sr->dst, &sr->state_gone, &none, NULL, done);
+	reuse_look_prefix(sr->src, sr->dst, &sr->state_gone, &none, NULL, done);
 }
 
 /*
@@ -134,7 +134,7 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 	dg.idle = &s->idle;
 	record = xasprintf("%s/index.own", s->rd->carry);
 	key = mirror_key(mp, sr->head, sr->dst);
-	if (reuse_index_same(sr->dst_gitdir, record, key))
+	if (reuse_sync_index_same(sr->dst_gitdir, record, key))
 		ret = 0;
 	else if (proof_reused_copy_index(sr->proof) == NULL)
 		/* The proof could not keep the index it made (a rename
@@ -142,11 +142,12 @@ own_index(struct snapshot *s, struct snap_repo *sr,
 		warnx("the reused copy %s has no index to take", fs_vis(sr->dst));
 	else {
 		(void)unlink(record);
-		if (reuse_index(sr->dst, sr->dst_gitdir,
+		if (reuse_sync_index(sr->dst, sr->dst_gitdir,
 		    proof_reused_copy_index(sr->proof), sr->head) == 0 &&
 		    !sig_pending() && mirror_apply(&dg, mp) == 0) {
 			if (mkdir(s->rd->carry, 0700) == 0 || errno == EEXIST)
-				reuse_index_note(sr->dst_gitdir, record, key);
+				reuse_sync_index_note(sr->dst_gitdir, record,
+				    key);
 			ret = 0;
 		}
 	}
@@ -181,7 +182,7 @@ void
 snapshot_reused_stop(struct snapshot *s)
 {
 	if (s->prefixing)
-		reuse_prefix_free(&s->prefix);
+		reuse_look_prefix_free(&s->prefix);
 	s->prefixing = 0;
 	if (s->looking)
 		reuse_look_free(&s->look);
@@ -268,7 +269,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 		    &a->links, &sr->dst_gitdir);
 	} else {
 		snapshot_repo_reuse_copy(s, sr, &rc);
-		r = reuse_prepare(&rc, idx, proof_reused_time(sr->proof),
+		r = reuse_sync_prepare(&rc, idx, proof_reused_time(sr->proof),
 		    &sr->entries, &l->untracked, &a->again, &a->links,
 		    &sr->dst_gitdir);
 	}
@@ -289,7 +290,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 	if (a->looked && !s->incremental &&
 	    (src_changed = proof_look_source_paths(sr->proof)) != NULL &&
 	    (src_gone = proof_look_source_gone(sr->proof)) != NULL) {
-		reuse_prefix(sr->src, sr->dst, src_gone, src_changed,
+		reuse_look_prefix(sr->src, sr->dst, src_gone, src_changed,
 		    s->prefixing ? &s->prefix.paths : NULL, &a->prefixed);
 	} else if (s->incremental)
 		noted_drop(sr, &a->prefixed);
@@ -305,7 +306,7 @@ as_is_ready(struct snapshot *s, struct snap_repo *sr,
 
 /*
  * The copy proved as it stands, and put right where it differs
- * (reuse_fix()), what its index is to stage planned meanwhile: 1, it
+ * (reuse_look_fix()), what its index is to stage planned meanwhile: 1, it
  * holds the working state; else it is to be synced the whole way.
  */
 static int
@@ -338,7 +339,7 @@ as_is_prove(struct snapshot *s, struct snap_repo *sr,
 		r = -1;
 	if (r == 0 && !sig_pending()) {
 		sig_test_stall("fix");
-		r = reuse_fix(sr->src, sr->dst, &a->fix) == 0 ?
+		r = reuse_look_fix(sr->src, sr->dst, &a->fix) == 0 ?
 		    proof_reused(sr->proof, sr->dst_gitdir, &a->again) : -1;
 	}
 	return r;
@@ -360,7 +361,7 @@ as_is_finish(struct snapshot *s, struct snap_repo *sr,
 	size_t			 i;
 	int			 r;
 
-	/* Tracked files have the modes of their entries (reuse_prepare()),
+	/* Tracked files have the modes of their entries (reuse_sync_prepare()),
 	 * but those forge copied; the others, the source's. */
 	for (i = 0; i < a->fix.n; i++)
 		if (lsfiles_change_parse(a->fix.v[i], &c) == 0)
@@ -433,7 +434,7 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	a.looked = s->looking;
 	/* Nothing else touches the copy while that goes on. */
 	if (s->prefixing) {
-		reuse_prefix_wait(&s->prefix);
+		reuse_look_prefix_wait(&s->prefix);
 		strv_pushv(&a.prefixed, s->prefix.done.v);
 	}
 	/* An incremental copy whose own ignored files are not known from
@@ -520,7 +521,7 @@ snapshot_reused_list(struct snapshot *s, struct snap_repo *sr,
 	 * goes on (snapshot_reused_as_is()). */
 	if (s->looking && !s->incremental && s->source_look.ok) {
 		sig_test_stall("prefix");
-		reuse_prefix_start(&s->prefix, sr->src, sr->dst,
+		reuse_look_prefix_start(&s->prefix, sr->src, sr->dst,
 		    &s->source_look.stale);
 		s->prefixing = 1;
 	}
@@ -538,7 +539,7 @@ drop_rules(struct snapshot *s, struct snap_repo *sr, const char *src,
 	int			r;
 
 	snapshot_repo_reuse_copy(s, sr, &rc);
-	r = reuse_drop_rules(&rc, src, index, &dropped);
+	r = reuse_rules_drop(&rc, src, index, &dropped);
 	snapshot_repo_rules_said(sr, &dropped);
 	strv_free(&dropped);
 	return r;
@@ -659,7 +660,7 @@ staged_marks(struct snapshot *s, struct snap_repo *sr)
 		    p += strlen(p) + 1)
 			if (*p != '\0')
 				strv_push(&v, p);
-		reuse_marks_add(&s->marks, sr->dst, &v);
+		reuse_sync_marks_add(&s->marks, sr->dst, &v);
 	}
 	strv_free(&v);
 	buf_free(&out);

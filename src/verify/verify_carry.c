@@ -53,7 +53,7 @@ tree_plain(struct run *r, const char *commit, const char **why)
 	return ret;
 }
 
-/* The commit's tree as an index, for reuse_drop_rules() to know what
+/* The commit's tree as an index, for reuse_rules_drop() to know what
  * is tracked: into the run's scratch space. */
 static char *
 commit_index(struct run *r, const char *commit)
@@ -99,7 +99,7 @@ drop_rules(struct run *r, const char *commit)
 	rc.scratch = r->rd.scratch;
 	rc.head = commit;
 	rc.keep_ignored = 1;
-	ret = reuse_drop_rules(&rc, none, idx, &dropped);
+	ret = reuse_rules_drop(&rc, none, idx, &dropped);
 	if (dropped.n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "
 		    "file%s of its own that git reads as instructions "
@@ -185,7 +185,7 @@ move(struct run *r, const char **why)
 	if (sig_pending() || reconvert_copy(&conv, &dg, &sg,
 	    r->ctx->repo.common, 1, r->incremental ? &marks : NULL, why) != 1)
 		goto out;
-	reuse_marks_restore(&marks);
+	reuse_sync_marks_restore(&marks);
 	if (!r->check)
 		tree = NULL;
 	else if (sig_pending() || (tree = source_prove(&r->source, &dg, &r->rd,
@@ -200,7 +200,7 @@ move(struct run *r, const char **why)
 	(void)reconvert_note(&conv, r->snap.copy);
 	ret = 0;
 out:
-	reuse_marks_free(&marks);
+	reuse_sync_marks_free(&marks);
 	reconvert_free(&conv);
 	free(adm);
 	return ret;

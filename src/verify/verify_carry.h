@@ -10,7 +10,7 @@
  * which brings r->snap.copy to r->source.commit as a reused copy is
  * brought to HEAD (reuse.h's reuse_sync(): what git does not track
  * removed -- ignored files kept if r->incremental, but for those git
- * reads as instructions, reuse_drop_rules() -- and the commit's files
+ * reads as instructions, reuse_rules_drop() -- and the commit's files
  * written where they differ), checks that nothing git does not track is
  * left but what an incremental copy keeps, and proves the copy's tree
  * id the commit's (source.h's source_prove(), every file hashed again)

@@ -194,7 +194,7 @@ verify_copy_claim(struct run *r)
 		return;
 	}
 	want_of(r, &w);
-	if (reuse_claim(&r->rd, r->ctx->repo.common, &w, &r->claim) == 1) {
+	if (reuse_park_claim(&r->rd, r->ctx->repo.common, &w, &r->claim) == 1) {
 		r->reused = 1;
 		r->had_setup = xstrdup(r->claim.setup);
 	}
@@ -539,7 +539,7 @@ verify_copy_unclaim(struct run *r)
 	struct reuse_want	w;
 
 	want_of(r, &w);
-	return reuse_unclaim(&r->rd, &w, &r->claim);
+	return reuse_park_unclaim(&r->rd, &w, &r->claim);
 }
 
 /*

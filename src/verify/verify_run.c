@@ -365,7 +365,7 @@ verify_run_free(struct run *r)
 	if (r->have_rd)
 		rundir_free(&r->rd);
 	free(r->had_setup);
-	reuse_claimed_free(&r->claim);
+	reuse_park_claimed_free(&r->claim);
 	if (r->have_change)
 		change_free(&r->change);
 	free(r->range_setup);
