@@ -48,7 +48,7 @@ cmd_verify(int argc, char **argv)
 	struct run		 r;
 	int			 st;
 
-	if (verify_parse(argc, argv, &o) == -1)
+	if (verify_opts_parse(argc, argv, &o) == -1)
 		return EXIT_USAGE;
 	if (o.help) {
 		cmd_help(&cmd_verify_entry);

@@ -3,13 +3,13 @@
  * are the rows of verify_options[], in verify_opts.c.
  *
  *	struct verify_opts o;
- *	if (verify_parse(argc, argv, &o) == -1)
+ *	if (verify_opts_parse(argc, argv, &o) == -1)
  *		return EXIT_USAGE;	said why (an option it does not
  *					know: with the synopsis)
  *	if (o.help)
  *		... print the help ...
  *	... the settings read ...
- *	if (verify_conflicts(&o, isolated, contain) == -1)
+ *	if (verify_opts_conflicts(&o, isolated, contain) == -1)
  *		return EXIT_USAGE;	what the settings add, said why
  *
  * argv is the command's own (argv[0] is "verify").  The struct borrows
@@ -57,14 +57,14 @@ struct verify_opts {
 /* Its options, for its entry. */
 extern const struct cmd_opt	verify_options[];
 
-int	verify_parse(int, char **, struct verify_opts *);
+int	verify_opts_parse(int, char **, struct verify_opts *);
 /*
  * Can the options be done together, the copy isolated or not and
  * contained or not (1, 0, or -1: not known yet)?  -1, said why, if not.
- * verify_parse() asks with what the command line says; the run asks
+ * verify_opts_parse() asks with what the command line says; the run asks
  * again once the settings have said the rest.  Each conflict is found
  * as soon as it can be, with its one message.
  */
-int	verify_conflicts(const struct verify_opts *, int, int);
+int	verify_opts_conflicts(const struct verify_opts *, int, int);
 
 #endif /* CMD_VERIFY_H */

@@ -60,7 +60,7 @@ vparse(struct verify_opts *o, const char *const *args)
 	for (; *args != NULL; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
-	return verify_parse(argc, argv, o);
+	return verify_opts_parse(argc, argv, o);
 }
 
 #define V(...)	((const char *const []){ __VA_ARGS__, NULL })

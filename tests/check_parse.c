@@ -41,7 +41,7 @@ zjoin(struct buf *b, const char *const *recs)
 	return b->len;
 }
 
-/* verify_parse */
+/* verify_opts_parse */
 
 /* o->argv points into the vector parsed: it must outlive the call. */
 static int
@@ -54,7 +54,7 @@ vparse(struct verify_opts *o, const char *const *args)
 	for (; *args != NULL; args++)
 		argv[argc++] = (char *)*args;
 	argv[argc] = NULL;
-	return verify_parse(argc, argv, o);
+	return verify_opts_parse(argc, argv, o);
 }
 
 #define V(...)	((const char *const []){ __VA_ARGS__, NULL })
@@ -415,27 +415,27 @@ START_TEST(t_verify_conflicts)
 	struct verify_opts	o;
 
 	ck_assert_int_eq(vparse(&o, V("--keep")), 0);
-	ck_assert_int_eq(verify_conflicts(&o, 1, 0), 0);
-	ck_assert_int_eq(verify_conflicts(&o, 0, 0), -1);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 1, 0), 0);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 0, 0), -1);
 	ck_assert_int_eq(vparse(&o, V("--keep=never")), 0);
-	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 0, 0), 0);
 	ck_assert_int_eq(vparse(&o, V("--contain")), 0);
-	ck_assert_int_eq(verify_conflicts(&o, 1, 1), 0);
-	ck_assert_int_eq(verify_conflicts(&o, 0, 1), -1);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 1, 1), 0);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 0, 1), -1);
 	/* forge.contain, in place. */
 	ck_assert_int_eq(vparse(&o, V("true")), 0);
-	ck_assert_int_eq(verify_conflicts(&o, 0, 1), -1);
-	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 0, 1), -1);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 0, 0), 0);
 	/* --reuse makes it isolated: no conflict left for later; and so
 	 * does --no-reuse, whatever forge.isolated says. */
 	ck_assert_int_eq(vparse(&o, V("--reuse")), 0);
 	ck_assert_int_eq(o.isolated, 1);
 	ck_assert_int_eq(vparse(&o, V("--no-reuse")), 0);
 	ck_assert_int_eq(o.isolated, 1);
-	ck_assert_int_eq(verify_conflicts(&o, o.isolated, 0), 0);
+	ck_assert_int_eq(verify_opts_conflicts(&o, o.isolated, 0), 0);
 	/* The option is refused in place, not the rule: an audit's fresh
 	 * run in place reuses nothing either. */
-	ck_assert_int_eq(verify_conflicts(&o, 0, 0), 0);
+	ck_assert_int_eq(verify_opts_conflicts(&o, 0, 0), 0);
 }
 END_TEST
 

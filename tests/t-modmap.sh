@@ -366,9 +366,6 @@ cat >"$T/names.allow" <<'ALLOW'
 # src/README: fs_*.c and journal_reclaim.c keep the names they had
 fs_*.c			fs
 journal_reclaim.c	journal
-# Today's: a family's files, one module split by job as src/README has
-# it, kept the family's name.
-verify_opts.c		verify
 # Today's, named for what they hold or do: fs_*.c were split out of
 # fsutil.c with its names; struct git, and git run; the JSON reader's
 # values, struct jv; what frees a struct reclaim; the kernel's name; the

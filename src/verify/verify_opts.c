@@ -227,7 +227,7 @@ opt_jobs(void *opts, const char *arg)
 }
 
 int
-verify_conflicts(const struct verify_opts *o, int isolated, int contain)
+verify_opts_conflicts(const struct verify_opts *o, int isolated, int contain)
 {
 	if (o->clone == 1 && isolated == 0) {
 		warnx("--clone makes the isolated copy a clone: it makes no "
@@ -308,7 +308,7 @@ verify_conflicts(const struct verify_opts *o, int isolated, int contain)
 }
 
 int
-verify_parse(int argc, char **argv, struct verify_opts *o)
+verify_opts_parse(int argc, char **argv, struct verify_opts *o)
 {
 	int	n;
 
@@ -333,7 +333,7 @@ verify_parse(int argc, char **argv, struct verify_opts *o)
 	}
 	if (n < argc)
 		o->argv = argv + n;
-	if (verify_conflicts(o, o->isolated, o->contain) == -1)
+	if (verify_opts_conflicts(o, o->isolated, o->contain) == -1)
 		return -1;
 	/* The option, not the rule: an audit's fresh run in place reuses
 	 * nothing either (verify_audit.h). */

@@ -432,7 +432,7 @@ verify_run_begin(struct run *r, const struct verify_opts *o)
 		r->incremental = 0;
 	r->contain = o->contain != -1 ? o->contain : ctx->cfg.contain;
 	r->no_network = o->no_network;
-	if (verify_conflicts(o, r->isolated, r->contain) == -1)
+	if (verify_opts_conflicts(o, r->isolated, r->contain) == -1)
 		return EXIT_USAGE;
 	if (verify_steps_make(r, o) == -1)
 		return EXIT_USAGE;
