@@ -7,7 +7,7 @@
 
 #include "cleanup.h"
 #include "cmd.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "context.h"
 #include "forge.h"
 #include "rundir.h"

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "contain.h"
 #include "fsutil.h"
 #include "landlock.h"

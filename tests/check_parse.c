@@ -16,7 +16,7 @@
 #include "buf.h"
 #include "change.h"
 #include "cmd.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "color.h"
 #include "contain.h"
 #include "gitcmd.h"

@@ -133,14 +133,14 @@ shape() {
 # includes MAP FILE.c... FILE.h...: "file -> header" for each include of
 # a module's header that does not go down the map's floors (the .c
 # files come first).  A header is the module's whose functions it
-# declares (cmd_verify.h is verify_opts'), or else the module's it is
-# named after; one several modules share (proof.h) sits on the lowest
-# one's floor.  A file may include its own headers, its family's
-# (proof.c and proof_*.c: proof.h and the private proof_int.h) and
-# those of modules below it; a private header, only its family.  A
-# header's includes count as its modules' (a private one's, serving a
-# family on many floors, only for other families' private headers);
-# headers no module has (config.h, forge.h, <...>) are left out.
+# declares, or else the module's it is named after; one several modules
+# share (proof.h) sits on the lowest one's floor.  A file may include
+# its own headers, its family's (proof.c and proof_*.c: proof.h and the
+# private proof_int.h) and those of modules below it; a private header,
+# only its family.  A header's includes count as its modules' (a
+# private one's, serving a family on many floors, only for other
+# families' private headers); headers no module has (config.h, forge.h,
+# <...>) are left out.
 includes() {
 	_map=$1
 	shift
@@ -352,7 +352,7 @@ state.c -> settings.h
 # struct source and its kinds (10), the event's mode (9)
 verify_event.c -> source.h
 # struct verify_opts, verify_opts' (8), read by the steps (8)
-verify_steps.c -> cmd_verify.h
+verify_steps.c -> verify_opts.h
 KNOWN
 )
 is "no file includes a header up or sideways, but those known" \

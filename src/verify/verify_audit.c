@@ -10,7 +10,7 @@
 
 #include "buf.h"
 #include "capture.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "context.h"
 #include "fs_vis.h"
 #include "settings.h"

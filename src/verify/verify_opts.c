@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cmd.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "fs_vis.h"
 #include "repo.h"
 #include "settings.h"

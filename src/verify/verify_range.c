@@ -16,7 +16,7 @@
 
 #include "buf.h"
 #include "cleanup.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "color.h"
 #include "context.h"
 #include "forge.h"

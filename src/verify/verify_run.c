@@ -10,7 +10,7 @@
 
 #include "breaker.h"
 #include "change.h"
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "color.h"
 #include "contain.h"
 #include "context.h"

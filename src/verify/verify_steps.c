@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd_verify.h"
+#include "verify_opts.h"
 #include "contain.h"
 #include "forge.h"
 #include "fs_vis.h"

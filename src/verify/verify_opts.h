@@ -16,8 +16,8 @@
  * from argv: o.argv, o.change and o.rev point into it, and must not
  * outlive it.
  */
-#ifndef CMD_VERIFY_H
-#define CMD_VERIFY_H
+#ifndef VERIFY_OPTS_H
+#define VERIFY_OPTS_H
 
 #include "cmd.h"
 
@@ -67,4 +67,4 @@ int	verify_opts_parse(int, char **, struct verify_opts *);
  */
 int	verify_opts_conflicts(const struct verify_opts *, int, int);
 
-#endif /* CMD_VERIFY_H */
+#endif /* VERIFY_OPTS_H */
