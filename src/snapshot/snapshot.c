@@ -21,7 +21,6 @@
 #include "patch.h"
 #include "proof.h"
 #include "reconvert.h"
-#include "reusable.h"
 #include "reuse.h"
 #include "settings.h"
 #include "sig.h"
@@ -86,8 +85,8 @@ is_key(const char *p, size_t len, const char *k)
  * The settings of the source repository that change how its copy must
  * be made: core.fileMode, and (before git 2.36, which cannot copy one)
  * whether it is a sparse checkout; and those under which its copy is not
- * reused (reusable.h): core.symlinks, core.ignoreStat -- from git config
- * -z's records in text, or (text NULL) from git.
+ * reused (snapshot_repo_not_reusable()): core.symlinks, core.ignoreStat
+ * -- from git config -z's records in text, or (text NULL) from git.
  */
 static int
 sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
@@ -136,15 +135,6 @@ sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 	}
 	buf_free(&out);
 	return 0;
-}
-
-/* What of the settings sr_settings() read keeps a copy from reuse. */
-static int
-reusable_how(const struct snap_repo *sr)
-{
-	return (sr->sparse ? REUSABLE_SPARSE : 0) |
-	    (sr->nolinks ? REUSABLE_NOLINKS : 0) |
-	    (sr->ignorestat ? REUSABLE_IGNORESTAT : 0);
 }
 
 /* Move the background proofs on, between the steps of the copy, and
@@ -607,11 +597,11 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	 * there for a repository, each copy taken back after (one whose
 	 * files git may convert made afresh, and never parked). */
 	if (sr == s->repos[0]) {
-		s->not_reusable = reusable_why_not(&l, reusable_how(sr));
+		s->not_reusable = snapshot_repo_not_reusable(sr, &l);
 		s->reusable = s->not_reusable == NULL;
 	} else
-		sr->parkable = !s->clone && reusable_why_not(&l,
-		    reusable_how(sr)) == NULL;
+		sr->parkable = !s->clone &&
+		    snapshot_repo_not_reusable(sr, &l) == NULL;
 	if (s->reused && !s->reusable)
 		goto out;
 	snapshot_nested_find(s, sr, &l);
@@ -838,7 +828,7 @@ snapshot_why_not_parked(const struct repo *r)
 	sr.gitdir = r->gitdir;
 	if (sr_settings(&sr, 0, r->core) == -1)
 		return NULL;
-	return reusable_why_not(&none, reusable_how(&sr));
+	return snapshot_repo_not_reusable(&sr, &none);
 }
 
 void

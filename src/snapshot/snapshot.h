@@ -28,19 +28,20 @@
  * after that is as for a fresh copy, the proof included.  Where git
  * converts, each file that may not be what a checkout writes is checked
  * out again first (reconvert.h).  A sparse checkout, core.symlinks
- * false or core.ignoreStat (reusable.h), a conflict over a submodule, or
- * a copy git checks out a file of through a filter command, is never
- * reused: -1 with s.not_reusable set, and the caller
+ * false or core.ignoreStat (snapshot_int.h), a conflict over a
+ * submodule, or a copy git checks out a file of through a filter
+ * command, is never reused: -1 with s.not_reusable set, and the caller
  * builds a fresh copy -- the parked one left fit to be parked again as
- * it stands, once snapshot_parked_set_aside() set aside what of it was taken
- * back (nothing it did to it is more than a command may do to a copy).
+ * it stands, once snapshot_parked_set_aside() set aside what of it was
+ * taken back (nothing it did to it is more than a command may do to a
+ * copy).
  *
  * snapshot_why_not_parked(&repo) says, before any parked copy is
  * claimed, what keeps a copy -- of the working state, or of a tree,
  * which git writes by the same settings -- from being parked as far as
  * the repository's settings tell (a sparse checkout, core.symlinks false,
- * core.ignoreStat: reusable.h): a static string, or NULL; the rest only
- * the copy's listing tells.
+ * core.ignoreStat: snapshot_int.h): a static string, or NULL; the rest
+ * only the copy's listing tells.
  *
  * Unless SNAP_NOCHECK, the copy is then proved (proof.h): the tree id of
  * the source working state and that of the copy must be equal; s.tree is

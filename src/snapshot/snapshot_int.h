@@ -113,7 +113,7 @@ struct nested {
  *			name in it (base points into path); -1 if there is
  *			no such directory
  *	snapshot_repo_empty_nested(top, path)	a reused copy's directory
- *			at path (a submodule not initialized: reusable.h)
+ *			at path (a submodule not initialized: snapshot.h)
  *			made a fresh copy's: emptied, no symlink followed,
  *			no mount crossed, and made again as a checkout
  *			makes it.  -1 with a message
@@ -125,6 +125,24 @@ struct nested {
  *			file name (the caller frees it)
  *	snapshot_repo_rules_said(sr, &dropped)	how many rule files
  *			reuse_rules_drop() dropped from sr's copy, said
+ *	why = snapshot_repo_not_reusable(sr, l)	NULL if a copy of sr's
+ *			working tree, whose listing is l, can be parked and
+ *			reused (reuse.h); else why not, in a few words for
+ *			"forge: not reused: ..." (a static string).  Not:
+ *			a sparse checkout; core.symlinks false, under which
+ *			git writes a tracked link as a file and the files
+ *			of a parked copy made under true would stay links
+ *			(their stat data still matches the index), and
+ *			which git apply cannot retarget; core.ignoreStat,
+ *			under which git believes the copy's index and never
+ *			looks at a file the last run left otherwise; a
+ *			conflict over a submodule.  A submodule is no
+ *			reason, nor a nested repository: one not
+ *			initialized is an empty directory in a fresh copy
+ *			and in a reused one (snapshot.h), whatever a
+ *			command left in it; an initialized one's copy is
+ *			parked with the top copy and taken back, and asks
+ *			the same of its own working tree
  */
 void	snapshot_repo_src_git(const struct snap_repo *, struct git *);
 void	snapshot_repo_dst_git(const struct snap_repo *, struct git *);
@@ -138,6 +156,8 @@ int	snapshot_repo_empty_nested(const char *, const char *);
 int	snapshot_repo_empty_gitlinks(struct snap_repo *,
 	    const struct lsfiles *);
 char	*snapshot_repo_nested_name(const struct snap_repo *);
+const char *snapshot_repo_not_reusable(const struct snap_repo *,
+	    const struct lsfiles *);
 void	snapshot_repo_rules_said(const struct snap_repo *, const struct strv *);
 
 /*

@@ -182,3 +182,33 @@ snapshot_repo_rules_said(const struct snap_repo *sr, const struct strv *dropped)
 		    dropped->n, dropped->n == 1 ? "" : "s", fs_vis(sr->rel),
 		    fs_vis(dropped->v[0]), dropped->n > 1 ? ", ..." : "");
 }
+
+/* Is path in v? */
+static int
+listed(const struct strv *v, const char *path)
+{
+	size_t	i;
+
+	for (i = 0; i < v->n; i++)
+		if (strcmp(v->v[i], path) == 0)
+			return 1;
+	return 0;
+}
+
+const char *
+snapshot_repo_not_reusable(const struct snap_repo *sr,
+    const struct lsfiles *l)
+{
+	size_t	i;
+
+	if (sr->sparse)
+		return "a sparse checkout";
+	if (sr->nolinks)
+		return "core.symlinks is false";
+	if (sr->ignorestat)
+		return "core.ignoreStat is set";
+	for (i = 0; i < l->nested.n; i++)
+		if (listed(&l->unmerged, l->nested.v[i]))
+			return "a conflict over a submodule";
+	return NULL;
+}
