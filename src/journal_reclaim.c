@@ -88,6 +88,42 @@ read_adm(int admfd, const char *name, struct buf *b)
 #define REG_PROOF	"locked"
 
 /*
+ * The registration name (in the worktrees directory dfd) removed, its
+ * lock reason last.  Where the directory itself does not go once the
+ * reason has, the reason is written back: an empty directory would be
+ * left that nothing proves forge's, and no later try would take it.  0,
+ * or -1 with errno.
+ */
+static int
+remove_registration(int dfd, const char *name)
+{
+	struct buf	 lock = BUF_INIT;
+	struct stat	 st;
+	int		 afd, fd, r, e;
+
+	afd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (afd != -1)
+		read_adm(afd, REG_PROOF, &lock);
+	if ((r = fs_rmtree_last_at(dfd, name, REG_PROOF)) == -1) {
+		e = errno;
+		if (afd != -1 && lock.len > 0 &&
+		    fstatat(afd, REG_PROOF, &st, AT_SYMLINK_NOFOLLOW) == -1 &&
+		    errno == ENOENT && (fd = openat(afd, REG_PROOF, O_WRONLY |
+		    O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)) != -1) {
+			buf_addc(&lock, '\n');
+			(void)fs_write_all(fd, lock.data, lock.len);
+			close(fd);
+		}
+		errno = e;
+	}
+	if (afd != -1)
+		close(afd);
+	buf_free(&lock);
+	return r;
+}
+
+/*
  * Does this worktree registration belong to the run's copy under top?
  * The lock reason naming the run says so (forge adds every worktree
  * locked, with that reason).  So does a gitdir below top: with by_path
@@ -153,7 +189,7 @@ remove_registrations(const char *common, const char *top, const char *run,
 		if (afd == -1)
 			continue;
 		if (reg_is_ours(afd, top, run, by_path) && names(afd, only) &&
-		    !dry && fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
+		    !dry && remove_registration(dfd, de->d_name) == -1) {
 			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
 			    fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));
@@ -633,7 +669,7 @@ journal_orphans(const char *common, int flags, struct reclaim *rc)
 		if (!ours)
 			continue;
 		if (!(flags & JOURNAL_DRY_RUN) &&
-		    fs_rmtree_last_at(dfd, de->d_name, REG_PROOF) == -1) {
+		    remove_registration(dfd, de->d_name) == -1) {
 			strv_pushf(&rc->left, "cannot remove %s/worktrees/%s: "
 			    "%s", fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));

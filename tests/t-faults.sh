@@ -18,6 +18,10 @@ for mode in isolated staged contain; do
 	# which proves it forge's: gc removes the rest.
 	fault_aim "$mode" unlinkat EBUSY \
 	    "$(fault_at "$mode" unlinkat '"gitdir"')" '"gitdir"'
+	# One whose directory would not go once the lock reason had (the
+	# first unlinkat in .git/worktrees is its rmdir): the reason is
+	# written back, and gc removes it all.
+	fault_path "$mode" unlinkat EBUSY "$R/.git/worktrees"
 	if [ "$mode" = contain ]; then
 		# The tree's path that cannot be resolved as the step's
 		# mounts are planned: forge's failure, said (it was taken
