@@ -771,6 +771,7 @@ proof_finish(struct proof *p)
 		/* Not a word before the source's side is its own. */
 		proof_carry_drop(p->rd, p->id, "src");
 		free(a);
+		a = NULL;
 		free(p->src_carried);
 		p->src_carried = NULL;
 		free(p->src_tree);
