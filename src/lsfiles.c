@@ -33,20 +33,24 @@ lsfiles_free(struct lsfiles *l)
 	memset(l, 0, sizeof(*l));
 }
 
-int
-lsfiles_entry_parse(const char *entry, struct lsfiles_entry *e)
+/* The mode at the start of line, 1 to 6 octal digits and a space, into
+ * *mode: what follows, or NULL if it is not there. */
+static const char *
+mode_word(const char *line, unsigned *mode)
 {
-	const char	*p = entry;
-	unsigned	 mode = 0;
+	const char	*p = line;
 
-	/* The mode and oid hold no tab: the first one ends them, and a
-	 * path may hold more. */
-	for (; *p >= '0' && *p <= '7' && p - entry < 6; p++)
-		mode = mode << 3 | (unsigned)(*p - '0');
-	if (p == entry || *p != ' ')
-		return -1;
-	e->mode = mode;
-	e->oid = ++p;
+	for (*mode = 0; *p >= '0' && *p <= '7' && p - line < 6; p++)
+		*mode = *mode << 3 | (unsigned)(*p - '0');
+	return p == line || *p != ' ' ? NULL : p + 1;
+}
+
+/* "oid\tpath" at p into e (the oid holds no space nor tab, the path is
+ * all after the tab, not empty): 0, or -1. */
+static int
+oid_path(const char *p, struct lsfiles_entry *e)
+{
+	e->oid = p;
 	p += strcspn(p, " \t");
 	if (p == e->oid || *p != '\t' || p[1] == '\0')
 		return -1;
@@ -56,19 +60,27 @@ lsfiles_entry_parse(const char *entry, struct lsfiles_entry *e)
 }
 
 int
+lsfiles_entry_parse(const char *entry, struct lsfiles_entry *e)
+{
+	const char	*p;
+
+	/* The mode and oid hold no tab: the first one ends them, and a
+	 * path may hold more. */
+	if ((p = mode_word(entry, &e->mode)) == NULL)
+		return -1;
+	return oid_path(p, e);
+}
+
+int
 lsfiles_staged_parse(const char *line, struct lsfiles_entry *e, int *stage)
 {
-	const char	*p = line;
-	unsigned	 mode = 0;
+	const char	*p;
 
 	/* "mode oid stage\tpath": the oid ends at a space, the stage is
 	 * one digit. */
-	for (; *p >= '0' && *p <= '7' && p - line < 6; p++)
-		mode = mode << 3 | (unsigned)(*p - '0');
-	if (p == line || *p != ' ')
+	if ((p = mode_word(line, &e->mode)) == NULL)
 		return -1;
-	e->mode = mode;
-	e->oid = ++p;
+	e->oid = p;
 	p += strcspn(p, " \t");
 	if (p == e->oid || p[0] != ' ' || p[1] < '0' || p[1] > '3' ||
 	    p[2] != '\t' || p[3] == '\0')
@@ -82,29 +94,27 @@ lsfiles_staged_parse(const char *line, struct lsfiles_entry *e, int *stage)
 int
 lsfiles_tree_parse(const char *line, struct lsfiles_entry *e)
 {
-	const char	*p = line, *type, *want;
-	unsigned	 mode = 0;
+	const char	*type, *want;
 	size_t		 tlen;
 
 	/* "mode type oid\tpath", the type the mode's. */
-	for (; *p >= '0' && *p <= '7' && p - line < 6; p++)
-		mode = mode << 3 | (unsigned)(*p - '0');
-	if (p == line || *p != ' ')
+	if ((type = mode_word(line, &e->mode)) == NULL)
 		return -1;
-	type = ++p;
 	tlen = strcspn(type, " \t");
-	want = mode == 040000 ? "tree" : mode == 0160000 ? "commit" : "blob";
+	want = e->mode == 040000 ? "tree" : e->mode == 0160000 ? "commit" :
+	    "blob";
 	if (type[tlen] != ' ' || tlen != strlen(want) ||
 	    strncmp(type, want, tlen) != 0)
 		return -1;
-	e->mode = mode;
-	e->oid = p = type + tlen + 1;
-	p += strcspn(p, " \t");
-	if (p == e->oid || *p != '\t' || p[1] == '\0')
-		return -1;
-	e->oidlen = (size_t)(p - e->oid);
-	e->path = p + 1;
-	return 0;
+	return oid_path(type + tlen + 1, e);
+}
+
+/* Push e onto v as "mode oid\tpath", the mode in six digits. */
+static void
+push_entry(struct strv *v, const struct lsfiles_entry *e)
+{
+	strv_pushf(v, "%06o %.*s\t%s", e->mode, (int)e->oidlen, e->oid,
+	    e->path);
 }
 
 /* Six octal digits at p into *mode; -1 if they are not. */
@@ -405,8 +415,7 @@ lsfiles_index(const struct git *g, struct strv *links, struct strv *others,
 			continue;
 		v = e.mode == 0160000 ? links : others;
 		if (v != NULL)
-			strv_pushf(v, "%06o %.*s\t%s", e.mode, (int)e.oidlen,
-			    e.oid, e.path);
+			push_entry(v, &e);
 	}
 	buf_free(&out);
 	return 0;
@@ -439,8 +448,7 @@ ls_tree(const struct git *g, const char *tree, int trees, struct strv *links,
 			continue;
 		v = e.mode == 0160000 ? links : others;
 		if (v != NULL)
-			strv_pushf(v, "%06o %.*s\t%s", e.mode, (int)e.oidlen,
-			    e.oid, e.path);
+			push_entry(v, &e);
 	}
 	buf_free(&out);
 	return 0;
@@ -475,8 +483,7 @@ lsfiles_at(const struct git *g, const char *tree, const char *path,
 	    p += strlen(p) + 1)
 		if ((tree != NULL ? lsfiles_tree_parse(p, &e) :
 		    lsfiles_staged_parse(p, &e, &stage)) == 0 && stage == 0)
-			strv_pushf(entries, "%06o %.*s\t%s", e.mode,
-			    (int)e.oidlen, e.oid, e.path);
+			push_entry(entries, &e);
 	buf_free(&out);
 	return 0;
 }
