@@ -329,6 +329,20 @@ fail:
 	return -1;
 }
 
+char *
+fs_path_absolute(const char *p)
+{
+	char	*cwd, *r;
+
+	if (*p == '/')
+		return xstrdup(p);
+	if ((cwd = getcwd(NULL, 0)) == NULL)
+		return xstrdup(p);
+	r = xasprintf("%s/%s", cwd, p);
+	free(cwd);
+	return r;
+}
+
 int
 fs_path_in(const char *path, const char *dir)
 {

@@ -87,6 +87,8 @@ int	fs_read_file(const char *, struct buf *, size_t);
 /* Is path dir itself or below it ("/" holds everything; a readlink's
  * " (deleted)" suffix allowed)?  By the text alone. */
 int	fs_path_in(const char *, const char *);
+/* A path made absolute against the current directory; caller frees. */
+char	*fs_path_absolute(const char *);
 /* The final component of a path, and the rest. */
 const char *fs_basename(const char *);
 /* The DT_ type of an entry readdir() gave from d, looked up where the

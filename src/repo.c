@@ -12,22 +12,9 @@
 
 #include "buf.h"
 #include "fs_vis.h"
+#include "fsutil.h"
 #include "repo.h"
 #include "xmalloc.h"
-
-char *
-repo_path_absolute(const char *p)
-{
-	char	*cwd, *r;
-
-	if (*p == '/')
-		return xstrdup(p);
-	if ((cwd = getcwd(NULL, 0)) == NULL)
-		return xstrdup(p);
-	r = xasprintf("%s/%s", cwd, p);
-	free(cwd);
-	return r;
-}
 
 void
 repo_git(const struct repo *r, struct git *g)
@@ -188,7 +175,7 @@ absolute_in(const char *dir, const char *p)
 	else if (dir != NULL)
 		joined = xasprintf("%s/%s", dir, p);
 	else
-		joined = repo_path_absolute(p);
+		joined = fs_path_absolute(p);
 	if ((real = realpath(joined, NULL)) == NULL)
 		return joined;
 	free(joined);

@@ -37,8 +37,6 @@ void	repo_close(struct repo *);
 void	repo_git(const struct repo *, struct git *);
 /* The index file the working state is described by. */
 char	*repo_index_path(const struct repo *);
-/* Make a path absolute against the current directory; caller frees. */
-char	*repo_path_absolute(const char *);
 /* The repository whose top level is dir (a nested one): its absolute
  * git dir, common dir and HEAD commit, which the caller frees; -1 if dir
  * is no repository's top, or has no commit checked out. */

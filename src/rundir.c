@@ -16,8 +16,8 @@
 #include "fs_copy.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
+#include "fsutil.h"
 #include "journal_reclaim.h"
-#include "repo.h"
 #include "rundir.h"
 #include "sig.h"
 #include "xmalloc.h"
@@ -37,7 +37,7 @@ rundir_tmpdir(void)
 
 	if (t == NULL || *t == '\0')
 		t = "/tmp";
-	d = repo_path_absolute(t);
+	d = fs_path_absolute(t);
 	if ((real = realpath(d, NULL)) != NULL) {
 		free(d);
 		d = real;

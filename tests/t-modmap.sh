@@ -339,11 +339,6 @@ known_includes=$(sed 's/[ 	]*#.*//; /^$/d' <<'KNOWN' | sort
 # struct run and verify_run_*(): the command drives the verify family's
 # run through its private header
 cmd_verify.c -> verify_int.h
-# struct rundir (7), which proof_carry (7) takes too
-proof.h -> rundir.h
-# struct rundir (7), for reuse_park's calls, in a header reuse_modes (7)
-# shares
-reuse.h -> rundir.h
 # struct source and its kinds (10), asked of a copy (10)
 snapshot_parked.c -> source.h
 snapshot_state.c -> source.h
