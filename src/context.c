@@ -27,7 +27,8 @@ context_open(struct context *ctx, int flags)
 int
 context_open_at(struct context *ctx, int flags, const char *from)
 {
-	int	 r;
+	struct state_limits	 lim;
+	int			 r;
 
 	memset(ctx, 0, sizeof(*ctx));
 	settings_init(&ctx->cfg);
@@ -47,7 +48,9 @@ context_open_at(struct context *ctx, int flags, const char *from)
 	if (r != 0)
 		return r == -1 ? EXIT_USAGE : EXIT_FORGE;
 	ctx->repo.core = &ctx->cfg.core;
-	if (state_open(&ctx->state, ctx->repo.common, &ctx->cfg) == -1)
+	lim.threshold = ctx->cfg.threshold;
+	lim.max_size = ctx->cfg.timeline_max;
+	if (state_open(&ctx->state, ctx->repo.common, &lim) == -1)
 		return EXIT_FORGE;
 	if (!(flags & CTX_NORECLAIM))
 		reclaim(ctx);

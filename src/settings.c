@@ -20,6 +20,7 @@
 #include "lsfiles.h"
 #include "repo.h"
 #include "settings.h"
+#include "state.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 

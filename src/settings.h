@@ -54,8 +54,6 @@
 
 struct repo;
 
-#define DEFAULT_THRESHOLD	3
-#define DEFAULT_TIMELINE_MAX	(10LL << 20)
 /* forge.logSize and forge.logTotal: each run's output kept, and all. */
 #define DEFAULT_LOG_SIZE	(2LL << 20)
 #define DEFAULT_LOG_TOTAL	(64LL << 20)

@@ -17,7 +17,6 @@
 #include "event.h"
 #include "forgedir.h"
 #include "fsutil.h"
-#include "settings.h"
 #include "sig.h"
 #include "state.h"
 #include "tail.h"
@@ -25,7 +24,7 @@
 #include "xmalloc.h"
 
 int
-state_open(struct state *st, const char *common, const struct settings *c)
+state_open(struct state *st, const char *common, const struct state_limits *c)
 {
 	memset(st, 0, sizeof(*st));
 	st->lockfd = -1;
@@ -34,7 +33,7 @@ state_open(struct state *st, const char *common, const struct settings *c)
 	st->timeline = forgedir_timeline(common);
 	st->breaker = forgedir_breaker(common);
 	st->threshold = c != NULL ? c->threshold : DEFAULT_THRESHOLD;
-	st->max_size = c != NULL ? c->timeline_max : DEFAULT_TIMELINE_MAX;
+	st->max_size = c != NULL ? c->max_size : DEFAULT_TIMELINE_MAX;
 	if (fs_mkdirs(st->dir, 0777) == -1) {
 		warn("cannot create %s", fs_vis(st->dir));
 		return -1;

@@ -11,7 +11,8 @@
  * modules that keep their own files beside these.)
  *
  *	struct state st;
- *	if (state_open(&st, common, &cfg) == -1) ...	message printed
+ *	if (state_open(&st, common, &lim) == -1) ...	message printed;
+ *						lim NULL: the defaults
  *
  * Every change is one transaction: the lock, the breaker as it stands,
  * then the events and the new breaker.  The timeline is the truth and
@@ -62,7 +63,14 @@
 #include "buf.h"
 #include "json.h"
 
-struct settings;
+/* forge.breakerThreshold and forge.timelineMaxSize, as settings.c
+ * reads them, and what they are where not set. */
+struct state_limits {
+	int		 threshold;	/* 0: no breaker */
+	long long	 max_size;
+};
+#define DEFAULT_THRESHOLD	3
+#define DEFAULT_TIMELINE_MAX	(10LL << 20)
 
 struct state {
 	char		*common;	/* the common git dir */
@@ -83,7 +91,7 @@ struct state_txn {
 	int		on_disk;	/* private: and so it is on disk */
 };
 
-int	state_open(struct state *, const char *, const struct settings *);
+int	state_open(struct state *, const char *, const struct state_limits *);
 void	state_close(struct state *);
 int	state_begin(struct state *, struct state_txn *);
 int	state_commit(struct state *, struct state_txn *, const struct buf *);

@@ -24,7 +24,6 @@
 #include "event.h"
 #include "json.h"
 #include "report.h"
-#include "settings.h"
 #include "sig.h"
 #include "spawn.h"
 #include "state.h"
@@ -492,7 +491,7 @@ append_text(struct state *st, const char *text)
 
 START_TEST(t_state_open)
 {
-	struct settings	 c;
+	struct state_limits c = { DEFAULT_THRESHOLD, DEFAULT_TIMELINE_MAX };
 	struct state	 st;
 	struct stat	 sb;
 	char		*common, *p;
@@ -510,15 +509,13 @@ START_TEST(t_state_open)
 	free(p);
 	state_close(&st);
 	ck_assert_int_eq(st.lockfd, -1);
-	/* Settings carry over; opening again is fine. */
-	settings_init(&c);
+	/* The limits carry over; opening again is fine. */
 	c.threshold = 7;
-	c.timeline_max = 4096;
+	c.max_size = 4096;
 	ck_assert_int_eq(state_open(&st, common, &c), 0);
 	ck_assert_int_eq(st.threshold, 7);
 	ck_assert_int_eq(st.max_size, 4096);
 	state_close(&st);
-	settings_free(&c);
 	/* Where no directory can be made: a message and -1. */
 	p = state_path(common, "timeline.jsonl");
 	unitfs_write(p, "", 0644);
@@ -591,7 +588,7 @@ END_TEST
 
 START_TEST(t_state_rotation)
 {
-	struct settings	 c;
+	struct state_limits c = { DEFAULT_THRESHOLD, DEFAULT_TIMELINE_MAX };
 	struct state	 st;
 	struct seen	 s;
 	struct stat	 sb;
@@ -600,8 +597,7 @@ START_TEST(t_state_rotation)
 	int		 i;
 
 	common = unitfs_dir("common");
-	settings_init(&c);
-	c.timeline_max = 4096;
+	c.max_size = 4096;
 	ck_assert_int_eq(state_open(&st, common, &c), 0);
 	cur = state_path(common, "timeline.jsonl");
 	old = state_path(common, "timeline.jsonl.1");
@@ -640,7 +636,6 @@ START_TEST(t_state_rotation)
 	ck_assert_int_eq(s.ids[0], 5);
 	ck_assert_int_eq(s.ids[4], 9);
 	state_close(&st);
-	settings_free(&c);
 	free(cur);
 	free(old);
 	free(common);
@@ -650,15 +645,14 @@ END_TEST
 /* One event bigger than the limit still goes in, alone. */
 START_TEST(t_state_rotation_big_event)
 {
-	struct settings	 c;
+	struct state_limits c = { DEFAULT_THRESHOLD, DEFAULT_TIMELINE_MAX };
 	struct state	 st;
 	struct seen	 s;
 	struct buf	 b = BUF_INIT;
 	char		*common;
 
 	common = unitfs_dir("common");
-	settings_init(&c);
-	c.timeline_max = 4096;
+	c.max_size = 4096;
 	ck_assert_int_eq(state_open(&st, common, &c), 0);
 	append_text(&st, "{\"id\":1}\n");
 	buf_adds(&b, "{\"id\":2,\"pad\":\"");
@@ -672,7 +666,6 @@ START_TEST(t_state_rotation_big_event)
 	ck_assert_int_eq(s.ids[1], 2);
 	buf_free(&b);
 	state_close(&st);
-	settings_free(&c);
 	free(common);
 }
 END_TEST
@@ -823,15 +816,14 @@ END_TEST
 /* The rebuilding reads the rotated file too. */
 START_TEST(t_state_breaker_rebuilt_rotated)
 {
-	struct settings	 c;
+	struct state_limits c = { DEFAULT_THRESHOLD, DEFAULT_TIMELINE_MAX };
 	struct state	 st;
 	struct breaker	 b;
 	char		*common, *p;
 
 	common = unitfs_dir("common");
 	p = NULL;
-	settings_init(&c);
-	c.timeline_max = 4096;
+	c.max_size = 4096;
 	ck_assert_int_eq(state_open(&st, common, &c), 0);
 	p = state_path(common, "timeline.jsonl.1");
 	unitfs_write(p, VFAIL("1") VFAIL("2"), 0644);
@@ -842,7 +834,6 @@ START_TEST(t_state_breaker_rebuilt_rotated)
 	breaker_free(&b);
 	free(p);
 	state_close(&st);
-	settings_free(&c);
 	free(common);
 }
 END_TEST

@@ -342,8 +342,6 @@ cmd_verify.c -> verify_int.h
 # struct source and its kinds (10), asked of a copy (10)
 snapshot_parked.c -> source.h
 snapshot_state.c -> source.h
-# struct settings and its defaults (7), read by the timeline (4)
-state.c -> settings.h
 # struct source and its kinds (10), the event's mode (9)
 verify_event.c -> source.h
 # struct verify_opts, verify_opts' (8), read by the steps (8)
