@@ -18,7 +18,6 @@
 #include "gitcmd.h"
 #include "hash.h"
 #include "lsfiles.h"
-#include "proof.h"
 #include "repo.h"
 #include "rundir.h"
 #include "source.h"
@@ -516,7 +515,10 @@ prove_tree(const char *want, const char *what, const struct git *dst,
 	idx = xasprintf("%s/index", dst->gitdir);
 	q.git = dst;
 	q.index = idx;
-	proof_scratch(&q, rd);
+	q.scratch = rd->scratch;
+	q.objdir = rd->objects;
+	q.blobdir = rd->blobs;
+	q.lastdir = rd->blobs_last;
 	q.alternates = objects;
 	q.edits = &edits;
 	q.force = !own_ignored;

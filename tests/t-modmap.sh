@@ -339,11 +339,6 @@ known_includes=$(sed 's/[ 	]*#.*//; /^$/d' <<'KNOWN' | sort
 # struct run and verify_run_*(): the command drives the verify family's
 # run through its private header
 cmd_verify.c -> verify_int.h
-# struct source and its kinds (10), asked of a copy (10)
-snapshot_parked.c -> source.h
-snapshot_state.c -> source.h
-# struct source and its kinds (10), the event's mode (9)
-verify_event.c -> source.h
 # struct verify_opts, verify_opts' (8), read by the steps (8)
 verify_steps.c -> verify_opts.h
 KNOWN
