@@ -339,8 +339,6 @@ known_includes=$(sed 's/[ 	]*#.*//; /^$/d' <<'KNOWN' | sort
 # struct run and verify_run_*(): the command drives the verify family's
 # run through its private header
 cmd_verify.c -> verify_int.h
-# struct verify_opts, verify_opts' (8), read by the steps (8)
-verify_steps.c -> verify_opts.h
 KNOWN
 )
 is "no file includes a header up or sideways, but those known" \
