@@ -6,7 +6,7 @@
  * the next), verify_range.c (a range's commits in turn) and
  * verify_event.c (what the timeline records of it).
  *
- * cmd_verify() owns the one struct run there is, and everything it
+ * verify_one() owns the one struct run there is, and everything it
  * points to: its strings, its steps, its copy (snap, if have_snap), its
  * run directory (rd, if have_rd), freed by verify_run_free().  ctx is the
  * command's context, borrowed.  A range (verify_range()) has one struct
@@ -185,7 +185,7 @@ int	verify_cache_replay(struct run *);
 void	verify_cache_forget(struct run *);
 
 /*
- * The flow (verify_run.c), for one run (cmd_verify.c) or each commit of a
+ * The flow (verify_run.c), for one run (verify_one.c) or each commit of a
  * range (verify_range.c): 0 or an exit status; verify_run_prepare() 1 for
  * a cached PASS (then verify_run_replay(), or, where an audit found it
  * wrong, verify_run_release() and on to verify_run_end()), -1 with the

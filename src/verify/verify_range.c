@@ -146,7 +146,7 @@ cache_wrong(struct run *r, const struct verify_opts *o)
 
 /* One commit verified, as --rev does, into its row. */
 static void
-verify_one(struct range *rg, size_t i, struct run *r,
+verify_commit(struct range *rg, size_t i, struct run *r,
     const struct verify_opts *o)
 {
 	struct row	*c = &rg->v[i];
@@ -208,7 +208,7 @@ in_order(struct range *rg, struct run *r, const struct verify_opts *o)
 	size_t	i;
 
 	for (i = 0; i < rg->n && !rg->stopped; i++) {
-		verify_one(rg, i, r, o);
+		verify_commit(rg, i, r, o);
 		if (rg->v[i].verdict != VERDICT_PASS && !o->keep_going)
 			break;
 	}
@@ -227,7 +227,7 @@ bisect(struct range *rg, struct run *r, const struct verify_opts *o)
 
 	while (lo < hi && !rg->stopped) {
 		m = lo + (hi - lo) / 2;
-		verify_one(rg, m, r, o);
+		verify_commit(rg, m, r, o);
 		if (rg->v[m].verdict == VERDICT_PASS)
 			lo = m + 1;
 		else
@@ -340,7 +340,7 @@ job_one(struct range *rg, size_t i, struct run *r,
 		(void)dup2(fd[0], STDOUT_FILENO);
 	if (fd[1] != -1)
 		(void)dup2(fd[1], STDERR_FILENO);
-	verify_one(rg, i, r, o);
+	verify_commit(rg, i, r, o);
 	fflush(NULL);
 	(void)dup2(j->out, STDOUT_FILENO);
 	(void)dup2(j->err, STDERR_FILENO);

@@ -18,7 +18,7 @@
  *				64 if the range holds no commit
  *
  * It opens and closes the command's context itself, and may die of the
- * signal that interrupted it, as cmd_verify() does.
+ * signal that interrupted it, as verify_one() does.
  */
 #ifndef VERIFY_RANGE_H
 #define VERIFY_RANGE_H
