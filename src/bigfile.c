@@ -14,7 +14,7 @@
 #include "bigfile.h"
 #include "buf.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "lsfiles.h"
 #include "patch.h"
 #include "pathcopy.h"

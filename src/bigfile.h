@@ -68,7 +68,7 @@
 #ifndef BIGFILE_H
 #define BIGFILE_H
 
-#include "gitcmd.h"
+#include "git.h"
 #include "strv.h"
 
 #define BIGFILE_EVERY		(-1LL)	/* a threshold: see above */

@@ -10,7 +10,7 @@
 #include "cache.h"
 #include "forgedir.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "hash.h"
 #include "json.h"
 #include "state.h"

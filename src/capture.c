@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "capture.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "pathmap.h"
 #include "runlog.h"
 #include "sig.h"

@@ -11,7 +11,7 @@
 #include "change.h"
 #include "event.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "repo.h"
 #include "rundir.h"

@@ -16,7 +16,7 @@
 #include "forgedir.h"
 #include "fs_copy.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "json.h"
 #include "runlog.h"
 #include "state.h"

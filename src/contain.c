@@ -29,7 +29,7 @@
 #include "contain.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "landlock.h"
 #include "xmalloc.h"
 

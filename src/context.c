@@ -11,7 +11,7 @@
 #include "event.h"
 #include "forge.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "journal.h"
 #include "journal_reclaim.h"
 #include "timeutil.h"

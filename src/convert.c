@@ -12,8 +12,8 @@
 
 #include "buf.h"
 #include "convert.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "hash.h"
 #include "settings.h"
 #include "strv.h"

@@ -15,7 +15,7 @@
 #include "buf.h"
 #include "escape.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -19,7 +19,7 @@
 
 #include "fs_copy.h"
 #include "fs_remove.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "xmalloc.h"
 
 /* Copy len bytes at off in in, to off + shift in out; *got says how

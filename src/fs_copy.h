@@ -1,5 +1,5 @@
 /*
- * Copies of files and symlinks, fd-relative as fsutil.h's walks are.
+ * Copies of files and symlinks, fd-relative as fs.h's walks are.
  * Every fd made is O_CLOEXEC; functions return -1 with errno set, and
  * none prints or exits.
  */

@@ -16,7 +16,7 @@
 
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "strv.h"
 #include "xmalloc.h"
 

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "gitindex.h"
 #include "hash.h"
 #include "strv.h"

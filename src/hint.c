@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "buf.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "hint.h"
 #include "repo.h"
 #include "strv.h"

@@ -13,7 +13,7 @@
 #include "buf.h"
 #include "convert.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "hash.h"
 #include "inputs.h"
 #include "repo.h"

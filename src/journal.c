@@ -21,7 +21,7 @@
 #include "buf.h"
 #include "forgedir.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "journal.h"
 #include "json.h"
 #include "proc.h"

@@ -101,7 +101,7 @@
 
 #include <stddef.h>
 
-#include "gitcmd.h"
+#include "git.h"
 #include "strv.h"
 
 struct lsfiles {

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "mirror.h"
 #include "strv.h"

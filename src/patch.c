@@ -12,7 +12,7 @@
 
 #include "buf.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "patch.h"
 #include "sig.h"
 #include "spawn.h"

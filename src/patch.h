@@ -20,7 +20,7 @@
  *			those
  *	patch_start(&job, &src, head, &paths, out, err)
  *			the diff alone, in the background, into the file
- *			out (gitcmd.h's git_start())
+ *			out (git.h's git_start())
  *	patch_replay_file(&src, &dst, head, &paths, out)
  *			once that job ended well: git apply < out, and if
  *			it refuses, the deletions and the rest as above;

@@ -10,7 +10,7 @@
 
 #include "fs_copy.h"
 #include "fs_remove.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "pathcopy.h"
 #include "xmalloc.h"
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "proc.h"
 #include "timeutil.h"
 

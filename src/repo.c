@@ -12,7 +12,7 @@
 
 #include "buf.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "repo.h"
 #include "xmalloc.h"
 

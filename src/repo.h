@@ -15,7 +15,7 @@
 #ifndef REPO_H
 #define REPO_H
 
-#include "gitcmd.h"
+#include "git.h"
 
 struct repo {
 	char	*top;		/* absolute top level of the working tree */

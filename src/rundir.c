@@ -16,7 +16,7 @@
 #include "fs_copy.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "journal_reclaim.h"
 #include "rundir.h"
 #include "sig.h"

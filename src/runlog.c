@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "journal.h"
 #include "runlog.h"
 #include "sig.h"

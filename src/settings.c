@@ -16,7 +16,7 @@
 #include "contain.h"
 #include "forge.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "repo.h"
 #include "settings.h"

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "fs_vis.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "hash.h"
 #include "lsfiles.h"
 #include "setupin.h"

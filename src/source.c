@@ -15,7 +15,7 @@
 #include "buf.h"
 #include "convert.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "hash.h"
 #include "lsfiles.h"
 #include "repo.h"
@@ -159,7 +159,7 @@ hash_strv(struct hash *h, const char *tag, const struct strv *v)
 
 /*
  * The permission bits of each of paths (below top, no symlink followed)
- * as a copy takes them (fsutil.h's fs_copy_entry()), into h after a
+ * as a copy takes them (fs.h's fs_copy_entry()), into h after a
  * tag: what a file's mode is in the copy, where git does not give it
  * one.  A path that is no regular file (a symlink, gone) has none.
  */

@@ -16,7 +16,7 @@
 #include "fs_vis.h"
 #include "event.h"
 #include "forgedir.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "sig.h"
 #include "state.h"
 #include "tail.h"

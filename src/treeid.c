@@ -16,7 +16,7 @@
 #include "buf.h"
 #include "fs_copy.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "hash.h"
 #include "sig.h"
 #include "treeid.h"

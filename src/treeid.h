@@ -117,7 +117,7 @@
 #ifndef TREEID_H
 #define TREEID_H
 
-#include "gitcmd.h"
+#include "git.h"
 #include "gitindex.h"
 #include "strv.h"
 

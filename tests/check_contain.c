@@ -23,7 +23,7 @@
 #include "buf.h"
 #include "verify_opts.h"
 #include "contain.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "landlock.h"
 #include "settings.h"
 #include "spawn.h"

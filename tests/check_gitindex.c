@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "gitindex.h"
 #include "strv.h"
 #include "unitfs.h"

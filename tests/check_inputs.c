@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "gitcmd.h"
+#include "git.h"
 #include "inputs.h"
 #include "repo.h"
 #include "strv.h"

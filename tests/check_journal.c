@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "journal.h"
 #include "journal_reclaim.h"
 #include "json.h"

@@ -19,7 +19,7 @@
 #include "verify_opts.h"
 #include "color.h"
 #include "contain.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "json.h"
 #include "settings.h"
 #include "lsfiles.h"
@@ -1609,7 +1609,7 @@ START_TEST(t_change_json)
 }
 END_TEST
 
-/* gitcmd.c */
+/* git.c */
 
 START_TEST(t_git_version)
 {

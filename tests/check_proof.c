@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "fs_copy.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "proof.h"
 #include "proof_int.h"

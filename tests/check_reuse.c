@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "registration.h"
 #include "reuse.h"
 #include "reuse_int.h"

@@ -16,8 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "strv.h"
 #include "treeid.h"
 #include "unitfs.h"

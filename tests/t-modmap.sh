@@ -344,12 +344,10 @@ cat >"$T/names.allow" <<'ALLOW'
 fs_*.c			fs
 journal_reclaim.c	journal
 # Today's, named for what they hold or do: fs_*.c were split out of
-# fsutil.c with its names; struct git, and git run; the JSON reader's
+# fs.c with its names; struct git, and git run; the JSON reader's
 # values, struct jv; what frees a struct reclaim; the kernel's name; the
 # timeline's events, shown and parsed; what each parses or prints; the
 # x*() of every C program.
-fsutil.c		fs
-gitcmd.c		git
 json.c			jv
 journal_reclaim.c	reclaim_free
 proc.c			boot_id

@@ -24,14 +24,14 @@ tests_check_util_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_util_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_util_LDADD = $(TEST_LIBS_COMMON)
 
-UNIT_TESTS_LIST += tests/check_fsutil
-tests_check_fsutil_SOURCES = tests/check_fsutil.c $(UNITFS)
-tests_check_fsutil_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
-tests_check_fsutil_CFLAGS = $(TEST_CFLAGS_COMMON)
-tests_check_fsutil_LDADD = $(TEST_LIBS_COMMON)
+UNIT_TESTS_LIST += tests/check_fs
+tests_check_fs_SOURCES = tests/check_fs.c $(UNITFS)
+tests_check_fs_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_fs_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_fs_LDADD = $(TEST_LIBS_COMMON)
 # Its own fdopendir(3) in the way of the removal's: a directory that
 # cannot be read, a tree moved as the removal is in it.
-tests_check_fsutil_LDFLAGS = -Wl,--wrap=fdopendir
+tests_check_fs_LDFLAGS = -Wl,--wrap=fdopendir
 
 UNIT_TESTS_LIST += tests/check_forgedir
 tests_check_forgedir_SOURCES = tests/check_forgedir.c $(UNITFS)
@@ -63,11 +63,11 @@ tests_check_parse_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
 tests_check_parse_CFLAGS = $(TEST_CFLAGS_COMMON)
 tests_check_parse_LDADD = $(TEST_LIBS_COMMON)
 
-UNIT_TESTS_LIST += tests/check_gitcmd
-tests_check_gitcmd_SOURCES = tests/check_gitcmd.c $(UNITFS)
-tests_check_gitcmd_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
-tests_check_gitcmd_CFLAGS = $(TEST_CFLAGS_COMMON)
-tests_check_gitcmd_LDADD = $(TEST_LIBS_COMMON)
+UNIT_TESTS_LIST += tests/check_git
+tests_check_git_SOURCES = tests/check_git.c $(UNITFS)
+tests_check_git_CPPFLAGS = $(TEST_CPPFLAGS_UNIT)
+tests_check_git_CFLAGS = $(TEST_CFLAGS_COMMON)
+tests_check_git_LDADD = $(TEST_LIBS_COMMON)
 
 UNIT_TESTS_LIST += tests/check_treeid
 tests_check_treeid_SOURCES = tests/check_treeid.c $(UNITFS)

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "lsfiles.h"
 #include "proof.h"
 #include "proof_int.h"

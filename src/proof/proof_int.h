@@ -33,7 +33,7 @@
 #include <stddef.h>
 #include <time.h>
 
-#include "gitcmd.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "proof.h"
 #include "rundir.h"

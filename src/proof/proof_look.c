@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "forgedir.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "gitindex.h"
 #include "lsfiles.h"
 #include "proof.h"

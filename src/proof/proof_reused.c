@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "gitindex.h"
 #include "lsfiles.h"
 #include "proof.h"

@@ -22,7 +22,7 @@
 
 #include <time.h>
 
-#include "gitcmd.h"
+#include "git.h"
 #include "rundir.h"
 #include "spawn.h"
 #include "strv.h"
@@ -247,7 +247,7 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  *	reuse_look_prefix_start(&job, src, copy, paths)	the same of paths,
  *			in a thread of its own (signals blocked there): the
  *			caller touches neither the copy nor the umask
- *			(fsutil.h's fs_umask() is read first) until
+ *			(fs.h's fs_umask() is read first) until
  *	reuse_look_prefix_wait(&job)		job.paths were looked at, and
  *			job.done holds what reuse_look_prefix() gives
  *	reuse_look_prefix_free(&job)		waited for too

@@ -23,7 +23,7 @@
 #include <sys/types.h>
 
 #include "buf.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "reuse.h"
 
 struct gitindex;

@@ -15,7 +15,7 @@
 #include "forgedir.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "journal.h"
 #include "journal_reclaim.h"
 #include "registration.h"

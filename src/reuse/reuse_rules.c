@@ -13,8 +13,8 @@
 
 #include "buf.h"
 #include "fs_vis.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "reuse.h"
 #include "reuse_int.h"
 #include "xmalloc.h"

@@ -11,8 +11,8 @@
 
 #include "buf.h"
 #include "fs_vis.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "pathcopy.h"
 #include "progress.h"

@@ -26,7 +26,7 @@
 #ifndef SNAPSHOT_INT_H
 #define SNAPSHOT_INT_H
 
-#include "gitcmd.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "reconvert.h"
 #include "snapshot.h"

@@ -12,8 +12,8 @@
 
 #include "fs_vis.h"
 #include "fs_remove.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "repo.h"
 #include "rundir.h"

@@ -13,7 +13,7 @@
 #include "buf.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "journal_reclaim.h"
 #include "lsfiles.h"
 #include "registration.h"

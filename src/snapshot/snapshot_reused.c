@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "lsfiles.h"
 #include "mirror.h"
 #include "proof.h"

@@ -10,8 +10,8 @@
 
 #include "clone.h"
 #include "fs_vis.h"
-#include "fsutil.h"
-#include "gitcmd.h"
+#include "fs.h"
+#include "git.h"
 #include "hint.h"
 #include "patch.h"
 #include "repo.h"

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fsutil.h"
+#include "fs.h"
 #include "xmalloc.h"
 
 const char *

@@ -38,8 +38,8 @@
  * GIT_RETRY retries a run that failed only because another git was busy
  * in the repository (git_lock_busy()), with backoff, for up to 15 seconds.
  */
-#ifndef GITCMD_H
-#define GITCMD_H
+#ifndef GIT_H
+#define GIT_H
 
 #include "buf.h"
 #include "spawn.h"
@@ -195,4 +195,4 @@ int		 git_parse_version(const char *, int *, int *);
  * (a lock held, a worktree half registered)?  err is git's stderr. */
 int		 git_lock_busy(const char *);
 
-#endif /* GITCMD_H */
+#endif /* GIT_H */

@@ -1,5 +1,5 @@
 /*
- * gitcmd.c, against a stand-in for git: the command line and environment
+ * git.c, against a stand-in for git: the command line and environment
  * every run gets, stdin and stdout, the one-line cause of a failure, the
  * retry when another git holds a lock, several gits at once, and
  * git_init()'s checks.
@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "unitfs.h"
 
 /*

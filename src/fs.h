@@ -9,8 +9,8 @@
  * returned is O_CLOEXEC and owned by the caller.  Functions return -1
  * with errno set; none prints or exits.
  */
-#ifndef FSUTIL_H
-#define FSUTIL_H
+#ifndef FS_H
+#define FS_H
 
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -95,4 +95,4 @@ const char *fs_basename(const char *);
  * file system does not say (no symlink followed); -1 if it is gone. */
 int	fs_dirent_type(DIR *, const struct dirent *);
 
-#endif /* FSUTIL_H */
+#endif /* FS_H */

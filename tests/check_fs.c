@@ -1,5 +1,5 @@
 /*
- * fsutil.c: tree removal that no depth, permission or symlink can stop
+ * fs.c: tree removal that no depth, permission or symlink can stop
  * or redirect, entry copies that never open what is not a regular file,
  * and the fd-relative walk that refuses symlinks.
  */
@@ -28,7 +28,7 @@
 #include "fs_copy.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fsutil.h"
+#include "fs.h"
 #include "strv.h"
 #include "unitfs.h"
 #include "xmalloc.h"

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "fs_vis.h"
-#include "gitcmd.h"
+#include "git.h"
 #include "sig.h"
 #include "xmalloc.h"
 
@@ -86,7 +86,7 @@ git_version_at_least(int major, int minor)
 
 /*
  * The one place that knows which git has what forge would use; below
- * each version, the callers fall back (gitcmd.h says how).
+ * each version, the callers fall back (git.h says how).
  */
 static const struct {
 	enum git_feature	f;
