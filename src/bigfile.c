@@ -13,8 +13,8 @@
 
 #include "bigfile.h"
 #include "buf.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "lsfiles.h"
 #include "patch.h"
 #include "pathcopy.h"

@@ -27,9 +27,9 @@
 
 #include "buf.h"
 #include "contain.h"
+#include "fs.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "landlock.h"
 #include "xmalloc.h"
 

@@ -14,8 +14,8 @@
 
 #include "buf.h"
 #include "escape.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "strv.h"
 #include "xmalloc.h"
 

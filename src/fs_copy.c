@@ -17,9 +17,9 @@
 #include <linux/fs.h>
 #endif
 
+#include "fs.h"
 #include "fs_copy.h"
 #include "fs_remove.h"
-#include "fs.h"
 #include "xmalloc.h"
 
 /* Copy len bytes at off in in, to off + shift in out; *got says how

@@ -14,9 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "strv.h"
 #include "xmalloc.h"
 

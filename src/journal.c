@@ -20,8 +20,8 @@
 
 #include "buf.h"
 #include "forgedir.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "journal.h"
 #include "json.h"
 #include "proc.h"

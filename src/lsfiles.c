@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "lsfiles.h"
 #include "xmalloc.h"

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "fs_copy.h"
 #include "fs_remove.h"
-#include "fs.h"
 #include "pathcopy.h"
 #include "xmalloc.h"
 

@@ -16,8 +16,8 @@
 
 #include "buf.h"
 #include "convert.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "gitindex.h"
 #include "hash.h"

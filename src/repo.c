@@ -11,8 +11,8 @@
 #include <unistd.h>
 
 #include "buf.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "repo.h"
 #include "xmalloc.h"
 

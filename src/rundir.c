@@ -13,10 +13,10 @@
 #include <unistd.h>
 
 #include "cleanup.h"
+#include "fs.h"
 #include "fs_copy.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "journal_reclaim.h"
 #include "rundir.h"
 #include "sig.h"

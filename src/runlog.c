@@ -14,8 +14,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "journal.h"
 #include "runlog.h"
 #include "sig.h"

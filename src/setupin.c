@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "hash.h"
 #include "lsfiles.h"

@@ -25,10 +25,10 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs.h"
 #include "fs_copy.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "strv.h"
 #include "unitfs.h"
 #include "xmalloc.h"

@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "fs_copy.h"
 #include "fs.h"
+#include "fs_copy.h"
 #include "git.h"
 #include "lsfiles.h"
 #include "proof.h"

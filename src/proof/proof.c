@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs.h"
 #include "fs_copy.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "git.h"
 #include "gitindex.h"
 #include "lsfiles.h"

@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "git.h"
 #include "gitindex.h"
 #include "lsfiles.h"

@@ -13,9 +13,9 @@
 
 #include "buf.h"
 #include "forgedir.h"
+#include "fs.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "journal.h"
 #include "journal_reclaim.h"
 #include "registration.h"

@@ -13,8 +13,8 @@
 
 #include "bigfile.h"
 #include "convert.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "lsfiles.h"
 #include "mirror.h"

@@ -12,8 +12,8 @@
 
 #include "buf.h"
 #include "clone.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "lsfiles.h"
 #include "progress.h"

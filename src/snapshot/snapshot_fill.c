@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "buf.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "lsfiles.h"
 #include "pathcopy.h"

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "convert.h"
+#include "fs.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
-#include "fs.h"
 #include "git.h"
 #include "hash.h"
 #include "lsfiles.h"

@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "clone.h"
-#include "fs_vis.h"
 #include "fs.h"
+#include "fs_vis.h"
 #include "git.h"
 #include "hint.h"
 #include "patch.h"
