@@ -596,7 +596,7 @@ bigfile_copy(const struct bigfile *b, const char *src, const char *dst,
 		if (errno == EINVAL)
 			warnx("skipping %s%s: a %s, not a file or symlink",
 			    fs_vis(rel), fs_vis(b->paths.v[i]),
-			    fs_type_name(st.st_mode));
+			    fs_vis_type(st.st_mode));
 		else if (errno == ENOSPC || errno == EDQUOT ||
 		    errno == EFBIG) {
 			/* As patch.c says it: a disk too small. */

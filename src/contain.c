@@ -28,6 +28,7 @@
 #include "buf.h"
 #include "contain.h"
 #include "fs.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "landlock.h"
@@ -88,7 +89,7 @@ contain_mountinfo_line(const char *line, char **path, unsigned long *flags)
 		    i++)
 			if (strcmp(o, mount_opts[i].name) == 0)
 				*flags |= mount_opts[i].flag;
-	fs_unescape_mountinfo(f[4]);
+	fs_mount_unescape(f[4]);
 	*path = xstrdup(f[4]);
 	free(copy);
 	return 0;
@@ -316,7 +317,7 @@ plan_landlock(struct contain *c, const char *scratch, int *what)
 	if (c->fs && scratch != NULL) {
 		c->tmpdir = xasprintf("%s/tmp", scratch);
 		/* What a run before left there is not this one's. */
-		if (fs_rmtree(c->tmpdir) == -1 ||
+		if (fs_remove(c->tmpdir) == -1 ||
 		    mkdir(c->tmpdir, 0700) == -1) {
 			free(c->tmpdir);
 			c->tmpdir = NULL;
@@ -350,7 +351,7 @@ unplan_landlock(struct contain *c)
 {
 	landlock_free(&c->ll);
 	if (c->tmpdir != NULL) {
-		(void)fs_rmtree(c->tmpdir);
+		(void)fs_remove(c->tmpdir);
 		free(c->tmpdir);
 		c->tmpdir = NULL;
 	}
@@ -515,7 +516,7 @@ contain_summary(const struct contain *c)
 void
 contain_end(struct contain *c)
 {
-	if (c->tmpdir != NULL && fs_rmtree(c->tmpdir) == -1)
+	if (c->tmpdir != NULL && fs_remove(c->tmpdir) == -1)
 		warn("cannot remove %s", fs_vis(c->tmpdir));
 	free(c->tmpdir);
 	c->tmpdir = NULL;

@@ -216,7 +216,7 @@ clear_entry(int dfd, const char *name)
 	if (unlinkat(dfd, name, 0) == 0 || errno == ENOENT)
 		return 0;
 	if (errno == EISDIR || errno == EPERM)
-		return fs_rmtree_at(dfd, name);
+		return fs_remove_at(dfd, name);
 	return -1;
 }
 

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "strv.h"
@@ -41,54 +42,6 @@ open_for_removal(int path)
 		return -1;
 	fd = openat(path, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd;
-}
-
-int
-fs_where(int fd, struct fs_where *w)
-{
-	struct stat	st;
-
-	memset(w, 0, sizeof(*w));
-#if defined(HAVE_STATX) && defined(STATX_MNT_ID)
-	{
-		struct statx	sx;
-
-		if (statx(fd, "", AT_EMPTY_PATH | AT_SYMLINK_NOFOLLOW,
-		    STATX_INO | STATX_MNT_ID, &sx) == 0) {
-			w->dev = makedev(sx.stx_dev_major, sx.stx_dev_minor);
-			w->ino = sx.stx_ino;
-			if (sx.stx_mask & STATX_MNT_ID) {
-				w->mnt = sx.stx_mnt_id;
-				w->have_mnt = 1;
-			}
-#ifdef STATX_ATTR_MOUNT_ROOT
-			w->mount_root = (sx.stx_attributes_mask &
-			    STATX_ATTR_MOUNT_ROOT) &&
-			    (sx.stx_attributes & STATX_ATTR_MOUNT_ROOT);
-#endif
-			return 0;
-		}
-		if (errno != ENOSYS && errno != EINVAL)
-			return -1;
-	}
-#endif
-	if (fstatat(fd, "", &st, AT_EMPTY_PATH) == -1)
-		return -1;
-	w->dev = st.st_dev;
-	w->ino = st.st_ino;
-	return 0;
-}
-
-int
-fs_same_mount(const struct fs_where *a, const struct fs_where *b)
-{
-	if (a->dev != b->dev)
-		return 0;
-	/* A bind mount of a directory of the same file system has the
-	 * same st_dev: only the mount id tells it apart. */
-	if (a->have_mnt && b->have_mnt && a->mnt != b->mnt)
-		return 0;
-	return 1;
 }
 
 /*
@@ -229,14 +182,14 @@ descend(struct rm *rm, int fd, char *sub)
 		free(sub);
 		return -1;
 	}
-	if (fs_where(pfd, &w) == -1) {
+	if (fs_mount_where(pfd, &w) == -1) {
 		left_behind(rm, sub, errno, NULL);
 		goto out;
 	}
 	/* Never into another file system, nor into a bind mount of part
 	 * of this one: what is there is not the copy's, and neither its
 	 * contents nor its mode are touched. */
-	if (!fs_same_mount(&w, &rm->home) || w.mount_root) {
+	if (!fs_mount_same(&w, &rm->home) || w.mount_root) {
 		left_behind(rm, sub, EBUSY, "a file system is mounted at");
 		goto out;
 	}
@@ -341,7 +294,7 @@ remove_last(struct rm *rm, int fd, const char *name)
 }
 
 int
-fs_rmtree_report(int pfd, const char *name, const char *prefix,
+fs_remove_report(int pfd, const char *name, const char *prefix,
     struct strv *left)
 {
 	return rmtree(pfd, name, prefix, NULL, left);
@@ -366,7 +319,7 @@ rmtree(int pfd, const char *name, const char *prefix, const char *last,
 	memset(&rm.stack[0], 0, sizeof(*rm.stack));
 	rm.stack[0].name = xstrdup(".");
 	rm.depth = 1;
-	if (fs_where(pfd, &rm.home) == -1) {
+	if (fs_mount_where(pfd, &rm.home) == -1) {
 		rm.err = errno;
 		goto out;
 	}
@@ -435,83 +388,25 @@ out:
 }
 
 int
-fs_rmtree_at(int pfd, const char *name)
+fs_remove_at(int pfd, const char *name)
 {
-	return fs_rmtree_report(pfd, name, NULL, NULL);
+	return fs_remove_report(pfd, name, NULL, NULL);
 }
 
 int
-fs_rmtree_last_at(int pfd, const char *name, const char *last)
+fs_remove_last_at(int pfd, const char *name, const char *last)
 {
 	return rmtree(pfd, name, NULL, last, NULL);
 }
 
 int
-fs_rmtree(const char *path)
+fs_remove(const char *path)
 {
-	return fs_rmtree_path(path, NULL, NULL);
-}
-
-void
-fs_unescape_mountinfo(char *s)
-{
-	char	*out = s;
-
-	for (; *s != '\0'; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
-		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') * 64 + (s[2] - '0') * 8 +
-			    (s[3] - '0'));
-			s += 3;
-		} else
-			*out++ = *s;
-	}
-	*out = '\0';
-}
-
-/*
- * Where the kernel gives no mount ids, a bind mount of the same file
- * system cannot be seen from inside the tree: look for mount points at
- * or below path in this process's mount table instead.  How many.
- */
-int
-fs_mounts_below(const char *path, struct strv *left)
-{
-	struct buf	 b = BUF_INIT;
-	char		*line, *p, *mnt, *real;
-	size_t		 n;
-	int		 field, found = 0;
-
-	if ((real = realpath(path, NULL)) == NULL)
-		return errno == ENOENT ? 0 : -1;
-	n = strlen(real);
-	if (fs_read_file("/proc/self/mountinfo", &b, 1 << 24) == -1) {
-		free(real);
-		buf_free(&b);
-		return -1;	/* cannot tell: as if there were */
-	}
-	for (p = b.data; (line = strsep(&p, "\n")) != NULL;) {
-		/* "id parent major:minor root mount-point options ..." */
-		for (field = 0; field < 5 && line != NULL; field++)
-			mnt = strsep(&line, " ");
-		if (field < 5 || mnt == NULL)
-			continue;
-		fs_unescape_mountinfo(mnt);
-		if (strncmp(mnt, real, n) == 0 && (mnt[n] == '\0' ||
-		    mnt[n] == '/')) {
-			if (left != NULL)
-				strv_pushf(left, "a file system is mounted "
-				    "at %s", fs_vis(mnt));
-			found++;
-		}
-	}
-	buf_free(&b);
-	free(real);
-	return found;
+	return fs_remove_path(path, NULL, NULL);
 }
 
 int
-fs_rmtree_path(const char *path, const char *last, struct strv *left)
+fs_remove_path(const char *path, const char *last, struct strv *left)
 {
 	struct fs_where	 w;
 	char		*dir, *trimmed, *slash;
@@ -539,8 +434,8 @@ fs_rmtree_path(const char *path, const char *last, struct strv *left)
 		errno = saved;
 		return saved == ENOENT ? 0 : -1;
 	}
-	if (fs_where(fd, &w) == 0 && !w.have_mnt &&
-	    fs_mounts_below(trimmed, left) != 0) {
+	if (fs_mount_where(fd, &w) == 0 && !w.have_mnt &&
+	    fs_mount_below(trimmed, left) != 0) {
 		/* Blind to bind mounts: remove nothing. */
 		close(fd);
 		free(dir);

@@ -9,20 +9,6 @@
 
 #include "strv.h"
 
-/*
- * Where a directory is: its device, inode and, where the kernel says
- * (statx STATX_MNT_ID), its mount, which alone tells a bind mount of
- * part of the same file system apart.
- */
-struct fs_where {
-	dev_t			dev;
-	ino_t			ino;
-	unsigned long long	mnt;
-	int			have_mnt;
-	int			mount_root;	/* a mount's root, if known */
-};
-int	fs_where(int, struct fs_where *);
-int	fs_same_mount(const struct fs_where *, const struct fs_where *);
 
 /*
  * Remove name below dirfd and everything in it; a missing name is fine.
@@ -31,28 +17,21 @@ int	fs_same_mount(const struct fs_where *, const struct fs_where *);
  * leaves the mount that dirfd is on: a directory on another file system,
  * or a bind mount of any directory, is left in place with everything
  * in it, and so is whatever will not unlink.  The rest still goes.  Then
- * -1, errno EBUSY for a mount point, and with fs_rmtree_report one line
+ * -1, errno EBUSY for a mount point, and with fs_remove_report one line
  * for each entry left ("a file system is mounted at PATH", "cannot
  * remove PATH: why") pushed onto left, PATH being prefix/name/...
  */
-int	fs_rmtree_report(int, const char *, const char *, struct strv *);
-int	fs_rmtree_at(int, const char *);
-/* fs_rmtree_at(), but the entry last of name goes last, and only once
+int	fs_remove_report(int, const char *, const char *, struct strv *);
+int	fs_remove_at(int, const char *);
+/* fs_remove_at(), but the entry last of name goes last, and only once
  * everything else in name went: what proves the rest is forge's. */
-int	fs_rmtree_last_at(int, const char *, const char *);
-/* The mount points at or below path, from /proc/self/mountinfo: how
- * many, each named in left (if not NULL) as fs_rmtree_report does; -1
- * if it cannot tell (no /proc). */
-int	fs_mounts_below(const char *, struct strv *);
-/* Undo, in place, the octal escapes (\040 for a space...) that
- * /proc/self/mountinfo writes names with. */
-void	fs_unescape_mountinfo(char *);
+int	fs_remove_last_at(int, const char *, const char *);
 /* The same for a path; left may be NULL.  last, if not NULL, names an
  * entry of path that goes last, and only once everything else went (a
  * mark that must outlive a partial removal).  Where the kernel gives no
  * mount ids, a path with any mount point at or below it is not touched.
  * last may name an entry within that entry ("a/b"): b goes last in a. */
-int	fs_rmtree_path(const char *, const char *, struct strv *);
-int	fs_rmtree(const char *);
+int	fs_remove_path(const char *, const char *, struct strv *);
+int	fs_remove(const char *);
 
 #endif /* FS_REMOVE_H */

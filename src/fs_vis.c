@@ -27,7 +27,7 @@ fs_vis(const char *p)
 }
 
 const char *
-fs_type_name(mode_t m)
+fs_vis_type(mode_t m)
 {
 	if (S_ISREG(m))
 		return "file";

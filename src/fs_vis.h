@@ -12,6 +12,6 @@
  * escapes); valid until the fourth call after. */
 const char *fs_vis(const char *);
 /* Human-readable type of a stat mode: "fifo", "socket", ... */
-const char *fs_type_name(mode_t);
+const char *fs_vis_type(mode_t);
 
 #endif /* FS_VIS_H */

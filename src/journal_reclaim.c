@@ -18,6 +18,7 @@
 #include "buf.h"
 #include "forgedir.h"
 #include "fs.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "journal.h"
@@ -105,7 +106,7 @@ remove_registration(int dfd, const char *name)
 	    O_CLOEXEC);
 	if (afd != -1)
 		read_adm(afd, REG_PROOF, &lock);
-	if ((r = fs_rmtree_last_at(dfd, name, REG_PROOF)) == -1) {
+	if ((r = fs_remove_last_at(dfd, name, REG_PROOF)) == -1) {
 		e = errno;
 		if (afd != -1 && lock.len > 0 &&
 		    fstatat(afd, REG_PROOF, &st, AT_SYMLINK_NOFOLLOW) == -1 &&
@@ -388,14 +389,14 @@ remove_copy(const struct journal_entry *e, int own, int dry,
 	if (unregister(e, 1, dry, left) == -1)
 		ret = -1;
 	/* What a removal would leave: the mount points in the copy. */
-	if (dry && (mounts = fs_mounts_below(e->top, left)) == -1)
+	if (dry && (mounts = fs_mount_below(e->top, left)) == -1)
 		strv_pushf(left, "cannot remove %s: %s", fs_vis(e->top),
 		    strerror(errno));
 	if (dry)
 		return mounts != 0 ? -1 : ret;
 	/* The run's mark goes last, even after the rest of the scratch
 	 * space: what stays is still provably its. */
-	if (fs_rmtree_path(e->top, JOURNAL_SCRATCH "/" JOURNAL_MARK, left) ==
+	if (fs_remove_path(e->top, JOURNAL_SCRATCH "/" JOURNAL_MARK, left) ==
 	    -1) {
 		if (left->n == n)
 			strv_pushf(left, "cannot remove %s: %s",

@@ -10,6 +10,7 @@
 
 #include "fs.h"
 #include "fs_copy.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "pathcopy.h"
 #include "xmalloc.h"
@@ -86,7 +87,7 @@ on_root_mount(int root, const char *dir)
 
 	if (*dir == '\0')
 		return 0;
-	if (fs_where(root, &top) == -1)
+	if (fs_mount_where(root, &top) == -1)
 		return -1;
 	d = xstrdup(dir);
 	fd = root;
@@ -105,7 +106,7 @@ on_root_mount(int root, const char *dir)
 			break;
 		}
 		fd = nfd;
-		if (fs_where(fd, &here) == -1 || !fs_same_mount(&top, &here)) {
+		if (fs_mount_where(fd, &here) == -1 || !fs_mount_same(&top, &here)) {
 			errno = EXDEV;
 			ret = -1;
 			break;
@@ -215,7 +216,7 @@ pathcopy_replace(struct pathcopy *pc, const char *path, struct stat *st)
 	}
 	if (renameat(pc->dfd, tmp, pc->dfd, base) == -1 &&
 	    ((errno != EISDIR && errno != ENOTEMPTY && errno != EEXIST) ||
-	    fs_rmtree_at(pc->dfd, base) == -1 ||
+	    fs_remove_at(pc->dfd, base) == -1 ||
 	    renameat(pc->dfd, tmp, pc->dfd, base) == -1)) {
 		r = errno;
 		(void)unlinkat(pc->dfd, tmp, 0);

@@ -82,7 +82,7 @@ prune(int dfd, const char *const *keep, const char *what)
 			strv_push(&gone, de->d_name);
 	closedir(d);
 	for (i = 0; i < gone.n && ret == 0; i++)
-		if (fs_rmtree_at(dfd, gone.v[i]) == -1) {
+		if (fs_remove_at(dfd, gone.v[i]) == -1) {
 			warn("cannot remove %s/%s", fs_vis(what),
 			    fs_vis(gone.v[i]));
 			ret = -1;
@@ -173,7 +173,7 @@ put(int dfd, const char *dir, const char *name, const char *data,
 		return 0;
 	path = xasprintf("%s/%s", dir, name);
 	/* A directory there is no file rename() replaces. */
-	(void)fs_rmtree_at(dfd, name);
+	(void)fs_remove_at(dfd, name);
 	if ((r = fs_write_replace(path, data, len, 0644)) == -1)
 		warn("cannot write %s", fs_vis(path));
 	free(path);
@@ -285,7 +285,7 @@ worktree_config(int dfd, const struct git *g, const char *adm,
 	} else if (on == 0) {
 		ret = 0;
 		if (unlinkat(dfd, "config.worktree", 0) == -1 &&
-		    errno != ENOENT && fs_rmtree_at(dfd, "config.worktree") ==
+		    errno != ENOENT && fs_remove_at(dfd, "config.worktree") ==
 		    -1) {
 			warn("cannot remove %s/config.worktree", fs_vis(adm));
 			ret = -1;
@@ -340,7 +340,7 @@ files_afresh(int dfd, const char *adm)
 	if (prune_below(dfd, "logs", logs_kept, adm) == -1)
 		return -1;
 	if (!git_has(GIT_WORKTREE_REFS)) {
-		if (fs_rmtree_at(dfd, "refs") == -1) {
+		if (fs_remove_at(dfd, "refs") == -1) {
 			warn("cannot remove %s/refs", fs_vis(adm));
 			return -1;
 		}

@@ -15,6 +15,7 @@
 #include "cleanup.h"
 #include "fs.h"
 #include "fs_copy.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "journal_reclaim.h"
@@ -263,15 +264,15 @@ clear_scratch(struct rundir *rd)
 	    O_CLOEXEC)) == -1)
 		return -1;
 	/* With a file system mounted below (or no way to tell), nothing is
-	 * kept, and nothing removed but by fs_rmtree_at(), which does not
+	 * kept, and nothing removed but by fs_remove_at(), which does not
 	 * cross into one. */
 	memset(&t, 0, sizeof(t));
-	carry = fs_mounts_below(rd->scratch, NULL) == 0 &&
+	carry = fs_mount_below(rd->scratch, NULL) == 0 &&
 	    only_ours(fd, "carry", 0, NULL) &&
 	    only_ours(fd, "objects", 1, &t) && t.count < KEEP_OBJECTS &&
 	    t.bytes < KEEP_BYTES;
 	last = carry && only_ours(fd, "blobs", 1, NULL) &&
-	    fs_rmtree_at(fd, "blobs.last") == 0 &&
+	    fs_remove_at(fd, "blobs.last") == 0 &&
 	    renameat(fd, "blobs", fd, "blobs.last") == 0;
 	if ((d = fdopendir(fd)) == NULL) {
 		close(fd);
@@ -285,7 +286,7 @@ clear_scratch(struct rundir *rd)
 		    strcmp(de->d_name, "objects") == 0)) ||
 		    (last && strcmp(de->d_name, "blobs.last") == 0))
 			continue;
-		if (fs_rmtree_at(dirfd(d), de->d_name) == -1)
+		if (fs_remove_at(dirfd(d), de->d_name) == -1)
 			ret = -1;
 	}
 	closedir(d);
@@ -344,7 +345,7 @@ rundir_park(struct rundir *rd, const struct journal_reuse *note)
 	 * a parked copy keeps its own run's alone. */
 	if (rd->topfd != -1 && (fd = openat(rd->topfd, JOURNAL_SCRATCH,
 	    O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) != -1) {
-		(void)fs_rmtree_at(fd, "blobs.last");
+		(void)fs_remove_at(fd, "blobs.last");
 		close(fd);
 	}
 	/* Still the run's: a death here leaves it to the reclaim. */

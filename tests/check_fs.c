@@ -5,6 +5,7 @@
  */
 #include "config.h"
 
+#include "fs_mount.h"
 #include "unit.h"
 
 #include <sys/mount.h>
@@ -86,7 +87,7 @@ rmtree_in(const char *dir, const char *name)
 	char	*p = unitfs_path(dir, name);
 	int	 r, saved;
 
-	r = fs_rmtree(p);
+	r = fs_remove(p);
 	saved = errno;
 	free(p);
 	errno = saved;
@@ -160,7 +161,7 @@ outside_intact(const char *o)
 	free(p);
 }
 
-/* fs_rmtree */
+/* fs_remove */
 
 START_TEST(t_rmtree_basic)
 {
@@ -179,12 +180,12 @@ START_TEST(t_rmtree_basic)
 	link_in(top, "dangling", "no/such/thing");
 	link_in(top, "self", ".");
 	fifo_in(d, "top/fifo");
-	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert_int_eq(fs_remove(top), 0);
 	ck_assert(!unitfs_exists(top));
 	ck_assert_uint_eq(count_entries(d), 0);
 	/* Nothing there: nothing to do, and that is fine. */
-	ck_assert_int_eq(fs_rmtree(top), 0);
-	ck_assert_int_eq(fs_rmtree("/nonexistent-forge-unit/x/y"), 0);
+	ck_assert_int_eq(fs_remove(top), 0);
+	ck_assert_int_eq(fs_remove("/nonexistent-forge-unit/x/y"), 0);
 	free(top);
 	free(d);
 }
@@ -203,7 +204,7 @@ START_TEST(t_rmtree_file_and_relative)
 	ck_assert_int_eq(chdir(d), 0);
 	mkdir_in(".", "rel", 0755);
 	file_in("rel", "f", "f", 0644);
-	ck_assert_int_eq(fs_rmtree("rel"), 0);
+	ck_assert_int_eq(fs_remove("rel"), 0);
 	ck_assert(!exists_in(d, "rel"));
 	ck_assert_int_eq(chdir(cwd), 0);
 	free(cwd);
@@ -221,9 +222,9 @@ START_TEST(t_rmtree_trailing_slash)
 	mkdir_in(d, "top", 0755);
 	file_in(top, "f", "f", 0644);
 	slash = unitfs_path(top, "");
-	if (fs_rmtree(slash) == 0)
+	if (fs_remove(slash) == 0)
 		ck_assert_msg(!unitfs_exists(top),
-		    "fs_rmtree(\"%s\") returned 0 and left the tree", slash);
+		    "fs_remove(\"%s\") returned 0 and left the tree", slash);
 	free(slash);
 	free(top);
 	free(d);
@@ -245,13 +246,13 @@ START_TEST(t_rmtree_deep)
 	rl = old;
 	rl.rlim_cur = 64;
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &rl), 0);
-	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert_int_eq(fs_remove(top), 0);
 	ck_assert(!unitfs_exists(top));
-	/* And through fs_rmtree_at. */
+	/* And through fs_remove_at. */
 	mkdir_in(d, "top", 0755);
 	unitfs_deep(top, 2000);
 	dfd = open_dir(d);
-	ck_assert_int_eq(fs_rmtree_at(dfd, "top"), 0);
+	ck_assert_int_eq(fs_remove_at(dfd, "top"), 0);
 	ck_assert_uint_eq(count_entries(d), 0);
 	close(dfd);
 	ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &old), 0);
@@ -287,7 +288,7 @@ START_TEST(t_rmtree_modes)
 	chmod_in(top, "closed", 0000);
 	chmod_in(top, "wx", 0300);
 	ck_assert_int_eq(chmod(top, 0500), 0);
-	ck_assert_msg(fs_rmtree(top) == 0, "fs_rmtree: %s%s", strerror(errno),
+	ck_assert_msg(fs_remove(top) == 0, "fs_remove: %s%s", strerror(errno),
 	    unpriv == 1 ? " (as an unprivileged user)" : "");
 	ck_assert(!unitfs_exists(top));
 	free(top);
@@ -306,7 +307,7 @@ START_TEST(t_rmtree_closed_top)
 	mkdir_in(d, "top", 0755);
 	file_in(top, "f", "f", 0644);
 	ck_assert_int_eq(chmod(top, 0000), 0);
-	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert_int_eq(fs_remove(top), 0);
 	ck_assert(!unitfs_exists(top));
 	free(top);
 	free(d);
@@ -330,7 +331,7 @@ START_TEST(t_rmtree_symlinks_not_followed)
 	link_in(top, "sub/to-subdir", target);
 	free(target);
 	link_in(top, "relative", "../../");
-	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert_int_eq(fs_remove(top), 0);
 	ck_assert(!unitfs_exists(top));
 	outside_intact(o);
 	/* The top itself a symlink: the link goes, not what it names. */
@@ -366,7 +367,7 @@ START_TEST(t_rmtree_special_files)
 		    sizeof(sun)), 0);
 		close(s);
 	}
-	ck_assert_int_eq(fs_rmtree(top), 0);
+	ck_assert_int_eq(fs_remove(top), 0);
 	ck_assert(!unitfs_exists(top));
 	free(sock);
 	free(top);
@@ -622,7 +623,7 @@ START_TEST(t_copy_other_types)
 	ck_assert_int_eq(fs_copy_entry(sfd, "dir", dfd, "dir", &st), -1);
 	ck_assert_int_eq(errno, EINVAL);
 	ck_assert(S_ISDIR(st.st_mode));
-	ck_assert_str_eq(fs_type_name(st.st_mode), "directory");
+	ck_assert_str_eq(fs_vis_type(st.st_mode), "directory");
 	sock = unitfs_path(src, "sock");
 	if (strlen(sock) < sizeof(sun.sun_path)) {
 		memset(&sun, 0, sizeof(sun));
@@ -1203,7 +1204,7 @@ START_TEST(t_rmtree_bind_mount)
 	bind_mount(victim, m);
 	dfd = open_dir(d);
 	errno = 0;
-	ck_assert_int_eq(fs_rmtree_report(dfd, "top", d, &left), -1);
+	ck_assert_int_eq(fs_remove_report(dfd, "top", d, &left), -1);
 	ck_assert_int_eq(errno, EBUSY);
 	close(dfd);
 	ck_assert_msg(exists_in(victim, ".git/HEAD") &&
@@ -1221,16 +1222,16 @@ START_TEST(t_rmtree_bind_mount)
 	free(want);
 	/* The mount table sees it too (the way without mount ids). */
 	strv_clear(&left);
-	ck_assert_int_eq(fs_mounts_below(top, &left), 1);
+	ck_assert_int_eq(fs_mount_below(top, &left), 1);
 	want = xasprintf("a file system is mounted at %s", m);
 	ck_assert_str_eq(left.v[0], want);
 	free(want);
-	ck_assert_int_eq(fs_mounts_below(victim, NULL), 0);
+	ck_assert_int_eq(fs_mount_below(victim, NULL), 0);
 	/* Unmounted, the next try removes it all. */
 	ck_assert_int_eq(umount(m), 0);
-	ck_assert_int_eq(fs_mounts_below(top, NULL), 0);
+	ck_assert_int_eq(fs_mount_below(top, NULL), 0);
 	strv_clear(&left);
-	ck_assert_int_eq(fs_rmtree_path(top, NULL, &left), 0);
+	ck_assert_int_eq(fs_remove_path(top, NULL, &left), 0);
 	ck_assert_uint_eq(left.n, 0);
 	ck_assert(!unitfs_exists(top));
 	ck_assert(exists_in(victim, "precious"));
@@ -1265,7 +1266,7 @@ START_TEST(t_rmtree_mount_in_last)
 	mkdir_in(top, ".mark/objects/ab", 0700);
 	at = unitfs_path(top, ".mark/objects/ab");
 	bind_mount(victim, at);
-	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
+	ck_assert_int_eq(fs_remove_path(top, ".mark/run", &left), -1);
 	ck_assert(left_has(&left, "a file system is mounted at"));
 	ck_assert(exists_in(top, ".mark/run"));
 	ck_assert(!exists_in(top, "f"));
@@ -1273,7 +1274,7 @@ START_TEST(t_rmtree_mount_in_last)
 	ck_assert(exists_in(victim, "precious"));
 	ck_assert_int_eq(umount(at), 0);
 	strv_clear(&left);
-	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), 0);
+	ck_assert_int_eq(fs_remove_path(top, ".mark/run", &left), 0);
 	ck_assert(!unitfs_exists(top));
 	ck_assert(exists_in(victim, "precious"));
 	strv_free(&left);
@@ -1308,7 +1309,7 @@ START_TEST(t_rmtree_mounted_file_and_top)
 	mkdir_in(top, ".mark", 0700);
 	file_in(top, ".mark/run", "run", 0600);
 	file_in(top, "other", "o", 0644);
-	ck_assert_int_eq(fs_rmtree_path(top, ".mark", &left), -1);
+	ck_assert_int_eq(fs_remove_path(top, ".mark", &left), -1);
 	ck_assert(left_has(&left, "a file system is mounted at"));
 	ck_assert(left_has(&left, "/top/f"));
 	ck_assert(exists_in(top, ".mark/run"));
@@ -1318,7 +1319,7 @@ START_TEST(t_rmtree_mounted_file_and_top)
 	ck_assert(exists_in(victim, "precious"));
 	ck_assert_int_eq(umount(f), 0);
 	strv_clear(&left);
-	ck_assert_int_eq(fs_rmtree_path(top, ".mark", &left), 0);
+	ck_assert_int_eq(fs_remove_path(top, ".mark", &left), 0);
 	ck_assert(!unitfs_exists(top));
 	mkdir_in(d, "top", 0755);
 	/* The top itself a mount point: nothing below it is touched, nor
@@ -1326,14 +1327,14 @@ START_TEST(t_rmtree_mounted_file_and_top)
 	ck_assert_int_eq(chmod(victim, 0751), 0);
 	bind_mount(victim, top);
 	strv_clear(&left);
-	ck_assert_int_eq(fs_rmtree_path(top, NULL, &left), -1);
+	ck_assert_int_eq(fs_remove_path(top, NULL, &left), -1);
 	ck_assert_int_eq(errno, EBUSY);
 	ck_assert(left_has(&left, "a file system is mounted at"));
 	ck_assert(exists_in(victim, "precious"));
 	ck_assert_int_eq(stat(victim, &st), 0);
 	ck_assert_int_eq(st.st_mode & 07777, 0751);
 	ck_assert_int_eq(umount(top), 0);
-	ck_assert_int_eq(fs_rmtree_path(top, NULL, NULL), 0);
+	ck_assert_int_eq(fs_remove_path(top, NULL, NULL), 0);
 	ck_assert(!unitfs_exists(top));
 	strv_free(&left);
 	free(f);
@@ -1358,7 +1359,7 @@ START_TEST(t_rmtree_goes_on)
 	mkdir_in(top, "z", 0755);
 	file_in(top, "z/y", "y", 0644);
 	/* A name that is not there at all must not stop it either. */
-	ck_assert_int_eq(fs_rmtree_path(top, NULL, &left), 0);
+	ck_assert_int_eq(fs_remove_path(top, NULL, &left), 0);
 	ck_assert_uint_eq(left.n, 0);
 	ck_assert(!unitfs_exists(top));
 	strv_free(&left);
@@ -1436,11 +1437,11 @@ START_TEST(t_rmtree_fails_keeps_mark)
 		file_in(top, ".mark/zz", "z", 0600);
 		/* The top, then the directory the mark is in. */
 		arm(i == 0 ? top : mark, NULL, NULL);
-		ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
+		ck_assert_int_eq(fs_remove_path(top, ".mark/run", &left), -1);
 		ck_assert_int_eq(errno, EIO);
 		ck_assert(exists_in(top, ".mark/run"));
 		odd.armed = 0;
-		ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), 0);
+		ck_assert_int_eq(fs_remove_path(top, ".mark/run", &left), 0);
 		ck_assert(!unitfs_exists(top));
 	}
 	strv_free(&left);
@@ -1472,13 +1473,13 @@ START_TEST(t_rmtree_moved_tree)
 	from = unitfs_path(top, "a/b");
 	to = unitfs_path(away, "b");
 	arm(from, from, to);
-	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), -1);
+	ck_assert_int_eq(fs_remove_path(top, ".mark/run", &left), -1);
 	ck_assert_int_eq(errno, ESTALE);
 	ck_assert(!odd.armed);
 	ck_assert(exists_in(away, "precious"));
 	ck_assert(exists_in(away, "b"));
 	ck_assert(exists_in(top, ".mark/run"));
-	ck_assert_int_eq(fs_rmtree_path(top, ".mark/run", &left), 0);
+	ck_assert_int_eq(fs_remove_path(top, ".mark/run", &left), 0);
 	ck_assert(!unitfs_exists(top));
 	ck_assert(exists_in(away, "precious"));
 	strv_free(&left);
@@ -1614,13 +1615,13 @@ START_TEST(t_small_helpers)
 	ck_assert_str_eq(b, "two");
 	ck_assert_str_eq(c, "three");
 	ck_assert_str_eq(e, "four");
-	ck_assert_str_eq(fs_type_name(S_IFREG | 0644), "file");
-	ck_assert_str_eq(fs_type_name(S_IFDIR), "directory");
-	ck_assert_str_eq(fs_type_name(S_IFLNK), "symlink");
-	ck_assert_str_eq(fs_type_name(S_IFIFO), "fifo");
-	ck_assert_str_eq(fs_type_name(S_IFSOCK), "socket");
-	ck_assert_str_eq(fs_type_name(S_IFCHR), "character device");
-	ck_assert_str_eq(fs_type_name(S_IFBLK), "block device");
+	ck_assert_str_eq(fs_vis_type(S_IFREG | 0644), "file");
+	ck_assert_str_eq(fs_vis_type(S_IFDIR), "directory");
+	ck_assert_str_eq(fs_vis_type(S_IFLNK), "symlink");
+	ck_assert_str_eq(fs_vis_type(S_IFIFO), "fifo");
+	ck_assert_str_eq(fs_vis_type(S_IFSOCK), "socket");
+	ck_assert_str_eq(fs_vis_type(S_IFCHR), "character device");
+	ck_assert_str_eq(fs_vis_type(S_IFBLK), "block device");
 }
 END_TEST
 

@@ -340,8 +340,7 @@ is "no file includes a header up or sideways" \
 # row taken off, when its callers are next changed (the check fails on a
 # row no name needs, too).
 cat >"$T/names.allow" <<'ALLOW'
-# src/README: fs_*.c and journal_reclaim.c keep the names they had
-fs_*.c			fs
+# src/README: journal_reclaim.c keeps the names it had
 journal_reclaim.c	journal
 # Today's, named for what they hold or do: fs_*.c were split out of
 # fs.c with its names; struct git, and git run; the JSON reader's

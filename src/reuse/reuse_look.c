@@ -14,7 +14,7 @@
 
 #include "buf.h"
 #include "fs.h"
-#include "fs_remove.h"
+#include "fs_mount.h"
 #include "fs_vis.h"
 #include "git.h"
 #include "gitindex.h"
@@ -246,14 +246,14 @@ prune_dirs(int root, const char *path)
 	char		*dir, *slash;
 	int		 fd, r;
 
-	if (fs_where(root, &top) == -1)
+	if (fs_mount_where(root, &top) == -1)
 		return;
 	dir = xstrdup(path);
 	while ((slash = strrchr(dir, '/')) != NULL) {
 		*slash = '\0';
 		if ((fd = reuse_modes_parent_of(root, dir, &base)) == -1)
 			break;
-		r = fs_where(fd, &here) == -1 || !fs_same_mount(&top, &here) ?
+		r = fs_mount_where(fd, &here) == -1 || !fs_mount_same(&top, &here) ?
 		    -1 : unlinkat(fd, base, AT_REMOVEDIR);
 		close(fd);
 		if (r == -1)

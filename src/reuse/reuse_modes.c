@@ -13,6 +13,7 @@
 
 #include "buf.h"
 #include "fs.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "git.h"
@@ -315,7 +316,7 @@ had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
  * which git passes over): whatever the last proof's index had does not
  * expect, and what it expects as a file but is a directory, or as a
  * directory but is not one.  Never a mount, nor through a symlink
- * (fs_rmtree_at()).  Gone or not a directory itself: nothing to do
+ * (fs_remove_at()).  Gone or not a directory itself: nothing to do
  * (its paths are stale).  -1: something would not go.
  */
 int
@@ -333,8 +334,8 @@ reuse_modes_prune_dir(int root, const char *dir, const struct gitindex *had)
 		return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 	/* Never in what is mounted there since the copy was claimed (it
 	 * had nothing mounted then): the copy is not used. */
-	if (fs_where(root, &top) == -1 || fs_where(fd, &here) == -1 ||
-	    !fs_same_mount(&top, &here)) {
+	if (fs_mount_where(root, &top) == -1 || fs_mount_where(fd, &here) == -1 ||
+	    !fs_mount_same(&top, &here)) {
 		warnx("a file system is mounted at %s in the reused copy",
 		    *dir != '\0' ? fs_vis(dir) : ".");
 		close(fd);
@@ -362,7 +363,7 @@ reuse_modes_prune_dir(int root, const char *dir, const struct gitindex *had)
 		if ((k == 1 && (type == DT_REG || type == DT_LNK)) ||
 		    (k == 2 && type == DT_DIR))
 			continue;
-		r = type == DT_DIR ? fs_rmtree_at(dirfd(d), de->d_name) :
+		r = type == DT_DIR ? fs_remove_at(dirfd(d), de->d_name) :
 		    unlinkat(dirfd(d), de->d_name, 0);
 		if (r == -1 && errno != ENOENT) {
 			warn("cannot remove %s%s from the reused copy",

@@ -14,7 +14,7 @@
 #include "buf.h"
 #include "forgedir.h"
 #include "fs.h"
-#include "fs_remove.h"
+#include "fs_mount.h"
 #include "fs_vis.h"
 #include "journal.h"
 #include "journal_reclaim.h"
@@ -162,7 +162,7 @@ intact(const struct journal_entry *e)
 	    strchr(e->reuse + n + 1, '/') != NULL ||
 	    lstat(e->reuse, &st) == -1 || !S_ISDIR(st.st_mode))
 		return 0;
-	return fs_mounts_below(e->top, NULL) == 0;
+	return fs_mount_below(e->top, NULL) == 0;
 }
 
 /*

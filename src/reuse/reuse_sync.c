@@ -15,6 +15,7 @@
 #include "buf.h"
 #include "fs.h"
 #include "fs_copy.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "git.h"
@@ -77,7 +78,7 @@ drop_in_progress(const char *adm)
 		return;
 	for (i = 0; names[i] != NULL; i++)
 		if (faccessat(fd, names[i], F_OK, AT_SYMLINK_NOFOLLOW) == 0)
-			(void)fs_rmtree_at(fd, names[i]);
+			(void)fs_remove_at(fd, names[i]);
 	close(fd);
 }
 
@@ -286,7 +287,7 @@ reuse_sync_begin(const struct reuse_copy *rc, struct git *g, char **adm)
 
 	/* Claimed with nothing mounted in it (reuse_park_claim()): anything
 	 * mounted since is not the copy, and git would write through it. */
-	if (fs_mounts_below(copy, &mounted) != 0) {
+	if (fs_mount_below(copy, &mounted) != 0) {
 		warnx("%s in the reused copy", mounted.n > 0 ? mounted.v[0] :
 		    "what is mounted cannot be told");
 		strv_free(&mounted);

@@ -144,7 +144,7 @@ snapshot_fill_flagged(struct snap_repo *sr, const struct lsfiles *l)
 		if (r == -1 && !S_ISDIR(st.st_mode))
 			warnx("skipping %s%s: a %s, not a file or symlink",
 			    fs_vis(sr->rel), fs_vis(path),
-			    fs_type_name(st.st_mode));
+			    fs_vis_type(st.st_mode));
 		if (pathcopy_clear(&pc, path) == -1) {
 			warn("cannot remove %s%s from the copy",
 			    fs_vis(sr->rel), fs_vis(path));
@@ -177,7 +177,7 @@ snapshot_fill_untracked(struct snap_repo *sr, const struct lsfiles *l)
 			if (errno == EINVAL) {
 				warnx("skipping %s%s: a %s, not a file or "
 				    "symlink", fs_vis(sr->rel), fs_vis(path),
-				    fs_type_name(st.st_mode));
+				    fs_vis_type(st.st_mode));
 			} else {
 				warn("cannot copy %s%s", fs_vis(sr->rel),
 				    fs_vis(path));

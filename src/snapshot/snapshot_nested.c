@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "fs_vis.h"
-#include "fs_remove.h"
 #include "fs.h"
 #include "git.h"
 #include "lsfiles.h"

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
 #include "git.h"
@@ -87,7 +88,7 @@ drop_copy(const struct snapshot *s, const struct snap_repo *sr)
 	int	 fd;
 
 	if ((fd = parent_of(s, sr, &base)) != -1) {
-		(void)fs_rmtree_at(fd, base);
+		(void)fs_remove_at(fd, base);
 		close(fd);
 		free(base);
 	}
@@ -105,7 +106,7 @@ snapshot_parked_set_aside(struct snapshot *s)
 
 	/* A file system mounted in the copy: it is not parked (reuse.h),
 	 * and what is said of it names the path the command mounted. */
-	if (fs_mounts_below(s->rd->top, NULL) != 0)
+	if (fs_mount_below(s->rd->top, NULL) != 0)
 		return 0;
 	/* Deepest first: each is set aside before the one it is in. */
 	for (i = s->nrepos; i-- > 1;) {
@@ -126,7 +127,7 @@ snapshot_parked_set_aside(struct snapshot *s)
 			continue;
 		}
 		slot = snapshot_repo_nested_name(sr);
-		(void)fs_rmtree_at(pfd, slot);
+		(void)fs_remove_at(pfd, slot);
 		if (fstatat(fd, base, &st, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISDIR(st.st_mode) ||
 		    renameat(fd, base, pfd, slot) == -1)
@@ -158,7 +159,7 @@ put_back(struct snapshot *s, struct snap_repo *sr)
 		return 0;
 	slot = snapshot_repo_nested_name(sr);
 	if ((fd = parent_of(s, sr, &base)) == -1) {
-		(void)fs_rmtree_at(pfd, slot);
+		(void)fs_remove_at(pfd, slot);
 		free(slot);
 		close(pfd);
 		return 0;
@@ -170,7 +171,7 @@ put_back(struct snapshot *s, struct snap_repo *sr)
 		sig_test_stall("take-back");
 	}
 	else
-		(void)fs_rmtree_at(pfd, slot);
+		(void)fs_remove_at(pfd, slot);
 	free(slot);
 	free(base);
 	close(fd);
@@ -329,6 +330,6 @@ snapshot_parked_clear(struct snapshot *s)
 	if ((fd = open(s->rd->top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) == -1)
 		return;
-	(void)fs_rmtree_at(fd, SNAP_PARKED_DIR);
+	(void)fs_remove_at(fd, SNAP_PARKED_DIR);
 	close(fd);
 }

@@ -126,7 +126,7 @@ snapshot_repo_empty_nested(const char *top, const char *path)
 	fd = snapshot_repo_parent_at(root, path, &base);
 	if (fd == -1 && errno != ENOENT)
 		r = -1;
-	else if (fd != -1 && fs_rmtree_at(fd, base) == -1)
+	else if (fd != -1 && fs_remove_at(fd, base) == -1)
 		r = -1;
 	if (fd != -1)
 		close(fd);
