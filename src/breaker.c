@@ -102,20 +102,20 @@ breaker_from_json(struct breaker *b, const char *text, size_t len)
 	breaker_init(b);
 	if ((v = json_parse(text, len)) == NULL || v->type != JV_OBJ)
 		goto bad;
-	streak = jv_num(jv_get(v, "streak"), -1);
-	open = jv_get(v, "open");
+	streak = json_as_num(json_get(v, "streak"), -1);
+	open = json_get(v, "open");
 	if (streak < 0 || streak > 1000000000 || open == NULL ||
 	    open->type != JV_BOOL)
 		goto bad;
 	b->streak = (int)streak;
 	b->open = (int)open->num;
-	set(&b->opened_at, jv_str(jv_get(v, "opened_at")));
-	set(&b->last_fail, jv_str(jv_get(v, "last_fail")));
-	set(&b->last_fail_at, jv_str(jv_get(v, "last_fail_at")));
-	jv_free(v);
+	set(&b->opened_at, json_as_str(json_get(v, "opened_at")));
+	set(&b->last_fail, json_as_str(json_get(v, "last_fail")));
+	set(&b->last_fail_at, json_as_str(json_get(v, "last_fail_at")));
+	json_free(v);
 	return 0;
 bad:
-	jv_free(v);
+	json_free(v);
 	breaker_free(b);
 	return -1;
 }

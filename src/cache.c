@@ -178,8 +178,8 @@ load(const struct state *st, struct buf *b, struct entry **ev, size_t *n)
 			break;		/* torn: not a whole line */
 		if ((v = json_parse(p, (size_t)(nl - p))) == NULL)
 			continue;
-		k = jv_str(jv_get(v, "key"));
-		a = jv_str(jv_get(v, "at"));
+		k = json_as_str(json_get(v, "key"));
+		a = json_as_str(json_get(v, "at"));
 		if (k != NULL && a != NULL) {
 			*ev = xreallocarray(*ev, *n + 1, sizeof(**ev));
 			(*ev)[*n].line = p;
@@ -188,7 +188,7 @@ load(const struct state *st, struct buf *b, struct entry **ev, size_t *n)
 			(*ev)[*n].at = xstrdup(a);
 			(*n)++;
 		}
-		jv_free(v);
+		json_free(v);
 	}
 	return 0;
 }

@@ -383,7 +383,7 @@ stamp_write(const char *common, const char *run)
 
 	dir = forgedir_refs(common);
 	path = stamp_path(common, run);
-	line = xasprintf("%s\n", time_rfc3339(ts, time(NULL)));
+	line = xasprintf("%s\n", timeutil_rfc3339(ts, time(NULL)));
 	if (fs_mkdirs(dir, 0777) == -1 || fs_write_atomic(path, line,
 	    strlen(line), 0644) == -1) {
 		warn("cannot write %s", fs_vis(path));

@@ -66,7 +66,7 @@ cmd_breaker(int argc, char **argv)
 	else {
 		breaker_reset(&tx.b);
 		json_init(&j, &ev);
-		state_event_begin(&j, "breaker-reset", time_rfc3339(now,
+		state_event_begin(&j, "breaker-reset", timeutil_rfc3339(now,
 		    time(NULL)));
 		json_key(&j, EVENT_WAS_OPEN);
 		json_bool(&j, was_open);

@@ -118,7 +118,7 @@ cmd_gc(int argc, char **argv)
 	if (journal_reclaim(ctx.repo.common, flags, before, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* Registrations of forge's whose copy went some other way. */
-	if (journal_orphans(ctx.repo.common, flags, &rc) == -1)
+	if (journal_reclaim_orphans(ctx.repo.common, flags, &rc) == -1)
 		ret = EXIT_FORGE;
 	/* The refs a clone's results came back as (clone.h). */
 	if (clone_refs_gc(ctx.repo.common, ctx.repo.common, o.all_refs ? 0 :
@@ -137,7 +137,7 @@ cmd_gc(int argc, char **argv)
 	if (!(flags & JOURNAL_DRY_RUN) && rc.n > 0 &&
 	    context_reclaimed(&ctx, (int)rc.n) == -1)
 		ret = EXIT_FORGE;
-	reclaim_free(&rc);
+	journal_reclaim_free(&rc);
 	context_close(&ctx);
 	return ret;
 }

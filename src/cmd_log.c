@@ -84,13 +84,13 @@ cmd_log(int argc, char **argv)
 		context_close(&ctx);
 		return st;
 	}
-	events_load(&evs, &ctx.state, o.session, (size_t)o.n);
+	report_load(&evs, &ctx.state, o.session, (size_t)o.n);
 	if (o.json)
-		events_print_json(&evs, stdout);
+		report_json(&evs, stdout);
 	else
-		events_print_table(&evs, stdout, color_want(ctx.cfg.color,
+		report_table(&evs, stdout, color_want(ctx.cfg.color,
 		    STDOUT_FILENO));
-	events_free(&evs);
+	report_free(&evs);
 	context_close(&ctx);
 	if (fflush(stdout) == EOF || ferror(stdout)) {
 		warn("stdout");

@@ -117,14 +117,14 @@ print_verdict(const struct event *ev)
 	printf("last verdict: %s", s != NULL ? fs_vis(s) : "?");
 	s = ev->time;
 	printf(" at %s", s != NULL ? fs_vis(s) : "?");
-	s = event_mode_shown(ev, mode, sizeof(mode));
+	s = report_mode(ev, mode, sizeof(mode));
 	printf(" (%s", s != NULL ? fs_vis(s) : "?");
 	/* Cut the raw id, then escape it: never half an escape. */
 	if ((s = ev->tree) != NULL) {
 		snprintf(tree, sizeof(tree), "%.12s", s);
 		printf(", tree %s", fs_vis(tree));
 	}
-	printf(", %s)", duration_format(d, sizeof(d), ev->duration_ms));
+	printf(", %s)", timeutil_duration(d, sizeof(d), ev->duration_ms));
 	if ((s = ev->failed) != NULL)
 		printf(": %s", fs_vis(s));
 	printf("\n");
@@ -166,13 +166,13 @@ print_text(struct context *ctx, const struct breaker *b,
 		printf("last verdict: none\n");
 	print_audit(ctx, d);
 
-	events_load(&evs, &ctx->state, NULL, 5);
+	report_load(&evs, &ctx->state, NULL, 5);
 	if (evs.n > 0) {
 		printf("\n");
-		events_print_table(&evs, stdout, color_want(ctx->cfg.color,
+		report_table(&evs, stdout, color_want(ctx->cfg.color,
 		    STDOUT_FILENO));
 	}
-	events_free(&evs);
+	report_free(&evs);
 	print_copies(ctx->repo.common);
 }
 
@@ -180,7 +180,7 @@ print_text(struct context *ctx, const struct breaker *b,
 static void
 field(struct json *j, const struct jv *ev, const char *key)
 {
-	const struct jv	*v = jv_get(ev, key);
+	const struct jv	*v = json_get(ev, key);
 
 	json_key(j, key);
 	if (v != NULL)
@@ -294,7 +294,7 @@ json_copy(struct json *j, const struct copy *k, int reusable)
 	json_key(j, "size");
 	json_int(j, k->size);
 	json_key(j, "last_use");
-	json_str(j, time_rfc3339(t, k->last_use));
+	json_str(j, timeutil_rfc3339(t, k->last_use));
 	if (reusable) {
 		json_key(j, "kind");
 		json_str(j, k->kind);
@@ -352,7 +352,7 @@ print_copies(const char *common)
 		printf("  %-11s %-8s %5s  last used %s  %s\n", n < c.nkept ?
 		    "kept" : k->in_use ? "in use" : k->incremental ?
 		    "incremental" : "reusable", n < c.nkept ? "" : k->kind,
-		    size, time_rfc3339(t, k->last_use), fs_vis(k->path));
+		    size, timeutil_rfc3339(t, k->last_use), fs_vis(k->path));
 	}
 	copies_free(&c);
 }

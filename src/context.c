@@ -73,7 +73,7 @@ reclaim(struct context *ctx)
 		    rc.left.v[i]);
 	if (rc.n > 0)
 		(void)context_reclaimed(ctx, (int)rc.n);
-	reclaim_free(&rc);
+	journal_reclaim_free(&rc);
 }
 
 int
@@ -85,7 +85,7 @@ context_reclaimed(struct context *ctx, int n)
 	int		 ret;
 
 	json_init(&j, &ev);
-	state_event_begin(&j, "reclaim", time_rfc3339(now, time(NULL)));
+	state_event_begin(&j, "reclaim", timeutil_rfc3339(now, time(NULL)));
 	json_key(&j, EVENT_COUNT);
 	json_int(&j, n);
 	json_close(&j, '}');

@@ -94,7 +94,7 @@ add_record(const char *path, void *arg)
 		copy = e.top;	/* shown as its run directory */
 	/* Only a copy in its run's own directory: not one a record
 	 * written by hand names, nor one removed by hand. */
-	if (copy == NULL || !journal_top_is_runs(&e) ||
+	if (copy == NULL || !journal_reclaim_top_is_runs(&e) ||
 	    (copy != e.top && !in_top(&e, copy)) ||
 	    lstat(copy, &cs) == -1 || !S_ISDIR(cs.st_mode))
 		goto out;

@@ -14,15 +14,16 @@ decode_breaker(struct event *e, const struct jv *after)
 	const struct jv	*open;
 	long long	 streak;
 
-	streak = jv_num(jv_get(after, EVENT_BREAKER_STREAK), -1);
-	open = jv_get(after, EVENT_BREAKER_OPEN);
+	streak = json_as_num(json_get(after, EVENT_BREAKER_STREAK), -1);
+	open = json_get(after, EVENT_BREAKER_OPEN);
 	if (after == NULL || streak < 0 || streak > 1000000000 ||
 	    open == NULL || open->type != JV_BOOL)
 		return;
 	e->has_breaker = 1;
 	e->breaker_streak = (int)streak;
 	e->breaker_open = (int)open->num;
-	e->breaker_opened_at = jv_str(jv_get(after, EVENT_BREAKER_OPENED_AT));
+	e->breaker_opened_at = json_as_str(json_get(after,
+	    EVENT_BREAKER_OPENED_AT));
 }
 
 static void
@@ -37,7 +38,7 @@ decode_change(struct event *e, const struct jv *c)
 		return;
 	e->has_change = 1;
 	for (i = 0; i < EVENT_NCHANGE; i++)
-		e->change[i] = jv_num(jv_get(c, keys[i]), 0);
+		e->change[i] = json_as_num(json_get(c, keys[i]), 0);
 }
 
 void
@@ -47,36 +48,36 @@ event_decode(struct event *e, const struct jv *v)
 
 	memset(e, 0, sizeof(*e));
 	e->v = v;
-	e->type = jv_str(jv_get(v, EVENT_TYPE));
-	e->time = jv_str(jv_get(v, EVENT_TIME));
-	e->session = jv_str(jv_get(v, EVENT_SESSION));
-	e->mode = jv_str(jv_get(v, EVENT_MODE));
-	e->incremental = jv_bool(jv_get(v, EVENT_INCREMENTAL), 0);
-	e->not_reused = jv_str(jv_get(v, EVENT_NOT_REUSED));
-	e->in_range = jv_get(v, EVENT_RANGE) != NULL;
-	e->range = jv_str(jv_get(v, EVENT_RANGE));
-	e->rev = jv_str(jv_get(v, EVENT_REV));
-	e->tree = jv_str(jv_get(v, EVENT_TREE));
-	e->contain = jv_bool(jv_get(v, EVENT_CONTAIN), 0);
-	e->network = jv_bool(jv_get(v, EVENT_NETWORK), 1);
-	if ((steps = jv_get(v, EVENT_STEPS)) != NULL &&
+	e->type = json_as_str(json_get(v, EVENT_TYPE));
+	e->time = json_as_str(json_get(v, EVENT_TIME));
+	e->session = json_as_str(json_get(v, EVENT_SESSION));
+	e->mode = json_as_str(json_get(v, EVENT_MODE));
+	e->incremental = json_as_bool(json_get(v, EVENT_INCREMENTAL), 0);
+	e->not_reused = json_as_str(json_get(v, EVENT_NOT_REUSED));
+	e->in_range = json_get(v, EVENT_RANGE) != NULL;
+	e->range = json_as_str(json_get(v, EVENT_RANGE));
+	e->rev = json_as_str(json_get(v, EVENT_REV));
+	e->tree = json_as_str(json_get(v, EVENT_TREE));
+	e->contain = json_as_bool(json_get(v, EVENT_CONTAIN), 0);
+	e->network = json_as_bool(json_get(v, EVENT_NETWORK), 1);
+	if ((steps = json_get(v, EVENT_STEPS)) != NULL &&
 	    steps->type == JV_ARR) {
 		e->steps = steps;
 		e->nsteps = steps->len;
 	}
-	e->verdict = jv_str(jv_get(v, EVENT_VERDICT));
-	e->failed = jv_str(jv_get(v, EVENT_FAILED));
-	e->duration_ms = jv_num(jv_get(v, EVENT_DURATION_MS), 0);
-	e->log = jv_str(jv_get(v, EVENT_LOG));
-	e->verified_at = jv_str(jv_get(v, EVENT_VERIFIED_AT));
-	decode_change(e, jv_get(v, EVENT_CHANGE));
-	decode_breaker(e, jv_get(v, EVENT_BREAKER));
-	e->fast = jv_str(jv_get(v, EVENT_FAST));
-	e->fast_verdict = jv_str(jv_get(v, EVENT_FAST_VERDICT));
-	e->fresh_verdict = jv_str(jv_get(v, EVENT_FRESH_VERDICT));
-	e->streak = jv_num(jv_get(v, EVENT_STREAK), 0);
-	e->streak_was = jv_num(jv_get(v, EVENT_STREAK_WAS), 0);
-	e->count = jv_num(jv_get(v, EVENT_COUNT), 0);
+	e->verdict = json_as_str(json_get(v, EVENT_VERDICT));
+	e->failed = json_as_str(json_get(v, EVENT_FAILED));
+	e->duration_ms = json_as_num(json_get(v, EVENT_DURATION_MS), 0);
+	e->log = json_as_str(json_get(v, EVENT_LOG));
+	e->verified_at = json_as_str(json_get(v, EVENT_VERIFIED_AT));
+	decode_change(e, json_get(v, EVENT_CHANGE));
+	decode_breaker(e, json_get(v, EVENT_BREAKER));
+	e->fast = json_as_str(json_get(v, EVENT_FAST));
+	e->fast_verdict = json_as_str(json_get(v, EVENT_FAST_VERDICT));
+	e->fresh_verdict = json_as_str(json_get(v, EVENT_FRESH_VERDICT));
+	e->streak = json_as_num(json_get(v, EVENT_STREAK), 0);
+	e->streak_was = json_as_num(json_get(v, EVENT_STREAK_WAS), 0);
+	e->count = json_as_num(json_get(v, EVENT_COUNT), 0);
 }
 
 int
@@ -84,7 +85,7 @@ event_keep(struct event *e, const struct jv *v)
 {
 	struct jv	*copy;
 
-	if ((copy = jv_copy(v)) == NULL) {
+	if ((copy = json_dup(v)) == NULL) {
 		memset(e, 0, sizeof(*e));
 		return -1;
 	}
@@ -102,7 +103,7 @@ event_parse(struct event *e, const char *text, size_t len)
 	if ((v = json_parse(text, len)) == NULL)
 		return -1;
 	if (v->type != JV_OBJ) {
-		jv_free(v);
+		json_free(v);
 		return -1;
 	}
 	event_decode(e, v);
@@ -113,7 +114,7 @@ event_parse(struct event *e, const char *text, size_t len)
 void
 event_free(struct event *e)
 {
-	jv_free(e->own);
+	json_free(e->own);
 	memset(e, 0, sizeof(*e));
 }
 
@@ -125,9 +126,9 @@ event_step(const struct event *e, size_t i, struct event_step *s)
 	memset(s, 0, sizeof(*s));
 	if (st->type != JV_OBJ)
 		return -1;
-	s->command = jv_str(jv_get(st, EVENT_STEP_COMMAND));
-	s->setup = jv_get(st, EVENT_STEP_SETUP) != NULL;
-	s->status = jv_num(jv_get(st, EVENT_STEP_STATUS), 0);
-	s->duration_ms = jv_num(jv_get(st, EVENT_STEP_DURATION_MS), 0);
+	s->command = json_as_str(json_get(st, EVENT_STEP_COMMAND));
+	s->setup = json_get(st, EVENT_STEP_SETUP) != NULL;
+	s->status = json_as_num(json_get(st, EVENT_STEP_STATUS), 0);
+	s->duration_ms = json_as_num(json_get(st, EVENT_STEP_DURATION_MS), 0);
 	return 0;
 }

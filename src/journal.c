@@ -173,11 +173,11 @@ journal_open(struct journal *j, const char *common, const char *run,
 	json_key(&js, "start");
 	json_int(&js, (long long)start);
 	json_key(&js, "boot");
-	json_str(&js, boot_id());
+	json_str(&js, proc_boot_id());
 	json_key(&js, "top");
 	json_str(&js, top);
 	json_key(&js, "created");
-	json_str(&js, time_rfc3339(ts, time(NULL)));
+	json_str(&js, timeutil_rfc3339(ts, time(NULL)));
 	json_close(&js, '}');
 	if (append_line(j, &line) == -1) {
 		warn("cannot record the copy in %s", j->path);
@@ -289,13 +289,13 @@ journal_note_use(struct journal *j)
 	json_init(&js, &line);
 	json_open(&js, '{');
 	json_key(&js, "use");
-	json_str(&js, time_rfc3339(ts, time(NULL)));
+	json_str(&js, timeutil_rfc3339(ts, time(NULL)));
 	json_key(&js, "pid");
 	json_int(&js, (long long)getpid());
 	json_key(&js, "start");
 	json_int(&js, (long long)start);
 	json_key(&js, "boot");
-	json_str(&js, boot_id());
+	json_str(&js, proc_boot_id());
 	json_close(&js, '}');
 	return append_note(j, &line);
 }
@@ -377,54 +377,56 @@ journal_parse(const char *text, size_t len, struct journal_entry *e)
 		p = nl + 1;
 		if (v == NULL)
 			continue;
-		if ((s = jv_str(jv_get(v, "run"))) != NULL && e->run == NULL) {
+		if ((s = json_as_str(json_get(v, "run"))) != NULL &&
+		    e->run == NULL) {
 			e->run = xstrdup(s);
-			e->pid = (long)jv_num(jv_get(v, "pid"), 0);
-			e->start = (unsigned long long)jv_num(jv_get(v,
+			e->pid = (long)json_as_num(json_get(v, "pid"), 0);
+			e->start = (unsigned long long)json_as_num(json_get(v,
 			    "start"), 0);
-			if ((s = jv_str(jv_get(v, "boot"))) != NULL)
+			if ((s = json_as_str(json_get(v, "boot"))) != NULL)
 				e->boot = xstrdup(s);
-			if ((s = jv_str(jv_get(v, "top"))) != NULL)
+			if ((s = json_as_str(json_get(v, "top"))) != NULL)
 				e->top = xstrdup(s);
-			if ((s = jv_str(jv_get(v, "created"))) != NULL)
+			if ((s = json_as_str(json_get(v, "created"))) != NULL)
 				e->created = xstrdup(s);
-		} else if ((s = jv_str(jv_get(v, "repo"))) != NULL) {
+		} else if ((s = json_as_str(json_get(v, "repo"))) != NULL) {
 			strv_push(&e->repos, s);
-		} else if (jv_get(v, "child") != NULL) {
-			e->child = (long)jv_num(jv_get(v, "child"), 0);
-			e->child_start = (unsigned long long)jv_num(jv_get(v,
-			    "start"), 0);
-		} else if ((s = jv_str(jv_get(v, "kept"))) != NULL) {
+		} else if (json_get(v, "child") != NULL) {
+			e->child = (long)json_as_num(json_get(v, "child"), 0);
+			e->child_start = (unsigned long long)json_as_num(
+			    json_get(v, "start"), 0);
+		} else if ((s = json_as_str(json_get(v, "kept"))) != NULL) {
 			free(e->kept);
 			e->kept = xstrdup(s);
 			free(e->reuse);
 			e->reuse = NULL;
-		} else if ((s = jv_str(jv_get(v, "reuse"))) != NULL) {
+		} else if ((s = json_as_str(json_get(v, "reuse"))) != NULL) {
 			free(e->reuse);
 			e->reuse = xstrdup(s);
 			free(e->reuse_source);
-			e->reuse_source = (s = jv_str(jv_get(v, "source"))) !=
-			    NULL ? xstrdup(s) : NULL;
+			s = json_as_str(json_get(v, "source"));
+			e->reuse_source = s != NULL ? xstrdup(s) : NULL;
 			free(e->reuse_setup);
-			e->reuse_setup = xstrdup((s = jv_str(jv_get(v,
+			e->reuse_setup = xstrdup((s = json_as_str(json_get(v,
 			    "setup"))) != NULL ? s : "");
 			free(e->reuse_kind);
-			e->reuse_kind = (s = jv_str(jv_get(v, "kind"))) !=
-			    NULL ? xstrdup(s) : NULL;
-			e->incremental = jv_bool(jv_get(v, "incremental"), 0);
+			s = json_as_str(json_get(v, "kind"));
+			e->reuse_kind = s != NULL ? xstrdup(s) : NULL;
+			e->incremental = json_as_bool(json_get(v,
+			    "incremental"), 0);
 			e->reusable = 1;
-		} else if (jv_get(v, "use") != NULL) {
+		} else if (json_get(v, "use") != NULL) {
 			/* Taken over: in use, by a new owner. */
 			free(e->reuse);
 			e->reuse = NULL;
-			e->pid = (long)jv_num(jv_get(v, "pid"), 0);
-			e->start = (unsigned long long)jv_num(jv_get(v,
+			e->pid = (long)json_as_num(json_get(v, "pid"), 0);
+			e->start = (unsigned long long)json_as_num(json_get(v,
 			    "start"), 0);
 			free(e->boot);
-			e->boot = (s = jv_str(jv_get(v, "boot"))) != NULL ?
-			    xstrdup(s) : NULL;
+			s = json_as_str(json_get(v, "boot"));
+			e->boot = s != NULL ? xstrdup(s) : NULL;
 		}
-		jv_free(v);
+		json_free(v);
 	}
 	return e->run != NULL ? 0 : -1;
 }

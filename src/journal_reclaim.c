@@ -30,8 +30,8 @@
 static int
 same_boot(const struct journal_entry *e)
 {
-	return e->boot == NULL || *e->boot == '\0' || *boot_id() == '\0' ||
-	    strcmp(e->boot, boot_id()) == 0;
+	return e->boot == NULL || *e->boot == '\0' || *proc_boot_id() == '\0' ||
+	    strcmp(e->boot, proc_boot_id()) == 0;
 }
 
 static int
@@ -84,7 +84,7 @@ read_adm(int admfd, const char *name, struct buf *b)
 /*
  * A registration's lock reason is what proves it forge's, once its copy
  * is gone: it goes last, and stays while anything else of it does, for
- * gc to try again (journal_orphans(), remove_unproven()).
+ * gc to try again (journal_reclaim_orphans(), remove_unproven()).
  */
 #define REG_PROOF	"locked"
 
@@ -203,7 +203,7 @@ remove_registrations(const char *common, const char *top, const char *run,
 }
 
 int
-journal_drop_registration(const char *common, const char *run,
+journal_reclaim_registration(const char *common, const char *run,
     const char *copy)
 {
 	struct strv	 left = STRV_INIT;
@@ -243,7 +243,7 @@ top_is_sane(const char *top)
  * directory a record names.
  */
 int
-journal_top_is_runs(const struct journal_entry *e)
+journal_reclaim_top_is_runs(const struct journal_entry *e)
 {
 	struct stat	 st;
 	struct buf	 b = BUF_INIT;
@@ -365,7 +365,7 @@ remove_unproven(const struct journal_entry *e, int dry, struct strv *left)
 }
 
 /*
- * journal_remove_copy, or with dry, the same decisions taken and said
+ * journal_reclaim_copy(), or with dry, the same decisions taken and said
  * (refusals, and what would stay) without removing anything: what a
  * forge gc --dry-run lists is what forge gc does.
  */
@@ -384,7 +384,7 @@ remove_copy(const struct journal_entry *e, int own, int dry,
 	}
 	/* A record could be written by hand: only the run's own directory
 	 * is removed with all it holds. */
-	if (!own && !journal_top_is_runs(e))
+	if (!own && !journal_reclaim_top_is_runs(e))
 		return remove_unproven(e, dry, left);
 	if (unregister(e, 1, dry, left) == -1)
 		ret = -1;
@@ -407,7 +407,7 @@ remove_copy(const struct journal_entry *e, int own, int dry,
 }
 
 int
-journal_remove_copy(const struct journal_entry *e, int own,
+journal_reclaim_copy(const struct journal_entry *e, int own,
     struct strv *left)
 {
 	return remove_copy(e, own, 0, left);
@@ -429,13 +429,13 @@ end_run(const struct journal_entry *e)
 	/* Nothing is signalled on a record's word alone: the directory
 	 * must be the run's own.  A kept copy's run ended as usual, and
 	 * left nothing running: whoever works there now is the user. */
-	if (e->kept != NULL || !same_boot(e) || !journal_top_is_runs(e))
+	if (e->kept != NULL || !same_boot(e) || !journal_reclaim_top_is_runs(e))
 		return;
 	if (e->child > 0 && proc_is((pid_t)e->child, e->child_start)) {
 		(void)kill(-(pid_t)e->child, SIGKILL);
-		until = time_now_ms() + 2000;
+		until = timeutil_now_ms() + 2000;
 		while (kill(-(pid_t)e->child, 0) == 0 &&
-		    time_now_ms() < until)
+		    timeutil_now_ms() < until)
 			usleep(5000);
 	}
 	tag = xasprintf("%s=%s", JOURNAL_ENV, e->run);
@@ -444,7 +444,7 @@ end_run(const struct journal_entry *e)
 }
 
 void
-reclaim_free(struct reclaim *rc)
+journal_reclaim_free(struct reclaim *rc)
 {
 	size_t	i;
 
@@ -557,7 +557,7 @@ reclaim_one(const char *path, int flags, time_t expire, struct reclaim *rc)
 			ret = -1;
 	} else {
 		end_run(&e);
-		if (journal_remove_copy(&e, 0, &rc->left) == 0) {
+		if (journal_reclaim_copy(&e, 0, &rc->left) == 0) {
 			(void)unlink(path);
 			add_reclaimed(rc, &e, expired);
 		} else
@@ -639,7 +639,7 @@ worktree_gone(int admfd)
 }
 
 int
-journal_orphans(const char *common, int flags, struct reclaim *rc)
+journal_reclaim_orphans(const char *common, int flags, struct reclaim *rc)
 {
 	struct dirent	*de;
 	struct stat	 st;

@@ -8,7 +8,7 @@
  *	journal_reclaim(common, flags, 0, &rc);	remove copies of runs that are
  *						gone (ending what they left
  *						running), and say so in rc
- *	reclaim_free(&rc);
+ *	journal_reclaim_free(&rc);
  */
 #ifndef JOURNAL_RECLAIM_H
 #define JOURNAL_RECLAIM_H
@@ -45,13 +45,13 @@ struct reclaim {
 /* Kept and parked copies last used at or before expire (0: none) go
  * too, marked expired. */
 int	journal_reclaim(const char *, int, time_t, struct reclaim *);
-void	reclaim_free(struct reclaim *);
+void	journal_reclaim_free(struct reclaim *);
 /* Worktree registrations forge made (its lock reason says so) whose run
  * has no record left and whose copy is gone from the disk: removed, one
  * by one, and named in rc.registrations.  Never a repository-wide "git
  * worktree prune", which would take the user's own worktrees whose
  * directory is away for a while. */
-int	journal_orphans(const char *, int, struct reclaim *);
+int	journal_reclaim_orphans(const char *, int, struct reclaim *);
 /*
  * Remove what a record describes: its worktree registrations, then the
  * directory.  own: the run removing its own copy.  Otherwise the record
@@ -62,15 +62,17 @@ int	journal_orphans(const char *, int, struct reclaim *);
  * each thing left in place and why pushed onto left ("a file system is
  * mounted at ..."), or a refusal said; the caller keeps the record.
  */
-int	journal_remove_copy(const struct journal_entry *, int, struct strv *);
+int	journal_reclaim_copy(const struct journal_entry *, int,
+	    struct strv *);
 /* Does the directory the record names hold the run's own mark?  Only
  * then is it the run's: a record written by hand cannot make another
  * directory pass. */
-int	journal_top_is_runs(const struct journal_entry *);
+int	journal_reclaim_top_is_runs(const struct journal_entry *);
 /* The run's registrations in common (their lock reason names it) whose
  * working tree is copy: removed, for a copy made again at that path --
  * git refuses a path a missing, locked worktree still has.  -1 if one
  * would not go. */
-int	journal_drop_registration(const char *, const char *, const char *);
+int	journal_reclaim_registration(const char *, const char *,
+	    const char *);
 
 #endif /* JOURNAL_RECLAIM_H */

@@ -98,7 +98,7 @@ proc_alive(pid_t pid, unsigned long long start)
 }
 
 const char *
-boot_id(void)
+proc_boot_id(void)
 {
 	static char	id[64];
 	struct buf	b = BUF_INIT;
@@ -276,14 +276,14 @@ int
 proc_kill_in(const char *dir, const char *tag, long long ms)
 {
 	struct timespec	 pause = { 0, 10 * 1000 * 1000 };
-	long long	 until = time_now_ms() + ms;
+	long long	 until = timeutil_now_ms() + ms;
 	int		 n, total = 0;
 
 	/* Killed, a process lets go of its directories as it exits, a
 	 * moment later; and one may have started another meanwhile. */
 	while ((n = kill_pass(dir, tag)) > 0) {
 		total += n;
-		if (time_now_ms() >= until)
+		if (timeutil_now_ms() >= until)
 			break;
 		(void)nanosleep(&pause, NULL);
 	}

@@ -9,7 +9,7 @@
  *					and group are not anyone else's)
  *	proc_alive(pid, start)		and it has not exited: a zombie is
  *					dead, and holds nothing any more
- *	boot_id()			this boot, "" if unknown
+ *	proc_boot_id()			this boot, "" if unknown
  *	proc_kill_in(dir, tag, ms)	SIGKILL every process whose current
  *					or root directory, or an open file,
  *					is dir or below it, and whose
@@ -38,7 +38,7 @@ int		 proc_stat(pid_t, struct proc_stat *);
 int		 proc_start_time(pid_t, unsigned long long *);
 int		 proc_is(pid_t, unsigned long long);
 int		 proc_alive(pid_t, unsigned long long);
-const char	*boot_id(void);
+const char	*proc_boot_id(void);
 int		 proc_uses_dir(pid_t, const char *);
 int		 proc_kill_in(const char *, const char *, long long);
 /* Does pid's environment (as it was exec'd with) hold entry, exactly? */

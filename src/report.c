@@ -35,7 +35,7 @@ keep_event(const struct jv *ev, void *arg)
 }
 
 void
-events_load(struct events *e, struct state *st, const char *session,
+report_load(struct events *e, struct state *st, const char *session,
     size_t max)
 {
 	struct event	 t;
@@ -57,13 +57,13 @@ events_load(struct events *e, struct state *st, const char *session,
 }
 
 const struct event *
-events_at(const struct events *e, size_t i)
+report_at(const struct events *e, size_t i)
 {
 	return &e->v[i];
 }
 
 void
-events_free(struct events *e)
+report_free(struct events *e)
 {
 	size_t	i;
 
@@ -122,7 +122,7 @@ steps_note(const struct event *ev, struct buf *note)
 }
 
 const char *
-event_mode_shown(const struct event *ev, char *buf, size_t len)
+report_mode(const struct event *ev, char *buf, size_t len)
 {
 	const char	*mode = ev->mode;
 
@@ -146,7 +146,7 @@ mode_width(const struct events *e)
 	size_t		 i, w = EVENT_MODE_WIDTH;
 
 	for (i = 0; i < e->n; i++)
-		if ((s = event_mode_shown(events_at(e, i), buf,
+		if ((s = report_mode(report_at(e, i), buf,
 		    sizeof(buf))) != NULL && strlen(fs_vis(s)) > w)
 			w = strlen(fs_vis(s));
 	return w;
@@ -161,7 +161,7 @@ range_note(const struct event *ev, struct buf *note)
 }
 
 void
-event_row(const struct event *ev, struct buf *b, int color, size_t mode_w)
+report_row(const struct event *ev, struct buf *b, int color, size_t mode_w)
 {
 	const char	*type, *s;
 	char		 dur[32], tmp[64], sess[16], mode[64];
@@ -178,11 +178,11 @@ event_row(const struct event *ev, struct buf *b, int color, size_t mode_w)
 	pad(b, fs_vis(sess), 12);
 	if (strcmp(type, "verify") == 0) {
 		range_note(ev, &note);
-		s = event_mode_shown(ev, mode, sizeof(mode));
+		s = report_mode(ev, mode, sizeof(mode));
 		pad(b, s != NULL ? fs_vis(s) : "-", mode_w);
 		s = ev->verdict;
 		pad_verdict(b, s != NULL ? fs_vis(s) : "-", 11, color);
-		duration_format(dur, sizeof(dur), ev->duration_ms);
+		timeutil_duration(dur, sizeof(dur), ev->duration_ms);
 		pad(b, dur, 8);
 		s = ev->tree;
 		snprintf(tmp, sizeof(tmp), "%.10s", s != NULL ? s : "-");
@@ -205,7 +205,7 @@ event_row(const struct event *ev, struct buf *b, int color, size_t mode_w)
 	} else if (strcmp(type, "cached") == 0) {
 		/* A PASS taken from the verdict cache: what it was of. */
 		range_note(ev, &note);
-		s = event_mode_shown(ev, mode, sizeof(mode));
+		s = report_mode(ev, mode, sizeof(mode));
 		pad(b, s != NULL ? fs_vis(s) : "-", mode_w);
 		pad(b, "CACHED", 11);
 		pad(b, "-", 8);
@@ -276,10 +276,10 @@ range_len(const struct events *e, size_t i)
 	const char	*id, *s;
 	size_t		 j;
 
-	if ((id = events_at(e, i)->range) == NULL)
+	if ((id = report_at(e, i)->range) == NULL)
 		return 0;
 	for (j = i; j < e->n; j++)
-		if ((s = events_at(e, j)->range) == NULL ||
+		if ((s = report_at(e, j)->range) == NULL ||
 		    strcmp(s, id) != 0)
 			break;
 	return j - i;
@@ -298,7 +298,7 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 	size_t		 j, pass = 0, commits = 0;
 
 	for (j = i; j < i + n; j++) {
-		ev = events_at(e, j);
+		ev = report_at(e, j);
 		s = ev->type;
 		/* An audit's divergence is no commit's verdict. */
 		if (s != NULL && strcmp(s, "divergence") == 0)
@@ -314,7 +314,7 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 			v = s != NULL ? s : "-";
 		ms += ev->duration_ms;
 	}
-	ev = events_at(e, i);
+	ev = report_at(e, i);
 	s = ev->time;
 	pad(b, s != NULL ? fs_vis(s) : "-", 20);
 	s = ev->session;
@@ -322,14 +322,14 @@ range_row(const struct events *e, size_t i, size_t n, struct buf *b,
 	pad(b, fs_vis(sess), 12);
 	pad(b, "range", mode_w);
 	pad_verdict(b, fs_vis(v), 11, color);
-	pad(b, duration_format(dur, sizeof(dur), ms), 8);
+	pad(b, timeutil_duration(dur, sizeof(dur), ms), 8);
 	pad(b, "-", 10);
 	buf_addf(b, "%zu commit%s, %zu passed", commits, commits == 1 ? "" :
 	    "s", pass);
 }
 
 void
-events_print_table(const struct events *e, FILE *fp, int color)
+report_table(const struct events *e, FILE *fp, int color)
 {
 	struct buf	b = BUF_INIT;
 	size_t		i, n, left = 0, w;
@@ -350,8 +350,8 @@ events_print_table(const struct events *e, FILE *fp, int color)
 			left = n;
 		}
 		buf_reset(&b);
-		event_row(events_at(e, i), &b, color, w);
-		log_mark(e, events_at(e, i), &b);
+		report_row(report_at(e, i), &b, color, w);
+		log_mark(e, report_at(e, i), &b);
 		fprintf(fp, "%s%s\n", left > 0 ? "  " : "", b.data);
 		if (left > 0)
 			left--;
@@ -360,7 +360,7 @@ events_print_table(const struct events *e, FILE *fp, int color)
 }
 
 void
-events_print_json(const struct events *e, FILE *fp)
+report_json(const struct events *e, FILE *fp)
 {
 	struct buf	b = BUF_INIT;
 	struct json	j;
@@ -369,7 +369,7 @@ events_print_json(const struct events *e, FILE *fp)
 	for (i = 0; i < e->n; i++) {
 		buf_reset(&b);
 		json_init(&j, &b);
-		json_value(&j, events_at(e, i)->v);
+		json_value(&j, report_at(e, i)->v);
 		fprintf(fp, "%s\n", b.data);
 	}
 	buf_free(&b);

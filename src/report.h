@@ -2,10 +2,11 @@
  * Reading the timeline back for people: forge log and forge status.
  *
  *	struct events e;
- *	events_load(&e, &state, session_or_NULL, max);	the last max events
- *	events_print_table(&e, stdout, color);	the verdicts in colour
+ *	report_load(&e, &state, session_or_NULL, max);
+ *						the last max events
+ *	report_table(&e, stdout, color);	the verdicts in colour
  *						if color (color.h)
- *	events_free(&e);
+ *	report_free(&e);
  *
  * A run whose output is kept (runlog.h) has "[log ID]" at the end of
  * its row: forge show ID prints it.
@@ -31,17 +32,17 @@ struct events {
 	char		 *logs;		/* where runs' logs are kept */
 };
 
-void	events_load(struct events *, struct state *, const char *, size_t);
+void	report_load(struct events *, struct state *, const char *, size_t);
 /* The i-th held event, oldest first. */
-const struct event *events_at(const struct events *, size_t);
-void	events_print_table(const struct events *, FILE *, int);
-void	events_print_json(const struct events *, FILE *);
-void	events_free(struct events *);
+const struct event *report_at(const struct events *, size_t);
+void	report_table(const struct events *, FILE *, int);
+void	report_json(const struct events *, FILE *);
+void	report_free(struct events *);
 /* One table row for an event, its mode mode_w wide (exposed for
  * tests).  The mode column is EVENT_MODE_WIDTH wide, or as wide as the
  * widest mode the table shows. */
 #define EVENT_MODE_WIDTH	11	/* "incremental" */
-void	event_row(const struct event *, struct buf *, int, size_t);
+void	report_row(const struct event *, struct buf *, int, size_t);
 /*
  * The mode forge log and forge status show for an event, NULL if it has
  * none: its "mode", and with "incremental" true, an incremental copy of
@@ -49,6 +50,6 @@ void	event_row(const struct event *, struct buf *, int, size_t);
  * incremental" (a worktree's is "incremental" already).  Composed in
  * buf (len bytes) where it must be; not escaped (fs_vis.h).
  */
-const char *event_mode_shown(const struct event *, char *, size_t);
+const char *report_mode(const struct event *, char *, size_t);
 
 #endif /* REPORT_H */

@@ -443,7 +443,7 @@ rundir_remove(struct rundir *rd)
 	e.run = rd->run;
 	e.top = rd->top;
 	e.repos = rd->commons;
-	if (in_reach(rd, &left) && (ret = journal_remove_copy(&e, 1,
+	if (in_reach(rd, &left) && (ret = journal_reclaim_copy(&e, 1,
 	    &left)) == 0) {
 		journal_close(&rd->journal, 1);
 	} else {

@@ -398,7 +398,8 @@ amount_value(const struct setting *s, const char *v, long long *n)
 		*n = -1;
 		return 0;
 	}
-	*n = s->type == SET_SIZE ? size_parse(v) : duration_parse(v);
+	*n = s->type == SET_SIZE ? timeutil_parse_size(v) :
+	    timeutil_parse_duration(v);
 	return *n < s->min ? -1 : 0;
 }
 

@@ -619,20 +619,20 @@ end_group(pid_t pgid, int term_sent, long long kill_at, long grace)
 
 	if (group_gone(pgid))
 		goto adopted;
-	now = time_now_ms();
+	now = timeutil_now_ms();
 	if (!term_sent) {
 		(void)kill(-pgid, SIGTERM);
 		kill_at = now + grace;
 	}
 	(void)kill(-pgid, SIGCONT);
-	while ((now = time_now_ms()) < kill_at && sig_count() < 2) {
+	while ((now = timeutil_now_ms()) < kill_at && sig_count() < 2) {
 		if (group_gone(pgid))
 			goto adopted;
 		pause_ms(10, NULL);
 	}
 	(void)kill(-pgid, SIGKILL);
-	until = time_now_ms() + 2000;
-	while (!group_gone(pgid) && time_now_ms() < until)
+	until = timeutil_now_ms() + 2000;
+	while (!group_gone(pgid) && timeutil_now_ms() < until)
 		pause_ms(5, NULL);
 adopted:
 	adopted(1);
@@ -688,7 +688,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 	grace = lim != NULL && lim->grace_ms > 0 ? lim->grace_ms :
 	    DEFAULT_GRACE_MS;
 	if (lim != NULL && lim->timeout_ms > 0)
-		deadline = time_now_ms() + lim->timeout_ms;
+		deadline = timeutil_now_ms() + lim->timeout_ms;
 
 	for (;;) {
 		r = wait4(sp->pid, &ws, WNOHANG |
@@ -705,7 +705,7 @@ spawn_wait(struct spawn *sp, const struct spawn_limit *lim,
 			live_del(sp->pid);
 			break;
 		}
-		now = time_now_ms();
+		now = timeutil_now_ms();
 		if (!term_sent && sig_pending() != 0) {
 			ex->interrupted = 1;
 			if (!(pgroup && (sp->flags & SPAWN_FORWARD)))

@@ -71,7 +71,7 @@ state_lock(struct state *st)
 		free(path);
 		return -1;
 	}
-	start = time_now_ms();
+	start = timeutil_now_ms();
 	/* Poll rather than block, so that a signal still gets through. */
 	while (flock(st->lockfd, LOCK_EX | LOCK_NB) == -1) {
 		if (errno != EWOULDBLOCK && errno != EINTR) {
@@ -82,7 +82,7 @@ state_lock(struct state *st)
 		}
 		if (sig_pending())
 			goto fail;
-		now = time_now_ms();
+		now = timeutil_now_ms();
 		if (!said && now - start >= 1000) {
 			warnx("waiting for another forge to release %s",
 			    fs_vis(path));
@@ -97,7 +97,7 @@ state_lock(struct state *st)
 		}
 		nanosleep(&ts, NULL);
 	}
-	st->waited_ms += time_now_ms() - start;
+	st->waited_ms += timeutil_now_ms() - start;
 	free(path);
 	return 0;
 fail:
@@ -137,7 +137,7 @@ state_event_begin(struct json *j, const char *type, const char *now)
 }
 
 int
-timeline_parse(const char *text, size_t len, const char *origin,
+state_timeline_parse(const char *text, size_t len, const char *origin,
     void (*fn)(const struct jv *, void *), void *arg)
 {
 	const char	*p = text, *end = text + len, *nl;
@@ -165,7 +165,7 @@ timeline_parse(const char *text, size_t len, const char *origin,
 			bad++;
 		} else if (fn != NULL)
 			fn(v, arg);
-		jv_free(v);
+		json_free(v);
 		p = nl + 1;
 	}
 	return bad;
@@ -184,8 +184,8 @@ read_events(const char *path, void (*fn)(const struct jv *, void *),
 		warn("cannot read %s", fs_vis(path));
 		return -1;
 	}
-	(void)timeline_parse(b.data != NULL ? b.data : "", b.len, path, fn,
-	    arg);
+	(void)state_timeline_parse(b.data != NULL ? b.data : "", b.len, path,
+	    fn, arg);
 	buf_free(&b);
 	return 0;
 }
@@ -260,7 +260,7 @@ events_back(const char *path, int fd, int (*fn)(const struct jv *, void *),
 			    "object", path, line_number(fd, t.off));
 		else
 			stop = fn(v, arg) != 0;
-		jv_free(v);
+		json_free(v);
 	}
 	if (!stop && r == -1)
 		warn("cannot read %s", fs_vis(path));
@@ -327,7 +327,7 @@ count_back(int fd, const char *prefix, long long *n, char **last)
 			event_decode(&e, v);
 			if (e.time != NULL)
 				*last = xstrdup(e.time);
-			jv_free(v);
+			json_free(v);
 		}
 		(*n)++;
 	}

@@ -108,7 +108,7 @@ int	state_events_back(struct state *,
 	    int (*)(const struct jv *, void *), void *);
 /* Parse JSON Lines text, calling fn for each good line; returns the
  * number of bad lines (reported through warnx with origin). */
-int	timeline_parse(const char *, size_t, const char *,
+int	state_timeline_parse(const char *, size_t, const char *,
 	    void (*)(const struct jv *, void *), void *);
 /* Start an event object: {"event":type,"time":now,"session":...,
  * "version":...; the caller adds fields and closes it. */

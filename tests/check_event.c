@@ -201,7 +201,7 @@ START_TEST(t_borrow_keep)
 	ck_assert_int_eq(event_keep(&k, v), 0);
 	ck_assert_ptr_ne(k.v, v);
 	event_free(&b);
-	jv_free(v);
+	json_free(v);
 	ck_assert_str_eq(k.verdict, "FAIL");
 	ck_assert_str_eq(k.time, "2026-01-02T03:04:05Z");
 	event_free(&k);

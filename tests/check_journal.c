@@ -226,7 +226,7 @@ START_TEST(t_boot_id)
 	char		*text;
 	size_t		 i;
 
-	id = boot_id();
+	id = proc_boot_id();
 	ck_assert_ptr_nonnull(id);
 	if (access("/proc/sys/kernel/random/boot_id", R_OK) != 0) {
 		ck_assert_str_eq(id, "");
@@ -243,7 +243,7 @@ START_TEST(t_boot_id)
 	text = unitfs_read("/proc/sys/kernel/random/boot_id", NULL);
 	ck_assert(strncmp(text, id, 36) == 0);
 	free(text);
-	ck_assert_ptr_eq(boot_id(), id);
+	ck_assert_ptr_eq(proc_boot_id(), id);
 }
 END_TEST
 
@@ -313,7 +313,7 @@ START_TEST(t_journal_write)
 	ck_assert_int_eq(e.pid, getpid());
 	ck_assert_int_eq(proc_start_time(getpid(), &start), 0);
 	ck_assert_uint_eq(e.start, start);
-	ck_assert_str_eq(e.boot, boot_id());
+	ck_assert_str_eq(e.boot, proc_boot_id());
 	ck_assert_str_eq(e.top, "/tmp/forge-top");
 	ck_assert_ptr_nonnull(e.created);
 	ck_assert_uint_eq(e.repos.n, 1);
@@ -441,7 +441,7 @@ reclaim(const char *common, int flags)
 
 	(void)journal_reclaim(common, flags, 0, &rc);
 	n = (int)rc.n;
-	reclaim_free(&rc);
+	journal_reclaim_free(&rc);
 	return n;
 }
 
@@ -484,7 +484,7 @@ START_TEST(t_reclaim_one)
 	pid_t				 pid;
 	char				*common, *top, *rec, *line;
 
-	if (c->other_boot && *boot_id() == '\0')
+	if (c->other_boot && *proc_boot_id() == '\0')
 		return;		/* no boot id here: nothing to compare */
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
@@ -495,7 +495,7 @@ START_TEST(t_reclaim_one)
 		start++;
 	mark_copy(top, c->run);
 	line = first_line(c->run, pid, start, c->other_boot ?
-	    "00000000-0000-0000-0000-000000000000" : boot_id(), top);
+	    "00000000-0000-0000-0000-000000000000" : proc_boot_id(), top);
 	buf_adds(&b, line);
 	if (c->kept)
 		buf_addf(&b, "{\"kept\":\"%s/r\"}\n", top);
@@ -549,7 +549,7 @@ START_TEST(t_reclaim_dry_run)
 	common = unitfs_dir("common");
 	top = make_copy(unitfs_base());
 	mark_copy(top, "dry");
-	line = first_line("dry", dead_pid(), 1, boot_id(), top);
+	line = first_line("dry", dead_pid(), 1, proc_boot_id(), top);
 	rec = write_record(common, "dry", line);
 	ck_assert_int_eq(journal_reclaim(common, JOURNAL_DRY_RUN, 0, &rc), 0);
 	ck_assert_uint_eq(rc.n, 1);
@@ -557,14 +557,14 @@ START_TEST(t_reclaim_dry_run)
 	ck_assert_int_eq(rc.v[0].kept, 0);
 	ck_assert(unitfs_exists(top));
 	ck_assert(unitfs_exists(rec));
-	reclaim_free(&rc);
+	journal_reclaim_free(&rc);
 	ck_assert_int_eq(journal_reclaim(common, 0, 0, &rc), 0);
 	ck_assert_uint_eq(rc.n, 1);
 	ck_assert_str_eq(rc.v[0].top, top);
 	ck_assert_uint_eq(rc.left.n, 0);
 	ck_assert(!unitfs_exists(top));
 	ck_assert(!unitfs_exists(rec));
-	reclaim_free(&rc);
+	journal_reclaim_free(&rc);
 	free(line);
 	free(rec);
 	free(top);
@@ -609,7 +609,7 @@ START_TEST(t_reclaim_refuses_odd_tops)
 		char	name[16];
 
 		snprintf(name, sizeof(name), "odd%zu", i);
-		line = first_line(name, dead_pid(), 1, boot_id(), tops[i]);
+		line = first_line(name, dead_pid(), 1, proc_boot_id(), tops[i]);
 		rec = write_record(common, name, line);
 		if (i == 4) {
 			/* A stale symlink where the copy was: the link
@@ -634,7 +634,7 @@ START_TEST(t_reclaim_refuses_odd_tops)
 		free(tops[i]);
 	}
 	/* The control: a sane top next to them does go. */
-	line = first_line("sane", dead_pid(), 1, boot_id(), made[2]);
+	line = first_line("sane", dead_pid(), 1, proc_boot_id(), made[2]);
 	rec = write_record(common, "sane", line);
 	ck_assert_int_eq(reclaim(common, 0), 1);
 	ck_assert(!unitfs_exists(made[2]));
@@ -665,7 +665,7 @@ START_TEST(t_reclaim_odd_records)
 	ck_assert_int_eq(utimensat(AT_FDCWD, rec, old, 0), 0);
 	/* Not a record name: left alone. */
 	top = make_copy(unitfs_base());
-	line = first_line("x", dead_pid(), 1, boot_id(), top);
+	line = first_line("x", dead_pid(), 1, proc_boot_id(), top);
 	other = write_record(common, "x.tmp", line);
 	ck_assert_int_eq(reclaim(common, 0), 0);
 	ck_assert(!unitfs_exists(rec));
@@ -729,7 +729,7 @@ START_TEST(t_reclaim_kills_orphan)
 	usleep(50000);
 	ck_assert_int_eq(proc_start_time(orphan, &start), 0);
 	mark_copy(top, "orphaned");
-	line = first_line("orphaned", dead_pid(), 1, boot_id(), top);
+	line = first_line("orphaned", dead_pid(), 1, proc_boot_id(), top);
 	buf_adds(&b, line);
 	buf_addf(&b, "{\"child\":%ld,\"start\":%llu}\n", (long)orphan, start);
 	rec = write_record(common, "orphaned", b.data);
@@ -772,7 +772,7 @@ START_TEST(t_reclaim_spares_recycled_child)
 	ck_assert_int_eq(proc_start_time(bystander, &start), 0);
 	/* The run's own directory: only the start time can save it. */
 	mark_copy(top, "other");
-	line = first_line("other", dead_pid(), 1, boot_id(), top);
+	line = first_line("other", dead_pid(), 1, proc_boot_id(), top);
 	buf_adds(&b, line);
 	buf_addf(&b, "{\"child\":%ld,\"start\":%llu}\n", (long)bystander,
 	    start + 1);
@@ -836,7 +836,7 @@ START_TEST(t_reclaim_registrations)
 	unitfs_write(p, "", 0644);
 	free(p);
 	mark_copy(top, "regrun");
-	line = first_line("regrun", dead_pid(), 1, boot_id(), top);
+	line = first_line("regrun", dead_pid(), 1, proc_boot_id(), top);
 	buf_reset(&b);
 	buf_adds(&b, line);
 	buf_addf(&b, "{\"repo\":\"%s\"}\n", repo);
@@ -891,7 +891,8 @@ START_TEST(t_drop_registration)
 	base = unitfs_dir("dropcopies");
 	ck_assert_int_ne(asprintf(&copy, "%s/top/lib/sub", base), -1);
 	/* No registrations at all: nothing to do. */
-	ck_assert_int_eq(journal_drop_registration(repo, "droprun", copy), 0);
+	ck_assert_int_eq(journal_reclaim_registration(repo, "droprun", copy),
+	    0);
 	ck_assert_int_ne(asprintf(&p, "%s/worktrees", repo), -1);
 	ck_assert_int_eq(mkdir(p, 0755), 0);
 	free(p);
@@ -913,7 +914,8 @@ START_TEST(t_drop_registration)
 		unitfs_write(p, drop_regs[i].locked, 0644);
 		free(p);
 	}
-	ck_assert_int_eq(journal_drop_registration(repo, "droprun", copy), 0);
+	ck_assert_int_eq(journal_reclaim_registration(repo, "droprun", copy),
+	    0);
 	for (i = 0; i < sizeof(drop_regs) / sizeof(drop_regs[0]); i++) {
 		ck_assert_int_ne(asprintf(&p, "%s/worktrees/%s", repo,
 		    drop_regs[i].name), -1);

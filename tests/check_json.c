@@ -54,7 +54,7 @@ parses(const char *text)
 
 	if ((v = parse(text)) == NULL)
 		return 0;
-	jv_free(v);
+	json_free(v);
 	return 1;
 }
 
@@ -275,7 +275,7 @@ START_TEST(t_quote_invalid_utf8)
 	ck_assert_int_eq(v->type, JV_STR);
 	ck_assert_uint_eq(v->len, strlen(in));
 	ck_assert_mem_eq(v->str, in, v->len);
-	jv_free(v);
+	json_free(v);
 	free(want);
 	free(s);
 }
@@ -317,7 +317,7 @@ START_TEST(t_roundtrip_random_bytes)
 		ck_assert_msg(v->len == len && memcmp(v->str, in, len) == 0,
 		    "iteration %d: bytes changed: %s", iter, out.data);
 		ck_assert_int_eq(v->str[len], '\0');
-		jv_free(v);
+		json_free(v);
 	}
 	buf_free(&out);
 }
@@ -363,7 +363,7 @@ START_TEST(t_roundtrip_random_text)
 		ck_assert_ptr_nonnull(v);
 		ck_assert_uint_eq(v->len, in.len);
 		ck_assert_mem_eq(v->str, in.data, in.len);
-		jv_free(v);
+		json_free(v);
 	}
 	buf_free(&in);
 	buf_free(&out);
@@ -445,8 +445,8 @@ START_TEST(t_writer_keys_escaped)
 	ck_assert_str_eq(b.data, "{\"we\\\"ird\\n\\udcff\":-5}");
 	v = parse(b.data);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_int_eq(jv_num(jv_get(v, "we\"ird\n\xff"), 0), -5);
-	jv_free(v);
+	ck_assert_int_eq(json_as_num(json_get(v, "we\"ird\n\xff"), 0), -5);
+	json_free(v);
 	buf_free(&b);
 }
 END_TEST
@@ -498,7 +498,7 @@ START_TEST(t_parse_numbers)
 		ck_assert_int_eq(v->type, JV_NUM);
 		ck_assert_msg(v->num == ok[i].num, "'%s' read as %lld",
 		    ok[i].text, v->num);
-		jv_free(v);
+		json_free(v);
 	}
 	/* Exponents are valid JSON, even if forge never writes them. */
 	ck_assert(parses("1e3"));
@@ -530,7 +530,7 @@ START_TEST(t_parse_int_limits)
 		ck_assert_ptr_nonnull(v);
 		ck_assert_msg(v->num == n[i], "%s read back as %lld", b.data,
 		    v->num);
-		jv_free(v);
+		json_free(v);
 	}
 	buf_free(&b);
 }
@@ -543,17 +543,17 @@ START_TEST(t_parse_literals)
 	v = parse("true");
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(v->type, JV_BOOL);
-	ck_assert_int_eq(jv_bool(v, -1), 1);
-	jv_free(v);
+	ck_assert_int_eq(json_as_bool(v, -1), 1);
+	json_free(v);
 	v = parse(" false ");
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(v->type, JV_BOOL);
-	ck_assert_int_eq(jv_bool(v, -1), 0);
-	jv_free(v);
+	ck_assert_int_eq(json_as_bool(v, -1), 0);
+	json_free(v);
 	v = parse("null");
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(v->type, JV_NULL);
-	jv_free(v);
+	json_free(v);
 	ck_assert(!parses("tru"));
 	ck_assert(!parses("nul"));
 	ck_assert(!parses("True"));
@@ -605,7 +605,7 @@ START_TEST(t_parse_strings)
 		    memcmp(v->str, ok[i].bytes, v->len) == 0,
 		    "%s: wrong bytes", ok[i].text);
 		ck_assert_int_eq(v->str[v->len], '\0');
-		jv_free(v);
+		json_free(v);
 	}
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		ck_assert_msg(!parses(bad[i]), "%s accepted", bad[i]);
@@ -695,7 +695,7 @@ START_TEST(t_parse_torn)
 	}
 	v = parse_exact(doc, sizeof(doc) - 1);
 	ck_assert_ptr_nonnull(v);
-	jv_free(v);
+	json_free(v);
 }
 END_TEST
 
@@ -707,12 +707,12 @@ START_TEST(t_get_last_duplicate)
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(v->type, JV_OBJ);
 	ck_assert_uint_eq(v->len, 4);
-	ck_assert_int_eq(jv_num(jv_get(v, "a"), 0), 2);
-	ck_assert_int_eq(jv_get(v, "b")->type, JV_NULL);
-	ck_assert_ptr_null(jv_str(jv_get(v, "b")));
-	ck_assert_ptr_null(jv_get(v, "c"));
-	ck_assert_ptr_null(jv_get(v, ""));
-	jv_free(v);
+	ck_assert_int_eq(json_as_num(json_get(v, "a"), 0), 2);
+	ck_assert_int_eq(json_get(v, "b")->type, JV_NULL);
+	ck_assert_ptr_null(json_as_str(json_get(v, "b")));
+	ck_assert_ptr_null(json_get(v, "c"));
+	ck_assert_ptr_null(json_get(v, ""));
+	json_free(v);
 }
 END_TEST
 
@@ -725,15 +725,16 @@ START_TEST(t_copy)
 
 	v = json_parse(text, sizeof(text) - 1);
 	ck_assert_ptr_nonnull(v);
-	c = jv_copy(v);
-	jv_free(v);
+	c = json_dup(v);
+	json_free(v);
 	ck_assert_ptr_nonnull(c);
-	ck_assert_uint_eq(jv_get(c, "s")->len, 4);
-	ck_assert_int_eq(memcmp(jv_str(jv_get(c, "s")), "a\0b\377", 4), 0);
-	ck_assert_int_eq(jv_num(jv_get(c, "n"), 0), -7);
-	ck_assert_int_eq(jv_get(c, "a")->len, 3);
-	ck_assert_int_eq(jv_get(c, "a")->items[2]->type, JV_OBJ);
-	jv_free(c);
+	ck_assert_uint_eq(json_get(c, "s")->len, 4);
+	ck_assert_int_eq(memcmp(json_as_str(json_get(c, "s")), "a\0b\377", 4),
+	    0);
+	ck_assert_int_eq(json_as_num(json_get(c, "n"), 0), -7);
+	ck_assert_int_eq(json_get(c, "a")->len, 3);
+	ck_assert_int_eq(json_get(c, "a")->items[2]->type, JV_OBJ);
+	json_free(c);
 }
 END_TEST
 
@@ -743,26 +744,26 @@ START_TEST(t_accessors)
 
 	v = parse("{\"s\":\"str\",\"n\":5,\"t\":true,\"a\":[1],\"o\":{}}");
 	ck_assert_ptr_nonnull(v);
-	ck_assert_str_eq(jv_str(jv_get(v, "s")), "str");
-	ck_assert_ptr_null(jv_str(jv_get(v, "n")));
-	ck_assert_int_eq(jv_num(jv_get(v, "n"), -1), 5);
-	ck_assert_int_eq(jv_num(jv_get(v, "s"), -1), -1);
-	ck_assert_int_eq(jv_num(jv_get(v, "t"), -1), -1);
-	ck_assert_int_eq(jv_bool(jv_get(v, "t"), -1), 1);
-	ck_assert_int_eq(jv_bool(jv_get(v, "n"), -1), -1);
-	ck_assert_int_eq(jv_bool(NULL, 7), 7);
-	ck_assert_int_eq(jv_num(NULL, 7), 7);
-	ck_assert_ptr_null(jv_str(NULL));
+	ck_assert_str_eq(json_as_str(json_get(v, "s")), "str");
+	ck_assert_ptr_null(json_as_str(json_get(v, "n")));
+	ck_assert_int_eq(json_as_num(json_get(v, "n"), -1), 5);
+	ck_assert_int_eq(json_as_num(json_get(v, "s"), -1), -1);
+	ck_assert_int_eq(json_as_num(json_get(v, "t"), -1), -1);
+	ck_assert_int_eq(json_as_bool(json_get(v, "t"), -1), 1);
+	ck_assert_int_eq(json_as_bool(json_get(v, "n"), -1), -1);
+	ck_assert_int_eq(json_as_bool(NULL, 7), 7);
+	ck_assert_int_eq(json_as_num(NULL, 7), 7);
+	ck_assert_ptr_null(json_as_str(NULL));
 	/* Only objects have keys. */
-	ck_assert_ptr_null(jv_get(jv_get(v, "a"), "0"));
-	ck_assert_ptr_null(jv_get(jv_get(v, "s"), "s"));
-	ck_assert_ptr_null(jv_get(NULL, "s"));
-	ck_assert_int_eq(jv_get(v, "a")->type, JV_ARR);
-	ck_assert_uint_eq(jv_get(v, "a")->len, 1);
-	ck_assert_int_eq(jv_get(v, "a")->items[0]->num, 1);
-	ck_assert_uint_eq(jv_get(v, "o")->len, 0);
-	jv_free(v);
-	jv_free(NULL);
+	ck_assert_ptr_null(json_get(json_get(v, "a"), "0"));
+	ck_assert_ptr_null(json_get(json_get(v, "s"), "s"));
+	ck_assert_ptr_null(json_get(NULL, "s"));
+	ck_assert_int_eq(json_get(v, "a")->type, JV_ARR);
+	ck_assert_uint_eq(json_get(v, "a")->len, 1);
+	ck_assert_int_eq(json_get(v, "a")->items[0]->num, 1);
+	ck_assert_uint_eq(json_get(v, "o")->len, 0);
+	json_free(v);
+	json_free(NULL);
 }
 END_TEST
 
@@ -788,10 +789,10 @@ START_TEST(t_value_roundtrip)
 	ck_assert_ptr_nonnull(w);
 	t = rewrite(w);
 	ck_assert_str_eq(t, s);
-	ck_assert_uint_eq(jv_get(w, "s")->len, 6);
-	ck_assert_mem_eq(jv_get(w, "s")->str, "a\xc3\xa9\xff\n\x01", 6);
-	jv_free(v);
-	jv_free(w);
+	ck_assert_uint_eq(json_get(w, "s")->len, 6);
+	ck_assert_mem_eq(json_get(w, "s")->str, "a\xc3\xa9\xff\n\x01", 6);
+	json_free(v);
+	json_free(w);
 	free(s);
 	free(t);
 }
@@ -815,7 +816,7 @@ START_TEST(t_value_nested_in_writer)
 	json_close(&j, '}');
 	ck_assert_str_eq(b.data,
 	    "{\"first\":[1,{\"x\":[]}],\"second\":{\"x\":[]}}");
-	jv_free(v);
+	json_free(v);
 	buf_free(&b);
 }
 END_TEST

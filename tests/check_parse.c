@@ -1571,39 +1571,39 @@ START_TEST(t_change_json)
 	change_json(&c, &j, 2);
 	v = json_parse(b.data, b.len);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_str_eq(jv_str(jv_get(v, "base")), "origin/main");
-	ck_assert_str_eq(jv_str(jv_get(v, "base_commit")), OID);
-	ck_assert_int_eq(jv_num(jv_get(v, "modified"), -1), 1);
-	ck_assert_int_eq(jv_num(jv_get(v, "added"), -1), 1);
-	ck_assert_int_eq(jv_num(jv_get(v, "deleted"), -1), 1);
-	ck_assert_int_eq(jv_num(jv_get(v, "renamed"), -1), 1);
-	ck_assert_int_eq(jv_num(jv_get(v, "untracked"), -1), 1);
-	ck_assert_int_eq(jv_num(jv_get(v, "more"), -1), 3);
-	paths = jv_get(v, "paths");
+	ck_assert_str_eq(json_as_str(json_get(v, "base")), "origin/main");
+	ck_assert_str_eq(json_as_str(json_get(v, "base_commit")), OID);
+	ck_assert_int_eq(json_as_num(json_get(v, "modified"), -1), 1);
+	ck_assert_int_eq(json_as_num(json_get(v, "added"), -1), 1);
+	ck_assert_int_eq(json_as_num(json_get(v, "deleted"), -1), 1);
+	ck_assert_int_eq(json_as_num(json_get(v, "renamed"), -1), 1);
+	ck_assert_int_eq(json_as_num(json_get(v, "untracked"), -1), 1);
+	ck_assert_int_eq(json_as_num(json_get(v, "more"), -1), 3);
+	paths = json_get(v, "paths");
 	ck_assert_ptr_nonnull(paths);
 	ck_assert_uint_eq(paths->len, 2);
-	ck_assert_str_eq(jv_str(jv_get(paths->items[0], "status")), "M");
-	ck_assert_str_eq(jv_str(jv_get(paths->items[0], "path")), "a.c");
-	ck_assert_ptr_null(jv_get(paths->items[0], "from"));
-	ck_assert_str_eq(jv_str(jv_get(paths->items[1], "status")), "R");
-	ck_assert_str_eq(jv_str(jv_get(paths->items[1], "from")), "old");
-	ck_assert_str_eq(jv_str(jv_get(paths->items[1], "path")), "new");
-	jv_free(v);
+	ck_assert_str_eq(json_as_str(json_get(paths->items[0], "status")), "M");
+	ck_assert_str_eq(json_as_str(json_get(paths->items[0], "path")), "a.c");
+	ck_assert_ptr_null(json_get(paths->items[0], "from"));
+	ck_assert_str_eq(json_as_str(json_get(paths->items[1], "status")), "R");
+	ck_assert_str_eq(json_as_str(json_get(paths->items[1], "from")), "old");
+	ck_assert_str_eq(json_as_str(json_get(paths->items[1], "path")), "new");
+	json_free(v);
 	/* All of them, with the raw bytes of the hostile name. */
 	buf_reset(&b);
 	json_init(&j, &b);
 	change_json(&c, &j, 20);
 	v = json_parse(b.data, b.len);
 	ck_assert_ptr_nonnull(v);
-	paths = jv_get(v, "paths");
+	paths = json_get(v, "paths");
 	ck_assert_uint_eq(paths->len, 5);
-	ck_assert_str_eq(jv_str(jv_get(paths->items[2], "path")),
+	ck_assert_str_eq(json_as_str(json_get(paths->items[2], "path")),
 	    "evil\x1b[2J");
-	ck_assert_str_eq(jv_str(jv_get(paths->items[3], "path")),
+	ck_assert_str_eq(json_as_str(json_get(paths->items[3], "path")),
 	    "cr\rhidden");
-	ck_assert_str_eq(jv_str(jv_get(paths->items[4], "status")), "?");
-	ck_assert_int_eq(jv_num(jv_get(v, "more"), -1), 0);
-	jv_free(v);
+	ck_assert_str_eq(json_as_str(json_get(paths->items[4], "status")), "?");
+	ck_assert_int_eq(json_as_num(json_get(v, "more"), -1), 0);
+	json_free(v);
 	buf_free(&b);
 	change_free(&c);
 }

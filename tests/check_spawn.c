@@ -645,9 +645,9 @@ START_TEST(t_stop_on_data)
 	st.buf = &out;
 	st.relay_to = -1;
 	st.stop_on_data = 1;
-	t0 = time_now_ms();
+	t0 = timeutil_now_ms();
 	ck_assert_int_eq(spawn_io(&st, 1, NULL), 1);
-	ck_assert_int_lt(time_now_ms() - t0, 5000);
+	ck_assert_int_lt(timeutil_now_ms() - t0, 5000);
 	ck_assert_str_eq(out.data, "ready\n");
 	/* Left open for the caller. */
 	ck_assert_int_ne(st.fd, -1);
@@ -1038,9 +1038,9 @@ START_TEST(t_timeout_plain)
 	long long		t0, took;
 
 	sig_init();
-	t0 = time_now_ms();
+	t0 = timeutil_now_ms();
 	ex = run(argv, 0, NULL, &lim, NULL, NULL);
-	took = time_now_ms() - t0;
+	took = timeutil_now_ms() - t0;
 	ck_assert_int_eq(ex.timed_out, 1);
 	ck_assert_int_eq(ex.interrupted, 0);
 	ck_assert_int_eq(ex.status, 128 + SIGTERM);
@@ -1053,9 +1053,9 @@ END_TEST
 static int
 gone_within(pid_t pid, long ms)
 {
-	long long	until = time_now_ms() + ms;
+	long long	until = timeutil_now_ms() + ms;
 
-	while (!gone(pid) && time_now_ms() < until) {
+	while (!gone(pid) && timeutil_now_ms() < until) {
 		(void)waitpid(pid, NULL, WNOHANG);
 		usleep(10000);
 	}
@@ -1117,10 +1117,10 @@ START_TEST(t_group)
 	argv[1] = "-c";
 	argv[2] = straggler_script(d, c->ignore, c->rest);
 	argv[3] = NULL;
-	t0 = time_now_ms();
+	t0 = timeutil_now_ms();
 	ex = run(argv, c->flags, NULL, c->limited ? &c->lim : NULL, NULL,
 	    NULL);
-	took = time_now_ms() - t0;
+	took = timeutil_now_ms() - t0;
 	ck_assert_int_eq(ex.status, c->status);
 	ck_assert_int_eq(ex.timed_out, c->timed_out);
 	ck_assert_msg(took >= c->min_ms && (c->max_ms == 0 ||

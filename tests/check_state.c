@@ -291,7 +291,8 @@ replay(struct events_text *r, const char *text, int threshold)
 {
 	breaker_init(&r->b);
 	r->threshold = threshold;
-	ck_assert_int_eq(timeline_parse(text, strlen(text), "test", replay_fn,
+	ck_assert_int_eq(state_timeline_parse(text, strlen(text), "test",
+	    replay_fn,
 	    r), 0);
 }
 
@@ -393,7 +394,7 @@ START_TEST(t_replay_ignores_others)
 }
 END_TEST
 
-/* timeline_parse */
+/* state_timeline_parse */
 
 struct seen {
 	int	n;
@@ -407,7 +408,7 @@ seen_fn(const struct jv *ev, void *arg)
 
 	ck_assert_int_eq(ev->type, JV_OBJ);
 	if (s->n < 16)
-		s->ids[s->n] = jv_num(jv_get(ev, "id"), -1);
+		s->ids[s->n] = json_as_num(json_get(ev, "id"), -1);
 	s->n++;
 }
 
@@ -433,7 +434,8 @@ START_TEST(t_timeline_parse)
 	/* Eight bad: the garbage, the array, the string, the number, the
 	 * line of spaces (not empty, and not a value), the unclosed object,
 	 * the two objects on one line and the torn last line. */
-	ck_assert_int_eq(timeline_parse(text, sizeof(text) - 1, "t", seen_fn,
+	ck_assert_int_eq(state_timeline_parse(text, sizeof(text) - 1, "t",
+	    seen_fn,
 	    &s), 8);
 	ck_assert_int_eq(s.n, 4);
 	ck_assert_int_eq(s.ids[0], 1);
@@ -450,21 +452,24 @@ START_TEST(t_timeline_parse_torn)
 	struct seen	s;
 
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(timeline_parse("{\"id\":1}\n{\"id\":2}", 17, "t",
+	ck_assert_int_eq(state_timeline_parse("{\"id\":1}\n{\"id\":2}", 17, "t",
 	    seen_fn, &s), 1);
 	ck_assert_int_eq(s.n, 1);
 	memset(&s, 0, sizeof(s));
-	ck_assert_int_eq(timeline_parse("", 0, "t", seen_fn, &s), 0);
+	ck_assert_int_eq(state_timeline_parse("", 0, "t", seen_fn, &s), 0);
 	ck_assert_int_eq(s.n, 0);
-	ck_assert_int_eq(timeline_parse("\n\n\n", 3, "t", seen_fn, &s), 0);
+	ck_assert_int_eq(state_timeline_parse("\n\n\n", 3, "t", seen_fn, &s),
+	    0);
 	ck_assert_int_eq(s.n, 0);
 	/* A NUL inside a line spoils that line only. */
-	ck_assert_int_eq(timeline_parse("{\"id\":1}\0\n{\"id\":2}\n", 19, "t",
+	ck_assert_int_eq(state_timeline_parse("{\"id\":1}\0\n{\"id\":2}\n", 19,
+	    "t",
 	    seen_fn, &s), 1);
 	ck_assert_int_eq(s.n, 1);
 	ck_assert_int_eq(s.ids[0], 2);
 	/* No callback: only counting. */
-	ck_assert_int_eq(timeline_parse("x\n{}\n", 5, "t", NULL, NULL), 1);
+	ck_assert_int_eq(state_timeline_parse("x\n{}\n", 5, "t", NULL, NULL),
+	    1);
 }
 END_TEST
 
@@ -852,12 +857,13 @@ START_TEST(t_state_event_begin)
 	json_close(&j, '}');
 	v = json_parse(b.data, b.len);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_str_eq(jv_str(jv_get(v, "event")), "verify");
-	ck_assert_str_eq(jv_str(jv_get(v, "time")), "2026-01-01T00:00:00Z");
-	ck_assert_str_eq(jv_str(jv_get(v, "session")), "agent-7");
-	ck_assert_str_eq(jv_str(jv_get(v, "version")), PACKAGE_VERSION);
-	ck_assert_int_eq(jv_num(jv_get(v, "extra"), 0), 1);
-	jv_free(v);
+	ck_assert_str_eq(json_as_str(json_get(v, "event")), "verify");
+	ck_assert_str_eq(json_as_str(json_get(v, "time")),
+	    "2026-01-01T00:00:00Z");
+	ck_assert_str_eq(json_as_str(json_get(v, "session")), "agent-7");
+	ck_assert_str_eq(json_as_str(json_get(v, "version")), PACKAGE_VERSION);
+	ck_assert_int_eq(json_as_num(json_get(v, "extra"), 0), 1);
+	json_free(v);
 	/* Unset or empty: null, not "". */
 	ck_assert_int_eq(setenv("FORGE_SESSION", "", 1), 0);
 	buf_reset(&b);
@@ -866,8 +872,8 @@ START_TEST(t_state_event_begin)
 	json_close(&j, '}');
 	v = json_parse(b.data, b.len);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_int_eq(jv_get(v, "session")->type, JV_NULL);
-	jv_free(v);
+	ck_assert_int_eq(json_get(v, "session")->type, JV_NULL);
+	json_free(v);
 	ck_assert_int_eq(unsetenv("FORGE_SESSION"), 0);
 	buf_reset(&b);
 	json_init(&j, &b);
@@ -875,8 +881,8 @@ START_TEST(t_state_event_begin)
 	json_close(&j, '}');
 	v = json_parse(b.data, b.len);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_int_eq(jv_get(v, "session")->type, JV_NULL);
-	jv_free(v);
+	ck_assert_int_eq(json_get(v, "session")->type, JV_NULL);
+	json_free(v);
 	buf_free(&b);
 }
 END_TEST
@@ -923,9 +929,9 @@ START_TEST(t_state_lock_waits)
 	common = unitfs_dir("common");
 	ck_assert_int_eq(state_open(&st, common, NULL), 0);
 	pid = hold_lock(common, 400);
-	t0 = time_now_ms();
+	t0 = timeutil_now_ms();
 	ck_assert_int_eq(state_lock(&st), 0);
-	waited = time_now_ms() - t0;
+	waited = timeutil_now_ms() - t0;
 	ck_assert_msg(waited >= 200, "got the lock after %lldms", waited);
 	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
 	ck_assert(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
@@ -953,9 +959,9 @@ START_TEST(t_state_lock_signal)
 	sig_init();
 	ck_assert_int_eq(raise(SIGTERM), 0);
 	ck_assert_int_eq(sig_pending(), SIGTERM);
-	t0 = time_now_ms();
+	t0 = timeutil_now_ms();
 	ck_assert_int_eq(state_lock(&st), -1);
-	ck_assert_int_lt(time_now_ms() - t0, 1000);
+	ck_assert_int_lt(timeutil_now_ms() - t0, 1000);
 	ck_assert_int_eq(st.lockfd, -1);
 	ck_assert_int_eq(kill(pid, SIGKILL), 0);
 	ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
@@ -1032,7 +1038,7 @@ back_fn(const struct jv *ev, void *arg)
 	struct back	*b = arg;
 
 	ck_assert_int_lt(b->n, 16);
-	b->ids[b->n++] = jv_num(jv_get(ev, "id"), -1);
+	b->ids[b->n++] = json_as_num(json_get(ev, "id"), -1);
 	return b->n == b->stop_at;
 }
 
@@ -1094,27 +1100,33 @@ START_TEST(t_events_load)
 	    "{\"id\":3,\"session\":\"a\"}\n"
 	    "{\"id\":4}\n"
 	    "{\"id\":5,\"session\":\"a\"}\n");
-	events_load(&e, &st, NULL, 2);
+	report_load(&e, &st, NULL, 2);
 	ck_assert_uint_eq(e.n, 2);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0)->v, "id"), 0), 4);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 1)->v, "id"), 0), 5);
-	events_free(&e);
-	events_load(&e, &st, "a", 10);
+	ck_assert_int_eq(json_as_num(json_get(report_at(&e, 0)->v, "id"), 0),
+	    4);
+	ck_assert_int_eq(json_as_num(json_get(report_at(&e, 1)->v, "id"), 0),
+	    5);
+	report_free(&e);
+	report_load(&e, &st, "a", 10);
 	ck_assert_uint_eq(e.n, 3);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0)->v, "id"), 0), 1);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 2)->v, "id"), 0), 5);
-	events_free(&e);
+	ck_assert_int_eq(json_as_num(json_get(report_at(&e, 0)->v, "id"), 0),
+	    1);
+	ck_assert_int_eq(json_as_num(json_get(report_at(&e, 2)->v, "id"), 0),
+	    5);
+	report_free(&e);
 	/* Three of them in a ring of two, and none at all. */
-	events_load(&e, &st, "a", 2);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 0)->v, "id"), 0), 3);
-	ck_assert_int_eq(jv_num(jv_get(events_at(&e, 1)->v, "id"), 0), 5);
-	events_free(&e);
-	events_load(&e, &st, "nobody", 5);
+	report_load(&e, &st, "a", 2);
+	ck_assert_int_eq(json_as_num(json_get(report_at(&e, 0)->v, "id"), 0),
+	    3);
+	ck_assert_int_eq(json_as_num(json_get(report_at(&e, 1)->v, "id"), 0),
+	    5);
+	report_free(&e);
+	report_load(&e, &st, "nobody", 5);
 	ck_assert_uint_eq(e.n, 0);
-	events_free(&e);
-	events_load(&e, &st, NULL, 0);
+	report_free(&e);
+	report_load(&e, &st, NULL, 0);
 	ck_assert_uint_eq(e.n, 0);
-	events_free(&e);
+	report_free(&e);
 	state_close(&st);
 	free(common);
 }
@@ -1127,7 +1139,7 @@ row(const char *text)
 	struct event	 e;
 
 	ck_assert_int_eq(event_parse(&e, text, strlen(text)), 0);
-	event_row(&e, &b, 0, EVENT_MODE_WIDTH);
+	report_row(&e, &b, 0, EVENT_MODE_WIDTH);
 	event_free(&e);
 	return buf_detach(&b);
 }
@@ -1172,7 +1184,7 @@ START_TEST(t_event_row)
 		for (i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
 			ck_assert_int_eq(event_parse(&e, evs[i],
 			    strlen(evs[i])), 0);
-			m = event_mode_shown(&e, buf, sizeof(buf));
+			m = report_mode(&e, buf, sizeof(buf));
 			if (want[i] == NULL)
 				ck_assert_ptr_null(m);
 			else
@@ -1213,7 +1225,7 @@ START_TEST(t_event_row)
 			plain = row(ev.data);
 			ck_assert_int_eq(event_parse(&e, ev.data, ev.len), 0);
 			buf_reset(&b);
-			event_row(&e, &b, 1, EVENT_MODE_WIDTH);
+			report_row(&e, &b, 1, EVENT_MODE_WIDTH);
 			event_free(&e);
 			buf_reset(&want);
 			buf_add(&want, plain, (size_t)(strstr(plain, vs[i]) -
@@ -1228,7 +1240,7 @@ START_TEST(t_event_row)
 		r = row(ev.data);
 		ck_assert_int_eq(event_parse(&e, ev.data, ev.len), 0);
 		buf_reset(&b);
-		event_row(&e, &b, 1, EVENT_MODE_WIDTH);
+		report_row(&e, &b, 1, EVENT_MODE_WIDTH);
 		event_free(&e);
 		ck_assert_str_eq(b.data, r);
 		free(r);

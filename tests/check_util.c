@@ -554,12 +554,13 @@ START_TEST(t_duration_parse)
 	size_t	i;
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		ck_assert_msg(duration_parse(ok[i].s) == ok[i].ms,
+		ck_assert_msg(timeutil_parse_duration(ok[i].s) == ok[i].ms,
 		    "'%s': %lld, not %lld", ok[i].s,
-		    duration_parse(ok[i].s), ok[i].ms);
+		    timeutil_parse_duration(ok[i].s), ok[i].ms);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(duration_parse(bad[i]) == -1, "'%s' gave %lld",
-		    bad[i], duration_parse(bad[i]));
+		ck_assert_msg(timeutil_parse_duration(bad[i]) == -1,
+		    "'%s' gave %lld",
+		    bad[i], timeutil_parse_duration(bad[i]));
 }
 END_TEST
 
@@ -574,11 +575,11 @@ START_TEST(t_duration_parse_tiny)
 	size_t	i;
 
 	for (i = 0; i < sizeof(tiny) / sizeof(tiny[0]); i++)
-		ck_assert_msg(duration_parse(tiny[i]) > 0,
+		ck_assert_msg(timeutil_parse_duration(tiny[i]) > 0,
 		    "'%s' gave %lld: no limit at all", tiny[i],
-		    duration_parse(tiny[i]));
+		    timeutil_parse_duration(tiny[i]));
 	/* 1e-7 days is 8.64ms. */
-	ck_assert_int_eq(duration_parse("0.0000001d"), 8);
+	ck_assert_int_eq(timeutil_parse_duration("0.0000001d"), 8);
 }
 END_TEST
 
@@ -600,12 +601,12 @@ START_TEST(t_duration_format)
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		memset(buf, 'Z', sizeof(buf));
-		ck_assert_str_eq(duration_format(buf, sizeof(buf),
+		ck_assert_str_eq(timeutil_duration(buf, sizeof(buf),
 		    cases[i].ms), cases[i].s);
 	}
 	/* Cut to fit, and still a string. */
 	memset(buf, 'Z', sizeof(buf));
-	duration_format(buf, 4, 850);
+	timeutil_duration(buf, 4, 850);
 	ck_assert_str_eq(buf, "850");
 	ck_assert_int_eq(buf[4], 'Z');
 }
@@ -633,12 +634,14 @@ START_TEST(t_size_parse)
 	size_t	i;
 
 	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		ck_assert_msg(size_parse(ok[i].s) == ok[i].n,
-		    "'%s': %lld, not %lld", ok[i].s, size_parse(ok[i].s),
+		ck_assert_msg(timeutil_parse_size(ok[i].s) == ok[i].n,
+		    "'%s': %lld, not %lld", ok[i].s,
+		    timeutil_parse_size(ok[i].s),
 		    ok[i].n);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ck_assert_msg(size_parse(bad[i]) == -1, "'%s' gave %lld",
-		    bad[i], size_parse(bad[i]));
+		ck_assert_msg(timeutil_parse_size(bad[i]) == -1,
+		    "'%s' gave %lld",
+		    bad[i], timeutil_parse_size(bad[i]));
 }
 END_TEST
 
@@ -652,8 +655,9 @@ START_TEST(t_size_parse_overflow)
 	size_t	i;
 
 	for (i = 0; i < sizeof(big) / sizeof(big[0]); i++)
-		ck_assert_msg(size_parse(big[i]) == -1, "'%s' gave %lld",
-		    big[i], size_parse(big[i]));
+		ck_assert_msg(timeutil_parse_size(big[i]) == -1,
+		    "'%s' gave %lld",
+		    big[i], timeutil_parse_size(big[i]));
 }
 END_TEST
 
@@ -677,8 +681,8 @@ START_TEST(t_time_rfc3339)
 	ck_assert_int_eq(setenv("TZ", "XYZ-13:45", 1), 0);
 	tzset();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_str_eq(time_rfc3339(buf, cases[i].t), cases[i].s);
-	ck_assert_ptr_eq(time_rfc3339(buf, 0), buf);
+		ck_assert_str_eq(timeutil_rfc3339(buf, cases[i].t), cases[i].s);
+	ck_assert_ptr_eq(timeutil_rfc3339(buf, 0), buf);
 }
 END_TEST
 

@@ -35,7 +35,7 @@ walk(const struct jv *v, const char *path)
 			v = *end == '\0' && i >= 0 && (size_t)i < v->len ?
 			    v->items[i] : NULL;
 		} else
-			v = jv_get(v, comp);
+			v = json_get(v, comp);
 	}
 	free(copy);
 	return v;
@@ -76,7 +76,7 @@ main(int argc, char *argv[])
 		    v->type != JV_OBJ) {
 			fprintf(stderr, "jsonpick: line %zu is not a JSON "
 			    "object\n", lineno);
-			jv_free(v);
+			json_free(v);
 			bad = 1;
 			continue;
 		}
@@ -96,7 +96,7 @@ main(int argc, char *argv[])
 		}
 		if (!check)
 			putchar('\n');
-		jv_free(v);
+		json_free(v);
 	}
 	free(line);
 	buf_free(&b);

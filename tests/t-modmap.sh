@@ -335,28 +335,12 @@ is "no module calls one on its own floor or above" \
 is "no file includes a header up or sideways" \
     "$(includes "$src/README" $c_files $h_files)" ""
 
-# The names src/README allows, then those the code has today that do not
-# carry their file's prefix, each with why: each to be renamed, and its
-# row taken off, when its callers are next changed (the check fails on a
-# row no name needs, too).
+# The one convention src/README names: xmalloc.c's are the x*() of
+# every C program (the check fails on a row no name needs, too).
 cat >"$T/names.allow" <<'ALLOW'
-# src/README: journal_reclaim.c keeps the names it had
-journal_reclaim.c	journal
-# Today's, named for what they hold or do: fs_*.c were split out of
-# fs.c with its names; struct git, and git run; the JSON reader's
-# values, struct jv; what frees a struct reclaim; the kernel's name; the
-# timeline's events, shown and parsed; what each parses or prints; the
-# x*() of every C program.
-json.c			jv
-journal_reclaim.c	reclaim_free
-proc.c			boot_id
-report.c		event events
-state.c			timeline_parse
-timeutil.c		duration size time
-xmalloc.c		xasprintf xcalloc xreallocarray xstrdup
-xmalloc.c		xstrndup xvasprintf
+xmalloc.c	xasprintf xcalloc xreallocarray xstrdup xstrndup xvasprintf
 ALLOW
-is "every exported function carries its file's prefix, but those known" \
+is "every exported function carries its file's prefix" \
     "$(names "$T/names.allow" $c_files)" ""
 
 is "every function is short, every name its own, every file says its job" \

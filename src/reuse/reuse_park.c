@@ -156,7 +156,7 @@ intact(const struct journal_entry *e)
 	struct stat	st;
 	size_t		n = strlen(e->top);
 
-	if (!journal_top_is_runs(e))
+	if (!journal_reclaim_top_is_runs(e))
 		return 0;
 	if (strncmp(e->reuse, e->top, n) != 0 || e->reuse[n] != '/' ||
 	    strchr(e->reuse + n + 1, '/') != NULL ||
@@ -201,7 +201,7 @@ claim_one(struct rundir *rd, const char *common, const struct reuse_want *w,
 	if (journal_claim(&j, path, &e) != 0)
 		return 0;	/* busy, or not parked */
 	if (!wanted(&e, w) || (strcmp(kind_of(&e), w->kind) == 0) != same ||
-	    !journal_top_is_runs(&e)) {
+	    !journal_reclaim_top_is_runs(&e)) {
 		/* Not for this run; or not provably the run's: not ours to
 		 * touch. */
 		journal_close(&j, 0);
@@ -306,7 +306,7 @@ evict(const char *path, const struct reuse_want *w)
 		journal_entry_free(&e);
 		return 0;
 	}
-	if (journal_remove_copy(&e, 0, &left) == 0) {
+	if (journal_reclaim_copy(&e, 0, &left) == 0) {
 		fprintf(stderr, "forge: removed the least recently used "
 		    "reusable copy %s, as forge.reuseCopies is %d\n",
 		    fs_vis(e.reuse), w->max);

@@ -245,7 +245,7 @@ static int
 checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct git	g;
-	long long	t = time_now_ms();
+	long long	t = timeutil_now_ms();
 	char		tag[32];
 	int		conv;
 
@@ -285,7 +285,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		proof_index_ready(sr->proof, sr->dst_gitdir);
 	/* The copy's side of the proof can start: while git apply runs. */
 	poll_proofs(s);
-	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
+	s->ms[SNAP_CHECKOUT] += timeutil_now_ms() - t;
 	sig_test_stall("checkout");
 	return 0;
 }
@@ -296,7 +296,7 @@ static int
 changes(struct snapshot *s, struct snap_repo *sr)
 {
 	struct git	sg, dg;
-	long long	t = time_now_ms();
+	long long	t = timeutil_now_ms();
 
 	snapshot_repo_src_git(sr, &sg);
 	sg.idle = &s->idle;
@@ -316,7 +316,7 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	if (sr->proof != NULL &&
 	    !snapshot_repo_has_attributes(&sr->big->changed, 0))
 		proof_copied(sr->proof, &sr->big->paths);
-	s->ms[SNAP_APPLY] += time_now_ms() - t;
+	s->ms[SNAP_APPLY] += timeutil_now_ms() - t;
 	poll_proofs(s);
 	sig_test_stall("apply");
 	return 0;
@@ -326,7 +326,7 @@ changes(struct snapshot *s, struct snap_repo *sr)
 static int
 files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
-	long long	t = time_now_ms();
+	long long	t = timeutil_now_ms();
 
 	if (sig_pending() || snapshot_fill_flagged(sr, l) == -1)
 		return -1;
@@ -334,7 +334,7 @@ files(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 		return -1;
 	if (!sr->filemode && (sig_pending() || snapshot_fill_modes(sr) == -1))
 		return -1;
-	s->ms[SNAP_UNTRACKED] += time_now_ms() - t;
+	s->ms[SNAP_UNTRACKED] += timeutil_now_ms() - t;
 	poll_proofs(s);
 	return 0;
 }
@@ -395,7 +395,7 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 {
 	struct git		 sg, dg;
 	struct mirror_plan	 mp;
-	long long		 t = time_now_ms();
+	long long		 t = timeutil_now_ms();
 	char			*name, *plan = NULL;
 	int			 r;
 
@@ -423,7 +423,7 @@ staging(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	mirror_plan_free(&mp);
 	if (r == -1)
 		return -1;
-	s->ms[SNAP_APPLY] += time_now_ms() - t;
+	s->ms[SNAP_APPLY] += timeutil_now_ms() - t;
 	poll_proofs(s);
 	return 0;
 }
@@ -796,12 +796,12 @@ snapshot_create_from(struct snapshot *s, struct rundir *rd,
 	for (i = 1; i < s->nrepos; i++)
 		reuse_sync_marks_restore(&s->repos[i]->marks);
 	sig_test_stall("proof");
-	t = time_now_ms();
+	t = timeutil_now_ms();
 	if (s->check && (sig_pending() || (s->source != NULL &&
 	    s->source->kind != SOURCE_WORKTREE ? prove_source(s) :
 	    prove(s)) == -1))
 		goto out;
-	s->ms[SNAP_PROOF] = time_now_ms() - t;
+	s->ms[SNAP_PROOF] = timeutil_now_ms() - t;
 	/* Before any command runs in it. */
 	for (i = 0; i < s->nrepos; i++)
 		if (conv_kept(s, s->repos[i]))

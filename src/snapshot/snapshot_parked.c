@@ -92,7 +92,7 @@ drop_copy(const struct snapshot *s, const struct snap_repo *sr)
 		close(fd);
 		free(base);
 	}
-	(void)journal_drop_registration(sr->common, s->rd->run, sr->dst);
+	(void)journal_reclaim_registration(sr->common, s->rd->run, sr->dst);
 }
 
 int
@@ -314,7 +314,8 @@ snapshot_parked_drop(struct snapshot *s, struct snap_repo *sr)
 	free(rel);
 	if (r == -1)
 		return -1;
-	if (journal_drop_registration(sr->common, s->rd->run, sr->dst) == -1) {
+	if (journal_reclaim_registration(sr->common, s->rd->run,
+	    sr->dst) == -1) {
 		warn("cannot remove the last copy's registration of %s",
 		    fs_vis(sr->rel));
 		return -1;

@@ -427,7 +427,7 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 {
 	struct as_is	 a;
 	const char	*idx;
-	long long	 t = time_now_ms();
+	long long	 t = timeutil_now_ms();
 	int		 r;
 
 	memset(&a, 0, sizeof(a));
@@ -460,7 +460,7 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	}
 	r = as_is_finish(s, sr, l, &a);
 	as_is_free(&a);
-	s->ms[SNAP_CHECKOUT] += time_now_ms() - t;
+	s->ms[SNAP_CHECKOUT] += timeutil_now_ms() - t;
 	/* Nothing converts, nor did: so it is noted again. */
 	reconvert_as_is(&sr->conv);
 	return r == -1 ? -1 : 1;

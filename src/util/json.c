@@ -491,7 +491,7 @@ parse_container(struct reader *r, int close)
 	return v;
 fail:
 	buf_free(&key);
-	jv_free(v);
+	json_free(v);
 	return NULL;
 }
 
@@ -550,14 +550,14 @@ json_parse(const char *text, size_t len)
 		return NULL;
 	skip_ws(&r);
 	if (r.p != r.end) {
-		jv_free(v);
+		json_free(v);
 		return NULL;
 	}
 	return v;
 }
 
 void
-jv_free(struct jv *v)
+json_free(struct jv *v)
 {
 	size_t	i;
 
@@ -565,7 +565,7 @@ jv_free(struct jv *v)
 		return;
 	if (v->type == JV_ARR || v->type == JV_OBJ) {
 		for (i = 0; i < v->len; i++) {
-			jv_free(v->items[i]);
+			json_free(v->items[i]);
 			if (v->keys != NULL)
 				free(v->keys[i]);
 		}
@@ -577,7 +577,7 @@ jv_free(struct jv *v)
 }
 
 struct jv *
-jv_get(const struct jv *v, const char *key)
+json_get(const struct jv *v, const char *key)
 {
 	size_t	i;
 
@@ -591,25 +591,25 @@ jv_get(const struct jv *v, const char *key)
 }
 
 const char *
-jv_str(const struct jv *v)
+json_as_str(const struct jv *v)
 {
 	return v != NULL && v->type == JV_STR ? v->str : NULL;
 }
 
 long long
-jv_num(const struct jv *v, long long def)
+json_as_num(const struct jv *v, long long def)
 {
 	return v != NULL && v->type == JV_NUM ? v->num : def;
 }
 
 int
-jv_bool(const struct jv *v, int def)
+json_as_bool(const struct jv *v, int def)
 {
 	return v != NULL && v->type == JV_BOOL ? (int)v->num : def;
 }
 
 struct jv *
-jv_copy(const struct jv *v)
+json_dup(const struct jv *v)
 {
 	struct buf	 b = BUF_INIT;
 	struct json	 j;

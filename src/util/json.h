@@ -18,8 +18,9 @@
  *
  * Reading:
  *	struct jv *v = json_parse(text, len);	NULL: not one JSON value
- *	const char *s = jv_str(jv_get(v, "path"));	NULL if absent/not a string
- *	jv_free(v);
+ *	const char *s = json_as_str(json_get(v, "path"));
+ *					NULL if absent or not a string
+ *	json_free(v);
  * The tree owns its strings; string values may hold NUL bytes (jv->len).
  */
 #ifndef JSON_H
@@ -65,13 +66,13 @@ struct jv {
 };
 
 struct jv	*json_parse(const char *, size_t);
-void		 jv_free(struct jv *);
+void		 json_free(struct jv *);
 /* A copy of v that owns all of its own. */
-struct jv	*jv_copy(const struct jv *);
-struct jv	*jv_get(const struct jv *, const char *);
-const char	*jv_str(const struct jv *);
+struct jv	*json_dup(const struct jv *);
+struct jv	*json_get(const struct jv *, const char *);
+const char	*json_as_str(const struct jv *);
 /* The number, or def when v is not a number. */
-long long	 jv_num(const struct jv *, long long);
-int		 jv_bool(const struct jv *, int);
+long long	 json_as_num(const struct jv *, long long);
+int		 json_as_bool(const struct jv *, int);
 
 #endif /* JSON_H */

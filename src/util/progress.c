@@ -76,7 +76,7 @@ progress_start(const char *label, unsigned long long total)
 	memset(&cur, 0, sizeof(cur));
 	cur.label = xstrdup(label);
 	cur.total = total;
-	cur.start_ms = time_now_ms();
+	cur.start_ms = timeutil_now_ms();
 	cur.pct = -1;
 	cur.delay_ms = delay_ms();
 	cur.want = total > 0 && progress_wanted();
@@ -94,7 +94,7 @@ progress_update(unsigned long long done)
 	pct = (int)((done > cur.total ? cur.total : done) * 100 / cur.total);
 	if (pct == cur.pct)
 		return;
-	now = time_now_ms();
+	now = timeutil_now_ms();
 	if (now - cur.start_ms < cur.delay_ms ||
 	    (cur.drawn_ms != 0 && now - cur.drawn_ms < 100 && pct < 100))
 		return;

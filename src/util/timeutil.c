@@ -12,7 +12,7 @@
 #define MAX_DURATION_MS	(100LL * 24 * 3600 * 1000)
 
 char *
-time_rfc3339(char *buf, time_t t)
+timeutil_rfc3339(char *buf, time_t t)
 {
 	struct tm	tm;
 
@@ -23,7 +23,7 @@ time_rfc3339(char *buf, time_t t)
 }
 
 long long
-duration_parse(const char *s)
+timeutil_parse_duration(const char *s)
 {
 	long long	 whole = 0, frac = 0, scale = 1, unit, ms;
 	const char	*p = s;
@@ -80,7 +80,7 @@ duration_parse(const char *s)
 }
 
 char *
-duration_format(char *buf, size_t n, long long ms)
+timeutil_duration(char *buf, size_t n, long long ms)
 {
 	if (ms < 0)
 		ms = 0;
@@ -98,7 +98,7 @@ duration_format(char *buf, size_t n, long long ms)
 }
 
 long long
-size_parse(const char *s)
+timeutil_parse_size(const char *s)
 {
 	long long	 v = 0, mult = 1;
 	const char	*p = s;
@@ -136,7 +136,7 @@ size_parse(const char *s)
 }
 
 long long
-time_now_ms(void)
+timeutil_now_ms(void)
 {
 	struct timespec	ts;
 

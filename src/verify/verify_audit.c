@@ -92,7 +92,7 @@ diverged(struct run *r, const struct run *a)
 	    strcmp(r->fast, "cache") == 0 ? "the cached verdict is dropped" :
 	    strcmp(r->fast, "carried copy") == 0 ? "the copy is not carried "
 	    "on" : "the copy is not parked");
-	time_rfc3339(now, time(NULL));
+	timeutil_rfc3339(now, time(NULL));
 	verify_event_divergence(r, a, &ev, now);
 	r->ctx->state.deadline_ms = 0;
 	if (context_event(r->ctx, &ev) == -1)
@@ -141,8 +141,8 @@ judge(struct run *r, const struct run *a)
 	}
 	r->audited = "agrees";
 	fprintf(stderr, "forge: audit: a fresh copy agrees: %s (%s)\n",
-	    verdict_name(a->verdict), duration_format(d, sizeof(d),
-	    time_now_ms() - a->start_ms));
+	    verdict_name(a->verdict), timeutil_duration(d, sizeof(d),
+	    timeutil_now_ms() - a->start_ms));
 }
 
 void
@@ -166,7 +166,7 @@ verify_audit(struct run *r, const struct verify_opts *o)
 	a.ctx = r->ctx;
 	a.audit = 1;
 	a.start = time(NULL);
-	a.start_ms = time_now_ms();
+	a.start_ms = timeutil_now_ms();
 	fprintf(stderr, "forge: audit: the %s's verdict, checked in a fresh "
 	    "%s\n", r->fast, r->isolated ? "copy" : "run");
 	/* Unseen: its output and forge's lines of it go to the run's log

@@ -235,7 +235,7 @@ verify_cache_remember(struct run *r)
 	    r->cache_tree == NULL || r->tree == NULL ||
 	    strcmp(r->cache_tree, r->tree) != 0 || partial(r))
 		return;
-	time_rfc3339(at, r->start);
+	timeutil_rfc3339(at, r->start);
 	key = cache_key_of(r, r->tree);
 	(void)cache_store(&r->ctx->state, key, at, r->tree, CACHE_MAX);
 	free(key);
@@ -263,7 +263,7 @@ verify_cache_replay(struct run *r)
 	char		*what, now[RFC3339_LEN];
 	int		 color;
 
-	time_rfc3339(now, r->start);
+	timeutil_rfc3339(now, r->start);
 	verify_event_cached(r, &ev, now);
 	r->ctx->state.deadline_ms = 0;
 	if (context_event(r->ctx, &ev) == -1)

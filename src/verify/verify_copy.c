@@ -33,10 +33,10 @@ verify_copy_phases(const struct snapshot *s)
 
 	fprintf(stderr, "forge: copy %s ready: checkout %s, changes %s, "
 	    "untracked %s, proof %s\n", fs_vis(s->copy),
-	    duration_format(a, sizeof(a), s->ms[SNAP_CHECKOUT]),
-	    duration_format(b, sizeof(b), s->ms[SNAP_APPLY]),
-	    duration_format(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
-	    duration_format(d, sizeof(d), s->ms[SNAP_PROOF]));
+	    timeutil_duration(a, sizeof(a), s->ms[SNAP_CHECKOUT]),
+	    timeutil_duration(b, sizeof(b), s->ms[SNAP_APPLY]),
+	    timeutil_duration(c, sizeof(c), s->ms[SNAP_UNTRACKED]),
+	    timeutil_duration(d, sizeof(d), s->ms[SNAP_PROOF]));
 	if (s->fixed >= 0)
 		fprintf(stderr, "forge: the reused copy was proved as it stood"
 		    "%s%ld path%s put right\n", s->fixed > 0 ? " once " : ": ",

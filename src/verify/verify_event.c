@@ -203,7 +203,7 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 		json_int(&j, r->signo);
 	}
 	json_key(&j, EVENT_DURATION_MS);
-	json_int(&j, time_now_ms() - r->start_ms);
+	json_int(&j, timeutil_now_ms() - r->start_ms);
 	if (r->have_change) {
 		json_key(&j, EVENT_CHANGE);
 		change_json(&r->change, &j, CHANGE_LIST_MAX);

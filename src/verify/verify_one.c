@@ -27,7 +27,7 @@ verify_one(const struct verify_opts *o)
 
 	memset(&r, 0, sizeof(r));
 	r.start = time(NULL);
-	r.start_ms = time_now_ms();
+	r.start_ms = timeutil_now_ms();
 	r.ctx = &ctx;
 	/* A commit's steps are those its tree configures, not the working
 	 * tree's. */

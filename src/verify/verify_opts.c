@@ -170,7 +170,7 @@ opt_timeout(void *opts, const char *arg)
 {
 	struct verify_opts	*o = opts;
 
-	if ((o->timeout_ms = duration_parse(arg)) < 0) {
+	if ((o->timeout_ms = timeutil_parse_duration(arg)) < 0) {
 		warnx("--timeout %s: not a duration such as 90s, 10m or 1.5h",
 		    fs_vis(arg));
 		return -1;

@@ -154,7 +154,7 @@ verify_commit(struct range *rg, size_t i, struct run *r,
 
 	verify_run_next(r);
 	r->start = time(NULL);
-	r->start_ms = time_now_ms();
+	r->start_ms = timeutil_now_ms();
 	fprintf(stderr, "forge: commit %zu of %zu: %.12s %s\n", i + 1,
 	    rg->n, c->id, fs_vis(c->subject));
 	c->how = HOW_RAN;
@@ -194,7 +194,7 @@ verify_commit(struct range *rg, size_t i, struct run *r,
 	c->status = verify_result_exit(r, 0);
 	c->by_verdict = verify_result_exit(r, 1);
 	c->partial = partial(r);
-	c->ms = time_now_ms() - r->start_ms;
+	c->ms = timeutil_now_ms() - r->start_ms;
 	c->failed = r->failed != NULL ? xstrdup(r->failed) : NULL;
 	if (r->verdict == VERDICT_INTERRUPTED)
 		rg->stopped = 1;
@@ -575,7 +575,7 @@ table(const struct range *rg, const char *rev, int color)
 		c = &rg->v[i];
 		v = c->how == HOW_NOT_RUN ? "-" : verdict_name(c->verdict);
 		if (c->how == HOW_RAN)
-			duration_format(d, sizeof(d), c->ms);
+			timeutil_duration(d, sizeof(d), c->ms);
 		else
 			strlcpy(d, "-", sizeof(d));
 		fprintf(stderr, "  %.12s  %s%-11s%s  %-8s  %8s  %s", c->id,

@@ -74,7 +74,7 @@ record_once(struct run *r)
 
 	/* A run has one time, when it started, wherever it is shown: the
 	 * event, the breaker's last failure, and when the run opened it. */
-	time_rfc3339(start, r->start);
+	timeutil_rfc3339(start, r->start);
 	if (state_begin(st, &tx) == -1)
 		return -1;
 	/* Recorded, but it neither feeds the breaker nor obeys it. */
@@ -118,7 +118,7 @@ summary(struct run *r)
 	int		 color;
 
 	what = verify_steps_display(r);
-	duration_format(d, sizeof(d), time_now_ms() - r->start_ms);
+	timeutil_duration(d, sizeof(d), timeutil_now_ms() - r->start_ms);
 	snprintf(tree, sizeof(tree), "%.12s", r->tree != NULL ? r->tree :
 	    "unchecked");
 	color = color_want(r->ctx->cfg.color, STDERR_FILENO);

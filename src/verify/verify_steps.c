@@ -209,7 +209,7 @@ judge_step(struct run *r, struct step *s, const struct spawn_exit *ex)
 	}
 	if (ex->timed_out) {
 		verify_result_set(r, VERDICT_FAIL, EXIT_TIMEOUT, 0, "%s (timed out "
-		    "after %s)", s->display, duration_format(buf, sizeof(buf),
+		    "after %s)", s->display, timeutil_duration(buf, sizeof(buf),
 		    r->timeout_ms));
 		r->timed_out = 1;
 		return -1;
@@ -299,13 +299,13 @@ run_step(struct run *r, struct step *s)
 	if (r->timeout_ms > 0) {
 		/* Time spent waiting for another forge's lock counts. */
 		left = r->steps_ms + r->timeout_ms - r->ctx->state.waited_ms -
-		    time_now_ms();
+		    timeutil_now_ms();
 		lim.timeout_ms = left > 0 ? left : 1;
 	}
-	t = time_now_ms();
+	t = timeutil_now_ms();
 	s->ran = 1;
 	if (spawn_start(&sp) == -1) {
-		s->ms = time_now_ms() - t;
+		s->ms = timeutil_now_ms() - t;
 		if (sp.hook_what != -1) {
 			/* Never run uncontained: an ERROR, not the
 			 * command's failure. */
@@ -325,7 +325,7 @@ run_step(struct run *r, struct step *s)
 		verify_result_doing(r, "forge could not wait for the command");
 		goto out;
 	}
-	s->ms = time_now_ms() - t;
+	s->ms = timeutil_now_ms() - t;
 	/* All it wrote is out before forge says anything more. */
 	verify_log_sync(r);
 	ret = judge_step(r, s, &ex);
@@ -340,7 +340,7 @@ verify_steps_begin(struct run *r)
 {
 	verify_result_set(r, VERDICT_PASS, 0, 0, NULL);
 	/* The limit is the verification's: building the copy is forge's. */
-	r->steps_ms = time_now_ms();
+	r->steps_ms = timeutil_now_ms();
 }
 
 int
