@@ -49,19 +49,20 @@ verify_audit_due(struct run *r, const struct verify_opts *o, int cached)
 	if (cached) {
 		/* The PASS it replays is the run's, until found wrong. */
 		verify_result_set(r, VERDICT_PASS, 0, 0, NULL);
-		r->fast = "cache";
+		r->res.fast = "cache";
 	}
-	else if (r->carried)
-		r->fast = "carried copy";
-	else if (r->reused)
-		r->fast = r->incremental ? "incremental copy" : "reused copy";
+	else if (r->copy.carried)
+		r->res.fast = "carried copy";
+	else if (r->copy.reused)
+		r->res.fast = r->mode.incremental ? "incremental copy" :
+		    "reused copy";
 	else
-		r->fast = NULL;
-	if (r->fast == NULL || r->audit || sig_pending())
+		r->res.fast = NULL;
+	if (r->res.fast == NULL || r->mode.audit || sig_pending())
 		return 0;
 	/* An ERROR or an interruption verified nothing to compare. */
-	if (!cached && r->verdict != VERDICT_PASS &&
-	    r->verdict != VERDICT_FAIL)
+	if (!cached && r->res.verdict != VERDICT_PASS &&
+	    r->res.verdict != VERDICT_FAIL)
 		return 0;
 	if ((n = audit_every(r, o)) <= 0)
 		return 0;
@@ -72,7 +73,7 @@ verify_audit_due(struct run *r, const struct verify_opts *o, int cached)
 static const char *
 fast_tree(const struct run *r)
 {
-	return r->tree != NULL ? r->tree : r->cache_tree;
+	return r->res.tree != NULL ? r->res.tree : r->key.cache_tree;
 }
 
 /* The fresh run said otherwise: said, recorded, and its verdict is the
@@ -82,36 +83,40 @@ diverged(struct run *r, const struct run *a)
 {
 	struct buf	 ev = BUF_INIT;
 	char		 now[RFC3339_LEN];
-	const char	*was = verdict_name(r->verdict);
+	const char	*was = verdict_name(r->res.verdict), *then;
 
 	fprintf(stderr, "forge: AUDIT DIVERGENCE: the %s said %s, a fresh "
-	    "copy says %s (tree %.12s)\n", r->fast, was,
-	    verdict_name(a->verdict), a->tree != NULL ? a->tree :
+	    "copy says %s (tree %.12s)\n", r->res.fast, was,
+	    verdict_name(a->res.verdict), a->res.tree != NULL ? a->res.tree :
 	    "unchecked");
-	fprintf(stderr, "forge: the fresh verdict is the run's; %s\n",
-	    strcmp(r->fast, "cache") == 0 ? "the cached verdict is dropped" :
-	    strcmp(r->fast, "carried copy") == 0 ? "the copy is not carried "
-	    "on" : "the copy is not parked");
+	if (strcmp(r->res.fast, "cache") == 0)
+		then = "the cached verdict is dropped";
+	else if (strcmp(r->res.fast, "carried copy") == 0)
+		then = "the copy is not carried on";
+	else
+		then = "the copy is not parked";
+	fprintf(stderr, "forge: the fresh verdict is the run's; %s\n", then);
 	timeutil_rfc3339(now, time(NULL));
 	verify_event_divergence(r, a, &ev, now);
 	r->ctx->state.deadline_ms = 0;
 	if (context_event(r->ctx, &ev) == -1)
 		warnx("the divergence could not be recorded");
 	buf_free(&ev);
-	if (strcmp(r->fast, "cache") == 0)
+	if (strcmp(r->res.fast, "cache") == 0)
 		verify_cache_forget(r);
-	if (a->failed != NULL)
-		verify_result_set(r, a->verdict, a->status, a->signo, "%s",
-		    a->failed);
+	if (a->res.failed != NULL)
+		verify_result_set(r, a->res.verdict, a->res.status,
+		    a->res.signo, "%s", a->res.failed);
 	else
-		verify_result_set(r, a->verdict, a->status, a->signo, NULL);
-	r->timed_out = a->timed_out;
-	r->unstarted = a->unstarted;
-	if (r->tree == NULL && a->tree != NULL)
-		r->tree = xstrdup(a->tree);
-	r->diverged = 1;
-	r->audited = "diverged";
-	r->carry_ok = 0;
+		verify_result_set(r, a->res.verdict, a->res.status,
+		    a->res.signo, NULL);
+	r->res.timed_out = a->res.timed_out;
+	r->res.unstarted = a->res.unstarted;
+	if (r->res.tree == NULL && a->res.tree != NULL)
+		r->res.tree = xstrdup(a->res.tree);
+	r->res.diverged = 1;
+	r->res.audited = "diverged";
+	r->copy.carry_ok = 0;
 }
 
 /* What the fresh run says of the fast verdict. */
@@ -121,28 +126,29 @@ judge(struct run *r, const struct run *a)
 	const char	*t = fast_tree(r);
 	char		 d[32];
 
-	if (a->verdict == VERDICT_INTERRUPTED || sig_pending())
+	if (a->res.verdict == VERDICT_INTERRUPTED || sig_pending())
 		return;
-	r->audited = "unchecked";
-	if (a->verdict == VERDICT_ERROR) {
+	r->res.audited = "unchecked";
+	if (a->res.verdict == VERDICT_ERROR) {
 		warnx("audit: the fresh copy could not be verified (%s): the "
-		    "%s's verdict stands unchecked", a->failed != NULL ?
-		    fs_vis(a->failed) : "no reason given", r->fast);
+		    "%s's verdict stands unchecked", a->res.failed != NULL ?
+		    fs_vis(a->res.failed) : "no reason given", r->res.fast);
 		return;
 	}
-	if (t != NULL && a->tree != NULL && strcmp(t, a->tree) != 0) {
+	if (t != NULL && a->res.tree != NULL && strcmp(t, a->res.tree) != 0) {
 		warnx("audit: the tree changed meanwhile (%.12s, then %.12s): "
-		    "the %s's verdict stands unchecked", t, a->tree, r->fast);
+		    "the %s's verdict stands unchecked", t, a->res.tree,
+		    r->res.fast);
 		return;
 	}
-	if (a->verdict != r->verdict) {
+	if (a->res.verdict != r->res.verdict) {
 		diverged(r, a);
 		return;
 	}
-	r->audited = "agrees";
+	r->res.audited = "agrees";
 	fprintf(stderr, "forge: audit: a fresh copy agrees: %s (%s)\n",
-	    verdict_name(a->verdict), timeutil_duration(d, sizeof(d),
-	    timeutil_now_ms() - a->start_ms));
+	    verdict_name(a->res.verdict), timeutil_duration(d, sizeof(d),
+	    timeutil_now_ms() - a->res.start_ms));
 }
 
 void
@@ -153,7 +159,7 @@ verify_audit(struct run *r, const struct verify_opts *o)
 	int			 st;
 
 	/* The fresh way: nothing looked up, claimed, skipped or kept. */
-	ao.isolated = r->isolated;
+	ao.isolated = r->mode.isolated;
 	ao.reuse = 0;
 	ao.incremental = 0;
 	ao.cache = 0;
@@ -164,11 +170,11 @@ verify_audit(struct run *r, const struct verify_opts *o)
 	ao.audit = 0;
 	memset(&a, 0, sizeof(a));
 	a.ctx = r->ctx;
-	a.audit = 1;
-	a.start = time(NULL);
-	a.start_ms = timeutil_now_ms();
+	a.mode.audit = 1;
+	a.res.start = time(NULL);
+	a.res.start_ms = timeutil_now_ms();
 	fprintf(stderr, "forge: audit: the %s's verdict, checked in a fresh "
-	    "%s\n", r->fast, r->isolated ? "copy" : "run");
+	    "%s\n", r->res.fast, r->mode.isolated ? "copy" : "run");
 	/* Unseen: its output and forge's lines of it go to the run's log
 	 * alone. */
 	if (capture_start(&a.cap, r->have_log ? &r->log : NULL,
@@ -183,7 +189,7 @@ verify_audit(struct run *r, const struct verify_opts *o)
 		capture_stop(&a.cap);
 	a.have_log = 0;
 	/* Seen: what will not go (a file system mounted in it) is named. */
-	if (a.have_rd)
+	if (a.copy.have_rd)
 		verify_copy_finish(&a, KEEP_NEVER);
 	judge(r, &a);
 	verify_run_free(&a);

@@ -32,17 +32,17 @@ contain_how(struct run *r)
 {
 	char	why[256];
 
-	if (!r->contain && !r->no_network)
+	if (!r->mode.contain && !r->mode.no_network)
 		return NULL;
 	if (r->have_plan)
 		return contain_method(&r->plan);
-	if (r->contain_guess == NULL)
-		r->contain_guess = r->ctx->cfg.contain_method !=
+	if (r->key.contain_guess == NULL)
+		r->key.contain_guess = r->ctx->cfg.contain_method !=
 		    CONTAIN_METHOD_AUTO ?
 		    contain_method_name(r->ctx->cfg.contain_method) :
 		    contain_probe(CONTAIN_METHOD_NAMESPACES, why,
 		    sizeof(why)) == 0 ? "namespaces" : "landlock";
-	return r->contain_guess;
+	return r->key.contain_guess;
 }
 
 /* Where a step runs, relative to the top: a configured one at the top,
@@ -78,26 +78,26 @@ cache_key_of(struct run *r, const char *tree)
 	 * is the command's to read too. */
 	in.head = r->source.kind == SOURCE_WORKTREE ? r->ctx->repo.head :
 	    r->source.commit;
-	in.index = r->have_ss ? r->ss.staging : NULL;
-	in.convert = r->convert;
-	in.as_is = r->as_is;
-	in.clone = r->clone;
-	in.incremental = r->isolated && r->incremental;
-	in.contain = r->contain;
-	in.no_network = r->no_network;
+	in.index = r->key.have_ss ? r->key.ss.staging : NULL;
+	in.convert = r->key.convert;
+	in.as_is = r->key.as_is;
+	in.clone = r->mode.clone;
+	in.incremental = r->mode.isolated && r->mode.incremental;
+	in.contain = r->mode.contain;
+	in.no_network = r->mode.no_network;
 	in.contain_how = contain_how(r);
 	in.writable = &cfg->contain_writable;
-	in.timeout_ms = r->timeout_ms;
-	in.identity = r->identity;
-	in.settings = r->settings;
-	in.steps_from = r->steps_from;
-	in.setup_from = r->isolated && cfg->setup.n > 0 ? cfg->setup_from :
+	in.timeout_ms = r->mode.timeout_ms;
+	in.identity = r->key.identity;
+	in.settings = r->key.settings;
+	in.steps_from = r->mode.steps_from;
+	in.setup_from = r->mode.isolated && cfg->setup.n > 0 ? cfg->setup_from :
 	    NULL;
 	in.env = &cfg->cache_env;
 	/* What the steps' files are made with, and what the copy's files
 	 * take from the working tree as they are. */
 	in.umask = (long)fs_umask();
-	in.modes = r->have_ss ? r->ss.modes : NULL;
+	in.modes = r->key.have_ss ? r->key.ss.modes : NULL;
 	cs = xcalloc(r->nsteps > 0 ? r->nsteps : 1, sizeof(*cs));
 	for (i = 0; i < r->nsteps; i++) {
 		cs[i].argv = &r->steps[i].argv;
@@ -149,54 +149,56 @@ verify_cache_usable(struct run *r)
 	const char	*why = NULL;
 	int		 on;
 
-	if (!r->cache || r->cache_decided)
-		return r->cache;
-	r->cache_decided = 1;
+	if (!r->mode.cache || r->key.cache_decided)
+		return r->mode.cache;
+	r->key.cache_decided = 1;
 	if (r->source.kind != SOURCE_WORKTREE) {
 		repo_git(&r->ctx->repo, &g);
 		g.index = NULL;
-		if ((r->convert = convert_digest(&g, r->ctx->repo.common, NULL,
-		    &on)) == NULL)
+		if ((r->key.convert = convert_digest(&g, r->ctx->repo.common,
+		    NULL, &on)) == NULL)
 			why = "git could not say how it converts files";
-	} else if (source_state_read(&r->ss, &r->ctx->repo, &r->rd) == -1)
+	} else if (source_state_read(&r->key.ss, &r->ctx->repo,
+	    &r->copy.rd) == -1)
 		why = "the index could not be read";
 	else {
-		r->have_ss = 1;
-		if (r->ss.nested)
+		r->key.have_ss = 1;
+		if (r->key.ss.nested)
 			why = "the working state holds nested repositories, "
 			    "whose changes its tree id does not show";
-		else if (r->isolated && r->ss.sparse)
+		else if (r->mode.isolated && r->key.ss.sparse)
 			why = "entries flagged skip-worktree (a sparse "
 			    "checkout's, or set by hand) have a file in the "
 			    "copy only where the working tree has one, while "
 			    "its tree id holds them all";
-		else if (r->ss.convert == NULL)
+		else if (r->key.ss.convert == NULL)
 			why = "git could not say how it converts files";
-		else if (!r->isolated && r->ss.converts)
+		else if (!r->mode.isolated && r->key.ss.converts)
 			why = "git may convert this working tree's files "
 			    "(attributes, core.autocrlf), and in place their "
 			    "tree id cannot tell the bytes the command reads";
-		else if (r->ss.converts && (r->as_is = source_as_is(&r->ss,
-		    &r->ctx->repo, &r->rd)) == NULL)
+		else if (r->key.ss.converts &&
+		    (r->key.as_is = source_as_is(&r->key.ss,
+		    &r->ctx->repo, &r->copy.rd)) == NULL)
 			why = "the files a copy takes as they are could not "
 			    "be read";
 		else
-			r->convert = xstrdup(r->ss.convert);
+			r->key.convert = xstrdup(r->key.ss.convert);
 	}
-	if (why == NULL && (r->settings = run_settings(r)) == NULL)
+	if (why == NULL && (r->key.settings = run_settings(r)) == NULL)
 		why = "git could not list the settings of every repository "
 		    "the copy is made of";
 	if (why == NULL)
-		r->identity = inputs_identity();
+		r->key.identity = inputs_identity();
 	if (why != NULL) {
 		fprintf(stderr, "forge: not using the verdict cache: %s\n",
 		    why);
-		r->cache = 0;
+		r->mode.cache = 0;
 	}
-	return r->cache;
+	return r->mode.cache;
 }
 
-/* Has this tree passed these steps before?  1: yes, r->cached_at says
+/* Has this tree passed these steps before?  1: yes, r->key.cached_at says
  * when; 0: run them. */
 int
 verify_cache_check(struct run *r, const char *tree)
@@ -206,10 +208,10 @@ verify_cache_check(struct run *r, const char *tree)
 
 	if (!verify_cache_usable(r) || tree == NULL)
 		return 0;
-	free(r->cache_tree);
-	r->cache_tree = xstrdup(tree);
+	free(r->key.cache_tree);
+	r->key.cache_tree = xstrdup(tree);
 	key = cache_key_of(r, tree);
-	hit = cache_lookup(&r->ctx->state, key, &r->cached_at) == 1;
+	hit = cache_lookup(&r->ctx->state, key, &r->key.cached_at) == 1;
 	free(key);
 	/* A PASS of the whole tree, where this copy would not be whole:
 	 * the run is of what it has. */
@@ -217,8 +219,8 @@ verify_cache_check(struct run *r, const char *tree)
 	    source_whole(&r->source, &r->ctx->repo) != 1) {
 		fprintf(stderr, "forge: not using the cached verdict: it is "
 		    "of the whole tree, which this copy would not hold\n");
-		free(r->cached_at);
-		r->cached_at = NULL;
+		free(r->key.cached_at);
+		r->key.cached_at = NULL;
 		hit = 0;
 	}
 	return hit;
@@ -231,13 +233,14 @@ verify_cache_remember(struct run *r)
 {
 	char	*key, at[RFC3339_LEN];
 
-	if (!r->cache || r->verdict != VERDICT_PASS || !r->recorded ||
-	    r->cache_tree == NULL || r->tree == NULL ||
-	    strcmp(r->cache_tree, r->tree) != 0 || partial(r))
+	if (!r->mode.cache || r->res.verdict != VERDICT_PASS ||
+	    !r->res.recorded || r->key.cache_tree == NULL ||
+	    r->res.tree == NULL ||
+	    strcmp(r->key.cache_tree, r->res.tree) != 0 || partial(r))
 		return;
-	timeutil_rfc3339(at, r->start);
-	key = cache_key_of(r, r->tree);
-	(void)cache_store(&r->ctx->state, key, at, r->tree, CACHE_MAX);
+	timeutil_rfc3339(at, r->res.start);
+	key = cache_key_of(r, r->res.tree);
+	(void)cache_store(&r->ctx->state, key, at, r->res.tree, CACHE_MAX);
 	free(key);
 }
 
@@ -247,9 +250,9 @@ verify_cache_forget(struct run *r)
 {
 	char	*key;
 
-	if (!r->cache || r->cache_tree == NULL)
+	if (!r->mode.cache || r->key.cache_tree == NULL)
 		return;
-	key = cache_key_of(r, r->cache_tree);
+	key = cache_key_of(r, r->key.cache_tree);
 	if (cache_drop(&r->ctx->state, key) == -1)
 		warnx("the cached verdict could not be dropped");
 	free(key);
@@ -263,7 +266,7 @@ verify_cache_replay(struct run *r)
 	char		*what, now[RFC3339_LEN];
 	int		 color;
 
-	timeutil_rfc3339(now, r->start);
+	timeutil_rfc3339(now, r->res.start);
 	verify_event_cached(r, &ev, now);
 	r->ctx->state.deadline_ms = 0;
 	if (context_event(r->ctx, &ev) == -1)
@@ -274,7 +277,7 @@ verify_cache_replay(struct run *r)
 	fprintf(stderr, "Verify: %s ... Verdict: %sPASS%s (cached: tree "
 	    "%.12s, verified at %s)\n", fs_vis(what),
 	    color ? color_verdict("PASS") : "", color ? COLOR_RESET : "",
-	    r->cache_tree, r->cached_at);
+	    r->key.cache_tree, r->key.cached_at);
 	free(what);
 	return 0;
 }

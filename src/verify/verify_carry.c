@@ -64,7 +64,7 @@ commit_index(struct run *r, const char *commit)
 	char			*idx;
 	int			 st;
 
-	idx = xasprintf("%s/range-index", r->rd.scratch);
+	idx = xasprintf("%s/range-index", r->copy.rd.scratch);
 	repo_git(&r->ctx->repo, &g);
 	g.index = idx;
 	if ((st = git_run(&g, a, 0, NULL, NULL, &err)) != 0) {
@@ -91,12 +91,12 @@ drop_rules(struct run *r, const char *commit)
 	if ((idx = commit_index(r, commit)) == NULL)
 		return -1;
 	/* Where the working state's untracked files would be: none. */
-	none = xasprintf("%s/none", r->rd.scratch);
+	none = xasprintf("%s/none", r->copy.rd.scratch);
 	memset(&rc, 0, sizeof(rc));
-	rc.copy = r->snap.copy;
+	rc.copy = r->copy.snap.copy;
 	rc.common = r->ctx->repo.common;
-	rc.run = r->rd.run;
-	rc.scratch = r->rd.scratch;
+	rc.run = r->copy.rd.run;
+	rc.scratch = r->copy.rd.scratch;
 	rc.head = commit;
 	rc.keep_ignored = 1;
 	ret = reuse_rules_drop(&rc, none, idx, &dropped);
@@ -123,7 +123,7 @@ nothing_else(struct run *r, const struct git *dg)
 	struct buf		 err = BUF_INIT;
 	int			 st, ret = 0;
 
-	if ((st = lsfiles_paths(dg, r->incremental ? shown : all, &out,
+	if ((st = lsfiles_paths(dg, r->mode.incremental ? shown : all, &out,
 	    &err)) != 0) {
 		if (st > 0)
 			warnx("cannot list the copy: git ls-files: %s",
@@ -157,47 +157,48 @@ move(struct run *r, const char **why)
 	char		*adm = NULL, *tree;
 	int		 ret = -1;
 
-	reconvert_init(&conv, r->rd.carry, "convert", 1);
+	reconvert_init(&conv, r->copy.rd.carry, "convert", 1);
 	repo_git(&r->ctx->repo, &sg);
 	sg.index = NULL;
 	reconvert_before(&conv, &sg, r->ctx->repo.common);
-	if (r->incremental && drop_rules(r, commit) == -1)
+	if (r->mode.incremental && drop_rules(r, commit) == -1)
 		goto out;
 	sig_test_stall("carry");
 	memset(&rc, 0, sizeof(rc));
-	rc.copy = r->snap.copy;
+	rc.copy = r->copy.snap.copy;
 	rc.common = r->ctx->repo.common;
-	rc.run = r->rd.run;
-	rc.scratch = r->rd.scratch;
+	rc.run = r->copy.rd.run;
+	rc.scratch = r->copy.rd.scratch;
 	rc.head = commit;
-	rc.keep_ignored = r->incremental;
-	if (sig_pending() || reuse_sync(&rc, r->incremental ? &marks : NULL,
-	    &adm) == -1)
+	rc.keep_ignored = r->mode.incremental;
+	if (sig_pending() ||
+	    reuse_sync(&rc, r->mode.incremental ? &marks : NULL, &adm) == -1)
 		goto out;
 	memset(&dg, 0, sizeof(dg));
-	dg.dir = r->snap.copy;
+	dg.dir = r->copy.snap.copy;
 	dg.gitdir = adm;
-	dg.worktree = r->snap.copy;
+	dg.worktree = r->copy.snap.copy;
 	if (sig_pending() || nothing_else(r, &dg) == -1)
 		goto out;
 	/* An incremental copy's file written again the same keeps its
 	 * time: only what changed is rebuilt. */
 	if (sig_pending() || reconvert_copy(&conv, &dg, &sg,
-	    r->ctx->repo.common, 1, r->incremental ? &marks : NULL, why) != 1)
+	    r->ctx->repo.common, 1, r->mode.incremental ? &marks : NULL,
+	    why) != 1)
 		goto out;
 	reuse_sync_marks_restore(&marks);
-	if (!r->check)
+	if (!r->mode.check)
 		tree = NULL;
-	else if (sig_pending() || (tree = source_prove(&r->source, &dg, &r->rd,
-	    r->ctx->repo.objects, r->incremental)) == NULL)
+	else if (sig_pending() || (tree = source_prove(&r->source, &dg,
+	    &r->copy.rd, r->ctx->repo.objects, r->mode.incremental)) == NULL)
 		goto out;
-	free(r->snap.tree);
-	r->snap.tree = tree;
+	free(r->copy.snap.tree);
+	r->copy.snap.tree = tree;
 	/* Any path may be a symlink now: escape.h looks at them all. */
-	strv_free(&r->snap.links);
-	r->snap.links_known = 0;
+	strv_free(&r->copy.snap.links);
+	r->copy.snap.links_known = 0;
 	/* Before the commit's steps run in it. */
-	(void)reconvert_note(&conv, r->snap.copy);
+	(void)reconvert_note(&conv, r->copy.snap.copy);
 	ret = 0;
 out:
 	reuse_sync_marks_free(&marks);
@@ -212,16 +213,16 @@ verify_carry(struct run *r, int verbose)
 	const char	*why = NULL;
 	int		 plain;
 
-	r->carried = 0;
+	r->copy.carried = 0;
 	if ((plain = tree_plain(r, r->source.commit, &why)) == 1 &&
-	    r->carry_ok) {
+	    r->copy.carry_ok) {
 		why = NULL;
 		if (move(r, &why) == 0) {
-			r->carried = 1;
+			r->copy.carried = 1;
 			fprintf(stderr, "forge: isolated: running verification "
 			    "in the range's %scopy, carried to commit %.12s "
 			    "and proved (working tree untouched)\n",
-			    r->incremental ? "incremental " : "",
+			    r->mode.incremental ? "incremental " : "",
 			    r->source.commit);
 			return 0;
 		}
@@ -237,13 +238,13 @@ verify_carry(struct run *r, int verbose)
 	    "copy of commit %.12s: %s (working tree untouched)\n",
 	    r->source.commit, why);
 	/* Made anew, never trusted: the old copy goes first. */
-	r->carry_ok = 0;
-	snapshot_free(&r->snap);
-	r->have_snap = 0;
-	(void)rundir_remove(&r->rd);
-	rundir_free(&r->rd);
-	memset(&r->rd, 0, sizeof(r->rd));
-	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
+	r->copy.carry_ok = 0;
+	snapshot_free(&r->copy.snap);
+	r->copy.have_snap = 0;
+	(void)rundir_remove(&r->copy.rd);
+	rundir_free(&r->copy.rd);
+	memset(&r->copy.rd, 0, sizeof(r->copy.rd));
+	if (rundir_open(&r->copy.rd, r->ctx->repo.common) == -1)
 		return -1;
 	return verify_copy_make(r, verbose);
 }
@@ -255,27 +256,28 @@ verify_carry_ready(struct run *r, int setup)
 	char		*want;
 	size_t		 i;
 
-	if (!r->carried)
-		r->carry_ok = r->have_snap && r->snap.nrepos == 1 &&
-		    r->snap.left_out.n == 0 &&
+	if (!r->copy.carried)
+		r->copy.carry_ok = r->copy.have_snap &&
+		    r->copy.snap.nrepos == 1 &&
+		    r->copy.snap.left_out.n == 0 &&
 		    tree_plain(r, r->source.commit, &why) == 1;
-	if (!r->carried || !r->incremental || setup ||
-	    r->range_setup == NULL)
+	if (!r->copy.carried || !r->mode.incremental || setup ||
+	    r->copy.range_setup == NULL)
 		return;
 	want = verify_copy_setup(r, 0);
-	if (verify_copy_setup_same(r->range_setup, want)) {
+	if (verify_copy_setup_same(r->copy.range_setup, want)) {
 		for (i = 0; i < r->nsteps; i++)
 			if (r->steps[i].setup)
 				r->steps[i].skip = 1;
 	} else
-		verify_copy_setup_why(r, r->range_setup);
+		verify_copy_setup_why(r, r->copy.range_setup);
 	free(want);
 }
 
 void
 verify_carry_done(struct run *r)
 {
-	free(r->range_setup);
-	r->range_setup = r->incremental && r->have_snap ?
+	free(r->copy.range_setup);
+	r->copy.range_setup = r->mode.incremental && r->copy.have_snap ?
 	    verify_copy_setup(r, 1) : NULL;
 }

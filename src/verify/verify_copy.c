@@ -121,9 +121,9 @@ verify_copy_setup(const struct run *r, int as_run)
 			return xstrdup("");
 		ran++;
 	}
-	if (skipped > 0 && ran == 0 && r->had_setup != NULL)
-		return xstrdup(r->had_setup);
-	if (r->setup_unsure)
+	if (skipped > 0 && ran == 0 && r->copy.had_setup != NULL)
+		return xstrdup(r->copy.had_setup);
+	if (r->copy.setup_unsure)
 		return xstrdup("");
 	buf_adds(&b, "setup\n");
 	for (i = 0; i < r->nsteps; i++) {
@@ -132,18 +132,18 @@ verify_copy_setup(const struct run *r, int as_run)
 		buf_adds(&b, r->steps[i].display);
 		buf_addc(&b, '\n');
 	}
-	if (r->setup_inputs != NULL)
-		buf_adds(&b, r->setup_inputs);
-	if (as_run && r->setup_changed.n > 0) {
+	if (r->copy.setup_inputs != NULL)
+		buf_adds(&b, r->copy.setup_inputs);
+	if (as_run && r->copy.setup_changed.n > 0) {
 		buf_adds(&b, CHANGED_MARK);
-		for (i = 0; i < r->setup_changed.n; i++) {
-			buf_adds(&b, r->setup_changed.v[i]);
+		for (i = 0; i < r->copy.setup_changed.n; i++) {
+			buf_adds(&b, r->copy.setup_changed.v[i]);
 			buf_addc(&b, '\n');
 		}
 	}
-	if (as_run && r->setup_read != NULL) {
+	if (as_run && r->copy.setup_read != NULL) {
 		buf_adds(&b, READ_MARK);
-		buf_adds(&b, r->setup_read);
+		buf_adds(&b, r->copy.setup_read);
 	}
 	return buf_detach(&b);
 }
@@ -172,7 +172,7 @@ want_of(const struct run *r, struct reuse_want *w)
 	w->source = r->ctx->repo.top;
 	w->kind = r->source.kind == SOURCE_STAGED ? REUSE_STAGED :
 	    r->source.kind == SOURCE_REV ? REUSE_REV : REUSE_WORKTREE;
-	w->incremental = r->incremental;
+	w->incremental = r->mode.incremental;
 	w->max = r->ctx->cfg.reuse_copies;
 	w->gitdir = r->ctx->repo.gitdir;
 	w->head = r->ctx->repo.head;
@@ -190,13 +190,14 @@ verify_copy_claim(struct run *r)
 	const char		*why;
 
 	if ((why = snapshot_why_not_parked(&r->ctx->repo)) != NULL) {
-		r->not_reused = why;
+		r->copy.not_reused = why;
 		return;
 	}
 	want_of(r, &w);
-	if (reuse_park_claim(&r->rd, r->ctx->repo.common, &w, &r->claim) == 1) {
-		r->reused = 1;
-		r->had_setup = xstrdup(r->claim.setup);
+	if (reuse_park_claim(&r->copy.rd, r->ctx->repo.common, &w,
+	    &r->copy.claim) == 1) {
+		r->copy.reused = 1;
+		r->copy.had_setup = xstrdup(r->copy.claim.setup);
 	}
 }
 
@@ -205,53 +206,53 @@ verify_copy_make(struct run *r, int verbose)
 {
 	int	flags = 0;
 
-	if (!r->check)
+	if (!r->mode.check)
 		flags |= SNAP_NOCHECK;
-	if (r->reused)
+	if (r->copy.reused)
 		flags |= SNAP_REUSED;
-	if (r->incremental)
+	if (r->mode.incremental)
 		flags |= SNAP_INCREMENTAL;
-	if (r->clone)
+	if (r->mode.clone)
 		flags |= SNAP_CLONE;
 	/* A range's copy goes on to the next commit as a parked one goes
 	 * to the next run (verify_carry.h); one the settings keep from
 	 * reuse (verify_copy_claim()) is not parked either. */
-	if ((r->reuse && r->not_reused == NULL) || r->range)
+	if ((r->mode.reuse && r->copy.not_reused == NULL) || r->mode.range)
 		flags |= SNAP_PARK;
 	if (verbose)
 		flags |= SNAP_VERBOSE;
-	r->have_snap = 1;
-	if (snapshot_create_from(&r->snap, &r->rd, &r->ctx->repo, &r->source,
-	    flags, r->ctx->cfg.copy_threshold) == 0) {
-		if (r->reuse && r->snap.not_reusable != NULL)
-			r->not_reused = r->snap.not_reusable;
+	r->copy.have_snap = 1;
+	if (snapshot_create_from(&r->copy.snap, &r->copy.rd, &r->ctx->repo,
+	    &r->source, flags, r->ctx->cfg.copy_threshold) == 0) {
+		if (r->mode.reuse && r->copy.snap.not_reusable != NULL)
+			r->copy.not_reused = r->copy.snap.not_reusable;
 		return 0;
 	}
-	if (!r->reused || sig_pending())
+	if (!r->copy.reused || sig_pending())
 		return -1;
-	if (r->snap.not_reusable != NULL) {
+	if (r->copy.snap.not_reusable != NULL) {
 		/* Not to be parked, found once claimed (said once, as the
 		 * fresh copy is made, by the caller): the claimed copy goes
 		 * back as it stands, for the run it was parked for, its
 		 * nested copies set aside as on any park. */
-		if (snapshot_parked_set_aside(&r->snap) == -1) {
-			snapshot_free(&r->snap);
-			(void)rundir_remove(&r->rd);
+		if (snapshot_parked_set_aside(&r->copy.snap) == -1) {
+			snapshot_free(&r->copy.snap);
+			(void)rundir_remove(&r->copy.rd);
 		} else {
-			snapshot_free(&r->snap);
+			snapshot_free(&r->copy.snap);
 			(void)verify_copy_unclaim(r);
 		}
 	} else {
 		/* Repaired or rebuilt, never trusted: a fresh copy it is. */
 		fprintf(stderr, "forge: the reused copy could not be brought "
 		    "up to date: building a fresh one\n");
-		snapshot_free(&r->snap);
-		(void)rundir_remove(&r->rd);
+		snapshot_free(&r->copy.snap);
+		(void)rundir_remove(&r->copy.rd);
 	}
-	r->have_snap = 0;
-	rundir_free(&r->rd);
-	r->reused = 0;
-	if (rundir_open(&r->rd, r->ctx->repo.common) == -1)
+	r->copy.have_snap = 0;
+	rundir_free(&r->copy.rd);
+	r->copy.reused = 0;
+	if (rundir_open(&r->copy.rd, r->ctx->repo.common) == -1)
 		return -1;
 	return verify_copy_make(r, verbose);
 }
@@ -270,35 +271,36 @@ inputs_state(struct run *r)
 	size_t			 i;
 
 	if (pat->n == 0) {
-		if (!r->have_snap || r->snap.tree == NULL)
+		if (!r->copy.have_snap || r->copy.snap.tree == NULL)
 			return -1;
 		buf_addf(&b, "inputs\n:every file\ndigests\n%s \n",
-		    r->snap.tree);
-		for (i = 0; i < r->snap.trees.n; i++)
-			buf_addf(&b, "%s\n", r->snap.trees.v[i]);
+		    r->copy.snap.tree);
+		for (i = 0; i < r->copy.snap.trees.n; i++)
+			buf_addf(&b, "%s\n", r->copy.snap.trees.v[i]);
 		/* And how git wrote each tree's files: a tree is its
 		 * files' bytes only as git converts them (an attributes
 		 * file outside the tree changes them, not the tree). */
-		for (i = 0; i < r->snap.converts.n; i++) {
-			if (strcmp(strrchr(r->snap.converts.v[i], ' '),
+		for (i = 0; i < r->copy.snap.converts.n; i++) {
+			if (strcmp(strrchr(r->copy.snap.converts.v[i], ' '),
 			    " ?") == 0) {
 				buf_free(&b);
 				return -1;
 			}
-			buf_addf(&b, "convert %s\n", r->snap.converts.v[i]);
+			buf_addf(&b, "convert %s\n",
+			    r->copy.snap.converts.v[i]);
 		}
-		r->setup_inputs = buf_detach(&b);
+		r->copy.setup_inputs = buf_detach(&b);
 		return 0;
 	}
 	buf_adds(&b, "inputs\n");
 	for (i = 0; i < pat->n; i++)
 		buf_addf(&b, "%s\n", pat->v[i]);
 	buf_adds(&b, "digests\n");
-	if (setupin_digest(r->snap.copy, pat, &b) == -1) {
+	if (setupin_digest(r->copy.snap.copy, pat, &b) == -1) {
 		buf_free(&b);
 		return -1;
 	}
-	r->setup_inputs = buf_detach(&b);
+	r->copy.setup_inputs = buf_detach(&b);
 	return 0;
 }
 
@@ -339,8 +341,8 @@ verify_copy_setup_why(const struct run *r, const char *had)
 		    "file, so every file is its input)\n");
 		return;
 	}
-	if (had == NULL || r->setup_inputs == NULL ||
-	    (now = strstr(r->setup_inputs, "digests\n")) == NULL ||
+	if (had == NULL || r->copy.setup_inputs == NULL ||
+	    (now = strstr(r->copy.setup_inputs, "digests\n")) == NULL ||
 	    (then = strstr(had, "digests\n")) == NULL)
 		return;
 	t = xstrndup(then, deciding_len(then));
@@ -367,31 +369,32 @@ verify_copy_skip_setup(struct run *r, int setup)
 
 	for (i = 0; i < r->nsteps; i++)
 		n += r->steps[i].setup;
-	if (!r->incremental || n == 0)
+	if (!r->mode.incremental || n == 0)
 		return;
 	if (inputs_state(r) == -1)
-		r->setup_unsure = 1;
+		r->copy.setup_unsure = 1;
 	want = verify_copy_setup(r, 0);
-	if (r->reused && !setup && !r->setup_unsure &&
-	    r->snap.nested_afresh == NULL &&
-	    verify_copy_setup_same(r->had_setup, want)) {
+	if (r->copy.reused && !setup && !r->copy.setup_unsure &&
+	    r->copy.snap.nested_afresh == NULL &&
+	    verify_copy_setup_same(r->copy.had_setup, want)) {
 		for (i = 0; i < r->nsteps; i++)
 			if (r->steps[i].setup)
 				r->steps[i].skip = 1;
 	} else {
-		if (r->reused && !setup && r->snap.nested_afresh != NULL)
+		if (r->copy.reused && !setup &&
+		    r->copy.snap.nested_afresh != NULL)
 			fprintf(stderr, "forge: setup runs again: the copy of "
 			    "%s is a fresh one, without what setup made "
-			    "there\n", fs_vis(r->snap.nested_afresh));
-		else if (r->reused && !setup)
-			verify_copy_setup_why(r, r->had_setup);
+			    "there\n", fs_vis(r->copy.snap.nested_afresh));
+		else if (r->copy.reused && !setup)
+			verify_copy_setup_why(r, r->copy.had_setup);
 		/* What it reads now, for a hint should a step fail once
 		 * setup no longer runs. */
 		{
 			struct buf	b = BUF_INIT;
 
-			if (setupin_known(r->snap.copy, &b) == 0)
-				r->setup_read = buf_detach(&b);
+			if (setupin_known(r->copy.snap.copy, &b) == 0)
+				r->copy.setup_read = buf_detach(&b);
 			buf_free(&b);
 		}
 	}
@@ -409,20 +412,20 @@ verify_copy_setup_begin(struct run *r)
 	size_t	i;
 	int	runs = 0;
 
-	strv_free(&r->setup_before);
-	strv_free(&r->setup_changed);
-	r->have_before = 0;
-	if (!r->isolated || !r->incremental || !r->have_snap)
+	strv_free(&r->copy.setup_before);
+	strv_free(&r->copy.setup_changed);
+	r->copy.have_before = 0;
+	if (!r->mode.isolated || !r->mode.incremental || !r->copy.have_snap)
 		return;
 	for (i = 0; i < r->nsteps; i++)
 		runs |= r->steps[i].setup && !r->steps[i].skip;
 	if (!runs)
 		return;
-	if (snapshot_state(&r->snap, &r->setup_before) == -1) {
-		r->setup_unsure = 1;
+	if (snapshot_state(&r->copy.snap, &r->copy.setup_before) == -1) {
+		r->copy.setup_unsure = 1;
 		return;
 	}
-	r->have_before = 1;
+	r->copy.have_before = 1;
 }
 
 /* And after them, once they all passed: what they changed. */
@@ -432,20 +435,20 @@ verify_copy_setup_end(struct run *r)
 	struct strv	after = STRV_INIT, changed = STRV_INIT;
 	size_t		i;
 
-	if (!r->have_before)
+	if (!r->copy.have_before)
 		return;
-	if (snapshot_state(&r->snap, &after) == -1)
-		r->setup_unsure = 1;
+	if (snapshot_state(&r->copy.snap, &after) == -1)
+		r->copy.setup_unsure = 1;
 	else
-		snapshot_state_changed(&r->setup_before, &after, &changed);
+		snapshot_state_changed(&r->copy.setup_before, &after, &changed);
 	/* Written again as it was: nothing for the copy to put back. */
 	for (i = 0; i < changed.n; i++)
-		if (!snapshot_state_kept(&r->snap, changed.v[i]))
-			strv_push(&r->setup_changed, changed.v[i]);
+		if (!snapshot_state_kept(&r->copy.snap, changed.v[i]))
+			strv_push(&r->copy.setup_changed, changed.v[i]);
 	strv_free(&changed);
 	strv_free(&after);
-	strv_free(&r->setup_before);
-	r->have_before = 0;
+	strv_free(&r->copy.setup_before);
+	r->copy.have_before = 0;
 }
 
 /*
@@ -465,8 +468,9 @@ verify_copy_setup_hint(struct run *r)
 
 	for (i = 0; i < r->nsteps; i++)
 		skipped |= r->steps[i].setup && r->steps[i].skip;
-	if (!skipped || r->verdict != VERDICT_FAIL || r->had_setup == NULL ||
-	    (read = strstr(r->had_setup, READ_MARK)) == NULL)
+	if (!skipped || r->res.verdict != VERDICT_FAIL ||
+	    r->copy.had_setup == NULL ||
+	    (read = strstr(r->copy.had_setup, READ_MARK)) == NULL)
 		return;
 	if (setupin_known(r->ctx->repo.top, &now) == 0)
 		setupin_changed(read + strlen(READ_MARK), now.data != NULL ?
@@ -487,16 +491,17 @@ verify_copy_results(struct run *r)
 	size_t	 i;
 	char	*sp, *ref, *look;
 
-	if (!r->clone || !r->have_snap || r->snap.gitdir == NULL ||
-	    sig_pending())
+	if (!r->mode.clone || !r->copy.have_snap ||
+	    r->copy.snap.gitdir == NULL || sig_pending())
 		return;
-	if (clone_results(&r->ctx->repo, r->snap.gitdir, r->snap.start_refs,
-	    r->rd.run, &r->refs) == -1)
+	if (clone_results(&r->ctx->repo, r->copy.snap.gitdir,
+	    r->copy.snap.start_refs, r->copy.rd.run, &r->res.refs) == -1)
 		warnx("what the command committed in the copy is lost with "
 		    "it");
-	for (i = 0; i < r->refs.n; i++) {
-		sp = strchr(r->refs.v[i], ' ');
-		ref = xstrndup(r->refs.v[i], (size_t)(sp - r->refs.v[i]));
+	for (i = 0; i < r->res.refs.n; i++) {
+		sp = strchr(r->res.refs.v[i], ' ');
+		ref = xstrndup(r->res.refs.v[i],
+		    (size_t)(sp - r->res.refs.v[i]));
 		{
 			char	*const look_argv[] = { "git", "log", ref,
 			    NULL };
@@ -519,15 +524,16 @@ park(struct run *r)
 
 	want_of(r, &w);
 	w.setup = setup = verify_copy_setup(r, 1);
-	if (snapshot_parked_set_aside(&r->snap) == -1) {
-		(void)rundir_remove(&r->rd);
+	if (snapshot_parked_set_aside(&r->copy.snap) == -1) {
+		(void)rundir_remove(&r->copy.rd);
 		free(setup);
 		return;
 	}
-	if (reuse_park(&r->rd, r->ctx->repo.common, r->snap.copy, &w) == 0)
+	if (reuse_park(&r->copy.rd, r->ctx->repo.common,
+	    r->copy.snap.copy, &w) == 0)
 		fprintf(stderr, "forge: the copy stays at %s for the next run "
 		    "to reuse (forge gc --all removes it)\n",
-		    fs_vis(r->snap.copy));
+		    fs_vis(r->copy.snap.copy));
 	free(setup);
 }
 
@@ -539,7 +545,7 @@ verify_copy_unclaim(struct run *r)
 	struct reuse_want	w;
 
 	want_of(r, &w);
-	return reuse_park_unclaim(&r->rd, &w, &r->claim);
+	return reuse_park_unclaim(&r->copy.rd, &w, &r->copy.claim);
 }
 
 /*
@@ -551,21 +557,22 @@ verify_copy_unclaim(struct run *r)
 void
 verify_copy_finish(struct run *r, int keep)
 {
-	if (!r->have_rd)
+	if (!r->copy.have_rd)
 		return;
 	if (keep == -1)
-		keep = r->isolated ? r->ctx->cfg.keep : KEEP_NEVER;
-	if (r->have_snap && ((keep == KEEP_ALWAYS &&
-	    r->verdict == VERDICT_PASS) || (keep >= KEEP_FAILURE &&
-	    r->verdict == VERDICT_FAIL))) {
-		(void)rundir_keep(&r->rd, r->snap.copy);
+		keep = r->mode.isolated ? r->ctx->cfg.keep : KEEP_NEVER;
+	if (r->copy.have_snap && ((keep == KEEP_ALWAYS &&
+	    r->res.verdict == VERDICT_PASS) || (keep >= KEEP_FAILURE &&
+	    r->res.verdict == VERDICT_FAIL))) {
+		(void)rundir_keep(&r->copy.rd, r->copy.snap.copy);
 		fprintf(stderr, "forge: kept the copy at %s (forge gc --kept "
-		    "removes it)\n", fs_vis(r->snap.copy));
-	} else if (r->reuse && r->copy_ready && r->snap.reusable &&
-	    r->verdict != VERDICT_ERROR && !r->diverged)
+		    "removes it)\n", fs_vis(r->copy.snap.copy));
+	} else if (r->mode.reuse && r->copy.ready &&
+	    r->copy.snap.reusable &&
+	    r->res.verdict != VERDICT_ERROR && !r->res.diverged)
 		park(r);
 	else
 		/* What will not go is named, and left to forge gc: the
 		 * verification's verdict stands. */
-		(void)rundir_remove(&r->rd);
+		(void)rundir_remove(&r->copy.rd);
 }

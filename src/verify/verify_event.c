@@ -24,12 +24,12 @@ partial_json(const struct run *r, struct json *j)
 	size_t	i;
 
 	json_open(j, '[');
-	for (i = 0; i < r->snap.left_out.n; i++) {
+	for (i = 0; i < r->copy.snap.left_out.n; i++) {
 		json_open(j, '{');
 		json_key(j, EVENT_PARTIAL_PATH);
-		json_str(j, r->snap.left_out.v[i]);
+		json_str(j, r->copy.snap.left_out.v[i]);
 		json_key(j, EVENT_PARTIAL_WHY);
-		json_str(j, r->snap.left_out_why.v[i]);
+		json_str(j, r->copy.snap.left_out_why.v[i]);
 		json_close(j, '}');
 	}
 	json_close(j, ']');
@@ -40,7 +40,7 @@ partial_json(const struct run *r, struct json *j)
 static const char *
 event_mode(const struct run *r)
 {
-	if (r->isolated && r->incremental &&
+	if (r->mode.isolated && r->mode.incremental &&
 	    r->source.kind == SOURCE_WORKTREE)
 		return "incremental";
 	return run_mode(r);
@@ -51,10 +51,10 @@ event_mode(const struct run *r)
 static void
 range_json(const struct run *r, struct json *j)
 {
-	if (r->range_id == NULL)
+	if (r->mode.range_id == NULL)
 		return;
 	json_key(j, EVENT_RANGE);
-	json_str(j, r->range_id);
+	json_str(j, r->mode.range_id);
 }
 
 /* What the verdict is of: HEAD, the commit of --rev, the range. */
@@ -74,12 +74,12 @@ of_json(const struct run *r, struct json *j)
 static void
 audit_json(const struct run *r, struct json *j)
 {
-	if (r->audited == NULL)
+	if (r->res.audited == NULL)
 		return;
 	json_key(j, EVENT_FAST);
-	json_str(j, r->fast);
+	json_str(j, r->res.fast);
 	json_key(j, EVENT_AUDIT);
-	json_str(j, r->audited);
+	json_str(j, r->res.audited);
 }
 
 /* How the run was made: where, of what, contained how. */
@@ -88,36 +88,36 @@ how_json(const struct run *r, struct json *j)
 {
 	json_key(j, EVENT_MODE);
 	json_str(j, event_mode(r));
-	if (r->isolated && r->reuse) {
+	if (r->mode.isolated && r->mode.reuse) {
 		json_key(j, EVENT_COPY);
-		json_str(j, r->reused ? "reused" : "fresh");
+		json_str(j, r->copy.reused ? "reused" : "fresh");
 	}
-	if (r->isolated && r->not_reused != NULL) {
+	if (r->mode.isolated && r->copy.not_reused != NULL) {
 		json_key(j, EVENT_NOT_REUSED);
-		json_str(j, r->not_reused);
+		json_str(j, r->copy.not_reused);
 	}
-	if (r->isolated && r->incremental) {
+	if (r->mode.isolated && r->mode.incremental) {
 		json_key(j, EVENT_INCREMENTAL);
 		json_bool(j, 1);
 	}
-	if (r->clone) {
+	if (r->mode.clone) {
 		json_key(j, EVENT_ISOLATION);
 		json_str(j, "clone");
 	}
 	of_json(r, j);
-	if (r->no_breaker) {
+	if (r->mode.no_breaker) {
 		json_key(j, EVENT_NO_BREAKER);
 		json_bool(j, 1);
 	}
 	json_key(j, EVENT_TREE);
-	json_str(j, r->tree);
+	json_str(j, r->res.tree);
 	json_key(j, EVENT_CWD);
 	json_str(j, r->ctx->repo.prefix);
-	if (r->contain) {
+	if (r->mode.contain) {
 		json_key(j, EVENT_CONTAIN);
 		json_bool(j, 1);
 	}
-	if (r->no_network) {
+	if (r->mode.no_network) {
 		json_key(j, EVENT_NETWORK);
 		json_bool(j, 0);
 	}
@@ -166,10 +166,10 @@ refs_json(struct run *r, struct json *j)
 	size_t	 i;
 
 	json_open(j, '{');
-	for (i = 0; i < r->refs.n; i++) {
-		sp = strchr(r->refs.v[i], ' ');
+	for (i = 0; i < r->res.refs.n; i++) {
+		sp = strchr(r->res.refs.v[i], ' ');
 		*sp = '\0';
-		json_key(j, r->refs.v[i]);
+		json_key(j, r->res.refs.v[i]);
 		json_str(j, sp + 1);
 		*sp = ' ';
 	}
@@ -187,34 +187,34 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 	json_key(&j, EVENT_STEPS);
 	steps_json(r, &j);
 	json_key(&j, EVENT_VERDICT);
-	json_str(&j, verdict_name(r->verdict));
+	json_str(&j, verdict_name(r->res.verdict));
 	json_key(&j, EVENT_STATUS);
-	json_int(&j, r->status);
-	if (r->failed != NULL) {
+	json_int(&j, r->res.status);
+	if (r->res.failed != NULL) {
 		json_key(&j, EVENT_FAILED);
-		json_str(&j, r->failed);
+		json_str(&j, r->res.failed);
 	}
-	if (r->timed_out) {
+	if (r->res.timed_out) {
 		json_key(&j, EVENT_TIMED_OUT);
 		json_bool(&j, 1);
 	}
-	if (r->signo != 0) {
+	if (r->res.signo != 0) {
 		json_key(&j, EVENT_SIGNAL);
-		json_int(&j, r->signo);
+		json_int(&j, r->res.signo);
 	}
 	json_key(&j, EVENT_DURATION_MS);
-	json_int(&j, timeutil_now_ms() - r->start_ms);
+	json_int(&j, timeutil_now_ms() - r->res.start_ms);
 	if (r->have_change) {
 		json_key(&j, EVENT_CHANGE);
 		change_json(&r->change, &j, CHANGE_LIST_MAX);
 	}
-	if (r->refs.n > 0) {
+	if (r->res.refs.n > 0) {
 		json_key(&j, EVENT_REFS);
 		refs_json(r, &j);
 	}
-	if (r->have_snap && rundir_kept(&r->rd)) {
+	if (r->copy.have_snap && rundir_kept(&r->copy.rd)) {
 		json_key(&j, EVENT_KEPT);
-		json_str(&j, r->snap.copy);
+		json_str(&j, r->copy.snap.copy);
 	}
 	/* Where its output is kept (forge show), if anywhere. */
 	if (r->have_log) {
@@ -222,7 +222,7 @@ verify_event_json(struct run *r, struct buf *ev, const char *now)
 		json_str(&j, r->log.id);
 	}
 	json_key(&j, EVENT_BREAKER);
-	breaker_json(&r->after, &j);
+	breaker_json(&r->res.after, &j);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
 }
@@ -237,15 +237,15 @@ verify_event_cached(const struct run *r, struct buf *ev, const char *now)
 	state_event_begin(&j, "cached", now);
 	json_key(&j, EVENT_MODE);
 	json_str(&j, event_mode(r));
-	if (r->isolated && r->incremental) {
+	if (r->mode.isolated && r->mode.incremental) {
 		json_key(&j, EVENT_INCREMENTAL);
 		json_bool(&j, 1);
 	}
 	of_json(r, &j);
 	json_key(&j, EVENT_TREE);
-	json_str(&j, r->cache_tree);
+	json_str(&j, r->key.cache_tree);
 	json_key(&j, EVENT_VERIFIED_AT);
-	json_str(&j, r->cached_at);
+	json_str(&j, r->key.cached_at);
 	json_key(&j, EVENT_STEPS);
 	json_open(&j, '[');
 	for (i = 0; i < r->nsteps; i++)
@@ -270,29 +270,29 @@ verify_event_divergence(const struct run *r, const struct run *fresh,
 	json_str(&j, event_mode(r));
 	of_json(r, &j);
 	json_key(&j, EVENT_TREE);
-	if (r->tree != NULL)
-		json_str(&j, r->tree);
-	else if (r->cache_tree != NULL)
-		json_str(&j, r->cache_tree);
+	if (r->res.tree != NULL)
+		json_str(&j, r->res.tree);
+	else if (r->key.cache_tree != NULL)
+		json_str(&j, r->key.cache_tree);
 	else
 		json_null(&j);
 	json_key(&j, EVENT_FAST);
-	json_str(&j, r->fast);
+	json_str(&j, r->res.fast);
 	json_key(&j, EVENT_FAST_VERDICT);
-	json_str(&j, verdict_name(r->verdict));
+	json_str(&j, verdict_name(r->res.verdict));
 	json_key(&j, EVENT_FAST_STATUS);
-	json_int(&j, r->status);
+	json_int(&j, r->res.status);
 	json_key(&j, EVENT_FRESH_VERDICT);
-	json_str(&j, verdict_name(fresh->verdict));
+	json_str(&j, verdict_name(fresh->res.verdict));
 	json_key(&j, EVENT_FRESH_STATUS);
-	json_int(&j, fresh->status);
-	if (fresh->failed != NULL) {
+	json_int(&j, fresh->res.status);
+	if (fresh->res.failed != NULL) {
 		json_key(&j, EVENT_FRESH_FAILED);
-		json_str(&j, fresh->failed);
+		json_str(&j, fresh->res.failed);
 	}
-	if (r->failed != NULL) {
+	if (r->res.failed != NULL) {
 		json_key(&j, EVENT_FAST_FAILED);
-		json_str(&j, r->failed);
+		json_str(&j, r->res.failed);
 	}
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
@@ -307,11 +307,11 @@ verify_event_breaker_open(const struct run *r, struct buf *ev, const char *now,
 	json_init(&j, ev);
 	state_event_begin(&j, "breaker-open", now);
 	json_key(&j, EVENT_STREAK);
-	json_int(&j, r->after.streak);
+	json_int(&j, r->res.after.streak);
 	json_key(&j, EVENT_THRESHOLD);
 	json_int(&j, threshold);
 	json_key(&j, EVENT_FAILED);
-	json_str(&j, r->failed);
+	json_str(&j, r->res.failed);
 	json_close(&j, '}');
 	buf_addc(ev, '\n');
 }

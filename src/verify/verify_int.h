@@ -7,11 +7,15 @@
  * verify_event.c (what the timeline records of it).
  *
  * verify_one() owns the one struct run there is, and everything it
- * points to: its strings, its steps, its copy (snap, if have_snap), its
- * run directory (rd, if have_rd), freed by verify_run_free().  ctx is the
- * command's context, borrowed.  A range (verify_range()) has one struct
- * run for all its commits, in turn: verify_run_next() frees what was the last
- * commit's own, and keeps the copy and its run directory.
+ * points to: its strings, its steps, its copy (copy.snap, if
+ * copy.have_snap) and run directory (copy.rd, if copy.have_rd), freed by
+ * verify_run_free().  ctx is the command's context, borrowed.  A range
+ * (verify_range()) has one struct run for all its commits, in turn:
+ * verify_run_next() frees what was the last commit's own, and keeps the
+ * copy and its run directory.
+ *
+ * A run is in parts: its mode (how it goes, decided once), its copy,
+ * the verdict cache's key, and its result (what the timeline records).
  */
 #ifndef VERIFY_INT_H
 #define VERIFY_INT_H
@@ -42,60 +46,67 @@ struct step {
 	long long	 ms;
 };
 
-struct run {
-	struct context	*ctx;
+/* How the run goes: options over settings, set by verify_run_begin(). */
+struct run_mode {
+	int		 isolated;
+	int		 reuse;		/* park the copy for the next run */
+	int		 incremental;	/* ... with its own ignored files */
+	int		 clone;		/* the copy is a private clone */
+	int		 check;		/* prove the copy (not --no-check) */
+	int		 contain;	/* --contain, forge.contain */
+	int		 no_network;
+	int		 no_breaker;	/* neither feeds nor obeys it */
+	int		 cache;		/* look up and store PASS verdicts */
+	int		 range;		/* a commit of a range: the copy
+					   goes on to the next */
+	const char	*range_id;	/* the range's, for the timeline */
+	int		 audit;		/* this run is an audit's fresh one
+					   (verify_audit.h) */
+	long long	 timeout_ms;
+	const char	*steps_from;	/* where the steps were set */
+};
+
+/* The copy the steps run in, and what it was parked with. */
+struct run_copy {
 	struct rundir	 rd;
 	int		 have_rd;
 	struct snapshot	 snap;
 	int		 have_snap;
-	struct change	 change;
-	int		 have_change;
-	int		 isolated;
-	int		 reuse;		/* park the copy for the next run */
-	int		 incremental;	/* ... with its own ignored files */
 	int		 reused;	/* this copy was parked before */
 	char		*had_setup;	/* what setup it was parked with */
+	struct reuse_claimed claim;	/* the parked copy, as parked */
+	int		 ready;		/* built and proved */
+	const char	*not_reused;	/* asked for, why the copy is not
+					   parked or reused (static) */
+	int		 carried;	/* this copy was the last commit's */
+	int		 carry_ok;	/* the copy can be carried on */
+	char		*range_setup;	/* what setup the copy had, as
+					   verify_copy_setup() says */
 	char		*setup_inputs;	/* the digests of forge.setupInputs
 					   in the copy, before the steps */
 	char		*setup_read;	/* those of the files setup
 					   commonly reads, if it runs */
 	int		 setup_unsure;	/* the digests could not be had */
-	struct reuse_claimed claim;	/* the parked copy, as parked */
-	int		 copy_ready;	/* built and proved */
-	const char	*not_reused;	/* asked for, why the copy is not
-					   parked or reused (static) */
-	int		 clone;		/* the copy is a private clone */
-	struct strv	 refs;		/* its results: "<ref> <id>" */
-	int		 check;
-	struct step	*steps;
-	size_t		 nsteps;
-	char		*tree;
-	enum verdict	 verdict;
-	int		 status;
-	int		 timed_out;
-	int		 signo;		/* what interrupted it */
-	long long	 timeout_ms;
-	long long	 start_ms;
-	long long	 steps_ms;	/* when the first step started */
-	time_t		 start;
-	char		*failed;	/* the failing step, for the breaker */
-	int		 unstarted;	/* the command could not be started */
-	struct breaker	 after;		/* the breaker, once recorded */
-	int		 recorded;
-	int		 contain;	/* --contain, forge.contain */
-	int		 no_network;
-	struct contain	 plan;
-	int		 have_plan;
-	int		 plan_failed;	/* a step's child could not carry
-					   it out */
-	struct source	 source;	/* what the copy is made from */
-	int		 no_breaker;	/* neither feeds nor obeys it */
-	int		 cache;		/* look up and store PASS verdicts */
-	int		 cache_decided;	/* cache_usable() has looked */
+	struct strv	 setup_before;	/* an incremental copy's files
+					   before setup (snapshot.h's
+					   snapshot_state()), if
+					   have_before */
+	int		 have_before;
+	struct strv	 setup_changed;	/* the paths setup wrote, made or
+					   removed that git does not
+					   ignore: the copy puts them back
+					   next time, so it runs again */
+	char		*mapped;	/* the copy whose paths the steps'
+					   output names as the working
+					   tree's, if any (verify_log.c) */
+};
+
+/* The verdict cache's key, and what a lookup found. */
+struct run_key {
+	int		 cache_decided;	/* verify_cache_usable() has looked */
 	struct source_state ss;		/* if have_ss: the working state's
 					   index, for the key */
 	int		 have_ss;
-	const char	*steps_from;	/* where the steps were set */
 	const char	*contain_guess;	/* the method a lookup expects */
 	char		*cache_tree;	/* the tree looked up */
 	char		*cached_at;	/* a hit: when it was verified */
@@ -106,21 +117,22 @@ struct run {
 	char		*settings;	/* every repository's settings, for
 					   the key (inputs.h) */
 	char		*identity;	/* who runs the steps, for the key */
-	struct runlog	 log;		/* if have_log: its output, kept */
-	struct capture	 cap;
-	int		 have_log;
-	char		*mapped;	/* the copy whose paths the steps'
-					   output names as the working
-					   tree's, if any (verify_log.c) */
-	int		 range;		/* a commit of a range: the copy
-					   goes on to the next */
-	const char	*range_id;	/* the range's, for the timeline */
-	int		 carried;	/* this copy was the last commit's */
-	int		 carry_ok;	/* the copy can be carried on */
-	char		*range_setup;	/* what setup the copy had, as
-					   verify_copy_setup() says */
-	int		 audit;		/* this run is an audit's fresh one
-					   (verify_audit.h) */
+};
+
+/* What the run found: set as it goes, recorded at its end. */
+struct run_result {
+	char		*tree;		/* the tree verified */
+	enum verdict	 verdict;
+	int		 status;
+	int		 timed_out;
+	int		 signo;		/* what interrupted it */
+	time_t		 start;
+	long long	 start_ms;
+	long long	 steps_ms;	/* when the first step started */
+	char		*failed;	/* the failing step, for the breaker */
+	int		 unstarted;	/* the command could not be started */
+	struct breaker	 after;		/* the breaker, once recorded */
+	int		 recorded;
 	const char	*fast;		/* the fast path the verdict took:
 					   "cache", "reused copy",
 					   "incremental copy", "carried
@@ -128,18 +140,30 @@ struct run {
 	int		 diverged;	/* an audit's fresh run said
 					   otherwise: its verdict is the
 					   run's now */
-	struct strv	 setup_before;	/* an incremental copy's files
-					   before setup (snapshot.h's
-					   snapshot_state()), if
-					   have_before */
-	int		 have_before;
-	struct strv	 setup_changed;	/* the paths setup wrote, made or
-					   removed that git does not
-					   ignore: the copy puts them back
-					   next time, so it runs again */
 	const char	*audited;	/* what the audit found: "agrees",
 					   "diverged", "unchecked"; NULL:
 					   not audited (static) */
+	struct strv	 refs;		/* a clone's results: "<ref> <id>" */
+};
+
+struct run {
+	struct context	*ctx;
+	struct source	 source;	/* what the copy is made from */
+	struct run_mode	 mode;
+	struct run_copy	 copy;
+	struct run_key	 key;
+	struct run_result res;
+	struct step	*steps;
+	size_t		 nsteps;
+	struct change	 change;
+	int		 have_change;
+	struct contain	 plan;
+	int		 have_plan;
+	int		 plan_failed;	/* a step's child could not carry
+					   it out */
+	struct runlog	 log;		/* if have_log: its output, kept */
+	struct capture	 cap;
+	int		 have_log;
 };
 
 /*
@@ -174,7 +198,7 @@ void	verify_steps_free(struct run *);
 
 /*
  * The verdict cache (verify_cache.c): can this run use it (decided once,
- * said why not); has the tree passed these steps before (1, r->cached_at
+ * said why not); has the tree passed these steps before (1, r->key.cached_at
  * says when); remember a PASS; a cached PASS said and recorded; a
  * cached PASS forgotten.
  */
@@ -210,7 +234,7 @@ void	verify_run_free(struct run *);
 static inline int
 partial(const struct run *r)
 {
-	return r->have_snap && r->snap.left_out.n > 0;
+	return r->copy.have_snap && r->copy.snap.left_out.n > 0;
 }
 
 /* The timeline's mode: in-place, isolated, staged or rev. */
@@ -219,7 +243,7 @@ run_mode(const struct run *r)
 {
 	if (source_mode(&r->source) != NULL)
 		return source_mode(&r->source);
-	return r->isolated ? "isolated" : "in-place";
+	return r->mode.isolated ? "isolated" : "in-place";
 }
 
 #endif /* VERIFY_INT_H */

@@ -44,14 +44,16 @@ static void
 map_copy(struct run *r)
 {
 	/* (An audit's capture passes nothing on: nothing to map.) */
-	if (!r->have_log || r->cap.quiet || !r->isolated || !r->have_snap ||
-	    !r->ctx->cfg.map_paths || (r->mapped != NULL &&
-	    strcmp(r->mapped, r->snap.copy) == 0))
+	if (!r->have_log || r->cap.quiet ||
+	    !r->mode.isolated || !r->copy.have_snap ||
+	    !r->ctx->cfg.map_paths ||
+	    (r->copy.mapped != NULL &&
+	    strcmp(r->copy.mapped, r->copy.snap.copy) == 0))
 		return;
-	if (capture_map(&r->cap, r->snap.copy, r->ctx->repo.top) == -1)
+	if (capture_map(&r->cap, r->copy.snap.copy, r->ctx->repo.top) == -1)
 		return;
-	free(r->mapped);
-	r->mapped = xstrdup(r->snap.copy);
+	free(r->copy.mapped);
+	r->copy.mapped = xstrdup(r->copy.snap.copy);
 }
 
 int
@@ -82,7 +84,7 @@ verify_log_sync(struct run *r)
 void
 verify_log_announce(struct run *r)
 {
-	if (!r->have_log || r->verdict == VERDICT_PASS)
+	if (!r->have_log || r->res.verdict == VERDICT_PASS)
 		return;
 	fprintf(capture_stderr(&r->cap), "forge: its output is kept: forge "
 	    "show %s\n", r->log.id);
@@ -96,6 +98,6 @@ verify_log_close(struct run *r, int keep)
 	capture_stop(&r->cap);
 	(void)runlog_close(&r->log, keep);
 	r->have_log = 0;
-	free(r->mapped);
-	r->mapped = NULL;
+	free(r->copy.mapped);
+	r->copy.mapped = NULL;
 }

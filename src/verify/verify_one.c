@@ -26,8 +26,8 @@ verify_one(const struct verify_opts *o)
 	int			 st;
 
 	memset(&r, 0, sizeof(r));
-	r.start = time(NULL);
-	r.start_ms = timeutil_now_ms();
+	r.res.start = time(NULL);
+	r.res.start_ms = timeutil_now_ms();
 	r.ctx = &ctx;
 	/* A commit's steps are those its tree configures, not the working
 	 * tree's. */
@@ -46,7 +46,7 @@ verify_one(const struct verify_opts *o)
 	st = verify_run_prepare(&r, o);
 	if (st == 1 && verify_audit_due(&r, o, 1))
 		verify_audit(&r, o);
-	if (st == 1 && !r.diverged) {
+	if (st == 1 && !r.res.diverged) {
 		st = verify_run_replay(&r);
 		verify_run_free(&r);
 		context_close(&ctx);
@@ -55,9 +55,9 @@ verify_one(const struct verify_opts *o)
 	if (st == 1)
 		verify_run_release(&r);
 	else if (st == 0) {
-		if (o->verbose && r.tree != NULL)
+		if (o->verbose && r.res.tree != NULL)
 			fprintf(stderr, "forge: verifying tree %s (HEAD %s)\n",
-			    r.tree, ctx.repo.head);
+			    r.res.tree, ctx.repo.head);
 		verify_run_steps(&r);
 		verify_copy_setup_hint(&r);
 		if (verify_audit_due(&r, o, 0))
@@ -67,11 +67,11 @@ verify_one(const struct verify_opts *o)
 	st = verify_result_exit(&r, o->exit_verdict);
 	verify_run_free(&r);
 	context_close(&ctx);
-	if (r.verdict == VERDICT_INTERRUPTED && r.signo != 0) {
+	if (r.res.verdict == VERDICT_INTERRUPTED && r.res.signo != 0) {
 		/* Die of the signal, so whoever ran us sees the cause. */
 		cleanup_run();
 		fflush(NULL);
-		sig_die(r.signo);
+		sig_die(r.res.signo);
 	}
 	return st;
 }

@@ -141,7 +141,7 @@ cache_wrong(struct run *r, const struct verify_opts *o)
 {
 	if (verify_audit_due(r, o, 1))
 		verify_audit(r, o);
-	return r->diverged;
+	return r->res.diverged;
 }
 
 /* One commit verified, as --rev does, into its row. */
@@ -153,8 +153,8 @@ verify_commit(struct range *rg, size_t i, struct run *r,
 	int		 st;
 
 	verify_run_next(r);
-	r->start = time(NULL);
-	r->start_ms = timeutil_now_ms();
+	r->res.start = time(NULL);
+	r->res.start_ms = timeutil_now_ms();
 	fprintf(stderr, "forge: commit %zu of %zu: %.12s %s\n", i + 1,
 	    rg->n, c->id, fs_vis(c->subject));
 	c->how = HOW_RAN;
@@ -163,7 +163,7 @@ verify_commit(struct range *rg, size_t i, struct run *r,
 		st = verify_run_begin(r, o);
 	if (st != 0) {
 		/* Said why: nothing of it can be verified. */
-		r->isolated = 1;
+		r->mode.isolated = 1;
 		r->source.kind = SOURCE_REV;
 		if (r->source.commit == NULL)
 			r->source.commit = xstrdup(c->id);
@@ -187,16 +187,16 @@ verify_commit(struct range *rg, size_t i, struct run *r,
 		verify_run_end(r, o);
 		verify_carry_done(r);
 		/* Found wrong, the copy starts afresh at the next commit. */
-		if (r->diverged)
-			r->carry_ok = 0;
+		if (r->res.diverged)
+			r->copy.carry_ok = 0;
 	}
-	c->verdict = r->verdict;
+	c->verdict = r->res.verdict;
 	c->status = verify_result_exit(r, 0);
 	c->by_verdict = verify_result_exit(r, 1);
 	c->partial = partial(r);
-	c->ms = timeutil_now_ms() - r->start_ms;
-	c->failed = r->failed != NULL ? xstrdup(r->failed) : NULL;
-	if (r->verdict == VERDICT_INTERRUPTED)
+	c->ms = timeutil_now_ms() - r->res.start_ms;
+	c->failed = r->res.failed != NULL ? xstrdup(r->res.failed) : NULL;
+	if (r->res.verdict == VERDICT_INTERRUPTED)
 		rg->stopped = 1;
 }
 
@@ -377,17 +377,17 @@ worker(struct range *rg, size_t from, size_t to, struct context *ctx,
 	j->err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
 	memset(&r, 0, sizeof(r));
 	r.ctx = ctx;
-	r.range = 1;
-	r.no_breaker = o->no_breaker;
-	r.range_id = rg->id;
+	r.mode.range = 1;
+	r.mode.no_breaker = o->no_breaker;
+	r.mode.range_id = rg->id;
 	for (i = from; i < to && !rg->stopped && i <= *j->stop; i++) {
 		job_one(rg, i, &r, o, j);
 		if (rg->v[i].verdict != VERDICT_PASS && !o->keep_going)
 			break;
 	}
-	if (r.verdict == VERDICT_INTERRUPTED)
-		signo = r.signo;
-	if (r.have_rd)
+	if (r.res.verdict == VERDICT_INTERRUPTED)
+		signo = r.res.signo;
+	if (r.copy.have_rd)
 		verify_copy_finish(&r, KEEP_NEVER);
 	verify_run_free(&r);
 	fflush(NULL);
@@ -637,11 +637,11 @@ verify_range(const struct verify_opts *o)
 	}
 	spawn_adopt();
 	r.ctx = &ctx;
-	r.range = 1;
-	r.no_breaker = o->no_breaker;
+	r.mode.range = 1;
+	r.mode.no_breaker = o->no_breaker;
 	/* Each commit's event names the range it is of. */
 	rg.id = xasprintf("%lld.%ld", (long long)time(NULL), (long)getpid());
-	r.range_id = rg.id;
+	r.mode.range_id = rg.id;
 	if ((st = list_commits(&rg, &ctx.repo, o)) != 0 ||
 	    (st = verify_run_gate(&r)) != 0) {
 		range_free(&rg);
@@ -654,9 +654,9 @@ verify_range(const struct verify_opts *o)
 		bisect(&rg, &r, o);
 	else
 		in_order(&rg, &r, o);
-	if (r.verdict == VERDICT_INTERRUPTED)
-		signo = r.signo;
-	if (r.have_rd)
+	if (r.res.verdict == VERDICT_INTERRUPTED)
+		signo = r.res.signo;
+	if (r.copy.have_rd)
 		verify_copy_finish(&r, KEEP_NEVER);
 	table(&rg, o->rev, color_want(ctx.cfg.color, STDERR_FILENO));
 	st = range_status(&rg, o->exit_verdict);

@@ -20,16 +20,16 @@ verify_result_set(struct run *r, enum verdict v, int status, int signo,
 {
 	va_list	ap;
 
-	r->verdict = v;
-	r->status = status;
-	r->signo = signo;
-	r->timed_out = 0;		/* judge_step() sets it after */
-	r->unstarted = 0;		/* and not_started() this */
-	free(r->failed);
-	r->failed = NULL;
+	r->res.verdict = v;
+	r->res.status = status;
+	r->res.signo = signo;
+	r->res.timed_out = 0;		/* judge_step() sets it after */
+	r->res.unstarted = 0;		/* and not_started() this */
+	free(r->res.failed);
+	r->res.failed = NULL;
 	if (failed != NULL) {
 		va_start(ap, failed);
-		r->failed = xvasprintf(failed, ap);
+		r->res.failed = xvasprintf(failed, ap);
 		va_end(ap);
 	}
 }
@@ -60,11 +60,11 @@ verify_result_doing(struct run *r, const char *what)
 int
 verify_result_exit(const struct run *r, int by_verdict)
 {
-	if (!by_verdict || r->verdict == VERDICT_INTERRUPTED)
-		return r->status;
-	if (r->timed_out)
+	if (!by_verdict || r->res.verdict == VERDICT_INTERRUPTED)
+		return r->res.status;
+	if (r->res.timed_out)
 		return EXIT_TIMEOUT;
-	switch (r->verdict) {
+	switch (r->res.verdict) {
 	case VERDICT_PASS:
 		return 0;
 	case VERDICT_FAIL:

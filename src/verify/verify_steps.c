@@ -71,7 +71,7 @@ verify_steps_make(struct run *r, const struct verify_opts *o)
 		    "'make check')");
 		return -1;
 	}
-	n = r->isolated ? setup->n : 0;
+	n = r->mode.isolated ? setup->n : 0;
 	r->nsteps = n + (o->argv != NULL ? 1 : verify->n);
 	r->steps = xcalloc(r->nsteps, sizeof(*r->steps));
 	for (i = 0; i < n; i++)
@@ -79,10 +79,10 @@ verify_steps_make(struct run *r, const struct verify_opts *o)
 	if (o->argv != NULL) {
 		strv_pushv(&r->steps[n].argv, o->argv);
 		r->steps[n].display = strv_join_shell(o->argv);
-		r->steps_from = "command line";
+		r->mode.steps_from = "command line";
 		return 0;
 	}
-	r->steps_from = r->ctx->cfg.verify_from;
+	r->mode.steps_from = r->ctx->cfg.verify_from;
 	for (i = 0; i < verify->n; i++)
 		shell_step(&r->steps[n + i], verify->v[i], 0);
 	return 0;
@@ -118,11 +118,11 @@ command_dir(struct run *r, const struct step *s, char **dir)
 	int		 root, fd = -1;
 
 	*dir = NULL;
-	if (!r->isolated) {
+	if (!r->mode.isolated) {
 		*dir = s->shell ? xstrdup(r->ctx->repo.top) : NULL;
 		return 0;
 	}
-	*dir = xstrdup(r->snap.copy);
+	*dir = xstrdup(r->copy.snap.copy);
 	if (s->shell || *prefix == '\0')
 		return 0;
 	/* The prefix ends in a slash; a shell's PWD would not. */
@@ -153,7 +153,7 @@ command_dir(struct run *r, const struct step *s, char **dir)
 	if (root != -1)
 		close(root);
 	free(*dir);
-	*dir = fd != -1 ? xasprintf("%s/%s", r->snap.copy, rel) : NULL;
+	*dir = fd != -1 ? xasprintf("%s/%s", r->copy.snap.copy, rel) : NULL;
 	free(rel);
 	return fd != -1 ? 0 : -1;
 }
@@ -193,7 +193,7 @@ not_started(struct run *r, struct step *s, int errnum)
 	verify_result_set(r, VERDICT_ERROR, s->status, 0, "%s (%s)", s->display,
 	    s->status == EXIT_NOTFOUND ? "command not found" :
 	    "cannot execute");
-	r->unstarted = 1;
+	r->res.unstarted = 1;
 }
 
 /* How a step that ran ended: the verdict if it ends the run. */
@@ -210,8 +210,8 @@ judge_step(struct run *r, struct step *s, const struct spawn_exit *ex)
 	if (ex->timed_out) {
 		verify_result_set(r, VERDICT_FAIL, EXIT_TIMEOUT, 0, "%s (timed out "
 		    "after %s)", s->display, timeutil_duration(buf, sizeof(buf),
-		    r->timeout_ms));
-		r->timed_out = 1;
+		    r->mode.timeout_ms));
+		r->res.timed_out = 1;
 		return -1;
 	}
 	/* ^C or ^\ at the terminal reached the command only, as it held
@@ -259,7 +259,7 @@ run_step(struct run *r, struct step *s)
 		    "started");
 		return -1;
 	}
-	if (r->isolated) {
+	if (r->mode.isolated) {
 		/* From a git hook, these would point the command at the
 		 * real repository. */
 		git_unset_local(&env);
@@ -271,7 +271,7 @@ run_step(struct run *r, struct step *s)
 	}
 	/* What an audit's steps are told: a step with effects outside the
 	 * copy (a notice, an upload) may skip them. */
-	if (r->audit)
+	if (r->mode.audit)
 		strv_push(&env, "FORGE_AUDITING=1");
 	sp.argv = s->argv.v;
 	sp.env = env.n > 0 ? env.v : NULL;
@@ -281,12 +281,12 @@ run_step(struct run *r, struct step *s)
 	sp.flags = SPAWN_PGROUP | SPAWN_TERMINAL | SPAWN_FORWARD;
 	/* An audit's steps run unseen: nothing of theirs may wait for the
 	 * user at the terminal. */
-	if (r->audit) {
+	if (r->mode.audit) {
 		sp.in = SPAWN_NULL;
 		sp.flags &= ~SPAWN_TERMINAL;
 	}
 	/* In a copy about to be removed, nothing may run on. */
-	if (r->isolated)
+	if (r->mode.isolated)
 		sp.flags |= SPAWN_ENDGROUP;
 	/* Contained, it has no way out through an fd it inherited either:
 	 * uncontained, it keeps them (make's jobserver, for one). */
@@ -296,10 +296,10 @@ run_step(struct run *r, struct step *s)
 	}
 	memset(&lim, 0, sizeof(lim));
 	lim.grace_ms = r->ctx->cfg.grace_ms;
-	if (r->timeout_ms > 0) {
+	if (r->mode.timeout_ms > 0) {
 		/* Time spent waiting for another forge's lock counts. */
-		left = r->steps_ms + r->timeout_ms - r->ctx->state.waited_ms -
-		    timeutil_now_ms();
+		left = r->res.steps_ms + r->mode.timeout_ms -
+		    r->ctx->state.waited_ms - timeutil_now_ms();
 		lim.timeout_ms = left > 0 ? left : 1;
 	}
 	t = timeutil_now_ms();
@@ -317,8 +317,8 @@ run_step(struct run *r, struct step *s)
 			not_started(r, s, errno);
 		goto out;
 	}
-	if (r->have_rd)
-		(void)rundir_note_child(&r->rd, sp.pid);
+	if (r->copy.have_rd)
+		(void)rundir_note_child(&r->copy.rd, sp.pid);
 	if (spawn_wait(&sp, &lim, &ex) == -1) {
 		verify_log_sync(r);
 		warn("waiting for %s", fs_vis(s->display));
@@ -340,7 +340,7 @@ verify_steps_begin(struct run *r)
 {
 	verify_result_set(r, VERDICT_PASS, 0, 0, NULL);
 	/* The limit is the verification's: building the copy is forge's. */
-	r->steps_ms = timeutil_now_ms();
+	r->res.steps_ms = timeutil_now_ms();
 }
 
 int
