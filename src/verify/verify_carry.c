@@ -78,6 +78,20 @@ commit_index(struct run *r, const char *commit)
 	return idx;
 }
 
+/* The copy as reuse.h takes it, brought to commit: an incremental one
+ * keeps its ignored files. */
+static void
+carried_copy(const struct run *r, const char *commit, struct reuse_copy *rc)
+{
+	memset(rc, 0, sizeof(*rc));
+	rc->copy = r->copy.snap.copy;
+	rc->common = r->ctx->repo.common;
+	rc->run = r->copy.rd.run;
+	rc->scratch = r->copy.rd.scratch;
+	rc->head = commit;
+	rc->keep_ignored = r->mode.incremental;
+}
+
 /* An incremental copy's own files that git reads as instructions go
  * before git reads them: none is the commit's (reuse.h). */
 static int
@@ -92,13 +106,7 @@ drop_rules(struct run *r, const char *commit)
 		return -1;
 	/* Where the working state's untracked files would be: none. */
 	none = xasprintf("%s/none", r->copy.rd.scratch);
-	memset(&rc, 0, sizeof(rc));
-	rc.copy = r->copy.snap.copy;
-	rc.common = r->ctx->repo.common;
-	rc.run = r->copy.rd.run;
-	rc.scratch = r->copy.rd.scratch;
-	rc.head = commit;
-	rc.keep_ignored = 1;
+	carried_copy(r, commit, &rc);
 	ret = reuse_rules_drop(&rc, none, idx, &dropped);
 	if (dropped.n > 0)
 		fprintf(stderr, "forge: removed from the incremental copy %zu "
@@ -164,13 +172,7 @@ move(struct run *r, const char **why)
 	if (r->mode.incremental && drop_rules(r, commit) == -1)
 		goto out;
 	sig_test_stall("carry");
-	memset(&rc, 0, sizeof(rc));
-	rc.copy = r->copy.snap.copy;
-	rc.common = r->ctx->repo.common;
-	rc.run = r->copy.rd.run;
-	rc.scratch = r->copy.rd.scratch;
-	rc.head = commit;
-	rc.keep_ignored = r->mode.incremental;
+	carried_copy(r, commit, &rc);
 	if (sig_pending() ||
 	    reuse_sync(&rc, r->mode.incremental ? &marks : NULL, &adm) == -1)
 		goto out;
