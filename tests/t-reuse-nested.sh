@@ -265,11 +265,13 @@ while [ "$step" -le "$steps" ]; do
 	nested_same "$at: the copy is a fresh one's" \
 	    "$(nested_result $mode)" "$fresh"
 	like "$at: a fresh copy passes" "$fresh" '^0 [0-9a-f]{12}$'
-	# Known: with the submodule not initialized now, the proof of a
-	# reused copy can find lib/sub's gitlink other than the working
-	# state's (NESTED_SEED=9980 and 68174, step 6), refuse the copy and
-	# build a fresh one.  The verdict is right (above); the reuse is
-	# lost, for a cause not yet found.
+	# Known (NESTED_SEED=9980 and 68174, step 6): with the submodule
+	# no longer initialized, the index the copy's side of the proof
+	# carried from the last run has lib/sub's gitlink at the commit the
+	# nested copy had checked out, which git add -A keeps for a
+	# directory that is no repository now; the working state's is the
+	# index's.  The proof refuses the reused copy and a fresh one is
+	# built: the verdict is right (above), the reuse is lost.
 	if [ ! -e lib/sub/.git ] && ! copy_reused &&
 	    printf '%s\n' "$err" | grep -q 'differs: lib/sub$'; then
 		like "$at: a fresh copy, for the known loss of reuse" "$err" \
