@@ -44,9 +44,8 @@ static void
 map_copy(struct run *r)
 {
 	/* (An audit's capture passes nothing on: nothing to map.) */
-	if (!r->have_log || r->cap.quiet ||
-	    !r->mode.isolated || !r->copy.have_snap ||
-	    !r->ctx->cfg.map_paths ||
+	if (!r->have_log || r->cap.quiet || !r->mode.isolated ||
+	    !r->copy.have_snap || !r->ctx->cfg.map_paths ||
 	    (r->copy.mapped != NULL &&
 	    strcmp(r->copy.mapped, r->copy.snap.copy) == 0))
 		return;
