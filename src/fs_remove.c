@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "fs_mount.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
+#include "sig.h"
 #include "strv.h"
 #include "xmalloc.h"
 
@@ -61,6 +63,32 @@ struct level {
 	int		 all_retries;	/* all of them together */
 };
 
+/*
+ * A large tree goes on two CPUs: a second thread takes subtrees off the
+ * walk, half the directories the walk finds beside the one it goes into,
+ * lent while the thread is idle once the walk has unlinked LEND_AFTER
+ * files (a small tree is not worth a thread).  The directory that holds
+ * them goes only once they are done (lend_take()).
+ */
+struct lend {
+	pthread_t	 thread;
+	pthread_mutex_t	 mu;
+	int		 running;	/* a thread to join */
+	int		 done;		/* under mu */
+	int		 fd;		/* the directory they are in */
+	struct strv	 names;		/* the subtrees, below fd; sorted */
+	struct strv	 stay;		/* those not all gone */
+	char		*prefix;	/* fd's path, for messages */
+	size_t		 depth;		/* of the walk's level they are in */
+	struct strv	 left;
+	int		 err;
+};
+
+#define LEND_AFTER	512
+
+static pthread_mutex_t	lent_mu = PTHREAD_MUTEX_INITIALIZER;
+static size_t		lent_count;
+
 struct rm {
 	const char	*prefix;	/* for messages: the parent's path */
 	struct level	*stack;
@@ -71,6 +99,9 @@ struct rm {
 	const char	*last;		/* an entry of the root to remove
 					   last, only if all else went */
 	int		 err;		/* the first error */
+	int		 may_lend;	/* not itself a lent subtree */
+	size_t		 unlinked;
+	struct lend	*job;		/* lent, not yet taken back */
 };
 
 /* A directory that keeps refilling (a process writing into it) is
@@ -82,6 +113,7 @@ left_behind(struct rm *rm, const char *name, int err, const char *why)
 {
 	struct buf	b = BUF_INIT;
 	size_t		i;
+	char		*vis;
 
 	if (rm->err == 0)
 		rm->err = err;
@@ -95,12 +127,148 @@ left_behind(struct rm *rm, const char *name, int err, const char *why)
 	for (i = 1; i < rm->depth; i++)
 		buf_addf(&b, "%s/", rm->stack[i].name);
 	buf_adds(&b, name);
+	/* Either thread of a removal may be here (struct lend). */
+	vis = fs_vis_dup(b.data);
 	if (why != NULL)
-		strv_pushf(rm->left, "%s %s", why, fs_vis(b.data));
+		strv_pushf(rm->left, "%s %s", why, vis != NULL ? vis :
+		    "(unprintable name)");
 	else
-		strv_pushf(rm->left, "cannot remove %s: %s", fs_vis(b.data),
-		    strerror(err));
+		strv_pushf(rm->left, "cannot remove %s: %s", vis != NULL ? vis :
+		    "(unprintable name)", strerror(err));
+	free(vis);
 	buf_free(&b);
+}
+
+/* The path of the walk's directory, for messages: prefix/name/... */
+static char *
+level_path(const struct rm *rm)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+	int		rooted;
+
+	rooted = rm->prefix != NULL && *rm->prefix != '\0';
+	if (rooted)
+		buf_adds(&b, strcmp(rm->prefix, "/") == 0 ? "" : rm->prefix);
+	for (i = 1; i < rm->depth; i++) {
+		if (rooted || i > 1)
+			buf_addc(&b, '/');
+		buf_adds(&b, rm->stack[i].name);
+	}
+	return buf_detach(&b);
+}
+
+static int	rmtree(int, const char *, const char *, const char *,
+		    struct strv *, int);
+
+static void *
+lend_run(void *arg)
+{
+	struct lend	*l = arg;
+	size_t		 i;
+
+	for (i = 0; i < l->names.n; i++)
+		if (rmtree(l->fd, l->names.v[i], l->prefix, NULL, &l->left,
+		    0) == -1) {
+			if (l->err == 0)
+				l->err = errno;
+			strv_push(&l->stay, l->names.v[i]);
+		}
+	close(l->fd);
+	pthread_mutex_lock(&l->mu);
+	l->done = 1;
+	pthread_mutex_unlock(&l->mu);
+	return NULL;
+}
+
+/* Take the lent subtrees back, waiting for them if wait, else only if
+ * they are done: what they left is the walk's to report, and the names
+ * of those not all gone stay in their directory's skip list. */
+static void
+lend_take(struct rm *rm, int wait)
+{
+	struct lend	*l = rm->job;
+	size_t		 i;
+	int		 done;
+
+	if (l == NULL)
+		return;
+	pthread_mutex_lock(&l->mu);
+	done = l->done;
+	pthread_mutex_unlock(&l->mu);
+	if (!done && !wait)
+		return;
+	if (l->running)
+		(void)pthread_join(l->thread, NULL);
+	pthread_mutex_destroy(&l->mu);
+	for (i = 0; rm->left != NULL && i < l->left.n; i++)
+		strv_push(rm->left, l->left.v[i]);
+	if (l->err != 0 && rm->err == 0)
+		rm->err = l->err;
+	for (i = 0; l->depth <= rm->depth && i < l->stay.n; i++)
+		strv_push(&rm->stack[l->depth - 1].skip, l->stay.v[i]);
+	strv_free(&l->left);
+	strv_free(&l->names);
+	strv_free(&l->stay);
+	free(l->prefix);
+	free(l);
+	rm->job = NULL;
+}
+
+/* May the walk lend subtrees now? */
+static int
+may_lend(const struct rm *rm)
+{
+	return rm->may_lend && rm->unlinked >= LEND_AFTER && rm->job == NULL;
+}
+
+/* Lend the second half of spare, subdirectories of fd (the walk's
+ * directory), to the second thread; spare is emptied. */
+static void
+lend(struct rm *rm, int fd, struct strv *spare)
+{
+	struct lend	*l;
+	size_t		 i;
+	int		 dfd;
+
+	if (spare->n == 0 || !may_lend(rm) ||
+	    (dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) == -1) {
+		strv_clear(spare);
+		return;
+	}
+	l = xcalloc(1, sizeof(*l));
+	pthread_mutex_init(&l->mu, NULL);
+	l->fd = dfd;
+	for (i = spare->n / 2; i < spare->n; i++)
+		strv_push(&l->names, spare->v[i]);
+	strv_sort(&l->names);
+	strv_clear(spare);
+	l->prefix = level_path(rm);
+	l->depth = rm->depth;
+	rm->job = l;
+	pthread_mutex_lock(&lent_mu);
+	lent_count += l->names.n;
+	pthread_mutex_unlock(&lent_mu);
+	l->running = sig_thread(&l->thread, lend_run, l);
+}
+
+size_t
+fs_remove_lent(void)
+{
+	size_t	n;
+
+	pthread_mutex_lock(&lent_mu);
+	n = lent_count;
+	pthread_mutex_unlock(&lent_mu);
+	return n;
+}
+
+/* Is name the subtree lent from the walk's directory? */
+static int
+is_lent(const struct rm *rm, const char *name)
+{
+	return rm->job != NULL && rm->job->depth == rm->depth &&
+	    strv_sorted_has(&rm->job->names, name);
 }
 
 static int
@@ -116,10 +284,11 @@ skipped(const struct level *lv, const char *name)
 
 /*
  * Unlink every non-directory in fd.  Returns the name of one
- * subdirectory still to do (the caller frees), or NULL when none is left.
+ * subdirectory still to do (the caller frees), or NULL when none is left;
+ * the others into spare when they may be lent.
  */
 static char *
-empty_files(struct rm *rm, int fd)
+empty_files(struct rm *rm, int fd, struct strv *spare)
 {
 	struct level	*lv = &rm->stack[rm->depth - 1];
 	struct dirent	*de;
@@ -139,7 +308,8 @@ empty_files(struct rm *rm, int fd)
 	rewinddir(d);
 	while ((de = readdir(d)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 || skipped(lv, de->d_name))
+		    strcmp(de->d_name, "..") == 0 || skipped(lv, de->d_name) ||
+		    is_lent(rm, de->d_name))
 			continue;
 		isdir = de->d_type == DT_DIR;
 		if (de->d_type == DT_UNKNOWN &&
@@ -148,9 +318,13 @@ empty_files(struct rm *rm, int fd)
 		if (isdir) {
 			if (sub == NULL)
 				sub = xstrdup(de->d_name);
+			else if (may_lend(rm))
+				strv_push(spare, de->d_name);
 			continue;
 		}
-		if (unlinkat(fd, de->d_name, 0) == -1 && errno != ENOENT) {
+		if (unlinkat(fd, de->d_name, 0) == 0)
+			rm->unlinked++;
+		else if (errno != ENOENT) {
 			/* A file bind-mounted here says EBUSY: its own
 			 * file is elsewhere, and stays. */
 			if (errno == EBUSY)
@@ -222,6 +396,9 @@ climb(struct rm *rm, int *fd)
 	struct stat	 st;
 	int		 pfd;
 
+	/* What was lent from here is done first. */
+	if (rm->job != NULL && rm->job->depth == rm->depth)
+		lend_take(rm, 1);
 	up = &rm->stack[rm->depth - 2];
 	pfd = openat(*fd, "..", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (pfd == -1 || fstat(pfd, &st) == -1 || st.st_dev != up->dev ||
@@ -260,9 +437,6 @@ climb(struct rm *rm, int *fd)
 	return 0;
 }
 
-static int	rmtree(int, const char *, const char *, const char *,
-		    struct strv *);
-
 /* The root's entry rm->last, once all else in it went. */
 static void
 remove_last(struct rm *rm, int fd, const char *name)
@@ -285,7 +459,7 @@ remove_last(struct rm *rm, int fd, const char *name)
 	    xasprintf("%s/%s", strcmp(rm->prefix, "/") == 0 ? "" : rm->prefix,
 	    name);
 	if (rmtree(fd, first, prefix, inner != NULL ? inner + 1 : NULL,
-	    rm->left) == 0)
+	    rm->left, rm->may_lend) == 0)
 		strv_clear(&lv->skip);
 	else
 		rm->err = errno;
@@ -297,15 +471,16 @@ int
 fs_remove_report(int pfd, const char *name, const char *prefix,
     struct strv *left)
 {
-	return rmtree(pfd, name, prefix, NULL, left);
+	return rmtree(pfd, name, prefix, NULL, left, 1);
 }
 
 static int
 rmtree(int pfd, const char *name, const char *prefix, const char *last,
-    struct strv *left)
+    struct strv *left, int may_lend)
 {
 	struct rm	 rm;
 	struct stat	 st;
+	struct strv	 spare = STRV_INIT;
 	char		*sub;
 	int		 fd, nfd, tries = 0;
 
@@ -315,6 +490,7 @@ rmtree(int pfd, const char *name, const char *prefix, const char *last,
 	rm.prefix = prefix;
 	rm.left = left;
 	rm.last = last;
+	rm.may_lend = may_lend;
 	rm.stack = xreallocarray(NULL, rm.cap = 16, sizeof(*rm.stack));
 	memset(&rm.stack[0], 0, sizeof(*rm.stack));
 	rm.stack[0].name = xstrdup(".");
@@ -335,7 +511,9 @@ again:
 	if (last != NULL)
 		strv_pushn(&rm.stack[1].skip, last, strcspn(last, "/"));
 	for (;;) {
-		if ((sub = empty_files(&rm, fd)) != NULL) {
+		lend_take(&rm, 0);
+		if ((sub = empty_files(&rm, fd, &spare)) != NULL) {
+			lend(&rm, fd, &spare);
 			if ((nfd = descend(&rm, fd, sub)) != -1) {
 				close(fd);
 				fd = nfd;
@@ -347,6 +525,8 @@ again:
 		if (climb(&rm, &fd) == -1)
 			break;
 	}
+	/* The lent subtree is within this one. */
+	lend_take(&rm, 1);
 	if (rm.depth == 2)
 		remove_last(&rm, fd, name);
 	close(fd);
@@ -373,6 +553,8 @@ again:
 		strv_free(&lv->skip);
 	}
 out:
+	lend_take(&rm, 1);
+	strv_free(&spare);
 	while (rm.depth > 0) {
 		rm.depth--;
 		free(rm.stack[rm.depth].name);
@@ -396,7 +578,7 @@ fs_remove_at(int pfd, const char *name)
 int
 fs_remove_last_at(int pfd, const char *name, const char *last)
 {
-	return rmtree(pfd, name, NULL, last, NULL);
+	return rmtree(pfd, name, NULL, last, NULL, 1);
 }
 
 int
@@ -419,7 +601,7 @@ fs_remove_path(const char *path, const char *last, struct strv *left)
 	while (n > 1 && trimmed[n - 1] == '/')
 		trimmed[--n] = '\0';
 	if ((slash = strrchr(trimmed, '/')) == NULL) {
-		ret = rmtree(AT_FDCWD, trimmed, NULL, last, left);
+		ret = rmtree(AT_FDCWD, trimmed, NULL, last, left, 1);
 		saved = errno;
 		free(trimmed);
 		errno = saved;
@@ -443,7 +625,7 @@ fs_remove_path(const char *path, const char *last, struct strv *left)
 		errno = EBUSY;
 		return -1;
 	}
-	ret = rmtree(fd, slash + 1, dir, last, left);
+	ret = rmtree(fd, slash + 1, dir, last, left, 1);
 	saved = errno;
 	close(fd);
 	free(dir);

@@ -33,5 +33,8 @@ int	fs_remove_last_at(int, const char *, const char *);
  * last may name an entry within that entry ("a/b"): b goes last in a. */
 int	fs_remove_path(const char *, const char *, struct strv *);
 int	fs_remove(const char *);
+/* How many subtrees a removal has handed to its second thread so far,
+ * in this process (a large tree is removed on two CPUs). */
+size_t	fs_remove_lent(void);
 
 #endif /* FS_REMOVE_H */

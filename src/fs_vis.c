@@ -8,6 +8,19 @@
 
 #include "fs_vis.h"
 
+char *
+fs_vis_dup(const char *p)
+{
+	char	*out;
+
+	/* Not VIS_SAFE: a bell, backspace or carriage return in a file
+	 * name must not get to rewrite what forge prints. */
+	if (stravis(&out, p, VIS_OCTAL | VIS_CSTYLE | VIS_TAB | VIS_NL) ==
+	    -1)
+		return NULL;
+	return out;
+}
+
 const char *
 fs_vis(const char *p)
 {
@@ -15,10 +28,7 @@ fs_vis(const char *p)
 	static int	 next;
 	char		*out;
 
-	/* Not VIS_SAFE: a bell, backspace or carriage return in a file
-	 * name must not get to rewrite what forge prints. */
-	if (stravis(&out, p, VIS_OCTAL | VIS_CSTYLE | VIS_TAB | VIS_NL) ==
-	    -1)
+	if ((out = fs_vis_dup(p)) == NULL)
 		return "(unprintable name)";
 	free(ring[next]);
 	ring[next] = out;

@@ -11,6 +11,9 @@
 /* A path made safe to print (control and non-ASCII bytes as octal
  * escapes); valid until the fourth call after. */
 const char *fs_vis(const char *);
+/* The same, a string of its own (NULL if it cannot be made), for a
+ * thread other than forge's main one. */
+char	*fs_vis_dup(const char *);
 /* Human-readable type of a stat mode: "fifo", "socket", ... */
 const char *fs_vis_type(mode_t);
 

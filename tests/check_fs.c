@@ -1491,6 +1491,115 @@ START_TEST(t_rmtree_moved_tree)
 }
 END_TEST
 
+/* A tree of n directories of 30 files each, and in each a directory s
+ * of 5 more: large enough for a second thread to take part of it. */
+static void
+wide_tree(const char *top, int n)
+{
+	char	 name[64];
+	int	 i, k;
+
+	mkdir_in(top, "", 0755);
+	for (i = 0; i < n; i++) {
+		snprintf(name, sizeof(name), "d%02d", i);
+		mkdir_in(top, name, i % 7 == 0 ? 0500 : 0755);
+		chmod_in(top, name, 0755);
+		for (k = 0; k < 30; k++) {
+			snprintf(name, sizeof(name), "d%02d/f%02d", i, k);
+			file_in(top, name, "x", 0644);
+		}
+		snprintf(name, sizeof(name), "d%02d/s", i);
+		mkdir_in(top, name, 0755);
+		for (k = 0; k < 5; k++) {
+			snprintf(name, sizeof(name), "d%02d/s/g%d", i, k);
+			file_in(top, name, "y", 0644);
+		}
+		/* A read-only directory is made writable on the way, by
+		 * either thread. */
+		if (i % 7 == 0) {
+			snprintf(name, sizeof(name), "d%02d", i);
+			chmod_in(top, name, 0555);
+		}
+	}
+}
+
+/* A large tree goes on two threads; a small one on one. */
+START_TEST(t_rmtree_lends)
+{
+	char	*d, *top;
+	size_t	 before;
+
+	d = unitfs_dir("lend");
+	top = unitfs_path(d, "top");
+	wide_tree(top, 40);
+	before = fs_remove_lent();
+	ck_assert_int_eq(fs_remove(top), 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert_msg(fs_remove_lent() > before, "no subtree went to the "
+	    "second thread");
+	before = fs_remove_lent();
+	wide_tree(top, 3);
+	ck_assert_int_eq(fs_remove(top), 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert_uint_eq(fs_remove_lent(), before);
+	free(top);
+	free(d);
+}
+END_TEST
+
+/* What is mounted in a subtree the second thread takes is left, and
+ * named with its whole path, as the walk names its own. */
+START_TEST(t_rmtree_lent_mounts)
+{
+	struct strv	 left = STRV_INIT;
+	char		*d, *top, *victim, *at, *want, name[32];
+	size_t		 before;
+	int		 i;
+
+	if (!private_mounts())
+		return;
+	d = unitfs_dir("lendmnt");
+	victim = unitfs_path(d, "victim");
+	mkdir_in(d, "victim", 0755);
+	file_in(victim, "precious", "p", 0644);
+	top = unitfs_path(d, "top");
+	wide_tree(top, 40);
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "d%02d/s", i);
+		at = unitfs_path(top, name);
+		bind_mount(victim, at);
+		free(at);
+	}
+	before = fs_remove_lent();
+	ck_assert_int_eq(fs_remove_path(top, NULL, &left), -1);
+	ck_assert_int_eq(errno, EBUSY);
+	ck_assert(fs_remove_lent() > before);
+	ck_assert_uint_eq(left.n, 40);
+	for (i = 0; i < 40; i++) {
+		snprintf(name, sizeof(name), "d%02d/s", i);
+		at = unitfs_path(top, name);
+		want = xasprintf("a file system is mounted at %s", at);
+		ck_assert_msg(left_has(&left, want), "not said: %s", want);
+		ck_assert(unitfs_exists(at));
+		free(want);
+		snprintf(name, sizeof(name), "d%02d/f00", i);
+		ck_assert(!exists_in(top, name));
+		ck_assert_int_eq(umount(at), 0);
+		free(at);
+	}
+	ck_assert(exists_in(victim, "precious"));
+	strv_clear(&left);
+	ck_assert_int_eq(fs_remove_path(top, NULL, &left), 0);
+	ck_assert_uint_eq(left.n, 0);
+	ck_assert(!unitfs_exists(top));
+	ck_assert(exists_in(victim, "precious"));
+	strv_free(&left);
+	free(top);
+	free(victim);
+	free(d);
+}
+END_TEST
+
 /* A sparse file stays sparse, and its data is all there. */
 START_TEST(t_copy_sparse)
 {
@@ -1649,6 +1758,8 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_rmtree_goes_on);
 	tcase_add_test(tc, t_rmtree_fails_keeps_mark);
 	tcase_add_test(tc, t_rmtree_moved_tree);
+	tcase_add_test(tc, t_rmtree_lends);
+	tcase_add_test(tc, t_rmtree_lent_mounts);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("copy");
