@@ -1,8 +1,11 @@
 /* Reading a git index file: its entries, and git's stat data of each. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,6 +19,8 @@
 
 /* Past this, not an index forge reads (git's own limit is 4 GiB). */
 #define INDEX_MAX	((size_t)1 << 30)
+/* How much of an index is read at once. */
+#define INDEX_WINDOW	((size_t)256 << 10)
 
 #define CE_ASSUME_VALID	0x8000
 #define CE_EXTENDED	0x4000
@@ -88,28 +93,95 @@ padded_end(const unsigned char *start, size_t hlen, size_t nlen,
 	return (size_t)(end - start) < elen ? NULL : start + elen;
 }
 
-/* Extensions from p to end: none that holds entries elsewhere (a split
- * index's "link") or says the index is sparse. */
+/*
+ * Where the parse reads from: the whole file in memory (fd -1), or a
+ * window onto it that slides as the entries go by, so that a large
+ * index is never held whole (its parsed entries are).  end is the
+ * window's end; left, what of the file before its checksum is not in
+ * the window yet.
+ */
+struct src {
+	const unsigned char	*p, *end;
+	int			 fd;
+	unsigned char		*win;
+	size_t			 cap;
+	size_t			 left;
+};
+
+/* At least want bytes from s->p on, or all that is left: the window
+ * refilled, what it holds moved to its start.  -1 if the file cannot be
+ * read or ends early. */
 static int
-extensions_ok(const unsigned char *p, const unsigned char *end)
+src_fill(struct src *s, size_t want)
+{
+	size_t	avail = (size_t)(s->end - s->p), n;
+	ssize_t	r;
+
+	if (avail >= want || s->left == 0)
+		return 0;
+	memmove(s->win, s->p, avail);
+	s->p = s->win;
+	s->end = s->win + avail;
+	while (s->left > 0 && avail < s->cap) {
+		n = s->cap - avail < s->left ? s->cap - avail : s->left;
+		if ((r = read(s->fd, s->win + avail, n)) == -1 &&
+		    errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r == 0)
+				errno = EINVAL;
+			return -1;
+		}
+		avail += (size_t)r;
+		s->left -= (size_t)r;
+		s->end = s->win + avail;
+	}
+	return 0;
+}
+
+/* n bytes passed over; -1 if there are not as many. */
+static int
+src_skip(struct src *s, size_t n)
+{
+	size_t	avail = (size_t)(s->end - s->p);
+
+	if (n <= avail) {
+		s->p += n;
+		return 0;
+	}
+	n -= avail;
+	s->p = s->end;
+	if (n > s->left || lseek(s->fd, (off_t)n, SEEK_CUR) == (off_t)-1)
+		return -1;
+	s->left -= n;
+	return 0;
+}
+
+/* The extensions, to the checksum: none that holds entries elsewhere
+ * (a split index's "link") or says the index is sparse. */
+static int
+extensions_ok(struct src *s)
 {
 	uint32_t	esz;
 
-	while (p < end) {
-		if (end - p < 8)
+	for (;;) {
+		if (src_fill(s, 8) == -1)
 			return 0;
-		esz = get32(p + 4);
-		if (memcmp(p, "link", 4) == 0 || memcmp(p, "sdir", 4) == 0 ||
-		    (size_t)(end - p - 8) < esz)
+		if (s->p == s->end)
+			return 1;
+		if (s->end - s->p < 8)
 			return 0;
-		p += 8 + esz;
+		esz = get32(s->p + 4);
+		if (memcmp(s->p, "link", 4) == 0 ||
+		    memcmp(s->p, "sdir", 4) == 0 || src_skip(s, 8) == -1 ||
+		    src_skip(s, esz) == -1)
+			return 0;
 	}
-	return 1;
 }
 
-int
-gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
-    size_t rawsz)
+/* The entries from s, len bytes in all (the checksum's among them). */
+static int
+parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
 {
 	const unsigned char	*p, *end, *nul;
 	struct buf		 names = BUF_INIT, prev = BUF_INIT;
@@ -120,22 +192,28 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 	memset(ix, 0, sizeof(*ix));
 	/* Header, at least; the trailing checksum is not looked at: what
 	 * forge reads it sealed itself. */
-	if (len < 12 + rawsz || memcmp(data, "DIRC", 4) != 0 ||
-	    (rawsz != 20 && rawsz != 32))
+	if (len < 12 + rawsz || (rawsz != 20 && rawsz != 32) ||
+	    src_fill(s, 12) == -1 || s->end - s->p < 12 ||
+	    memcmp(s->p, "DIRC", 4) != 0)
 		goto bad;
-	end = data + len - rawsz;
-	version = get32(data + 4);
-	count = get32(data + 8);
+	version = get32(s->p + 4);
+	count = get32(s->p + 8);
 	if (version < 2 || version > 4 || count > len / 8)
 		goto bad;
+	s->p += 12;
 	ix->v = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*ix->v));
 	offs = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*offs));
 	/* Stat data, object id, flags (entry_stat()). */
 	fixed = 40 + rawsz + 2;
-	p = data + 12;
 	for (i = 0; i < count; i++) {
 		struct gitindex_entry	*e = &ix->v[i];
 
+		/* The whole entry in the window: an entry longer than half
+		 * of it is refused with the rest. */
+		if (src_fill(s, s->cap / 2) == -1)
+			goto bad;
+		p = s->p;
+		end = s->end;
 		if ((size_t)(end - p) < fixed)
 			goto bad;
 		flags = entry_stat(e, p, rawsz);
@@ -179,8 +257,9 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 			p = nul + 1;
 		else if ((p = padded_end(p - hlen, hlen, nlen, end)) == NULL)
 			goto bad;
+		s->p = p;
 	}
-	if (!extensions_ok(p, end))
+	if (!extensions_ok(s))
 		goto bad;
 	ix->n = count;
 	ix->rawsz = rawsz;
@@ -202,19 +281,53 @@ bad:
 }
 
 int
-gitindex_read(struct gitindex *ix, const char *path, size_t rawsz)
+gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
+    size_t rawsz)
 {
-	struct buf	b = BUF_INIT;
-	int		r;
+	struct src	s;
+
+	memset(&s, 0, sizeof(s));
+	s.fd = -1;
+	s.p = data;
+	s.end = data + (len > rawsz ? len - rawsz : 0);
+	return parse(ix, &s, len, rawsz);
+}
+
+int
+gitindex_read_window(struct gitindex *ix, const char *path, size_t rawsz,
+    size_t window)
+{
+	struct stat	st;
+	struct src	s;
+	int		r = -1, saved;
 
 	memset(ix, 0, sizeof(*ix));
-	if (fs_read_file(path, &b, INDEX_MAX) == -1) {
-		buf_free(&b);
+	memset(&s, 0, sizeof(s));
+	if ((s.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		return -1;
+	if (fstat(s.fd, &st) == -1)
+		goto out;
+	if (!S_ISREG(st.st_mode) || (uintmax_t)st.st_size > INDEX_MAX) {
+		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		goto out;
 	}
-	r = gitindex_parse(ix, (const unsigned char *)b.data, b.len, rawsz);
-	buf_free(&b);
+	s.left = (size_t)st.st_size > rawsz ? (size_t)st.st_size - rawsz : 0;
+	s.cap = s.left < window ? s.left : window;
+	s.win = xmalloc(s.cap > 0 ? s.cap : 1);
+	s.p = s.end = s.win;
+	r = parse(ix, &s, (size_t)st.st_size, rawsz);
+out:
+	saved = errno;
+	free(s.win);
+	close(s.fd);
+	errno = saved;
 	return r;
+}
+
+int
+gitindex_read(struct gitindex *ix, const char *path, size_t rawsz)
+{
+	return gitindex_read_window(ix, path, rawsz, INDEX_WINDOW);
 }
 
 size_t

@@ -262,6 +262,131 @@ START_TEST(t_damaged)
 }
 END_TEST
 
+/* Two sets of entries alike, field by field. */
+static void
+same_entries(const struct gitindex *a, const struct gitindex *b)
+{
+	size_t	i;
+
+	ck_assert_uint_eq(a->n, b->n);
+	ck_assert_uint_eq(a->rawsz, b->rawsz);
+	for (i = 0; i < a->n; i++) {
+		const struct gitindex_entry	*x = &a->v[i], *y = &b->v[i];
+
+		ck_assert_str_eq(x->path, y->path);
+		ck_assert(x->ctime == y->ctime && x->ctime_ns == y->ctime_ns &&
+		    x->mtime == y->mtime && x->mtime_ns == y->mtime_ns &&
+		    x->dev == y->dev && x->ino == y->ino &&
+		    x->mode == y->mode && x->uid == y->uid &&
+		    x->gid == y->gid && x->size == y->size);
+		ck_assert_int_eq(memcmp(x->oid, y->oid, a->rawsz), 0);
+	}
+}
+
+/* An index read through windows of sizes from about the smallest its
+ * entries fit (its longest entry, about 150 bytes, is half of 300) to
+ * past the whole file: the same entries as the whole file
+ * parsed, versions 2 to 4, with extensions (the cache tree, the
+ * untracked cache) to pass over after them, some longer than a window. */
+START_TEST(t_window)
+{
+	static const size_t	 wins[] = { 300, 301, 302, 333, 400, 512,
+	    1000, 4096, 65536, 1 << 20 };
+	struct gitindex		 whole, part;
+	struct buf		 b = BUF_INIT;
+	char			*base;
+	size_t			 i;
+	int			 v;
+
+	base = unitfs_dir("w");
+	free(repo);
+	free(index_path);
+	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
+	ck_assert_int_ne(asprintf(&index_path, "%s/.git/index", repo), -1);
+	free(base);
+	ck_assert_int_eq(fs_mkdirs(repo, 0755), 0);
+	/* 400 paths of 1 to 80 bytes, many sharing a prefix, in 40
+	 * directories; an untracked file and directory for the cache. */
+	free(unitfs_sh_in(repo, "git init -q . && i=0 && "
+	    "while [ $i -lt 400 ]; do d=dir$((i %% 40)); mkdir -p $d && "
+	    "n=$(printf '%%*s' $((i %% 70)) '' | tr ' ' x) && "
+	    "printf %%s $i >$d/f$i$n; i=$((i + 1)); done && "
+	    "git add -A && git -c user.name=u -c user.email=u@e "
+	    "commit -q -m c && mkdir u && : >u/untracked && "
+	    "git -c core.untrackedCache=true update-index "
+	    "--untracked-cache && git -c core.untrackedCache=true "
+	    "status --porcelain >/dev/null"));
+	for (v = 2; v <= 4; v++) {
+		free(unitfs_sh_in(repo, "git update-index --index-version %d",
+		    v));
+		buf_reset(&b);
+		ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 22), 0);
+		ck_assert_uint_gt(b.len, 8192);
+		ck_assert_ptr_nonnull(memmem(b.data, b.len, "TREE", 4));
+		ck_assert_ptr_nonnull(memmem(b.data, b.len, "UNTR", 4));
+		ck_assert_int_eq(gitindex_parse(&whole,
+		    (const unsigned char *)b.data, b.len, 20), 0);
+		ck_assert_uint_eq(whole.n, 400);
+		for (i = 0; i < sizeof(wins) / sizeof(*wins); i++) {
+			ck_assert_msg(gitindex_read_window(&part, index_path,
+			    20, wins[i]) == 0, "version %d, window %zu", v,
+			    wins[i]);
+			same_entries(&whole, &part);
+			gitindex_free(&part);
+		}
+		ck_assert_int_eq(gitindex_read(&part, index_path, 20), 0);
+		same_entries(&whole, &part);
+		gitindex_free(&part);
+		/* An entry longer than half the window: refused. */
+		errno = 0;
+		ck_assert_int_eq(gitindex_read_window(&part, index_path, 20,
+		    100), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		gitindex_free(&whole);
+	}
+	buf_free(&b);
+}
+END_TEST
+
+/* Every prefix of a good index file, read through a small window: its
+ * entries cut, it is never an index. */
+START_TEST(t_window_cut)
+{
+	struct gitindex	 ix;
+	struct buf	 b = BUF_INIT;
+	char		*cut;
+	size_t		 n, i;
+	int		 v, fd;
+
+	for (v = 2; v <= 4; v += 2) {
+		setup_repo(NULL);
+		free(unitfs_sh_in(repo, "git update-index --index-version %d",
+		    v));
+		buf_reset(&b);
+		ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
+		n = b.len;
+		ck_assert_int_ne(asprintf(&cut, "%s.cut", index_path), -1);
+		for (i = 0; i < n; i += i < 64 ? 1 : 7) {
+			fd = open(cut, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+			ck_assert_int_ne(fd, -1);
+			ck_assert_int_eq(write(fd, b.data, i), (ssize_t)i);
+			close(fd);
+			errno = 0;
+			ck_assert_msg(gitindex_read_window(&ix, cut, 20,
+			    16384) == -1, "version %d, %zu of %zu bytes", v, i,
+			    n);
+			ck_assert_int_eq(errno, EINVAL);
+		}
+		/* Whole, it is. */
+		ck_assert_int_eq(gitindex_read_window(&ix, index_path, 20,
+		    16384), 0);
+		gitindex_free(&ix);
+		free(cut);
+	}
+	buf_free(&b);
+}
+END_TEST
+
 /* A file is stale against its entry when anything git keeps of it
  * changed, or when it could have changed unseen: in the second of the
  * index, or later. */
@@ -636,6 +761,8 @@ gitindex_suite(void)
 	tcase_add_test(tc, t_refused);
 	tcase_add_test(tc, t_reserved_flag);
 	tcase_add_test(tc, t_damaged);
+	tcase_add_test(tc, t_window);
+	tcase_add_test(tc, t_window_cut);
 	tcase_add_test(tc, t_stale);
 	tcase_add_test(tc, t_look);
 	tcase_add_test(tc, t_tree);
