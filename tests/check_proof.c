@@ -506,6 +506,57 @@ START_TEST(t_look)
 }
 END_TEST
 
+/* Two string vectors alike. */
+static void
+same_strv(const char *what, const struct strv *a, const struct strv *b)
+{
+	size_t	i;
+
+	ck_assert_msg(a->n == b->n, "%s: %zu and %zu", what, a->n, b->n);
+	for (i = 0; i < a->n; i++)
+		ck_assert_str_eq(a->v[i], b->v[i]);
+}
+
+/* A listing of more than a piece of 64 KiB, read from git's output file
+ * a piece at a time (lsfiles_finish()): as read from git as it came
+ * (lsfiles_read()), every record cut somewhere by a piece's end. */
+START_TEST(t_listing_job)
+{
+	struct lsfiles_job	 j;
+	struct lsfiles		 a, b;
+	struct git		 g;
+
+	setup();
+	sh("i=0; while [ $i -lt 1500 ]; do "
+	    "printf %s $i >f$i-$(printf '%040d' $i); i=$((i + 1)); done && "
+	    "mkdir -p u && i=0; while [ $i -lt 300 ]; do "
+	    ": >u/untracked-$(printf '%060d' $i); i=$((i + 1)); done && "
+	    "git add f* && ln -s a.txt l && git add l && "
+	    "git update-index --skip-worktree b.txt");
+	memset(&g, 0, sizeof(g));
+	g.dir = repo;
+	g.gitdir = gitdir;
+	g.worktree = repo;
+	ck_assert_int_eq(lsfiles_read(&a, &g), 0);
+	ck_assert_int_eq(lsfiles_start(&j, &g, rd.scratch), 0);
+	ck_assert_int_eq(lsfiles_finish(&j, &b), 0);
+	ck_assert_uint_gt(a.entries.n, 1500);
+	ck_assert_uint_eq(a.untracked.n, 301);
+	same_strv("entries", &a.entries, &b.entries);
+	same_strv("untracked", &a.untracked, &b.untracked);
+	same_strv("nested", &a.nested, &b.nested);
+	same_strv("flagged", &a.flagged, &b.flagged);
+	same_strv("gitlinks", &a.gitlinks, &b.gitlinks);
+	same_strv("skips", &a.skips, &b.skips);
+	same_strv("assumes", &a.assumes, &b.assumes);
+	ck_assert_uint_eq(a.skips.n, 1);
+	ck_assert_uint_eq(a.maxlen, b.maxlen);
+	ck_assert_int_eq(a.sparse, b.sparse);
+	lsfiles_free(&a);
+	lsfiles_free(&b);
+}
+END_TEST
+
 static Suite *
 proof_suite(void)
 {
@@ -525,6 +576,7 @@ proof_suite(void)
 	tcase_add_test(tc, t_reused_as_is);
 	tcase_add_test(tc, t_reused_fix);
 	tcase_add_test(tc, t_look);
+	tcase_add_test(tc, t_listing_job);
 	suite_add_tcase(s, tc);
 	return s;
 }
