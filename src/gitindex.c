@@ -179,14 +179,74 @@ extensions_ok(struct src *s)
 	}
 }
 
+/*
+ * The next entry from s, its stat data into e and its path into prev
+ * (which holds the one before: version 4 keeps what their paths share);
+ * s moved past it.  -1 if it is not one forge reads.
+ */
+static int
+entry_read(struct src *s, struct gitindex_entry *e, uint32_t version,
+    size_t rawsz, struct buf *prev)
+{
+	const unsigned char	*p, *end, *nul;
+	size_t			 fixed = 40 + rawsz + 2, hlen, nlen, strip;
+	uint32_t		 flags;
+
+	/* The whole entry in the window: an entry longer than half of it
+	 * is refused with the rest. */
+	if (src_fill(s, s->cap / 2) == -1)
+		return -1;
+	p = s->p;
+	end = s->end;
+	if ((size_t)(end - p) < fixed)
+		return -1;
+	flags = entry_stat(e, p, rawsz);
+	if (flags & (CE_ASSUME_VALID | CE_STAGEMASK))
+		return -1;
+	p += fixed;
+	if (flags & CE_EXTENDED) {
+		if (version < 3 || end - p < 2 ||
+		    ((uint32_t)p[0] << 8 | p[1]) & CE_EXT_ANY)
+			return -1;
+		p += 2;
+	}
+	/* The regular files, symlinks and submodules of a full index: a
+	 * directory's entry is a sparse index's. */
+	if (e->mode != 0100644 && e->mode != 0100755 &&
+	    e->mode != 0120000 && e->mode != 0160000)
+		return -1;
+	if (version == 4) {
+		if (get_varint(&p, end, &strip) == -1 || strip > prev->len)
+			return -1;
+		prev->len -= strip;
+	} else
+		buf_reset(prev);
+	if ((nul = memchr(p, '\0', end - p)) == NULL)
+		return -1;
+	nlen = nul - p;
+	buf_add(prev, p, nlen);
+	buf_str(prev);
+	if (prev->len == 0 || ((flags & CE_NAMEMASK) != CE_NAMEMASK &&
+	    (flags & CE_NAMEMASK) != prev->len) ||
+	    strlen(prev->data) != prev->len)
+		return -1;
+	hlen = fixed + ((flags & CE_EXTENDED) ? 2 : 0);
+	if (version == 4)
+		p = nul + 1;
+	else if ((p = padded_end(p - hlen, hlen, nlen, end)) == NULL)
+		return -1;
+	s->p = p;
+	return 0;
+}
+
 /* The entries from s, len bytes in all (the checksum's among them). */
 static int
 parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
 {
-	const unsigned char	*p, *end, *nul;
 	struct buf		 names = BUF_INIT, prev = BUF_INIT;
-	size_t			*offs = NULL, fixed, hlen, nlen, strip, i;
-	uint32_t		 version, count, flags;
+	const char		*base;
+	size_t			*offs = NULL, fixed, i, body, last = 0;
+	uint32_t		 version, count;
 	int			 ret = -1;
 
 	memset(ix, 0, sizeof(*ix));
@@ -201,71 +261,49 @@ parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
 	if (version < 2 || version > 4 || count > len / 8)
 		goto bad;
 	s->p += 12;
-	ix->v = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*ix->v));
-	offs = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*offs));
 	/* Stat data, object id, flags (entry_stat()). */
 	fixed = 40 + rawsz + 2;
+	body = len - rawsz - 12;
+	if (count > body / fixed)
+		goto bad;
+	ix->v = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*ix->v));
+	/*
+	 * Versions 2 and 3 have each path whole, ended by one NUL or more:
+	 * room for all of them is known, and each entry's path is set as it
+	 * is read.  Version 4's are cut by the one before, and the room
+	 * they take grows: their offsets are made paths at the end.
+	 */
+	if (version < 4)
+		buf_grow(&names, body - (size_t)count * fixed);
+	else
+		offs = xreallocarray(NULL, count > 0 ? count : 1,
+		    sizeof(*offs));
+	base = names.data;
 	for (i = 0; i < count; i++) {
 		struct gitindex_entry	*e = &ix->v[i];
 
-		/* The whole entry in the window: an entry longer than half
-		 * of it is refused with the rest. */
-		if (src_fill(s, s->cap / 2) == -1)
-			goto bad;
-		p = s->p;
-		end = s->end;
-		if ((size_t)(end - p) < fixed)
-			goto bad;
-		flags = entry_stat(e, p, rawsz);
-		if (flags & (CE_ASSUME_VALID | CE_STAGEMASK))
-			goto bad;
-		p += fixed;
-		if (flags & CE_EXTENDED) {
-			if (version < 3 || end - p < 2 ||
-			    ((uint32_t)p[0] << 8 | p[1]) & CE_EXT_ANY)
-				goto bad;
-			p += 2;
-		}
-		/* The regular files, symlinks and submodules of a full
-		 * index: a directory's entry is a sparse index's. */
-		if (e->mode != 0100644 && e->mode != 0100755 &&
-		    e->mode != 0120000 && e->mode != 0160000)
-			goto bad;
-		if (version == 4) {
-			if (get_varint(&p, end, &strip) == -1 ||
-			    strip > prev.len)
-				goto bad;
-			prev.len -= strip;
-		} else
-			buf_reset(&prev);
-		if ((nul = memchr(p, '\0', end - p)) == NULL)
-			goto bad;
-		nlen = nul - p;
-		buf_add(&prev, p, nlen);
-		buf_str(&prev);
-		if (prev.len == 0 || ((flags & CE_NAMEMASK) != CE_NAMEMASK &&
-		    (flags & CE_NAMEMASK) != prev.len) ||
-		    strlen(prev.data) != prev.len)
+		if (entry_read(s, e, version, rawsz, &prev) == -1)
 			goto bad;
 		/* Sorted as git sorts, each path once. */
-		if (i > 0 && strcmp(names.data + offs[i - 1], prev.data) >= 0)
+		if (i > 0 && strcmp(names.data + last, prev.data) >= 0)
 			goto bad;
-		offs[i] = names.len;
+		last = names.len;
+		if (offs != NULL)
+			offs[i] = last;
 		buf_add(&names, prev.data, prev.len + 1);
-		hlen = fixed + ((flags & CE_EXTENDED) ? 2 : 0);
-		if (version == 4)
-			p = nul + 1;
-		else if ((p = padded_end(p - hlen, hlen, nlen, end)) == NULL)
-			goto bad;
-		s->p = p;
+		if (offs == NULL) {
+			/* Never moved: there was room for every path. */
+			if (names.data != base)
+				goto bad;
+			e->path = names.data + last;
+		}
 	}
 	if (!extensions_ok(s))
 		goto bad;
 	ix->n = count;
 	ix->rawsz = rawsz;
-	buf_str(&names);
 	ix->names = buf_detach(&names);
-	for (i = 0; i < count; i++)
+	for (i = 0; offs != NULL && i < count; i++)
 		ix->v[i].path = ix->names + offs[i];
 	ret = 0;
 bad:
