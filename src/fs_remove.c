@@ -75,6 +75,7 @@ struct lend {
 	pthread_mutex_t	 mu;
 	int		 running;	/* a thread to join */
 	int		 done;		/* under mu */
+	int		 stop;		/* under mu: the tree moved */
 	int		 fd;		/* the directory they are in */
 	struct strv	 names;		/* the subtrees, below fd; sorted */
 	struct strv	 stay;		/* those not all gone */
@@ -165,15 +166,32 @@ static void *
 lend_run(void *arg)
 {
 	struct lend	*l = arg;
+	struct stat	 st;
 	size_t		 i;
+	int		 stop, e;
 
-	for (i = 0; i < l->names.n; i++)
+	for (i = 0; i < l->names.n; i++) {
+		pthread_mutex_lock(&l->mu);
+		stop = l->stop;
+		pthread_mutex_unlock(&l->mu);
+		/* A tree moved, here or in the walk: nothing more is
+		 * begun, as the walk begins nothing more. */
+		if (stop || l->err == ESTALE) {
+			strv_push(&l->stay, l->names.v[i]);
+			continue;
+		}
 		if (rmtree(l->fd, l->names.v[i], l->prefix, NULL, &l->left,
 		    0) == -1) {
-			if (l->err == 0)
-				l->err = errno;
-			strv_push(&l->stay, l->names.v[i]);
+			e = errno;
+			if (l->err == 0 || e == ESTALE)
+				l->err = e;
+			/* Gone all the same (a failure the walk got past):
+			 * its directory may go too. */
+			if (fstatat(l->fd, l->names.v[i], &st,
+			    AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+				strv_push(&l->stay, l->names.v[i]);
 		}
+	}
 	close(l->fd);
 	pthread_mutex_lock(&l->mu);
 	l->done = 1;
@@ -203,7 +221,7 @@ lend_take(struct rm *rm, int wait)
 	pthread_mutex_destroy(&l->mu);
 	for (i = 0; rm->left != NULL && i < l->left.n; i++)
 		strv_push(rm->left, l->left.v[i]);
-	if (l->err != 0 && rm->err == 0)
+	if (l->err != 0 && (rm->err == 0 || l->err == ESTALE))
 		rm->err = l->err;
 	for (i = 0; l->depth <= rm->depth && i < l->stay.n; i++)
 		strv_push(&rm->stack[l->depth - 1].skip, l->stay.v[i]);
@@ -213,6 +231,17 @@ lend_take(struct rm *rm, int wait)
 	free(l->prefix);
 	free(l);
 	rm->job = NULL;
+}
+
+/* The thread is to begin no further subtree: the tree moved. */
+static void
+lend_stop(struct rm *rm)
+{
+	if (rm->job == NULL)
+		return;
+	pthread_mutex_lock(&rm->job->mu);
+	rm->job->stop = 1;
+	pthread_mutex_unlock(&rm->job->mu);
 }
 
 /* May the walk lend subtrees now? */
@@ -512,6 +541,9 @@ again:
 		strv_pushn(&rm.stack[1].skip, last, strcspn(last, "/"));
 	for (;;) {
 		lend_take(&rm, 0);
+		/* A lent subtree was moved under the thread: stop here. */
+		if (rm.err == ESTALE)
+			break;
 		if ((sub = empty_files(&rm, fd, &spare)) != NULL) {
 			lend(&rm, fd, &spare);
 			if ((nfd = descend(&rm, fd, sub)) != -1) {
@@ -525,7 +557,9 @@ again:
 		if (climb(&rm, &fd) == -1)
 			break;
 	}
-	/* The lent subtree is within this one. */
+	/* The lent subtrees are within this one. */
+	if (rm.err == ESTALE)
+		lend_stop(&rm);
 	lend_take(&rm, 1);
 	if (rm.depth == 2)
 		remove_last(&rm, fd, name);
