@@ -109,27 +109,42 @@ struct rm {
  * emptied this many times before it is left. */
 #define RM_RETRIES	8
 
-static void
-left_behind(struct rm *rm, const char *name, int err, const char *why)
+/*
+ * For messages: the path of name in the walk's directory, or of that
+ * directory itself (name NULL) -- prefix/name/...
+ */
+static char *
+walk_path(const struct rm *rm, const char *name)
 {
 	struct buf	b = BUF_INIT;
 	size_t		i;
-	char		*vis;
 
-	if (rm->err == 0)
-		rm->err = err;
-	strv_push(&rm->stack[rm->depth - 1].skip, name);
-	if (rm->left == NULL)
-		return;
 	if (rm->prefix != NULL && *rm->prefix != '\0')
 		buf_addf(&b, "%s/", strcmp(rm->prefix, "/") == 0 ? "" :
 		    rm->prefix);
 	/* stack[0] stands for the parent directory itself. */
 	for (i = 1; i < rm->depth; i++)
 		buf_addf(&b, "%s/", rm->stack[i].name);
-	buf_adds(&b, name);
+	if (name != NULL)
+		buf_adds(&b, name);
+	else if (b.len > 1)
+		buf_truncate(&b, b.len - 1);
+	return buf_detach(&b);
+}
+
+static void
+left_behind(struct rm *rm, const char *name, int err, const char *why)
+{
+	char	*path, *vis;
+
+	if (rm->err == 0)
+		rm->err = err;
+	strv_push(&rm->stack[rm->depth - 1].skip, name);
+	if (rm->left == NULL)
+		return;
+	path = walk_path(rm, name);
 	/* Either thread of a removal may be here (struct lend). */
-	vis = fs_vis_dup(b.data);
+	vis = fs_vis_dup(path);
 	if (why != NULL)
 		strv_pushf(rm->left, "%s %s", why, vis != NULL ? vis :
 		    "(unprintable name)");
@@ -137,26 +152,7 @@ left_behind(struct rm *rm, const char *name, int err, const char *why)
 		strv_pushf(rm->left, "cannot remove %s: %s", vis != NULL ? vis :
 		    "(unprintable name)", strerror(err));
 	free(vis);
-	buf_free(&b);
-}
-
-/* The path of the walk's directory, for messages: prefix/name/... */
-static char *
-level_path(const struct rm *rm)
-{
-	struct buf	b = BUF_INIT;
-	size_t		i;
-	int		rooted;
-
-	rooted = rm->prefix != NULL && *rm->prefix != '\0';
-	if (rooted)
-		buf_adds(&b, strcmp(rm->prefix, "/") == 0 ? "" : rm->prefix);
-	for (i = 1; i < rm->depth; i++) {
-		if (rooted || i > 1)
-			buf_addc(&b, '/');
-		buf_adds(&b, rm->stack[i].name);
-	}
-	return buf_detach(&b);
+	free(path);
 }
 
 static int	rmtree(int, const char *, const char *, const char *,
@@ -272,7 +268,7 @@ lend(struct rm *rm, int fd, struct strv *spare)
 		strv_push(&l->names, spare->v[i]);
 	strv_sort(&l->names);
 	strv_clear(spare);
-	l->prefix = level_path(rm);
+	l->prefix = walk_path(rm, NULL);
 	l->depth = rm->depth;
 	rm->job = l;
 	pthread_mutex_lock(&lent_mu);

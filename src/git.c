@@ -452,6 +452,29 @@ git_each(const struct git *g, const char *const *args,
 }
 
 int
+git_each_fd(int fd, const struct git_each *e)
+{
+	struct buf	b = BUF_INIT;
+	ssize_t		r;
+	int		ret = 0;
+
+	do {
+		if ((r = buf_read(&b, fd, 65536)) == -1) {
+			if (errno == EINTR)
+				continue;
+			ret = -1;
+			break;
+		}
+		if (each_record(&b, e, r == 0) == -1) {
+			ret = -1;
+			break;
+		}
+	} while (r != 0);
+	buf_free(&b);
+	return ret;
+}
+
+int
 git_start(struct git_job *j, const struct git *g, const char *const *args,
     const char *in, const char *out, const char *err)
 {

@@ -156,6 +156,10 @@ struct git_each {
 
 int		 git_each(const struct git *, const char *const *,
 		    const struct git_each *, struct buf *);
+/* The same over what fd holds (a background git's output file), read
+ * 64 KiB at a time: 0, or -1 if it cannot be read (errno set) or fn
+ * said stop. */
+int		 git_each_fd(int, const struct git_each *);
 /*
  * A git run in the background, for work that can overlap forge's own:
  * its standard input, output and error are files (so it never waits on

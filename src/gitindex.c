@@ -258,11 +258,12 @@ parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
 		goto bad;
 	version = get32(s->p + 4);
 	count = get32(s->p + 8);
-	if (version < 2 || version > 4 || count > len / 8)
+	if (version < 2 || version > 4)
 		goto bad;
 	s->p += 12;
 	/* Stat data, object id, flags (entry_stat()). */
 	fixed = 40 + rawsz + 2;
+	/* No more entries than the file has room for. */
 	body = len - rawsz - 12;
 	if (count > body / fixed)
 		goto bad;

@@ -5,7 +5,6 @@
 
 #include <ctype.h>
 #include <err.h>
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -645,59 +644,12 @@ lsfiles_start(struct lsfiles_job *j, const struct git *g, const char *dir)
 	return 0;
 }
 
-/*
- * lsfiles_parse() of what fd holds, read a piece at a time: a large
- * tree's listing is never in memory whole, only what it is parsed into.
- * -1, errno EINVAL if it cannot be parsed.
- */
-static int
-parse_file(int fd, struct lsfiles *l)
-{
-	struct buf	 b = BUF_INIT;
-	const char	*p, *end, *nul;
-	ssize_t		 r;
-	int		 ret = -1;
-
-	memset(l, 0, sizeof(*l));
-	strv_pool(&l->entries);
-	for (;;) {
-		if ((r = buf_read(&b, fd, 65536)) == -1) {
-			if (errno == EINTR)
-				continue;
-			goto out;
-		}
-		/* Each whole record; the last, cut, kept for the next
-		 * piece -- or taken as it is at the end, as
-		 * lsfiles_parse() takes it. */
-		p = b.data != NULL ? b.data : "";
-		end = p + b.len;
-		while (p < end && ((nul = memchr(p, '\0', (size_t)(end -
-		    p))) != NULL || r == 0)) {
-			if (nul == NULL)
-				nul = end;
-			if (record(l, p, (size_t)(nul - p)) == -1) {
-				errno = EINVAL;
-				goto out;
-			}
-			p = nul + 1;
-		}
-		if (r == 0)
-			break;
-		if (p > end)
-			p = end;
-		memmove(b.data, p, (size_t)(end - p));
-		buf_truncate(&b, (size_t)(end - p));
-	}
-	ret = 0;
-out:
-	buf_free(&b);
-	return ret;
-}
-
 int
 lsfiles_finish(struct lsfiles_job *j, struct lsfiles *l)
 {
 	struct buf	 err = BUF_INIT;
+	struct reading	 r = { l, 0 };
+	struct git_each	 e = { each, &r };
 	int		 status, fd = -1, ret = -1;
 
 	memset(l, 0, sizeof(*l));
@@ -711,12 +663,15 @@ lsfiles_finish(struct lsfiles_job *j, struct lsfiles *l)
 		ls_failed(j->g, &err, status);
 		goto out;
 	}
+	/* Read a piece at a time, as lsfiles_read() reads git's pipe: a
+	 * large tree's listing is never held whole. */
+	strv_pool(&l->entries);
 	if ((fd = open(j->out, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
-	    parse_file(fd, l) == -1) {
-		if (fd == -1 || errno != EINVAL)
-			warn("cannot read %s", fs_vis(j->out));
-		else
+	    git_each_fd(fd, &e) == -1) {
+		if (r.bad)
 			warnx("cannot parse the output of git ls-files");
+		else
+			warn("cannot read %s", fs_vis(j->out));
 		lsfiles_free(l);
 		goto out;
 	}

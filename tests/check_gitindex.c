@@ -28,22 +28,31 @@ static char	*repo, *index_path;
 /* A time of whole seconds, for gitindex_stale(). */
 #define SINCE(sec)	(&(struct timespec){ (sec), 0 })
 
-/* A repository (of object format fmt) with these files added: a, b/c,
- * b/cd (a shared prefix), an executable, a symlink, and a path longer
- * than the 12 bits of an entry's name length. */
+/* repo, a new directory for a repository, and its index_path. */
 static void
-setup_repo(const char *fmt)
+repo_dir(const char *name)
 {
-	char	*base, long_name[4096];
-	size_t	 i;
+	char	*base;
 
-	base = unitfs_dir("g");
+	base = unitfs_dir(name);
 	free(repo);
 	free(index_path);
 	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
 	ck_assert_int_ne(asprintf(&index_path, "%s/.git/index", repo), -1);
 	free(base);
 	ck_assert_int_eq(fs_mkdirs(repo, 0755), 0);
+}
+
+/* A repository (of object format fmt) with these files added: a, b/c,
+ * b/cd (a shared prefix), an executable, a symlink, and a path longer
+ * than the 12 bits of an entry's name length. */
+static void
+setup_repo(const char *fmt)
+{
+	char	long_name[4096];
+	size_t	i;
+
+	repo_dir("g");
 	free(unitfs_sh_in(repo, "git init -q %s%s . && "
 	    "mkdir -p b d1/d2/d3/d4/d5/d6/d7/d8 && printf a >a && "
 	    "printf cc >b/c && printf ccc >b/cd && printf x >x && "
@@ -294,17 +303,10 @@ START_TEST(t_window)
 	    1000, 4096, 65536, 1 << 20 };
 	struct gitindex		 whole, part;
 	struct buf		 b = BUF_INIT;
-	char			*base;
 	size_t			 i;
 	int			 v;
 
-	base = unitfs_dir("w");
-	free(repo);
-	free(index_path);
-	ck_assert_int_ne(asprintf(&repo, "%s/repo", base), -1);
-	ck_assert_int_ne(asprintf(&index_path, "%s/.git/index", repo), -1);
-	free(base);
-	ck_assert_int_eq(fs_mkdirs(repo, 0755), 0);
+	repo_dir("w");
 	/* 400 paths of 1 to 80 bytes, many sharing a prefix, in 40
 	 * directories; an untracked file and directory for the cache. */
 	free(unitfs_sh_in(repo, "git init -q . && i=0 && "
