@@ -128,7 +128,7 @@ while [ "$step" -le "$steps" ]; do
 	step=$((step + 1))
 done
 git reset -q --hard
-git rm -q --cached -r top lib/sub2 lib/sub >/dev/null 2>&1
+git rm -q --cached -r --ignore-unmatch top lib/sub2 lib/sub
 rm -rf top lib/sub2 lib/sub
 mkdir -p lib/sub
 git update-index --add --cacheinfo \
