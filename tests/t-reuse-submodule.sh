@@ -145,6 +145,43 @@ for n in 1 2; do
 done
 like "an initialized submodule: the copy is reused" "$err" \
     'running verification in a reused'
+
+# A gitlink the carried index has at the commit the submodule has checked
+# out is not written into it again: the source's side rewrites no index
+# for it (a wrapper notes each git that would, run in the top).  Once the
+# submodule's commit moves, its entry is written, and the tree is the
+# working state's.
+mkdir -p "$T/gitw"
+cat >"$T/gitw/git" <<EOF
+#!/bin/sh
+case "\$*:\$PWD" in
+*"update-index -z --index-info:$T/r")
+	echo "\$*" >>"$T/edits" ;;
+esac
+exec "$(command -v git)" "\$@"
+EOF
+chmod +x "$T/gitw/git"
+echo edit >>hello.txt
+run_forge verify --reuse -- true
+rm -f "$T/edits"
+echo edit >>hello.txt
+PATH="$T/gitw:$PATH" run_forge verify --reuse -- true
+is "an initialized submodule, its commit as carried: passes" "$rc" 0
+like "the copy is reused" "$err" 'running verification in a reused'
+ok "its gitlink is not written again" test ! -e "$T/edits"
+like "the tree is the working state's" "$err" "tree $(tree_of_now)"
+(cd lib/sub && echo moved >moved && git add moved && git commit -q -m moved)
+PATH="$T/gitw:$PATH" run_forge verify --reuse -- true
+is "its commit moved: passes" "$rc" 0
+ok "its gitlink is written" test -s "$T/edits"
+like "the tree is the working state's, at the new commit" "$err" \
+    "tree $(tree_of_now)"
+rm -f "$T/edits"
+echo edit >>hello.txt
+PATH="$T/gitw:$PATH" run_forge verify --reuse -- true
+ok "the run after: not written again" test ! -e "$T/edits"
+like "its tree the working state's still" "$err" "tree $(tree_of_now)"
+git checkout -q hello.txt
 git submodule -q deinit -f lib/sub
 rm -rf .git/modules/lib
 

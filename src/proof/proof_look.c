@@ -11,6 +11,7 @@
 #include "forgedir.h"
 #include "fs.h"
 #include "gitindex.h"
+#include "hash.h"
 #include "lsfiles.h"
 #include "proof.h"
 #include "proof_int.h"
@@ -252,21 +253,34 @@ look_want(const struct proof *p, const struct lsfiles *l,
 }
 
 /*
- * Is path a repository nested in the source, initialized?  Then its entry
- * is made a gitlink at the commit it has checked out, as git add makes
- * it, onto edits: its commit may have moved since the index was carried,
- * which no look at files sees.
+ * Is path a repository nested in the source, initialized?  Then its
+ * gitlink entry at the commit it has checked out, as git add makes it
+ * ("160000 commit\tpath"): its commit may have moved since the index was
+ * carried, which no look at files sees.  Else NULL.
  */
-static int
-nested_entry(const struct proof *p, const char *path, struct strv *edits)
+static const char *
+nested_entry(const struct proof *p, const char *path)
 {
-	const char	*e;
+	if (p->r.nested == NULL)
+		return NULL;
+	return lsfiles_find(p->r.nested, path);
+}
 
-	if (p->r.nested == NULL || (e = lsfiles_find(p->r.nested, path)) ==
-	    NULL)
+/* Is had's entry e already, a gitlink at the same commit?  Then the
+ * tree has the same entry without its edit (and git reads no stat
+ * data of a gitlink's). */
+static int
+carried_gitlink(const struct gitindex *had, size_t k, const char *e)
+{
+	struct lsfiles_entry	 le;
+	char			 hex[65];
+
+	if (k >= had->n || had->v[k].mode != 0160000 ||
+	    lsfiles_entry_parse(e, &le) == -1 || le.mode != 0160000 ||
+	    le.oidlen != 2 * had->rawsz || had->rawsz > 32)
 		return 0;
-	strv_push(edits, e);
-	return 1;
+	hash_hex(had->v[k].oid, had->rawsz, hex);
+	return memcmp(hex, le.oid, le.oidlen) == 0;
 }
 
 /*
@@ -300,13 +314,15 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	for (i = k = m = u = 0; i < n || k < lk->had.n;) {
 		h = k < lk->had.n ? lk->had.v[k].path : NULL;
 		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
-		if (c <= 0 && (nested_entry(p, want[i], &p->edits) ||
+		if (c <= 0 && ((link = nested_entry(p, want[i])) != NULL ||
 		    (link = lsfiles_find(&l->gitlinks, want[i])) != NULL)) {
-			/* A submodule not initialized: the index's entry,
-			 * which git keeps as it looks at the directory --
-			 * the one carried may be the commit an initialized
-			 * one had checked out. */
-			if (link != NULL)
+			/* An initialized submodule: at its commit.  One not
+			 * initialized: the index's entry, which git keeps
+			 * as it looks at the directory -- the one carried
+			 * may be the commit an initialized one had checked
+			 * out.  Neither written where the carried index has
+			 * it so. */
+			if (c != 0 || !carried_gitlink(&lk->had, k, link))
 				strv_push(&p->edits, link);
 			link = NULL;
 			i++;
