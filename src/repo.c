@@ -293,14 +293,12 @@ repo_close(struct repo *r)
 int
 repo_nested(const char *dir, char **gitdir, char **common, char **head)
 {
-	const char *const	 h[] = { "rev-parse", "-q", "--verify",
-	    "HEAD^{commit}", NULL };
-	struct strv		 a = STRV_INIT;
-	struct stat		 st;
-	struct git		 g;
-	struct buf		 out = BUF_INIT;
-	char			*p, *top, *gd, *cd;
-	int			 ret = -1;
+	struct strv	 a = STRV_INIT;
+	struct stat	 st;
+	struct git	 g;
+	struct buf	 out = BUF_INIT;
+	char		*p, *top, *gd, *cd, *h;
+	int		 ret = -1;
 
 	/* No directory there (a submodule the working tree has none of):
 	 * no repository, and no git to fail to run in it. */
@@ -308,27 +306,26 @@ repo_nested(const char *dir, char **gitdir, char **common, char **head)
 		return -1;
 	memset(&g, 0, sizeof(g));
 	g.dir = dir;
+	/* Where it is, and its commit, in one run: without one (HEAD
+	 * unborn), git fails. */
 	dir_args(&a);
 	strv_push(&a, "--show-toplevel");
+	strv_push(&a, "-q");
+	strv_push(&a, "--verify");
+	strv_push(&a, "HEAD^{commit}");
 	if (git_run(&g, (const char *const *)a.v, 0, NULL, &out, NULL) != 0)
 		goto out;
 	p = out.data;
 	gd = strsep(&p, "\n");
 	cd = strsep(&p, "\n");
 	top = strsep(&p, "\n");
-	if (top == NULL || gd == NULL || cd == NULL || strcmp(top, dir) != 0)
+	h = strsep(&p, "\n");
+	if (h == NULL || *h == '\0' || (p != NULL && *p != '\0') ||
+	    strcmp(top, dir) != 0)
 		goto out;
 	*gitdir = absolute_in(dir, gd);
 	*common = absolute_in(dir, cd);
-	buf_reset(&out);
-	if (git_run(&g, h, 0, NULL, &out, NULL) != 0) {
-		free(*gitdir);
-		free(*common);
-		*gitdir = *common = NULL;
-		goto out;
-	}
-	buf_rtrim(&out);
-	*head = buf_detach(&out);
+	*head = xstrdup(h);
 	ret = 0;
 out:
 	strv_free(&a);
