@@ -88,13 +88,68 @@ is_key(const char *p, size_t len, const char *k)
  * reused (snapshot_repo_not_reusable()): core.symlinks, core.ignoreStat
  * -- from git config -z's records in text, or (text NULL) from git.
  */
+static const char *const	 settings_args[] = { "config", "-z",
+    "--get-regexp",
+    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile|symlinks|"
+    "ignorestat)$",
+    NULL };
+
+/*
+ * A nested repository's settings read while git lists its files: git
+ * config started (its output into the scratch space), or if it cannot
+ * be, left for sr_settings() to run.
+ */
+struct settings_job {
+	struct git_job	 job;
+	char		*out, *err;
+	int		 started;
+};
+
+static void
+settings_start(struct snapshot *s, struct snap_repo *sr,
+    struct settings_job *j)
+{
+	struct git	 g;
+	char		*name;
+
+	memset(j, 0, sizeof(*j));
+	snapshot_repo_src_git(sr, &g);
+	name = snapshot_repo_nested_name(sr);
+	j->out = xasprintf("%s/config-%s.out", s->rd->scratch, name);
+	j->err = xasprintf("%s/config-%s.err", s->rd->scratch, name);
+	free(name);
+	j->started = git_start(&j->job, &g, settings_args, NULL, j->out,
+	    j->err) == 0;
+}
+
+/* What it read into text (nothing, where git found no setting); -1 if
+ * it did not run, or failed: sr_settings() is to run git itself. */
+static int
+settings_finish(struct settings_job *j, struct buf *text)
+{
+	int	 ret = -1, st;
+
+	if (j->started) {
+		/* 1: no such setting. */
+		st = git_finish(&j->job);
+		if ((st == 0 || st == 1) &&
+		    fs_read_file(j->out, text, 1 << 20) == 0)
+			ret = 0;
+		else
+			buf_reset(text);
+	}
+	/* Made, if git_start() got that far. */
+	(void)unlink(j->out);
+	(void)unlink(j->err);
+	free(j->out);
+	free(j->err);
+	memset(j, 0, sizeof(*j));
+	return ret;
+}
+
 static int
 sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 {
-	const char *const	 a[] = { "config", "-z", "--get-regexp",
-	    "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile|symlinks|"
-	    "ignorestat)$",
-	    NULL };
 	struct git		 g;
 	struct buf		 out = BUF_INIT;
 	const char		*p, *end, *nl;
@@ -104,7 +159,7 @@ sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 	snapshot_repo_src_git(sr, &g);
 	sr->filemode = 1;
 	if (text == NULL)
-		(void)git_run(&g, a, 0, NULL, &out, NULL);
+		(void)git_run(&g, settings_args, 0, NULL, &out, NULL);
 	else
 		buf_add(&out, text->data, text->len);
 	for (p = out.data, end = p + out.len; p != NULL && p < end;
@@ -553,24 +608,43 @@ fill(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	return staging(s, sr, l);
 }
 
+/* What git lists of sr's files, into l; a nested repository's settings,
+ * read meanwhile, into text (*have_text 1 if read).  -1: it failed. */
+static int
+list_repo(struct snapshot *s, struct snap_repo *sr, struct lsfiles *l,
+    struct buf *text, int *have_text)
+{
+	struct settings_job	 sj;
+	struct git		 g;
+	int			 r;
+
+	snapshot_repo_src_git(sr, &g);
+	/* The top one's settings are read already (s->core). */
+	if (sr != s->repos[0])
+		settings_start(s, sr, &sj);
+	if (s->reused && sr == s->repos[0] && s->check)
+		r = snapshot_reused_list(s, sr, &g, l);
+	else
+		r = lsfiles_read(l, &g);
+	if (sr != s->repos[0])
+		*have_text = settings_finish(&sj, text) == 0;
+	return r;
+}
+
 static int
 copy_repo(struct snapshot *s, struct snap_repo *sr)
 {
-	struct lsfiles	l;
-	struct git	g;
-	int		r, ret = -1;
+	struct lsfiles		 l;
+	struct buf		 text = BUF_INIT;
+	int			 r, ret = -1, have_text = 0;
 
 	if (s->source != NULL && s->source->kind != SOURCE_WORKTREE)
 		return copy_source(s, sr);
 	if (s->reused && s->incremental && sr == s->repos[0] &&
 	    snapshot_reused_rules(s, sr) == -1)
 		return -1;
-	snapshot_repo_src_git(sr, &g);
-	if (s->reused && sr == s->repos[0] && s->check)
-		r = snapshot_reused_list(s, sr, &g, &l);
-	else
-		r = lsfiles_read(&l, &g);
-	if (r == -1) {
+	if (list_repo(s, sr, &l, &text, &have_text) == -1) {
+		buf_free(&text);
 		snapshot_reused_stop(s);
 		if (s->source_looked)
 			proof_look_free(&s->source_look);
@@ -585,8 +659,8 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 		goto out;
 	}
 	/* The top one's, as forge read its own settings. */
-	if (sr_settings(sr, l.sparse, sr == s->repos[0] ? s->core : NULL) ==
-	    -1)
+	if (sr_settings(sr, l.sparse, sr == s->repos[0] ? s->core :
+	    have_text ? &text : NULL) == -1)
 		goto out;
 	/* A conflict over a submodule, and sparse patterns, have a copy of
 	 * their own: such copies are not reused, which is said once, as
@@ -648,6 +722,7 @@ out:
 	if (ret == 0)
 		snapshot_reused_noted_end(s, sr);
 	lsfiles_free(&l);
+	buf_free(&text);
 	return ret;
 }
 
