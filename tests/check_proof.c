@@ -182,7 +182,7 @@ prove_fresh(size_t id)
 	run_begin(&r, id, 0, NULL, NULL);
 	free(unitfs_sh_in(base, "rm -rf copy && git -C repo worktree prune && "
 	    "git -C repo worktree add -q --detach '%s' HEAD", copy));
-	proof_checked_out(r.p);
+	proof_checked_out(r.p, 0);
 	free(unitfs_sh_in(repo,
 	    "for f in $(git ls-files -m -o --exclude-standard); "
 	    "do cp -p \"$f\" '%s'/\"$f\"; done", copy));
@@ -197,6 +197,52 @@ prove_fresh(size_t id)
 	free(want);
 	run_free(&r);
 }
+
+/*
+ * A copy taken as one its checkout wrote few files of (a parked copy
+ * brought up to date): the clock is not waited for, and a tracked file
+ * rewritten right after, in the same tick, its size and times put back,
+ * is looked at all the same -- the proof does not pass a copy that
+ * differs from the working state.  Put back as it was, it passes.
+ */
+START_TEST(t_checked_out_few)
+{
+	struct run	 r;
+	char		*tree, *want;
+	int		 i;
+
+	setup();
+	for (i = 0; i < 2; i++) {
+		run_begin(&r, 0, 0, NULL, NULL);
+		free(unitfs_sh_in(base, "rm -rf copy && git -C repo worktree "
+		    "prune && git -C repo worktree add -q --detach '%s' HEAD",
+		    copy));
+		proof_checked_out(r.p, 1);
+		if (i == 0)
+			free(unitfs_sh_in(copy, "cp -p b.txt .saved && "
+			    "tr a-z A-Z <.saved >b.txt && "
+			    "touch -r .saved b.txt && rm .saved"));
+		free(unitfs_sh_in(repo,
+		    "for f in $(git ls-files -m -o --exclude-standard); "
+		    "do cp -p \"$f\" '%s'/\"$f\"; done", copy));
+		free(copy_gitdir);
+		copy_gitdir = unitfs_sh_in(copy,
+		    "git rev-parse --absolute-git-dir");
+		proof_index_ready(r.p, copy_gitdir);
+		tree = proof_finish(r.p);
+		want = tree_now();
+		if (i == 0)
+			ck_assert_ptr_null(tree);
+		else {
+			ck_assert_ptr_nonnull(tree);
+			ck_assert_str_eq(tree, want);
+		}
+		free(tree);
+		free(want);
+		run_free(&r);
+	}
+}
+END_TEST
 
 /* The copy's carried index for the copy, as proof_carry_copy_index() finds
  * it; NULL if none. */
@@ -571,6 +617,7 @@ proof_suite(void)
 	tcase_add_unchecked_fixture(tc, unitfs_setup, unitfs_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, t_none);
+	tcase_add_test(tc, t_checked_out_few);
 	tcase_add_test(tc, t_carried);
 	tcase_add_test(tc, t_damaged);
 	tcase_add_test(tc, t_reused_as_is);

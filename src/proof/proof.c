@@ -313,10 +313,11 @@ proof_copy_scratch(struct treeid_req *q, const struct rundir *rd)
 
 /*
  * Into *t, a time that anything written into the copy from now on is
- * stamped no earlier than, and what was written so far earlier.
+ * stamped no earlier than, and (if wait) what was written so far
+ * earlier.
  */
 static void
-written_since(const struct proof *p, struct timespec *t)
+written_since(const struct proof *p, struct timespec *t, int wait)
 {
 	struct timespec	last, step = { 0, 500000 };
 	int		i;
@@ -332,9 +333,10 @@ written_since(const struct proof *p, struct timespec *t)
 	 * move is taken as it is.
 	 */
 	clock_gettime(CLOCK_REALTIME_COARSE, t);
-	if (fs_stamp(p->r.dst, &last) == -1 || !not_before(&last, t))
+	if (!wait || fs_stamp(p->r.dst, &last) == -1 ||
+	    !not_before(&last, t))
 		last = *t;
-	for (i = 0; i < 100 && not_before(&last, t); i++) {
+	for (i = 0; wait && i < 100 && not_before(&last, t); i++) {
 		(void)nanosleep(&step, NULL);
 		clock_gettime(CLOCK_REALTIME_COARSE, t);
 	}
@@ -342,9 +344,12 @@ written_since(const struct proof *p, struct timespec *t)
 }
 
 void
-proof_checked_out(struct proof *p)
+proof_checked_out(struct proof *p, int few)
 {
-	written_since(p, &p->checked_out);
+	/* Where the checkout wrote few files (a copy taken back and
+	 * brought up to date), any of them as recent as the present is
+	 * looked at again, rather than the clock waited for. */
+	written_since(p, &p->checked_out, !few);
 }
 
 /*
@@ -487,7 +492,7 @@ proof_copied(struct proof *p, const struct strv *paths)
 	snprintf(tag, sizeof(tag), "early%zu", p->id);
 	/* Each file changed from now on is looked at again (its stat data
 	 * to the second could not tell). */
-	written_since(p, &p->early_at);
+	written_since(p, &p->early_at, 1);
 	p->early_started = 1;
 	if (treeid_start(&p->early_job, &p->early_req, tag) == -1) {
 		treeid_free(&p->early_job);

@@ -42,9 +42,13 @@
  *					NULL: could not start (said why);
  *					the source's side is running
  *	... git worktree add ...
- *	proof_checked_out(p);		right after the checkout: from now
+ *	proof_checked_out(p, few);	right after the checkout: from now
  *					on, a file the copy has that is
  *					changed has a later ctime or mtime
+ *					(few: the checkout wrote few files,
+ *					and those git wrote as recently as
+ *					the present are looked at again,
+ *					rather than the clock waited for)
  *	... anything else that writes the copy's index ...
  *	proof_index_ready(p, dst_gitdir);	nothing more writes it
  *	proof_copied(p, &paths);	the files copied whole (bigfile.h)
@@ -134,7 +138,7 @@ struct proof;
 
 struct proof	*proof_begin(const struct proof_repo *, const struct lsfiles *,
 		    struct rundir *, size_t);
-void		 proof_checked_out(struct proof *);
+void		 proof_checked_out(struct proof *, int);
 void		 proof_index_ready(struct proof *, const char *);
 void		 proof_copied(struct proof *, const struct strv *);
 void		 proof_poll(struct proof *);

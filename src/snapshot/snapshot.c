@@ -270,8 +270,10 @@ nested_copy(struct snapshot *s, struct snap_repo *sr,
 	    (r = snapshot_parked_take(s, sr)) != 0) {
 		if (r == -1 || (r = conv_checkout(s, sr, l, &why)) == -1)
 			return -1;
-		if (r == 1)
+		if (r == 1) {
+			sr->taken = 1;
 			return 0;
+		}
 		sr->parkable = 0;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
@@ -332,7 +334,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	if (sr == s->repos[0] && conv_top(s, sr, l) == -1)
 		return -1;
 	if (sr->proof != NULL)
-		proof_checked_out(sr->proof);
+		proof_checked_out(sr->proof, sr->taken);
 	poll_proofs(s);
 	if (sr->sparse && snapshot_fill_unsparse(sr, l) == -1)
 		return -1;
