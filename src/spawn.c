@@ -1,4 +1,4 @@
-/* Processes started and waited for: fork, exec and wait (spawn.h). */
+/* Processes started and waited for: vfork or fork, exec and wait (spawn.h). */
 /*
  * With the fd contract, process groups, terminal hand-over and time
  * limits described in spawn.h.
@@ -335,8 +335,11 @@ child_close_range(int first, int last, int nofile)
 /*
  * The child, between fork and exec: only async-signal-safe calls.  A
  * failure goes back to the parent through ep, as the stage and errno.
+ * Never inlined: a vfork child's locals are then in a frame of its own,
+ * below the parent's, not in slots of spawn_start()'s that the compiler
+ * might reuse.
  */
-static void __attribute__((__noreturn__))
+static void __attribute__((__noreturn__, __noinline__))
 child_side(const struct spawn *sp, const struct prep *pp)
 {
 	struct child_error	ce;
@@ -430,7 +433,13 @@ spawn_start(struct spawn *sp)
 		goto fail;
 	pp.parent = getpid();
 	sig_block_all(&oldmask);
-	if ((pid = fork()) == 0)
+	/*
+	 * Without a hook, the child only makes system calls until it execs
+	 * (child_side()): it borrows this process's memory (vfork), rather
+	 * than a copy of all of it that this process then writes through
+	 * page by page.  A hook may need a process of its own (namespaces).
+	 */
+	if ((pid = sp->hook == NULL ? vfork() : fork()) == 0)
 		child_side(sp, &pp);
 	saved = errno;
 	sig_restore(&oldmask);

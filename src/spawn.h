@@ -13,7 +13,10 @@
  *	sp.out = SPAWN_PIPE;
  *	if (spawn_start(&sp) == -1)	nothing was started; errno says why:
  *		...			ENOENT not found, EACCES/ENOEXEC not
- *					executable, anything else from fork
+ *					executable, anything else from
+ *					vfork (fork, with a hook); after
+ *					one that succeeded, errno says
+ *					nothing (a vfork child shares it)
  *	... read sp.out, or spawn_io() ...
  *	spawn_wait(&sp, &lim, &ex);	reaps the child; ex.status is what a
  *					shell would put in $?

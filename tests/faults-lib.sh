@@ -39,7 +39,8 @@
 #	fault_at MODE CALL PATTERN	which occurrence of CALL, in MODE's
 #					plan, is the first that matches
 #	fault_before MODE CALL PATTERN	how many calls of CALL come before
-#	fault_spawn_of MODE PATTERN	the clone that started that process
+#	fault_spawn_call MODE		the call that starts a process
+#	fault_spawn_of MODE PATTERN	which of those started that process
 #	fault_aim MODE CALL ERRNO N PATTERN
 #					fault_once, at that very call
 #	fault_path MODE CALL ERRNO PATH	fault_once, at the first call on
@@ -466,23 +467,50 @@ fault_before() {
 	END { print n + 0 }' "$T/plan.$1.log"
 }
 
-# fault_spawn_of MODE PATTERN: which of forge's own clone calls, in the
-# plan of MODE, started the first process whose exec matches PATTERN.
+# fault_spawn_call MODE: the call forge starts a process without a hook
+# with, as MODE's plan shows it: vfork, or clone where the C library
+# makes its vfork of clone (CLONE_VFORK).
+fault_spawn_call() {
+	if awk 'NR == 1 { main = $1 }
+	    $1 == main && $2 ~ /^vfork\(/ { found = 1; exit }
+	    END { exit !found }' "$T/plan.$1.log"; then
+		echo vfork
+	else
+		echo clone
+	fi
+}
+
+# fault_spawn_of MODE PATTERN: which of forge's own calls of that kind,
+# in the plan of MODE, started the first process whose exec matches
+# PATTERN.  Its parent waits until it execs: the child's lines come
+# before the call's end, and the first new process after the call's
+# start is the child.
 fault_spawn_of() {
-	awk -v pat="$2" '
+	awk -v pat="$2" -v call="$(fault_spawn_call "$1")" '
 	NR == 1 { main = $1 }
 	{
 		line = $0
 		sub(/^[0-9]+ +/, "", line)
 	}
-	$1 == main && index(line, "clone(") == 1 {
+	$1 == main && index(line, call "(") == 1 {
 		n++
 		if (match(line, /= [0-9]+$/))
 			at[substr(line, RSTART + 2)] = n
+		else
+			pending = n
+		next
 	}
-	$1 == main && index(line, "<... clone resumed>") == 1 &&
-	    match(line, /= [0-9]+$/) {
-		at[substr(line, RSTART + 2)] = n
+	$1 == main && index(line, "<... " call " resumed>") == 1 {
+		if (pending && match(line, /= [0-9]+$/) &&
+		    !(substr(line, RSTART + 2) in at))
+			at[substr(line, RSTART + 2)] = pending
+		pending = 0
+		next
+	}
+	$1 != main && !($1 in seen) {
+		seen[$1] = 1
+		if (pending && !($1 in at))
+			at[$1] = pending
 	}
 	$1 != main && index(line, "execve(") == 1 && line ~ pat &&
 	    ($1 in at) {
@@ -669,6 +697,10 @@ fault_scrub() {
 # like any other; a last line says whether the call was hit.
 fault_aim() {
 	f_tries=0
+	if [ -z "$4" ]; then
+		fail "$1: the call aimed at is in the plan" "no $2 found"
+		return
+	fi
 	for f_try in 0 1 -1 2 -2 3 -3 4 -4 5; do
 		[ $(($4 + f_try)) -ge 1 ] || continue
 		fault_once "$1" own "$2" "$3" $(($4 + f_try))

@@ -15,7 +15,7 @@ if [ -n "$why" ]; then
 	exit 0
 fi
 fault_setup
-calls='^(openat|read|write|clone|pipe2|wait4|rename|unlinkat)$'
+calls='^(openat|read|write|clone|vfork|pipe2|wait4|rename|unlinkat)$'
 FAULT_ONLY=${FAULT_ONLY:-$calls}
 period=$(echo $FAULT_ALL_MODES | wc -w)
 phase=0

@@ -42,13 +42,13 @@ for mode in isolated staged contain; do
 	# The first gits that cannot be started: forge's own failure
 	# (125), whatever git it was to ask.
 	for what in version rev-parse config; do
-		fault_aim "$mode" clone EAGAIN \
+		fault_aim "$mode" "$(fault_spawn_call "$mode")" EAGAIN \
 		    "$(fault_spawn_of "$mode" "\"$what\"")" \
 		    "cannot run git $what"
 	done
 	# HEAD that git could not be asked for is not a repository without
 	# commits.
-	fault_aim "$mode" clone EAGAIN \
+	fault_aim "$mode" "$(fault_spawn_call "$mode")" EAGAIN \
 	    "$(fault_spawn_of "$mode" '"HEAD\^\{commit\}"')" \
 	    'cannot run git rev-parse'
 	unlike "$mode: which is not said to have no commit" \
@@ -73,7 +73,8 @@ for mode in isolated staged contain; do
 done
 # Nor is a --rev that git could not be asked about a usage error.
 fault_plan rev &&
-    fault_aim rev clone EAGAIN "$(fault_spawn_of rev '"main\^\{commit\}"')" \
+    fault_aim rev "$(fault_spawn_call rev)" EAGAIN \
+    "$(fault_spawn_of rev '"main\^\{commit\}"')" \
     'cannot run git rev-parse'
 unlike "rev: which is not said to be no commit" "$(cat "$T/f.err")" \
     'no such commit'
