@@ -70,6 +70,16 @@ setup_repo(const char *fmt)
 	free(unitfs_sh_in(repo, "printf long >%s && git add -A", long_name));
 }
 
+/* setup_repo()'s index, in index version v, read whole into b. */
+static void
+index_of_version(int v, struct buf *b)
+{
+	setup_repo(NULL);
+	free(unitfs_sh_in(repo, "git update-index --index-version %d", v));
+	buf_reset(b);
+	ck_assert_int_eq(fs_read_file(index_path, b, 1 << 20), 0);
+}
+
 /* Every entry as git lists it, with its mode: "mode path" lines. */
 static char *
 git_list(void)
@@ -239,11 +249,7 @@ START_TEST(t_damaged)
 	int		 v;
 
 	for (v = 2; v <= 4; v += 2) {
-		setup_repo(NULL);
-		free(unitfs_sh_in(repo, "git update-index --index-version %d",
-		    v));
-		buf_reset(&b);
-		ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
+		index_of_version(v, &b);
 		n = b.len;
 		for (i = 0; i < n - 20; i++) {
 			/* Exactly as long as needed: no byte to spare. */
@@ -361,11 +367,7 @@ START_TEST(t_window_cut)
 	int		 v, fd;
 
 	for (v = 2; v <= 4; v += 2) {
-		setup_repo(NULL);
-		free(unitfs_sh_in(repo, "git update-index --index-version %d",
-		    v));
-		buf_reset(&b);
-		ck_assert_int_eq(fs_read_file(index_path, &b, 1 << 20), 0);
+		index_of_version(v, &b);
 		n = b.len;
 		ck_assert_int_ne(asprintf(&cut, "%s.cut", index_path), -1);
 		for (i = 0; i < n; i += i < 64 ? 1 : 7) {

@@ -169,20 +169,24 @@ run_free(struct run *r)
 }
 
 /*
- * A fresh copy proved, as snapshot.c builds one: the proof begun, the
- * copy checked out, then what of the working state differs from HEAD
- * put in it.  Each side's index is carried.
+ * A copy proved, as snapshot.c builds one: the proof begun, the copy
+ * checked out (few: as a copy taken back, proof_checked_out()), after
+ * (NULL: nothing) run in it, then what of the working state differs from
+ * HEAD put in it.  The tree the proof gives (NULL: none), and the working
+ * state's into *want; the caller frees both.
  */
-static void
-prove_fresh(size_t id)
+static char *
+prove_copy(size_t id, int few, const char *after, char **want)
 {
 	struct run	 r;
-	char		*tree, *want;
+	char		*tree;
 
 	run_begin(&r, id, 0, NULL, NULL);
 	free(unitfs_sh_in(base, "rm -rf copy && git -C repo worktree prune && "
 	    "git -C repo worktree add -q --detach '%s' HEAD", copy));
-	proof_checked_out(r.p, 0);
+	proof_checked_out(r.p, few);
+	if (after != NULL)
+		free(unitfs_sh_in(copy, "%s", after));
 	free(unitfs_sh_in(repo,
 	    "for f in $(git ls-files -m -o --exclude-standard); "
 	    "do cp -p \"$f\" '%s'/\"$f\"; done", copy));
@@ -190,12 +194,22 @@ prove_fresh(size_t id)
 	copy_gitdir = unitfs_sh_in(copy, "git rev-parse --absolute-git-dir");
 	proof_index_ready(r.p, copy_gitdir);
 	tree = proof_finish(r.p);
-	want = tree_now();
+	*want = tree_now();
+	run_free(&r);
+	return tree;
+}
+
+/* A fresh copy proved; each side's index is carried. */
+static void
+prove_fresh(size_t id)
+{
+	char	*tree, *want;
+
+	tree = prove_copy(id, 0, NULL, &want);
 	ck_assert_ptr_nonnull(tree);
 	ck_assert_str_eq(tree, want);
 	free(tree);
 	free(want);
-	run_free(&r);
 }
 
 /*
@@ -207,40 +221,19 @@ prove_fresh(size_t id)
  */
 START_TEST(t_checked_out_few)
 {
-	struct run	 r;
-	char		*tree, *want;
-	int		 i;
+	char	*tree, *want;
 
 	setup();
-	for (i = 0; i < 2; i++) {
-		run_begin(&r, 0, 0, NULL, NULL);
-		free(unitfs_sh_in(base, "rm -rf copy && git -C repo worktree "
-		    "prune && git -C repo worktree add -q --detach '%s' HEAD",
-		    copy));
-		proof_checked_out(r.p, 1);
-		if (i == 0)
-			free(unitfs_sh_in(copy, "cp -p b.txt .saved && "
-			    "tr a-z A-Z <.saved >b.txt && "
-			    "touch -r .saved b.txt && rm .saved"));
-		free(unitfs_sh_in(repo,
-		    "for f in $(git ls-files -m -o --exclude-standard); "
-		    "do cp -p \"$f\" '%s'/\"$f\"; done", copy));
-		free(copy_gitdir);
-		copy_gitdir = unitfs_sh_in(copy,
-		    "git rev-parse --absolute-git-dir");
-		proof_index_ready(r.p, copy_gitdir);
-		tree = proof_finish(r.p);
-		want = tree_now();
-		if (i == 0)
-			ck_assert_ptr_null(tree);
-		else {
-			ck_assert_ptr_nonnull(tree);
-			ck_assert_str_eq(tree, want);
-		}
-		free(tree);
-		free(want);
-		run_free(&r);
-	}
+	tree = prove_copy(0, 1, "cp -p b.txt .saved && "
+	    "tr a-z A-Z <.saved >b.txt && touch -r .saved b.txt && "
+	    "rm .saved", &want);
+	ck_assert_ptr_null(tree);
+	free(want);
+	tree = prove_copy(0, 1, NULL, &want);
+	ck_assert_ptr_nonnull(tree);
+	ck_assert_str_eq(tree, want);
+	free(tree);
+	free(want);
 }
 END_TEST
 

@@ -81,13 +81,7 @@ is_key(const char *p, size_t len, const char *k)
 	return len == strlen(k) && memcmp(p, k, len) == 0;
 }
 
-/*
- * The settings of the source repository that change how its copy must
- * be made: core.fileMode, and (before git 2.36, which cannot copy one)
- * whether it is a sparse checkout; and those under which its copy is not
- * reused (snapshot_repo_not_reusable()): core.symlinks, core.ignoreStat
- * -- from git config -z's records in text, or (text NULL) from git.
- */
+/* What git config says of them (sr_settings()). */
 static const char *const	 settings_args[] = { "config", "-z",
     "--get-regexp",
     "^core\\.(filemode|sparsecheckout|autocrlf|attributesfile|symlinks|"
@@ -147,6 +141,13 @@ settings_finish(struct settings_job *j, struct buf *text)
 	return ret;
 }
 
+/*
+ * The settings of the source repository that change how its copy must
+ * be made: core.fileMode, and (before git 2.36, which cannot copy one)
+ * whether it is a sparse checkout; and those under which its copy is not
+ * reused (snapshot_repo_not_reusable()): core.symlinks, core.ignoreStat
+ * -- from git config -z's records in text, or (text NULL) from git.
+ */
 static int
 sr_settings(struct snap_repo *sr, int sparse, const struct buf *text)
 {
@@ -257,7 +258,7 @@ begin_proof(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
  * taken back -- at HEAD.  Where git may convert HEAD's files (settings,
  * attributes), one taken back has those that may not be a checkout's
  * checked out again; one whose conversion cannot be redone exactly is
- * made afresh, and not parked.
+ * made afresh, and not parked.  1: taken back, 0: made, -1: failed.
  */
 static int
 nested_copy(struct snapshot *s, struct snap_repo *sr,
@@ -270,10 +271,8 @@ nested_copy(struct snapshot *s, struct snap_repo *sr,
 	    (r = snapshot_parked_take(s, sr)) != 0) {
 		if (r == -1 || (r = conv_checkout(s, sr, l, &why)) == -1)
 			return -1;
-		if (r == 1) {
-			sr->taken = 1;
-			return 0;
-		}
+		if (r == 1)
+			return 1;
 		sr->parkable = 0;
 		free(sr->dst_gitdir);
 		sr->dst_gitdir = NULL;
@@ -304,7 +303,7 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	struct git	g;
 	long long	t = timeutil_now_ms();
 	char		tag[32];
-	int		conv;
+	int		conv, taken = 0;
 
 	/* Which changes to copy whole: found while git checks out.  Where
 	 * git may convert, every one: git diff shows what git makes of a
@@ -327,14 +326,14 @@ checkout(struct snapshot *s, struct snap_repo *sr, const struct lsfiles *l)
 	if (s->reused && sr == s->repos[0]) {
 		if (snapshot_reused_sync(s, sr) == -1)
 			return -1;
-	} else if (nested_copy(s, sr, l) == -1)
+	} else if ((taken = nested_copy(s, sr, l)) == -1)
 		return -1;
 	/* HEAD's files as a fresh checkout writes them, where git converts
 	 * or did, in a copy to be parked or that was. */
 	if (sr == s->repos[0] && conv_top(s, sr, l) == -1)
 		return -1;
 	if (sr->proof != NULL)
-		proof_checked_out(sr->proof, sr->taken);
+		proof_checked_out(sr->proof, taken == 1);
 	poll_proofs(s);
 	if (sr->sparse && snapshot_fill_unsparse(sr, l) == -1)
 		return -1;

@@ -80,8 +80,6 @@ struct snap_repo {
 					   space */
 	int		 keeps;		/* nested: its copy taken back with
 					   its own ignored files */
-	int		 taken;		/* nested: its parked copy taken
-					   back and brought up to date */
 	struct reuse_marks marks;	/* nested: times to keep (the top
 					   copy's are the snapshot's) */
 	struct reconvert conv;		/* a copy kept, or that was: how
