@@ -239,9 +239,12 @@ entry_read(struct src *s, struct gitindex_entry *e, uint32_t version,
 	return 0;
 }
 
-/* The entries from s, len bytes in all (the checksum's among them). */
+/* The entries from s, len bytes in all (the checksum's among them);
+ * with keep 0, only counted, and each given to each (if not NULL) as it
+ * is read: ix->v is then one entry, the last. */
 static int
-parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
+parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz,
+    int keep, gitindex_each_fn each, void *arg)
 {
 	struct buf		 names = BUF_INIT, prev = BUF_INIT;
 	const char		*base;
@@ -267,32 +270,42 @@ parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
 	body = len - rawsz - 12;
 	if (count > body / fixed)
 		goto bad;
-	ix->v = xreallocarray(NULL, count > 0 ? count : 1, sizeof(*ix->v));
+	ix->v = xreallocarray(NULL, count > 0 && keep ? count : 1,
+	    sizeof(*ix->v));
 	/*
 	 * Versions 2 and 3 have each path whole, ended by one NUL or more:
 	 * room for all of them is known, and each entry's path is set as it
 	 * is read.  Version 4's are cut by the one before, and the room
 	 * they take grows: their offsets are made paths at the end.
 	 */
-	if (version < 4)
+	if (!keep)
+		;
+	else if (version < 4)
 		buf_grow(&names, body - (size_t)count * fixed);
 	else
 		offs = xreallocarray(NULL, count > 0 ? count : 1,
 		    sizeof(*offs));
 	base = names.data;
 	for (i = 0; i < count; i++) {
-		struct gitindex_entry	*e = &ix->v[i];
+		struct gitindex_entry	*e = &ix->v[keep ? i : 0];
 
 		if (entry_read(s, e, version, rawsz, &prev) == -1)
 			goto bad;
 		/* Sorted as git sorts, each path once. */
 		if (i > 0 && strcmp(names.data + last, prev.data) >= 0)
 			goto bad;
+		if (each != NULL) {
+			e->path = prev.data;
+			if (each(e, arg) == -1)
+				goto stopped;
+		}
+		if (!keep)
+			buf_reset(&names);
 		last = names.len;
 		if (offs != NULL)
 			offs[i] = last;
 		buf_add(&names, prev.data, prev.len + 1);
-		if (offs == NULL) {
+		if (offs == NULL && keep) {
 			/* Never moved: there was room for every path. */
 			if (names.data != base)
 				goto bad;
@@ -306,13 +319,17 @@ parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz)
 	ix->names = buf_detach(&names);
 	for (i = 0; offs != NULL && i < count; i++)
 		ix->v[i].path = ix->names + offs[i];
+	if (!keep)
+		ix->v[0].path = NULL;
 	ret = 0;
 bad:
+	if (ret == -1)
+		errno = EINVAL;
+stopped:
 	if (ret == -1) {
 		free(ix->v);
 		memset(ix, 0, sizeof(*ix));
 		buf_free(&names);
-		errno = EINVAL;
 	}
 	buf_free(&prev);
 	free(offs);
@@ -329,12 +346,13 @@ gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
 	s.fd = -1;
 	s.p = data;
 	s.end = data + (len > rawsz ? len - rawsz : 0);
-	return parse(ix, &s, len, rawsz);
+	return parse(ix, &s, len, rawsz, 1, NULL, NULL);
 }
 
-int
-gitindex_read_window(struct gitindex *ix, const char *path, size_t rawsz,
-    size_t window)
+/* gitindex_read_window(), or with keep 0 gitindex_each()'s. */
+static int
+read_window(struct gitindex *ix, const char *path, size_t rawsz,
+    size_t window, int keep, gitindex_each_fn each, void *arg)
 {
 	struct stat	st;
 	struct src	s;
@@ -354,13 +372,40 @@ gitindex_read_window(struct gitindex *ix, const char *path, size_t rawsz,
 	s.cap = s.left < window ? s.left : window;
 	s.win = xmalloc(s.cap > 0 ? s.cap : 1);
 	s.p = s.end = s.win;
-	r = parse(ix, &s, (size_t)st.st_size, rawsz);
+	r = parse(ix, &s, (size_t)st.st_size, rawsz, keep, each, arg);
 out:
 	saved = errno;
 	free(s.win);
 	close(s.fd);
 	errno = saved;
 	return r;
+}
+
+int
+gitindex_read_window(struct gitindex *ix, const char *path, size_t rawsz,
+    size_t window)
+{
+	return read_window(ix, path, rawsz, window, 1, NULL, NULL);
+}
+
+int
+gitindex_each(const char *path, size_t rawsz, gitindex_each_fn each,
+    void *arg, size_t *n)
+{
+	struct gitindex	ix;
+
+	if (read_window(&ix, path, rawsz, INDEX_WINDOW, 0, each, arg) == -1)
+		return -1;
+	if (n != NULL)
+		*n = ix.n;
+	gitindex_free(&ix);
+	return 0;
+}
+
+int
+gitindex_count(const char *path, size_t rawsz, size_t *n)
+{
+	return gitindex_each(path, rawsz, NULL, NULL, n);
 }
 
 int
@@ -463,6 +508,21 @@ gitindex_stale(const struct gitindex_entry *e, const struct stat *st,
 	 */
 	return not_before(e->ctime, e->ctime_ns, since) ||
 	    not_before(e->mtime, e->mtime_ns, since) ? 2 : 0;
+}
+
+int
+gitindex_empty(const struct gitindex_entry *e, size_t rawsz)
+{
+	static const char	sha1[] =
+	    "e69de29bb2d1d6434b8b29ae775ad8c2e48c5391";
+	static const char	sha256[] =
+	    "473a0f4c3be8a93681a267e3b1e9a7dcda1185436fe141f7749120a303721813";
+	char			hex[2 * HASH_MAX + 1];
+
+	if (rawsz != 20 && rawsz != 32)
+		return 0;
+	hash_hex(e->oid, rawsz, hex);
+	return strcmp(hex, rawsz == 20 ? sha1 : sha256) == 0;
 }
 
 int

@@ -20,12 +20,23 @@
  *			kept no nanoseconds).  1: git's own look at its
  *			stat data would tell; 2: it might not (a git that
  *			keeps whole seconds), so its entry is to go first
+ *	gitindex_empty(e, rawsz)	non-zero if e names the empty blob
  *	gitindex_look(top, &ix, &since, &stale, &unsure)	each path of
  *			ix, relative to the directory top, whose file is
  *			stale, onto stale, and if 2, onto unsure too (if
  *			not NULL); nothing written, no symlink followed.
  *			-1: top, or a file or directory on the way, could
  *			not be looked at (gone is stale, not an error)
+ *
+ *	gitindex_count(path, rawsz, &n)	how many entries the index at
+ *			path has, read as gitindex_read() reads it (the same
+ *			refusals), none of them kept
+ *	gitindex_each(path, rawsz, fn, arg, &n)	the same, each entry
+ *			given to fn(e, arg) as it is read, in order (e and
+ *			its path valid for the call only): -1 from fn stops
+ *			the read, which is then -1 too.  An index found bad
+ *			past an entry fn had is -1 all the same: what fn
+ *			made of the entries is then not to be used
  *
  *	gitindex_tree(&ix, hex)	the id of the tree git write-tree would
  *			write of ix, as hex digits into hex (2 * rawsz + 1
@@ -76,6 +87,11 @@ int	 gitindex_read(struct gitindex *, const char *, size_t);
  * is 256 KiB).  An entry longer than half of it is refused (EINVAL). */
 int	 gitindex_read_window(struct gitindex *, const char *, size_t,
 	    size_t);
+typedef int	(*gitindex_each_fn)(const struct gitindex_entry *, void *);
+
+int	 gitindex_count(const char *, size_t, size_t *);
+int	 gitindex_each(const char *, size_t, gitindex_each_fn, void *,
+	    size_t *);
 int	 gitindex_parse(struct gitindex *, const unsigned char *, size_t,
 	    size_t);
 size_t	 gitindex_pos(const struct gitindex *, const char *);
@@ -83,6 +99,7 @@ const struct gitindex_entry *gitindex_find(const struct gitindex *,
 	    const char *);
 int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,
 	    const struct timespec *);
+int	 gitindex_empty(const struct gitindex_entry *, size_t);
 int	 gitindex_look(const char *, const struct gitindex *,
 	    const struct timespec *, struct strv *, struct strv *);
 int	 gitindex_treeable(const struct gitindex *);

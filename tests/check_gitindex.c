@@ -189,16 +189,24 @@ START_TEST(t_refused)
 		NULL
 	};
 	struct gitindex	 ix;
-	size_t		 i;
+	size_t		 i, n;
 
 	for (i = 0; how[i] != NULL; i++) {
 		setup_repo(NULL);
 		ck_assert_int_eq(gitindex_read(&ix, index_path, 20), 0);
 		gitindex_free(&ix);
+		n = 0;
+		ck_assert_int_eq(gitindex_count(index_path, 20, &n), 0);
+		ck_assert_uint_eq(n, 8);
 		free(unitfs_sh_in(repo, "%s", how[i]));
 		errno = 0;
 		ck_assert_msg(gitindex_read(&ix, index_path, 20) == -1,
 		    "read after %s", how[i]);
+		ck_assert_int_eq(errno, EINVAL);
+		/* Nor counted: a split index's entries are not all in it. */
+		errno = 0;
+		ck_assert_msg(gitindex_count(index_path, 20, &n) == -1,
+		    "counted after %s", how[i]);
 		ck_assert_int_eq(errno, EINVAL);
 	}
 	ck_assert_int_eq(gitindex_read(&ix, "/nonexistent/index", 20), -1);
@@ -298,6 +306,82 @@ same_entries(const struct gitindex *a, const struct gitindex *b)
 	}
 }
 
+/* What each_entry() compares the entries given one by one with. */
+struct each_check {
+	const struct gitindex	*whole;
+	size_t			 i;
+	size_t			 stop;		/* stop at this one */
+	struct gitindex		 one;		/* its v: the entry given */
+};
+
+static int
+each_entry(const struct gitindex_entry *e, void *arg)
+{
+	struct each_check	*c = arg;
+
+	ck_assert_uint_lt(c->i, c->whole->n);
+	c->one.v = (struct gitindex_entry *)e;
+	c->one.n = 1;
+	c->one.rawsz = c->whole->rawsz;
+	{
+		struct gitindex	w = *c->whole;
+
+		w.v += c->i;
+		w.n = 1;
+		same_entries(&w, &c->one);
+	}
+	return ++c->i == c->stop ? -1 : 0;
+}
+
+/* Each entry given as it is read: in order, each as gitindex_read()
+ * reads it; -1 from the callback stops the read, at once. */
+START_TEST(t_each)
+{
+	struct gitindex		whole;
+	struct each_check	c;
+	size_t			n;
+	int			v;
+
+	for (v = 2; v <= 4; v += 2) {
+		setup_repo(NULL);
+		free(unitfs_sh_in(repo, "git update-index --index-version %d",
+		    v));
+		ck_assert_int_eq(gitindex_read(&whole, index_path, 20), 0);
+		memset(&c, 0, sizeof(c));
+		c.whole = &whole;
+		n = 0;
+		ck_assert_int_eq(gitindex_each(index_path, 20, each_entry, &c,
+		    &n), 0);
+		ck_assert_uint_eq(c.i, whole.n);
+		ck_assert_uint_eq(n, whole.n);
+		memset(&c, 0, sizeof(c));
+		c.whole = &whole;
+		c.stop = 3;
+		ck_assert_int_eq(gitindex_each(index_path, 20, each_entry, &c,
+		    NULL), -1);
+		ck_assert_uint_eq(c.i, 3);
+		gitindex_free(&whole);
+	}
+}
+END_TEST
+
+/* The empty blob's entry, of either hash, and no other. */
+START_TEST(t_empty)
+{
+	struct gitindex		ix;
+	const struct gitindex_entry *e;
+
+	setup_repo(NULL);
+	ck_assert_int_eq(gitindex_read(&ix, index_path, 20), 0);
+	ck_assert_ptr_nonnull(e = gitindex_find(&ix, "empty"));
+	ck_assert(gitindex_empty(e, 20));
+	ck_assert(!gitindex_empty(e, 32));
+	ck_assert_ptr_nonnull(e = gitindex_find(&ix, "a"));
+	ck_assert(!gitindex_empty(e, 20));
+	gitindex_free(&ix);
+}
+END_TEST
+
 /* An index read through windows of sizes from about the smallest its
  * entries fit (its longest entry, about 150 bytes, is half of 300) to
  * past the whole file: the same entries as the whole file
@@ -309,7 +393,7 @@ START_TEST(t_window)
 	    1000, 4096, 65536, 1 << 20 };
 	struct gitindex		 whole, part;
 	struct buf		 b = BUF_INIT;
-	size_t			 i;
+	size_t			 i, n;
 	int			 v;
 
 	repo_dir("w");
@@ -345,6 +429,10 @@ START_TEST(t_window)
 		ck_assert_int_eq(gitindex_read(&part, index_path, 20), 0);
 		same_entries(&whole, &part);
 		gitindex_free(&part);
+		/* Counted, none kept: as many as read. */
+		n = 0;
+		ck_assert_int_eq(gitindex_count(index_path, 20, &n), 0);
+		ck_assert_uint_eq(n, 400);
 		/* An entry longer than half the window: refused. */
 		errno = 0;
 		ck_assert_int_eq(gitindex_read_window(&part, index_path, 20,
@@ -363,7 +451,7 @@ START_TEST(t_window_cut)
 	struct gitindex	 ix;
 	struct buf	 b = BUF_INIT;
 	char		*cut;
-	size_t		 n, i;
+	size_t		 n, i, count;
 	int		 v, fd;
 
 	for (v = 2; v <= 4; v += 2) {
@@ -379,6 +467,11 @@ START_TEST(t_window_cut)
 			ck_assert_msg(gitindex_read_window(&ix, cut, 20,
 			    16384) == -1, "version %d, %zu of %zu bytes", v, i,
 			    n);
+			ck_assert_int_eq(errno, EINVAL);
+			/* Nor are its entries counted. */
+			errno = 0;
+			ck_assert_msg(gitindex_count(cut, 20, &count) == -1,
+			    "counted: version %d, %zu of %zu bytes", v, i, n);
 			ck_assert_int_eq(errno, EINVAL);
 		}
 		/* Whole, it is. */
@@ -766,6 +859,8 @@ gitindex_suite(void)
 	tcase_add_test(tc, t_reserved_flag);
 	tcase_add_test(tc, t_damaged);
 	tcase_add_test(tc, t_window);
+	tcase_add_test(tc, t_each);
+	tcase_add_test(tc, t_empty);
 	tcase_add_test(tc, t_window_cut);
 	tcase_add_test(tc, t_stale);
 	tcase_add_test(tc, t_look);
