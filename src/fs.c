@@ -40,6 +40,66 @@ fs_dirent_type(DIR *d, const struct dirent *de)
 	    S_ISBLK(st.st_mode) ? DT_BLK : DT_UNKNOWN;
 }
 
+/* fs_count_files() of fd, which this closes: name, the top's entry
+ * left out, or below it the one that stops the count. */
+static long
+count_files(int fd, const char *name, int top)
+{
+	struct dirent	*de;
+	DIR		*d;
+	long		 n = 0, k;
+	int		 sub, t;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		errno = 0;
+		if ((de = readdir(d)) == NULL) {
+			if (errno != 0)
+				n = -1;
+			break;
+		}
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (name != NULL && strcmp(de->d_name, name) == 0) {
+			if (top)
+				continue;
+			n = -1;
+			break;
+		}
+		if ((t = fs_dirent_type(d, de)) == DT_REG || t == DT_LNK)
+			n++;
+		else if (t == DT_DIR) {
+			if ((sub = openat(dirfd(d), de->d_name, O_RDONLY |
+			    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) == -1 ||
+			    (k = count_files(sub, name, 0)) == -1) {
+				n = -1;
+				break;
+			}
+			n += k;
+		} else {
+			n = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+long
+fs_count_files(int dirfd, const char *name)
+{
+	int	fd;
+
+	if ((fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
+	    -1)
+		return -1;
+	return count_files(fd, name, 1);
+}
+
 static int	walk_dir(int, const char *, int, mode_t, int);
 
 int

@@ -91,6 +91,13 @@ int	fs_path_in(const char *, const char *);
 char	*fs_path_absolute(const char *);
 /* The final component of a path, and the rest. */
 const char *fs_basename(const char *);
+/* How many regular files and symlinks are in the directory dirfd and
+ * in every directory below it, no symlink followed, the top's entry
+ * called name (NULL: none) left out.  -1 if a directory could not be
+ * read, or holds anything else (a fifo, a socket, a device), or below
+ * the top an entry called name: what is there is not known (dirfd is
+ * the caller's still). */
+long	fs_count_files(int, const char *);
 /* The DT_ type of an entry readdir() gave from d, looked up where the
  * file system does not say (no symlink followed); -1 if it is gone. */
 int	fs_dirent_type(DIR *, const struct dirent *);

@@ -1690,6 +1690,65 @@ START_TEST(t_copy_fd)
 }
 END_TEST
 
+/* Files and symlinks are counted in every directory, but the top's
+ * entry that is left out; directories and what symlinks point at are
+ * not.  Anything else, or that name again below the top: not known. */
+START_TEST(t_count_files)
+{
+	char	*d, *p;
+	int	 fd;
+
+	d = unitfs_dir("count");
+	file_in(d, "a", "a", 0644);
+	link_in(d, "l", "a");
+	link_in(d, "ld", "sub");
+	mkdir_in(d, "sub", 0755);
+	file_in(d, "sub/b", "b", 0644);
+	mkdir_in(d, "sub/deeper", 0755);
+	file_in(d, "sub/deeper/c", "c", 0755);
+	mkdir_in(d, "empty", 0755);
+	mkdir_in(d, ".git", 0755);
+	file_in(d, ".git/x", "x", 0644);
+	file_in(d, ".git/y", "y", 0644);
+	fd = open(d, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(fs_count_files(fd, ".git"), 5);
+	ck_assert_int_eq(fs_count_files(fd, NULL), 7);
+	ck_assert_int_eq(fs_count_files(fd, "sub"), 5);
+	/* The caller's fd is the caller's still. */
+	ck_assert_int_ne(fcntl(fd, F_GETFD), -1);
+	/* The name again below the top, even empty, even a file. */
+	mkdir_in(d, "sub/.git", 0755);
+	ck_assert_int_eq(fs_count_files(fd, ".git"), -1);
+	ck_assert_int_eq(fs_count_files(fd, NULL), 7);
+	p = unitfs_path(d, "sub/.git");
+	ck_assert_int_eq(rmdir(p), 0);
+	free(p);
+	file_in(d, "sub/deeper/.git", "gitdir: x", 0644);
+	ck_assert_int_eq(fs_count_files(fd, ".git"), -1);
+	p = unitfs_path(d, "sub/deeper/.git");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	ck_assert_int_eq(fs_count_files(fd, ".git"), 5);
+	/* A fifo: neither file nor directory. */
+	fifo_in(d, "sub/fifo");
+	ck_assert_int_eq(fs_count_files(fd, ".git"), -1);
+	p = unitfs_path(d, "sub/fifo");
+	ck_assert_int_eq(unlink(p), 0);
+	free(p);
+	/* A directory that cannot be read: not known. */
+	p = unitfs_path(d, "sub/deeper");
+	ck_assert_int_eq(chmod(p, 0), 0);
+	if (geteuid() != 0)
+		ck_assert_int_eq(fs_count_files(fd, ".git"), -1);
+	ck_assert_int_eq(chmod(p, 0755), 0);
+	free(p);
+	ck_assert_int_eq(fs_count_files(fd, ".git"), 5);
+	close(fd);
+	free(d);
+}
+END_TEST
+
 START_TEST(t_small_helpers)
 {
 	const char	*a, *b, *c, *e, *p;
@@ -1793,6 +1852,7 @@ fsutil_suite(void)
 	tcase_add_test(tc, t_read_file);
 	tcase_add_test(tc, t_mkdirs);
 	tcase_add_test(tc, t_mkdirs_empty);
+	tcase_add_test(tc, t_count_files);
 	tcase_add_test(tc, t_small_helpers);
 	suite_add_tcase(s, tc);
 	return s;
