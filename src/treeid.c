@@ -480,7 +480,7 @@ end_step(struct treeid_job *j, int st)
 		return;
 	}
 	if (st != 0) {
-		if (st > 0) {
+		if (st > 0 && !j->q.quiet) {
 			(void)read_file(j, "err", &b);
 			warnx("cannot compute the tree of %s: %s: %s",
 			    j->g.dir != NULL ? fs_vis(j->g.dir) : ".",

@@ -59,6 +59,8 @@
  *				as without
  *	q.own_early = 1;	with q.own: hashed by treeid_poll() as
  *				soon as the entries are there
+ *	q.quiet = 1;		a git that fails says nothing: the caller
+ *				goes another way
  *	q.edits_only = 1;	stop before the add: job.index is then an
  *				index for another request to start from
  *	q.big = n;		before the add, git hashes the regular
@@ -143,10 +145,12 @@ struct treeid_req {
 	const struct strv	*big_from;
 	size_t			 own;
 	int			 own_early;
+	int			 quiet;
 };
 
 #define TREEID_INIT	{ NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, \
-			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, 0 }
+			  NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0, 0, NULL, 0, \
+			  0, 0 }
 
 struct treeid_job {
 	struct treeid_req	 q;
