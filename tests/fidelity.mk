@@ -17,6 +17,7 @@ SHELL_TESTS += \
 	tests/t-fidelity-config.sh \
 	tests/t-fidelity-special.sh \
 	tests/t-fidelity-proof.sh \
+	tests/t-fidelity-plain.sh \
 	tests/t-bigfile.sh \
 	tests/t-fidelity-status.sh \
 	tests/t-property.sh \

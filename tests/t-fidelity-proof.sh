@@ -61,7 +61,14 @@ case \$CORRUPT in
 append) printf x >>"\$p" ;;
 rewrite) tr a-z A-Z <"\$p" >"\$p.tmp" && cat "\$p.tmp" >"\$p" && rm "\$p.tmp" ;;
 delete) rm -f "\$p" ;;
-extra) printf 'extra\n' >"\$p" ;;
+extra) mkdir -p "\$(dirname "\$p")" && printf 'extra\n' >"\$p" ;;
+extralink) ln -s hello.txt "\$p" ;;
+extrarepo) (unset GIT_DIR GIT_WORK_TREE GIT_INDEX_FILE GIT_COMMON_DIR \
+	    GIT_OBJECT_DIRECTORY GIT_ALTERNATE_OBJECT_DIRECTORIES
+	"$real_git" init -q "\$p" &&
+	"$real_git" -C "\$p" -c user.name=x -c user.email=x@x.invalid \
+	    commit -q --allow-empty -m x) ;;
+fifo) mkfifo "\$p" ;;
 chmod) chmod +x "\$p" ;;
 retarget) rm -f "\$p" && ln -s elsewhere "\$p" ;;
 esac
@@ -95,6 +102,17 @@ corrupted delete staged.txt "a file deleted"
 corrupted delete src/main.c "an unpatched file deleted"
 corrupted delete tracked-link "an unpatched link deleted"
 corrupted extra extra.txt "a file too many"
+# Where git looks at the paths forge wrote alone, forge counts the rest:
+# anything else in the copy, anywhere, is still found.
+corrupted extra src/extra.c "a file too many beside tracked ones"
+corrupted extra new/deep/er/extra.txt "a file too many in a new directory"
+corrupted extralink extra-link "a link too many"
+corrupted extrarepo nested "a repository too many"
+# A fifo git leaves out; forge, which cannot tell what it is, has git
+# walk the whole copy, which passes it.
+CORRUPT=fifo CORRUPT_PATH=fifo PATH="$T/bin:$PATH" run_forge verify \
+    --isolated -- test -p fifo
+is "a fifo in the copy: git adds none, nor is it counted" "$rc" 0
 corrupted chmod hello.txt "a mode changed"
 corrupted retarget tracked-link "a link retargeted"
 

@@ -104,6 +104,12 @@ struct proof {
 	struct strv		 rest;		/* the paths where the source
 						   differs from HEAD, but those
 						   hashed early */
+	int			 plain;		/* nothing but files: no
+						   submodule, conflict, nested
+						   repository or sparse
+						   checkout, no ignored file
+						   of the copy's own */
+	struct strv		 untracked;	/* the source's (if plain) */
 	char			*copy_index;	/* the index the copy's side
 						   ended with, held to be
 						   carried (proof_carry.c) */
