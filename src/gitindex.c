@@ -278,11 +278,9 @@ parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz,
 	 * is read.  Version 4's are cut by the one before, and the room
 	 * they take grows: their offsets are made paths at the end.
 	 */
-	if (!keep)
-		;
-	else if (version < 4)
+	if (keep && version < 4)
 		buf_grow(&names, body - (size_t)count * fixed);
-	else
+	else if (keep)
 		offs = xreallocarray(NULL, count > 0 ? count : 1,
 		    sizeof(*offs));
 	base = names.data;

@@ -246,8 +246,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	p->plain = !pr->sparse && !pr->own_ignored && !pr->reused &&
 	    (pr->exclude == NULL || pr->exclude->n == 0) &&
 	    (pr->nested == NULL || pr->nested->n == 0) &&
-	    l->gitlinks.n == 0 && l->nested.n == 0 && l->conflicts.n == 0 &&
-	    l->unmerged.n == 0;
+	    l->gitlinks.n == 0 && l->nested.n == 0 && l->unmerged.n == 0;
 	if (p->plain)
 		strv_pushv(&p->untracked, l->untracked.v);
 	if (!pr->sparse) {
@@ -605,144 +604,6 @@ proof_hold_copy_index(struct proof *p, struct treeid_job *job)
 }
 
 /*
- * A copy of nothing but files (p->plain): git looks at the paths forge
- * wrote alone -- those where the source differs from HEAD, and the
- * untracked files -- each added or removed as it is on disk
- * (update-index), rather than at the whole copy (git add -A -f).  What
- * else the copy has is then forge's to see: copy_files() and
- * nothing_else().
- */
-static void
-plain_only(const struct proof *p, struct treeid_req *q, struct strv *only)
-{
-	strv_pushv(only, p->src_job.changed.v);
-	strv_pushv(only, p->untracked.v);
-	strv_sort_uniq(only);
-	q->only = only;
-	/* A path git will not take that way (a file beside a symlink, a
-	 * directory): the whole copy, with nothing said. */
-	q->quiet = 1;
-	/* Nothing in the run reads what they hold but where git converts
-	 * files: their ids will do. */
-	q->info_only = !p->r.convert;
-}
-
-/* What plain_stale() walks the copy's index with. */
-struct plain_walk {
-	const struct proof	*p;
-	const struct strv	*only;
-	size_t			 k;		/* only's next path */
-	struct fs_pair		 fp;
-	struct strv		*paths;
-	struct treeid_job	*job;
-	size_t			 n;
-};
-
-/* Is the copy's file at e's path the one git wrote of it?  If not, onto
- * the walk's paths. */
-static int
-plain_entry(const struct gitindex_entry *e, void *arg)
-{
-	struct plain_walk	*w = arg;
-	struct stat		 st;
-	const struct timespec	*since = &w->p->checked_out;
-	const char		*base;
-	int			 c = 1, r = 1;
-
-	/* The job's next step starts as soon as its last ends. */
-	if ((++w->n & 255) == 0)
-		treeid_poll(w->job);
-	while (w->k < w->only->n &&
-	    (c = strcmp(w->only->v[w->k], e->path)) < 0)
-		w->k++;
-	/* git looks at it -- or has, early, and what changed it since is
-	 * to be seen. */
-	if (c == 0 && !strv_sorted_has(&w->p->early_done, e->path))
-		return 0;
-	if (c == 0)
-		since = &w->p->early_at;
-	(void)fs_pair_to(&w->fp, e->path, &base, NULL, NULL);
-	if (w->fp.dfd != -1 &&
-	    fstatat(w->fp.dfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		r = gitindex_stale(e, &st, since);
-		/* Empty, as the blob it names: the same bytes whatever
-		 * git kept of it. */
-		if (r == 2 && st.st_size == 0 &&
-		    gitindex_empty(e, proof_hash_size(w->p)))
-			r = 0;
-	}
-	if (r != 0)
-		strv_push(w->paths, e->path);
-	return 0;
-}
-
-/*
- * touched_since_checkout() for a copy of nothing but files, over the
- * copy's own index (index): each entry git is not to look at (not in
- * only) is to have its file as git wrote it -- the same inode, size and
- * times as git kept, no later than the checkout -- else its path goes
- * onto paths.  The same look git add -A would take of it, stat data
- * and all: a file of the checkout's, moved with its directory, keeps
- * its times but not its inode.  -1: the index could not be read.
- */
-static int
-plain_stale(const struct proof *p, const char *index,
-    const struct strv *only, struct strv *paths, struct treeid_job *job)
-{
-	struct plain_walk	w;
-	int			r = -1;
-
-	memset(&w, 0, sizeof(w));
-	w.p = p;
-	w.only = only;
-	w.paths = paths;
-	w.job = job;
-	if (fs_pair_open(&w.fp, NULL, p->r.dst) == 0) {
-		r = gitindex_each(index, proof_hash_size(p), plain_entry, &w,
-		    NULL);
-		fs_pair_close(&w.fp);
-	}
-	return r;
-}
-
-/* The copy's files and symlinks, but for its .git; -1 if they could not
- * all be counted, or there is anything else (fs_count_files()). */
-static long
-copy_files(const struct proof *p)
-{
-	long	n;
-	int	root;
-
-	if ((root = open(p->r.dst, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) ==
-	    -1)
-		return -1;
-	n = fs_count_files(root, ".git");
-	close(root);
-	return n;
-}
-
-/*
- * Is there nothing in the copy but what the index its side ended with
- * has?  Each entry of that index is a file there: git looked at the
- * paths it was given (plain_only()), and forge at the others, which it
- * found as the checkout wrote them (plain_stale()).  So
- * there are as many files as entries only if there is nothing else --
- * nothing git add -A would have added.  What git could take for a
- * repository (a .git below the top) or could not (a fifo, a device) is
- * not counted but not known: -1, as for another number.  0: so it is.
- */
-static int
-nothing_else(const struct proof *p, long files, const char *index)
-{
-	size_t	n;
-
-	if (files < 0 || index == NULL ||
-	    gitindex_count(index, proof_hash_size(p), &n) == -1)
-		return -1;
-	return (size_t)files == n ? 0 : -1;
-}
-
-/*
  * The copy's side.  Its index is its checkout's, and git wrote it with
  * the files: all "racily clean", that recent, and git would read every
  * one of them again.  Instead, the entries of the paths where the source
@@ -756,13 +617,15 @@ nothing_else(const struct proof *p, long files, const char *index)
  * its own (build output), where git must leave them out as it does in
  * the source: the source's staged files are tracked there too, by the
  * entries proof_look_fresh_entries() put back.  In a copy of nothing but
- * files, git looks at the paths forge wrote alone (plain_only()), and at
- * the whole copy only if forge finds something else there.
+ * files, git looks at the paths forge wrote alone (proof_plain.c), and
+ * at the whole copy only if forge finds something else there.
  */
 static char *
 copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 {
 	struct treeid_job	 job;
+	struct treeid_req	 plain;
+	const struct treeid_req	*first = q;
 	struct timespec		 start;
 	struct strv		 paths = STRV_INIT, only = STRV_INIT;
 	char			*b = NULL, *ci, tag[32];
@@ -788,32 +651,34 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 		q->big = proof_big(p);
 		q->big_from = &p->rest;
 	}
-	if (p->plain)
-		plain_only(p, q, &only);
+	if (p->plain) {
+		plain = *q;
+		proof_plain_only(p, &plain, &only);
+		first = &plain;
+	}
 	/* What changes from now on is stamped no earlier (a file forge
 	 * wrote this instant too, which costs git a look only). */
 	clock_gettime(CLOCK_REALTIME_COARSE, &start);
 	fs_present(p->r.dst, &start);
 	snprintf(tag, sizeof(tag), "copy%zu", p->id);
-	if (treeid_start(&job, q, tag) == 0) {
-		if (q->only == NULL)
+	if (treeid_start(&job, first, tag) == 0) {
+		if (!p->plain)
 			touched_since_checkout(p, &paths,
 			    &p->src_job.changed, &job);
-		else if (plain_stale(p, ci, q->only, &paths, &job) == 0)
-			files = copy_files(p);
+		else
+			files = proof_plain_look(p, ci, proof_hash_size(p),
+			    &only, &paths, &job);
 		if ((b = treeid_finish(&job)) != NULL)
 			changed_since(p, &job.big, &start, &paths);
 	}
-	if ((b != NULL && paths.n > 0) || (q->only != NULL &&
-	    (b == NULL || nothing_else(p, files, job.index) == -1))) {
+	if ((b != NULL && paths.n > 0) || (p->plain && (b == NULL ||
+	    proof_plain_settled(files, job.index, proof_hash_size(p)) ==
+	    -1))) {
 		/* Something else changed too, or is there: look at it as
 		 * well, git adding each file itself. */
 		treeid_free(&job);
 		free(b);
 		b = NULL;
-		q->only = NULL;
-		q->info_only = 0;
-		q->quiet = 0;
 		q->big = 0;
 		q->big_from = NULL;
 		proof_look_fresh_entries(p, edits, &paths);
@@ -828,9 +693,6 @@ copy_tree(struct proof *p, struct treeid_req *q, struct strv *edits)
 	strv_free(&only);
 	free(ci);
 	q->index = NULL;
-	q->only = NULL;
-	q->info_only = 0;
-	q->quiet = 0;
 	return b;
 }
 

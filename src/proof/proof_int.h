@@ -160,6 +160,27 @@ const char	*proof_src_side_tree(struct proof *);
 void		 proof_poll_src_side(void *);
 
 /*
+ * proof_plain.c, for proof.c: a copy of nothing but files (p->plain)
+ *	proof_plain_only(p, &q, &only)	q made to have git look at the paths
+ *					forge wrote alone, onto only (the
+ *					caller frees it)
+ *	n = proof_plain_look(p, index, rawsz, &only, &paths, job)	while
+ *					job runs: the entries of the copy's
+ *					index not in only whose file is not
+ *					as git wrote it, onto paths; then
+ *					the copy's files counted (-1: not
+ *					known)
+ *	proof_plain_settled(n, index, rawsz)	0 if the index job ended
+ *					with has as many entries: nothing
+ *					else is in the copy; else -1
+ */
+void		 proof_plain_only(const struct proof *, struct treeid_req *,
+		    struct strv *);
+long		 proof_plain_look(const struct proof *, const char *, size_t,
+		    const struct strv *, struct strv *, struct treeid_job *);
+int		 proof_plain_settled(long, const char *, size_t);
+
+/*
  * proof_look.c, for the other two:
  *	proof_look_no_entry(p, &v, path)	pushes the update-index
  *					line that removes path's entry
