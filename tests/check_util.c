@@ -754,7 +754,18 @@ START_TEST(t_strv_sort_uniq)
 		ck_assert_ptr_null(v.v[4]);
 		ck_assert(strv_sorted_has(&v, "a/b"));
 		ck_assert(!strv_sorted_has(&v, "c"));
+		ck_assert(!strv_sorted_has(&v, "a/"));
+		/* Where each would be: the first not before it. */
+		ck_assert_uint_eq(strv_sorted_pos(&v, ""), 0);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "a"), 0);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "a."), 2);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "a/"), 2);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "a/b"), 2);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "a/c"), 3);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "c"), 4);
 		strv_free(&v);
+		ck_assert_uint_eq(strv_sorted_pos(&v, "a"), 0);
+		ck_assert(!strv_sorted_has(&v, "a"));
 	}
 }
 END_TEST

@@ -222,8 +222,24 @@ cmp_str(const void *a, const void *b)
 int
 strv_sorted_has(const struct strv *v, const char *s)
 {
-	return v->n > 0 && bsearch(&s, v->v, v->n, sizeof(*v->v),
-	    cmp_str) != NULL;
+	size_t	i = strv_sorted_pos(v, s);
+
+	return i < v->n && strcmp(v->v[i], s) == 0;
+}
+
+size_t
+strv_sorted_pos(const struct strv *v, const char *s)
+{
+	size_t	lo = 0, hi = v->n, mid;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (strcmp(v->v[mid], s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 void

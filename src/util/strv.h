@@ -50,8 +50,10 @@ void	 strv_split_z(struct strv *, const char *, size_t);
 /* Sorted as strcmp() sorts; and without the same string twice. */
 void	 strv_sort(struct strv *);
 void	 strv_sort_uniq(struct strv *);
-/* Is s in v, sorted as strcmp() sorts? */
+/* Is s in v, sorted as strcmp() sorts?  Where would it be: the first
+ * string of v not before it (v->n if none). */
 int	 strv_sorted_has(const struct strv *, const char *);
+size_t	 strv_sorted_pos(const struct strv *, const char *);
 /* Add to a checksum (sum.h) a tag, then each string of v (NULL: none). */
 struct sum;
 void	 strv_sum(const struct strv *, struct sum *, const char *);
