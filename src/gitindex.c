@@ -98,7 +98,8 @@ padded_end(const unsigned char *start, size_t hlen, size_t nlen,
  * window onto it that slides as the entries go by, so that a large
  * index is never held whole (its parsed entries are).  end is the
  * window's end; left, what of the file before its checksum is not in
- * the window yet.
+ * the window yet, which starts at off (read with pread(), so that two
+ * reads of one file descriptor never meet).
  */
 struct src {
 	const unsigned char	*p, *end;
@@ -106,6 +107,7 @@ struct src {
 	unsigned char		*win;
 	size_t			 cap;
 	size_t			 left;
+	off_t			 off;
 };
 
 /* At least want bytes from s->p on, or all that is left: the window
@@ -124,7 +126,7 @@ src_fill(struct src *s, size_t want)
 	s->end = s->win + avail;
 	while (s->left > 0 && avail < s->cap) {
 		n = s->cap - avail < s->left ? s->cap - avail : s->left;
-		if ((r = read(s->fd, s->win + avail, n)) == -1 &&
+		if ((r = pread(s->fd, s->win + avail, n, s->off)) == -1 &&
 		    errno == EINTR)
 			continue;
 		if (r <= 0) {
@@ -134,6 +136,7 @@ src_fill(struct src *s, size_t want)
 		}
 		avail += (size_t)r;
 		s->left -= (size_t)r;
+		s->off += (off_t)r;
 		s->end = s->win + avail;
 	}
 	return 0;
@@ -151,9 +154,36 @@ src_skip(struct src *s, size_t n)
 	}
 	n -= avail;
 	s->p = s->end;
-	if (n > s->left || lseek(s->fd, (off_t)n, SEEK_CUR) == (off_t)-1)
+	if (n > s->left)
 		return -1;
 	s->left -= n;
+	s->off += (off_t)n;
+	return 0;
+}
+
+/*
+ * s a window of at most window bytes onto the index open at fd, read
+ * from its start; its size into *len.  -1 if it is not a regular file,
+ * or larger than forge reads.
+ */
+static int
+src_open(struct src *s, int fd, size_t rawsz, size_t window, size_t *len)
+{
+	struct stat	st;
+
+	memset(s, 0, sizeof(*s));
+	s->fd = fd;
+	if (fstat(fd, &st) == -1)
+		return -1;
+	if (!S_ISREG(st.st_mode) || (uintmax_t)st.st_size > INDEX_MAX) {
+		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		return -1;
+	}
+	*len = (size_t)st.st_size;
+	s->left = *len > rawsz ? *len - rawsz : 0;
+	s->cap = s->left < window ? s->left : window;
+	s->win = xmalloc(s->cap > 0 ? s->cap : 1);
+	s->p = s->end = s->win;
 	return 0;
 }
 
@@ -239,38 +269,87 @@ entry_read(struct src *s, struct gitindex_entry *e, uint32_t version,
 	return 0;
 }
 
-/* The entries from s, len bytes in all (the checksum's among them);
- * with keep 0, only counted, and each given to each (if not NULL) as it
- * is read: ix->v is then one entry, the last. */
-static int
-parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz,
-    int keep, gitindex_each_fn each, void *arg)
-{
-	struct buf		 names = BUF_INIT, prev = BUF_INIT;
-	const char		*base;
-	size_t			*offs = NULL, fixed, i, body, last = 0;
-	uint32_t		 version, count;
-	int			 ret = -1;
+/* An index read entry by entry, from s: what its header says, how many
+ * entries were read, the last one (e, its path in prev) and its path
+ * before that (last). */
+struct walk {
+	struct src		 s;
+	struct buf		 prev, last;
+	uint32_t		 version, count, i;
+	size_t			 rawsz;
+	struct gitindex_entry	 e;
+};
 
-	memset(ix, 0, sizeof(*ix));
+/* w's header read, of an index of len bytes (its checksum among them)
+ * whose ids are rawsz bytes.  -1 if it is not one forge reads. */
+static int
+walk_begin(struct walk *w, size_t len, size_t rawsz)
+{
+	struct src	*s = &w->s;
+
+	w->prev = (struct buf)BUF_INIT;
+	w->last = (struct buf)BUF_INIT;
+	w->i = w->count = 0;
+	w->rawsz = rawsz;
 	/* Header, at least; the trailing checksum is not looked at: what
 	 * forge reads it sealed itself. */
 	if (len < 12 + rawsz || (rawsz != 20 && rawsz != 32) ||
 	    src_fill(s, 12) == -1 || s->end - s->p < 12 ||
 	    memcmp(s->p, "DIRC", 4) != 0)
-		goto bad;
-	version = get32(s->p + 4);
-	count = get32(s->p + 8);
-	if (version < 2 || version > 4)
-		goto bad;
+		return -1;
+	w->version = get32(s->p + 4);
+	w->count = get32(s->p + 8);
+	if (w->version < 2 || w->version > 4)
+		return -1;
 	s->p += 12;
-	/* Stat data, object id, flags (entry_stat()). */
-	fixed = 40 + rawsz + 2;
-	/* No more entries than the file has room for. */
-	body = len - rawsz - 12;
-	if (count > body / fixed)
-		goto bad;
-	ix->v = xreallocarray(NULL, count > 0 && keep ? count : 1,
+	/* No more entries than the file has room for (stat data, object
+	 * id, flags: entry_stat()). */
+	if (w->count > (len - rawsz - 12) / (40 + rawsz + 2))
+		return -1;
+	return 0;
+}
+
+/* 1: the next entry, in w->e (its path valid until the next call); 0:
+ * there are no more, and what follows them is as forge reads it; -1:
+ * the index is not one forge reads. */
+static int
+walk_next(struct walk *w)
+{
+	if (w->i == w->count)
+		return extensions_ok(&w->s) ? 0 : -1;
+	if (entry_read(&w->s, &w->e, w->version, w->rawsz, &w->prev) == -1)
+		return -1;
+	/* Sorted as git sorts, each path once. */
+	if (w->i > 0 && strcmp(w->last.data, w->prev.data) >= 0)
+		return -1;
+	buf_reset(&w->last);
+	buf_add(&w->last, w->prev.data, w->prev.len + 1);
+	w->e.path = w->prev.data;
+	w->i++;
+	return 1;
+}
+
+static void
+walk_free(struct walk *w)
+{
+	buf_free(&w->prev);
+	buf_free(&w->last);
+}
+
+/* The entries from w, len bytes in all (the checksum's among them), into
+ * ix. */
+static int
+parse(struct gitindex *ix, struct walk *w, size_t len, size_t rawsz)
+{
+	struct buf	 names = BUF_INIT;
+	const char	*base;
+	size_t		*offs = NULL, i, last;
+	int		 r = -1;
+
+	memset(ix, 0, sizeof(*ix));
+	if (walk_begin(w, len, rawsz) == -1)
+		goto out;
+	ix->v = xreallocarray(NULL, w->count > 0 ? w->count : 1,
 	    sizeof(*ix->v));
 	/*
 	 * Versions 2 and 3 have each path whole, ended by one NUL or more:
@@ -278,138 +357,170 @@ parse(struct gitindex *ix, struct src *s, size_t len, size_t rawsz,
 	 * is read.  Version 4's are cut by the one before, and the room
 	 * they take grows: their offsets are made paths at the end.
 	 */
-	if (keep && version < 4)
-		buf_grow(&names, body - (size_t)count * fixed);
-	else if (keep)
-		offs = xreallocarray(NULL, count > 0 ? count : 1,
+	if (w->version < 4)
+		buf_grow(&names, len - rawsz - 12 -
+		    (size_t)w->count * (40 + rawsz + 2));
+	else
+		offs = xreallocarray(NULL, w->count > 0 ? w->count : 1,
 		    sizeof(*offs));
 	base = names.data;
-	for (i = 0; i < count; i++) {
-		struct gitindex_entry	*e = &ix->v[keep ? i : 0];
-
-		if (entry_read(s, e, version, rawsz, &prev) == -1)
-			goto bad;
-		/* Sorted as git sorts, each path once. */
-		if (i > 0 && strcmp(names.data + last, prev.data) >= 0)
-			goto bad;
-		if (each != NULL) {
-			e->path = prev.data;
-			if (each(e, arg) == -1)
-				goto stopped;
-		}
-		if (!keep)
-			buf_reset(&names);
+	for (i = 0; (r = walk_next(w)) == 1; i++) {
 		last = names.len;
+		buf_add(&names, w->prev.data, w->prev.len + 1);
+		ix->v[i] = w->e;
 		if (offs != NULL)
 			offs[i] = last;
-		buf_add(&names, prev.data, prev.len + 1);
-		if (offs == NULL && keep) {
+		else if (names.data != base) {
 			/* Never moved: there was room for every path. */
-			if (names.data != base)
-				goto bad;
-			e->path = names.data + last;
-		}
+			r = -1;
+			break;
+		} else
+			ix->v[i].path = names.data + last;
 	}
-	if (!extensions_ok(s))
-		goto bad;
-	ix->n = count;
-	ix->rawsz = rawsz;
-	ix->names = buf_detach(&names);
-	for (i = 0; offs != NULL && i < count; i++)
-		ix->v[i].path = ix->names + offs[i];
-	if (!keep)
-		ix->v[0].path = NULL;
-	ret = 0;
-bad:
-	if (ret == -1)
-		errno = EINVAL;
-stopped:
-	if (ret == -1) {
+	if (r == 0) {
+		ix->n = w->count;
+		ix->rawsz = rawsz;
+		ix->names = buf_detach(&names);
+		for (i = 0; offs != NULL && i < ix->n; i++)
+			ix->v[i].path = ix->names + offs[i];
+	}
+out:
+	if (r == -1) {
 		free(ix->v);
 		memset(ix, 0, sizeof(*ix));
 		buf_free(&names);
+		errno = EINVAL;
 	}
-	buf_free(&prev);
+	walk_free(w);
 	free(offs);
-	return ret;
+	return r;
 }
 
 int
 gitindex_parse(struct gitindex *ix, const unsigned char *data, size_t len,
     size_t rawsz)
 {
-	struct src	s;
+	struct walk	w;
 
-	memset(&s, 0, sizeof(s));
-	s.fd = -1;
-	s.p = data;
-	s.end = data + (len > rawsz ? len - rawsz : 0);
-	return parse(ix, &s, len, rawsz, 1, NULL, NULL);
-}
-
-/* gitindex_read_window(), or with keep 0 gitindex_each()'s. */
-static int
-read_window(struct gitindex *ix, const char *path, size_t rawsz,
-    size_t window, int keep, gitindex_each_fn each, void *arg)
-{
-	struct stat	st;
-	struct src	s;
-	int		r = -1, saved;
-
-	memset(ix, 0, sizeof(*ix));
-	memset(&s, 0, sizeof(s));
-	if ((s.fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
-		return -1;
-	if (fstat(s.fd, &st) == -1)
-		goto out;
-	if (!S_ISREG(st.st_mode) || (uintmax_t)st.st_size > INDEX_MAX) {
-		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
-		goto out;
-	}
-	s.left = (size_t)st.st_size > rawsz ? (size_t)st.st_size - rawsz : 0;
-	s.cap = s.left < window ? s.left : window;
-	s.win = xmalloc(s.cap > 0 ? s.cap : 1);
-	s.p = s.end = s.win;
-	r = parse(ix, &s, (size_t)st.st_size, rawsz, keep, each, arg);
-out:
-	saved = errno;
-	free(s.win);
-	close(s.fd);
-	errno = saved;
-	return r;
+	memset(&w, 0, sizeof(w));
+	w.s.fd = -1;
+	w.s.p = data;
+	w.s.end = data + (len > rawsz ? len - rawsz : 0);
+	return parse(ix, &w, len, rawsz);
 }
 
 int
 gitindex_read_window(struct gitindex *ix, const char *path, size_t rawsz,
     size_t window)
 {
-	return read_window(ix, path, rawsz, window, 1, NULL, NULL);
-}
+	struct walk	w;
+	size_t		len;
+	int		fd, r = -1, saved;
 
-int
-gitindex_each(const char *path, size_t rawsz, gitindex_each_fn each,
-    void *arg, size_t *n)
-{
-	struct gitindex	ix;
-
-	if (read_window(&ix, path, rawsz, INDEX_WINDOW, 0, each, arg) == -1)
+	memset(ix, 0, sizeof(*ix));
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		return -1;
-	if (n != NULL)
-		*n = ix.n;
-	gitindex_free(&ix);
-	return 0;
-}
-
-int
-gitindex_count(const char *path, size_t rawsz, size_t *n)
-{
-	return gitindex_each(path, rawsz, NULL, NULL, n);
+	if (src_open(&w.s, fd, rawsz, window, &len) == 0)
+		r = parse(ix, &w, len, rawsz);
+	saved = errno;
+	free(w.s.win);
+	close(fd);
+	errno = saved;
+	return r;
 }
 
 int
 gitindex_read(struct gitindex *ix, const char *path, size_t rawsz)
 {
 	return gitindex_read_window(ix, path, rawsz, INDEX_WINDOW);
+}
+
+struct gitindex_iter {
+	struct walk	w;
+};
+
+struct gitindex_iter *
+gitindex_iter_fd(int fd, size_t rawsz)
+{
+	struct gitindex_iter	*it = xmalloc(sizeof(*it));
+	size_t			 len;
+	int			 saved;
+
+	memset(it, 0, sizeof(*it));
+	if (src_open(&it->w.s, fd, rawsz, INDEX_WINDOW, &len) == 0) {
+		if (walk_begin(&it->w, len, rawsz) == 0)
+			return it;
+		errno = EINVAL;
+	}
+	saved = errno;
+	gitindex_iter_free(it);
+	errno = saved;
+	return NULL;
+}
+
+int
+gitindex_iter_next(struct gitindex_iter *it, const struct gitindex_entry **e)
+{
+	int	r;
+
+	*e = NULL;
+	if ((r = walk_next(&it->w)) == 1)
+		*e = &it->w.e;
+	else if (r == -1)
+		errno = EINVAL;
+	return r;
+}
+
+size_t
+gitindex_iter_count(const struct gitindex_iter *it)
+{
+	return it->w.count;
+}
+
+void
+gitindex_iter_free(struct gitindex_iter *it)
+{
+	if (it == NULL)
+		return;
+	walk_free(&it->w);
+	free(it->w.s.win);
+	free(it);
+}
+
+int
+gitindex_each(const char *path, size_t rawsz, gitindex_each_fn each,
+    void *arg, size_t *n)
+{
+	struct gitindex_iter		*it;
+	const struct gitindex_entry	*e;
+	int				 fd, r, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return -1;
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	while ((r = gitindex_iter_next(it, &e)) == 1)
+		if (each != NULL && each(e, arg) == -1) {
+			r = -1;
+			break;
+		}
+	if (r == 0 && n != NULL)
+		*n = gitindex_iter_count(it);
+	saved = errno;
+	gitindex_iter_free(it);
+	close(fd);
+	errno = saved;
+	return r;
+}
+
+int
+gitindex_count(const char *path, size_t rawsz, size_t *n)
+{
+	return gitindex_each(path, rawsz, NULL, NULL, n);
 }
 
 size_t
@@ -523,57 +634,114 @@ gitindex_empty(const struct gitindex_entry *e, size_t rawsz)
 	return strcmp(hex, rawsz == 20 ? sha1 : sha256) == 0;
 }
 
+/* A look under way (gitindex_look()): the top, the directory open and
+ * its path (cur; fd -1 if gone), and what was found. */
+struct look {
+	int				 root, dfd;
+	struct buf			 cur;
+	const struct timespec		*since;
+	struct strv			*stale, *unsure;
+};
+
+static int
+look_begin(struct look *lk, const char *top, const struct timespec *since,
+    struct strv *stale, struct strv *unsure)
+{
+	memset(lk, 0, sizeof(*lk));
+	if ((lk->root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1)
+		return -1;
+	lk->dfd = -2;		/* none open yet */
+	lk->cur = (struct buf)BUF_INIT;
+	lk->since = since;
+	lk->stale = stale;
+	lk->unsure = unsure;
+	return 0;
+}
+
+/* e's file against e. */
+static int
+look_one(struct look *lk, const struct gitindex_entry *e)
+{
+	struct stat	 st;
+	const char	*path = e->path, *slash = strrchr(path, '/');
+	size_t		 dlen = slash != NULL ? (size_t)(slash - path) : 0;
+	int		 r, k;
+
+	if (lk->dfd == -2 || lk->cur.len != dlen ||
+	    memcmp(lk->cur.data, path, dlen) != 0) {
+		if (lk->dfd >= 0 && lk->dfd != lk->root)
+			close(lk->dfd);
+		buf_reset(&lk->cur);
+		buf_add(&lk->cur, path, dlen);
+		buf_str(&lk->cur);
+		lk->dfd = dlen == 0 ? lk->root : fs_open_dir(lk->root,
+		    lk->cur.data, 0, 0);
+		/* Gone: its files are.  Anything else (a symlink on the
+		 * way): not for this look. */
+		if (lk->dfd == -1 && errno != ENOENT)
+			return -1;
+	}
+	r = lk->dfd >= 0 && fstatat(lk->dfd, path + (dlen > 0 ? dlen + 1 : 0),
+	    &st, AT_SYMLINK_NOFOLLOW) == 0;
+	if (!r && lk->dfd >= 0 && errno != ENOENT)
+		return -1;
+	if ((k = gitindex_stale(e, r ? &st : NULL, lk->since)) != 0) {
+		strv_push(lk->stale, path);
+		if (k == 2 && lk->unsure != NULL)
+			strv_push(lk->unsure, path);
+	}
+	return 0;
+}
+
+static void
+look_end(struct look *lk)
+{
+	if (lk->dfd >= 0 && lk->dfd != lk->root)
+		close(lk->dfd);
+	close(lk->root);
+	buf_free(&lk->cur);
+}
+
 int
 gitindex_look(const char *top, const struct gitindex *ix,
     const struct timespec *since, struct strv *stale, struct strv *unsure)
 {
-	struct stat	 st;
-	const char	*path, *slash, *dir;
-	char		*d;
-	size_t		 i, dlen, clen = 0;
-	int		 root, dfd = -1, ret = 0, r, k;
+	struct look	lk;
+	size_t		i;
+	int		ret = 0;
 
-	if ((root = open(top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if (look_begin(&lk, top, since, stale, unsure) == -1)
 		return -1;
-	dir = NULL;
-	for (i = 0; i < ix->n && ret == 0; i++) {
-		path = ix->v[i].path;
-		slash = strrchr(path, '/');
-		dlen = slash != NULL ? (size_t)(slash - path) : 0;
-		if (dir == NULL || clen != dlen || memcmp(dir, path, dlen) !=
-		    0) {
-			if (dfd != -1 && dfd != root)
-				close(dfd);
-			dir = path;
-			clen = dlen;
-			if (dlen == 0)
-				dfd = root;
-			else {
-				d = xstrndup(path, dlen);
-				dfd = fs_open_dir(root, d, 0, 0);
-				free(d);
-				/* Gone: its files are.  Anything else (a
-				 * symlink on the way): not for this look. */
-				if (dfd == -1 && errno != ENOENT)
-					ret = -1;
-			}
-		}
-		r = dfd != -1 && fstatat(dfd, path + (dlen > 0 ? dlen + 1 : 0),
-		    &st, AT_SYMLINK_NOFOLLOW) == 0;
-		if (!r && dfd != -1 && errno != ENOENT)
-			ret = -1;
-		else if ((k = gitindex_stale(&ix->v[i], r ? &st : NULL,
-		    since)) != 0) {
-			strv_push(stale, path);
-			if (k == 2 && unsure != NULL)
-				strv_push(unsure, path);
-		}
-	}
-	if (dfd != -1 && dfd != root)
-		close(dfd);
-	close(root);
+	for (i = 0; i < ix->n && ret == 0; i++)
+		ret = look_one(&lk, &ix->v[i]);
+	look_end(&lk);
 	return ret;
+}
+
+int
+gitindex_look_fd(const char *top, int fd, size_t rawsz,
+    const struct timespec *since, struct strv *stale, struct strv *unsure)
+{
+	struct gitindex_iter		*it;
+	const struct gitindex_entry	*e;
+	struct look			 lk;
+	int				 r;
+
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
+		return -1;
+	if (look_begin(&lk, top, since, stale, unsure) == -1) {
+		gitindex_iter_free(it);
+		return -1;
+	}
+	while ((r = gitindex_iter_next(it, &e)) == 1)
+		if (look_one(&lk, e) == -1) {
+			r = -1;
+			break;
+		}
+	look_end(&lk);
+	gitindex_iter_free(it);
+	return r;
 }
 
 /* The mode of an entry in its tree, as git writes it: octal digits. */
@@ -593,93 +761,177 @@ tree_mode(uint32_t mode)
 }
 
 /*
- * Into oid, the id of the tree of entries lo to hi, whose paths all go
- * through the directory of their first plen bytes (0 for the top):
- * for each name in it, the mode in octal, a space, the name, a NUL and
- * the object id, in the order of the index -- which sorts the entries
- * of a directory together, where a tree would sort its name with a
- * slash after it.  The object is "tree", a space, its size in decimal,
- * a NUL and that.
+ * A tree hashed as an index's entries go by, in the index's order --
+ * which sorts the entries of a directory together, as a tree sorts its
+ * names (with a slash after a directory's): for each directory open on
+ * the way to the last entry (lv[0] the top), its entries so far, each
+ * the mode in octal, a space, the name, a NUL and the object id; and
+ * where its name ends in that entry's path (at, past its slash).
  */
-static void
-tree_of(const struct gitindex *ix, size_t lo, size_t hi, size_t plen,
-    unsigned char *oid)
-{
-	struct buf	 b = BUF_INIT;
-	struct hash	 h;
-	unsigned char	 sub[HASH_MAX];
-	const char	*name, *slash, *mode;
-	char		 head[32];
-	size_t		 i, j, nlen;
-	int		 n;
+struct treeb {
+	size_t		 rawsz;
+	struct buf	 path;
+	struct buf	*lv;
+	size_t		*at;
+	size_t		 n, cap;
+};
 
-	for (i = lo; i < hi; i = j) {
-		name = ix->v[i].path + plen;
-		if ((slash = strchr(name, '/')) == NULL) {
-			mode = tree_mode(ix->v[i].mode);
-			buf_add(&b, mode, strlen(mode));
-			buf_add(&b, " ", 1);
-			buf_add(&b, name, strlen(name) + 1);
-			buf_add(&b, ix->v[i].oid, ix->rawsz);
-			j = i + 1;
-			continue;
-		}
-		nlen = (size_t)(slash - name) + 1;
-		for (j = i + 1; j < hi && strncmp(ix->v[j].path + plen, name,
-		    nlen) == 0; j++)
-			;
-		tree_of(ix, i, j, plen + nlen, sub);
-		buf_add(&b, "40000 ", 6);
-		buf_add(&b, name, nlen - 1);
-		buf_add(&b, "", 1);
-		buf_add(&b, sub, ix->rawsz);
-	}
-	n = snprintf(head, sizeof(head), "tree %zu", b.len);
-	(void)hash_init(&h, ix->rawsz);
-	hash_update(&h, head, (size_t)n + 1);
-	hash_update(&h, b.data != NULL ? b.data : "", b.len);
-	hash_final(&h, oid);
-	buf_free(&b);
+static void
+treeb_init(struct treeb *tb, size_t rawsz)
+{
+	memset(tb, 0, sizeof(*tb));
+	tb->rawsz = rawsz;
+	tb->path = (struct buf)BUF_INIT;
+	tb->cap = 8;
+	tb->lv = xreallocarray(NULL, tb->cap, sizeof(*tb->lv));
+	tb->at = xreallocarray(NULL, tb->cap, sizeof(*tb->at));
+	tb->lv[0] = (struct buf)BUF_INIT;
+	tb->at[0] = 0;
+	tb->n = 1;
 }
 
-int
-gitindex_treeable(const struct gitindex *ix)
+/* A directory opened, its name ending at at in the path. */
+static void
+treeb_push(struct treeb *tb, size_t at)
+{
+	if (tb->n == tb->cap) {
+		tb->cap *= 2;
+		tb->lv = xreallocarray(tb->lv, tb->cap, sizeof(*tb->lv));
+		tb->at = xreallocarray(tb->at, tb->cap, sizeof(*tb->at));
+	}
+	tb->lv[tb->n] = (struct buf)BUF_INIT;
+	tb->at[tb->n++] = at;
+}
+
+/* The object "tree", a space, the size of b in decimal, a NUL and b:
+ * its id into oid. */
+static void
+treeb_hash(const struct treeb *tb, const struct buf *b, unsigned char *oid)
+{
+	struct hash	h;
+	char		head[32];
+	int		n;
+
+	n = snprintf(head, sizeof(head), "tree %zu", b->len);
+	(void)hash_init(&h, tb->rawsz);
+	hash_update(&h, head, (size_t)n + 1);
+	hash_update(&h, b->data != NULL ? b->data : "", b->len);
+	hash_final(&h, oid);
+}
+
+/* The innermost open directory hashed, and given to the one it is in. */
+static void
+treeb_pop(struct treeb *tb)
+{
+	unsigned char	 oid[HASH_MAX];
+	struct buf	*up = &tb->lv[tb->n - 2];
+	size_t		 from = tb->at[tb->n - 2], to = tb->at[tb->n - 1];
+
+	treeb_hash(tb, &tb->lv[tb->n - 1], oid);
+	buf_free(&tb->lv[--tb->n]);
+	buf_add(up, "40000 ", 6);
+	buf_add(up, tb->path.data + from, to - 1 - from);
+	buf_add(up, "", 1);
+	buf_add(up, oid, tb->rawsz);
+}
+
+/*
+ * e added, after those before it in the index.  -1 where git write-tree
+ * refuses: an entry without an object, a file beside a directory of the
+ * same name (next to each other, as git looks).
+ */
+static int
+treeb_add(struct treeb *tb, const struct gitindex_entry *e)
 {
 	static const unsigned char	null_oid[HASH_MAX];
-	size_t				i, n;
+	const char			*mode, *p = e->path, *slash;
+	size_t				 plen = tb->path.len;
 
-	if (ix->rawsz != 20 && ix->rawsz != 32)
-		goto refused;
-	for (i = 0; i < ix->n; i++) {
-		/* git write-tree refuses an entry without an object, and
-		 * a file next to a directory of the same name. */
-		if (memcmp(ix->v[i].oid, null_oid, ix->rawsz) == 0)
-			goto refused;
-		n = strlen(ix->v[i].path);
-		if (i + 1 < ix->n && strncmp(ix->v[i + 1].path,
-		    ix->v[i].path, n) == 0 && ix->v[i + 1].path[n] == '/')
-			goto refused;
-	}
+	if (memcmp(e->oid, null_oid, tb->rawsz) == 0 || (plen > 0 &&
+	    strncmp(p, tb->path.data, plen) == 0 && p[plen] == '/'))
+		return -1;
+	/* The directories this one is not in, closed. */
+	while (tb->n > 1 && strncmp(p, tb->path.data, tb->at[tb->n - 1]) != 0)
+		treeb_pop(tb);
+	buf_reset(&tb->path);
+	buf_adds(&tb->path, p);
+	buf_str(&tb->path);
+	/* Those it is in, opened. */
+	while ((slash = strchr(p + tb->at[tb->n - 1], '/')) != NULL)
+		treeb_push(tb, (size_t)(slash - p) + 1);
+	mode = tree_mode(e->mode);
+	buf_adds(&tb->lv[tb->n - 1], mode);
+	buf_add(&tb->lv[tb->n - 1], " ", 1);
+	buf_add(&tb->lv[tb->n - 1], p + tb->at[tb->n - 1],
+	    strlen(p + tb->at[tb->n - 1]) + 1);
+	buf_add(&tb->lv[tb->n - 1], e->oid, tb->rawsz);
 	return 0;
-refused:
-	errno = EINVAL;
-	return -1;
+}
+
+/* The tree's id, as hex digits into hex (unless NULL); tb freed. */
+static void
+treeb_end(struct treeb *tb, char *hex)
+{
+	unsigned char	oid[HASH_MAX];
+
+	while (tb->n > 1)
+		treeb_pop(tb);
+	if (hex != NULL) {
+		treeb_hash(tb, &tb->lv[0], oid);
+		hash_hex(oid, tb->rawsz, hex);
+	}
+	buf_free(&tb->lv[0]);
+	buf_free(&tb->path);
+	free(tb->lv);
+	free(tb->at);
 }
 
 int
 gitindex_tree(const struct gitindex *ix, char *hex)
 {
-	unsigned char	oid[HASH_MAX];
+	struct treeb	tb;
+	size_t		i;
 
-	if (gitindex_treeable(ix) == -1)
+	if (ix->rawsz != 20 && ix->rawsz != 32) {
+		errno = EINVAL;
 		return -1;
-	tree_of(ix, 0, ix->n, 0, oid);
-	hash_hex(oid, ix->rawsz, hex);
+	}
+	treeb_init(&tb, ix->rawsz);
+	for (i = 0; i < ix->n; i++)
+		if (treeb_add(&tb, &ix->v[i]) == -1) {
+			treeb_end(&tb, NULL);
+			errno = EINVAL;
+			return -1;
+		}
+	treeb_end(&tb, hex);
 	return 0;
 }
 
-/* One line of gitindex_diff(): the modes ("000000" for none), a tab and
- * the path. */
+int
+gitindex_tree_fd(int fd, size_t rawsz, char *hex)
+{
+	struct gitindex_iter		*it;
+	const struct gitindex_entry	*e;
+	struct treeb			 tb;
+	int				 r;
+
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
+		return -1;
+	treeb_init(&tb, rawsz);
+	while ((r = gitindex_iter_next(it, &e)) == 1)
+		if (treeb_add(&tb, e) == -1) {
+			r = -1;
+			break;
+		}
+	treeb_end(&tb, r == 0 ? hex : NULL);
+	gitindex_iter_free(it);
+	if (r == -1)
+		errno = EINVAL;
+	return r;
+}
+
+/* One line of gitindex_diff_fd(): the modes ("000000" for none), a tab
+ * and the path. */
 static void
 diff_line(struct strv *out, const struct gitindex_entry *a,
     const struct gitindex_entry *b)
@@ -688,32 +940,44 @@ diff_line(struct strv *out, const struct gitindex_entry *a,
 	    b != NULL ? (unsigned)b->mode : 0u, a != NULL ? a->path : b->path);
 }
 
-void
-gitindex_diff(const struct gitindex *a, const struct gitindex *b,
-    struct strv *out)
+int
+gitindex_diff_fd(int afd, int bfd, size_t rawsz, struct strv *out)
 {
-	size_t	i = 0, j = 0;
-	int	c;
+	struct gitindex_iter		*a, *b = NULL;
+	const struct gitindex_entry	*x = NULL, *y = NULL;
+	int				 ra = 0, rb = 0, c;
 
-	while (i < a->n || j < b->n) {
-		if (i == a->n)
+	if ((a = gitindex_iter_fd(afd, rawsz)) == NULL ||
+	    (b = gitindex_iter_fd(bfd, rawsz)) == NULL ||
+	    (ra = gitindex_iter_next(a, &x)) == -1 ||
+	    (rb = gitindex_iter_next(b, &y)) == -1)
+		goto out;
+	while (ra == 1 || rb == 1) {
+		if (ra == 0)
 			c = 1;
-		else if (j == b->n)
+		else if (rb == 0)
 			c = -1;
 		else
-			c = strcmp(a->v[i].path, b->v[j].path);
+			c = strcmp(x->path, y->path);
 		if (c < 0)
-			diff_line(out, &a->v[i++], NULL);
+			diff_line(out, x, NULL);
 		else if (c > 0)
-			diff_line(out, NULL, &b->v[j++]);
-		else {
-			if (a->v[i].mode != b->v[j].mode ||
-			    memcmp(a->v[i].oid, b->v[j].oid, a->rawsz) != 0)
-				diff_line(out, &a->v[i], &b->v[j]);
-			i++;
-			j++;
-		}
+			diff_line(out, NULL, y);
+		else if (x->mode != y->mode || memcmp(x->oid, y->oid, rawsz) != 0)
+			diff_line(out, x, y);
+		if (c <= 0 && (ra = gitindex_iter_next(a, &x)) == -1)
+			break;
+		if (c >= 0 && (rb = gitindex_iter_next(b, &y)) == -1)
+			break;
 	}
+out:
+	gitindex_iter_free(a);
+	gitindex_iter_free(b);
+	if (a == NULL || b == NULL || ra == -1 || rb == -1) {
+		errno = EINVAL;
+		return -1;
+	}
+	return 0;
 }
 
 void

@@ -27,6 +27,11 @@
  *			not NULL); nothing written, no symlink followed.
  *			-1: top, or a file or directory on the way, could
  *			not be looked at (gone is stale, not an error)
+ *	gitindex_look_fd(top, fd, rawsz, &since, &stale, &unsure)	the
+ *			same of the index open at fd, read as
+ *			gitindex_iter_fd() reads it, never held whole; -1
+ *			also where it cannot be read (stale and unsure are
+ *			then not to be used)
  *
  *	gitindex_count(path, rawsz, &n)	how many entries the index at
  *			path has, read as gitindex_read() reads it (the same
@@ -38,17 +43,34 @@
  *			past an entry fn had is -1 all the same: what fn
  *			made of the entries is then not to be used
  *
+ *	it = gitindex_iter_fd(fd, rawsz)	the index open at fd, read
+ *			entry by entry from its start (pread(): fd's offset
+ *			is left alone), never held whole; NULL if its
+ *			header is not one forge reads
+ *	gitindex_iter_next(it, &e)	1: the next entry, in order, into e
+ *			(it and its path valid until the next call); 0: no
+ *			more, and the rest of the file as forge reads it;
+ *			-1: not an index forge reads (EINVAL), or unreadable
+ *	gitindex_iter_count(it)	how many entries its header says it has
+ *	gitindex_iter_free(it)	(NULL is nothing); fd is the caller's
+ *
  *	gitindex_tree(&ix, hex)	the id of the tree git write-tree would
  *			write of ix, as hex digits into hex (2 * rawsz + 1
  *			bytes); -1 (EINVAL) where git would refuse to write
  *			one: an entry without an object, a file beside a
  *			directory of the same name
- *	gitindex_treeable(&ix)	0 if gitindex_tree() would compute it
- *	gitindex_diff(&a, &b, &out)	each path whose entry differs
- *			between a and b (mode or object; the same hash),
- *			onto out as "old new\tpath": the modes in six
- *			octal digits, 000000 where there is none, as git
- *			diff --raw has them; in the order of the paths
+ *	gitindex_tree_fd(fd, rawsz, hex)	the same of the index open
+ *			at fd, read as gitindex_iter_fd() reads it: held
+ *			no more than the directories on the way to one
+ *			entry; -1 also where it cannot be read
+ *	gitindex_diff_fd(a, b, rawsz, &out)	each path whose entry
+ *			differs between the indexes open at a and b (mode
+ *			or object), onto out as "old new\tpath": the modes
+ *			in six octal digits, 000000 where there is none, as
+ *			git diff --raw has them; in the order of the paths,
+ *			neither index held whole.  -1 (EINVAL) if either
+ *			cannot be read: what is on out is then not to be
+ *			used
  *
  * Only an index git can take every entry of at its stat data is read:
  * one with an entry marked as unchanged, skipped or added with intent,
@@ -102,10 +124,18 @@ int	 gitindex_stale(const struct gitindex_entry *, const struct stat *,
 int	 gitindex_empty(const struct gitindex_entry *, size_t);
 int	 gitindex_look(const char *, const struct gitindex *,
 	    const struct timespec *, struct strv *, struct strv *);
-int	 gitindex_treeable(const struct gitindex *);
+int	 gitindex_look_fd(const char *, int, size_t, const struct timespec *,
+	    struct strv *, struct strv *);
+struct gitindex_iter;
+
+struct gitindex_iter *gitindex_iter_fd(int, size_t);
+int	 gitindex_iter_next(struct gitindex_iter *,
+	    const struct gitindex_entry **);
+size_t	 gitindex_iter_count(const struct gitindex_iter *);
+void	 gitindex_iter_free(struct gitindex_iter *);
 int	 gitindex_tree(const struct gitindex *, char *);
-void	 gitindex_diff(const struct gitindex *, const struct gitindex *,
-	    struct strv *);
+int	 gitindex_tree_fd(int, size_t, char *);
+int	 gitindex_diff_fd(int, int, size_t, struct strv *);
 void	 gitindex_free(struct gitindex *);
 
 #endif /* GITINDEX_H */

@@ -91,7 +91,7 @@
  *	lsfiles_tree_parse(line, &e)		"mode type oid\tpath"
  *
  * And as forge carries such a change on, "old new\tpath" (the modes in
- * six octal digits, 000000 for none, as gitindex_diff() makes them):
+ * six octal digits, 000000 for none, as gitindex_diff_fd() makes them):
  *
  *	if (lsfiles_change_parse(line, &c) == -1)	malformed
  *	c.old_mode, c.new_mode, c.path (no oids)

@@ -370,36 +370,38 @@ blob_alternates(const struct treeid_req *q)
 /*
  * q.own: the tree id of the index git made, computed here rather than
  * by git write-tree, which writes every tree that changed (and the
- * index again) for an id alone.  -1 if the index is not one forge reads
- * (gitindex_parse()), or one git would write no tree of.
+ * index again) for an id alone; the index kept open, for a comparison
+ * with another (treeid_own_fd()), whatever becomes of its name.  -1 if
+ * the index is not one forge reads (gitindex_iter_fd()), or one git
+ * would write no tree of.  With q.own_unhashed, no id: its header is
+ * all that is read.
  */
 static int
 own_tree(struct treeid_job *j)
 {
-	if (gitindex_read(&j->ix, j->index, j->q.own) == -1)
+	struct gitindex_iter	*it;
+	char			 hex[2 * HASH_MAX + 1];
+	int			 fd;
+
+	if ((fd = open(j->index, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
 		return -1;
-	if (gitindex_treeable(&j->ix) == -1) {
-		gitindex_free(&j->ix);
+	if (j->q.own_unhashed) {
+		if ((it = gitindex_iter_fd(fd, j->q.own)) == NULL) {
+			close(fd);
+			return -1;
+		}
+		gitindex_iter_free(it);
+	} else if (gitindex_tree_fd(fd, j->q.own, hex) == -1) {
+		close(fd);
 		return -1;
+	} else {
+		free(j->tree);
+		j->tree = xstrdup(hex);
+		j->own = xstrdup(hex);
 	}
-	j->have_ix = 1;
+	j->own_fd = fd;
+	j->have_own = 1;
 	return 0;
-}
-
-/* q.own's tree id, hashed once it is asked for: a caller comparing
- * entries needs none. */
-static void
-own_hash(struct treeid_job *j)
-{
-	char	hex[2 * HASH_MAX + 1];
-
-	if (j->tree == NULL && j->have_ix && !j->hashed && !j->failed) {
-		j->hashed = 1;
-		if (gitindex_tree(&j->ix, hex) == 0)
-			j->tree = xstrdup(hex);
-		else
-			j->failed = 1;
-	}
 }
 
 /* Start the step j->step, or the next one that has work. */
@@ -564,8 +566,6 @@ treeid_poll(struct treeid_job *j)
 {
 	while (!j->failed && j->step != STEP_DONE && git_done(&j->job))
 		end_step(j, j->job.status);
-	if (j->q.own_early)
-		own_hash(j);
 }
 
 int
@@ -588,7 +588,6 @@ treeid_finish(struct treeid_job *j)
 	}
 	if (!j->job.done)
 		(void)git_finish(&j->job);	/* failed: still reaped */
-	own_hash(j);
 	if (j->failed)
 		return NULL;
 	if (j->q.edits_only)
@@ -631,15 +630,14 @@ treeid_wait_added(struct treeid_job *j)
 const char *
 treeid_wait_tree(struct treeid_job *j)
 {
-	treeid_wait_entries(j);
-	own_hash(j);
+	treeid_wait_own(j);
 	return j->failed ? NULL : j->tree;
 }
 
-const struct gitindex *
-treeid_wait_entries(struct treeid_job *j)
+const char *
+treeid_wait_own(struct treeid_job *j)
 {
-	while (j->tree == NULL && !j->have_ix && j->step != STEP_DONE &&
+	while (j->tree == NULL && !j->have_own && j->step != STEP_DONE &&
 	    !j->failed) {
 		if (j->job.done && j->job.status == -1) {
 			j->failed = 1;
@@ -647,13 +645,19 @@ treeid_wait_entries(struct treeid_job *j)
 		}
 		end_step(j, git_finish(&j->job));
 	}
-	return treeid_entries(j);
+	return treeid_own(j);
 }
 
-const struct gitindex *
-treeid_entries(const struct treeid_job *j)
+const char *
+treeid_own(const struct treeid_job *j)
 {
-	return j->have_ix && !j->failed ? &j->ix : NULL;
+	return j->have_own && !j->failed ? j->own : NULL;
+}
+
+int
+treeid_own_fd(const struct treeid_job *j)
+{
+	return j->have_own && !j->failed ? j->own_fd : -1;
 }
 
 void
@@ -680,8 +684,9 @@ treeid_free(struct treeid_job *j)
 	free(j->tree);
 	strv_free(&j->changed);
 	strv_free(&j->big);
-	if (j->have_ix)
-		gitindex_free(&j->ix);
+	if (j->have_own)
+		close(j->own_fd);
+	free(j->own);
 	memset(j, 0, sizeof(*j));
 	/* Inert until started again: moved on, a zeroed job would start
 	 * its next git with no index of its own -- on the repository's

@@ -49,16 +49,17 @@
  *				a tree id that no later step reads through
  *				(no attribute has git convert them)
  *	q.own = rawsz;		forge computes the tree id itself, from
- *				the index git made (gitindex_tree()), for
- *				a repository whose ids are rawsz bytes (20
- *				or 32): no tree is written, so no later
+ *				the index git made (gitindex_tree_fd()),
+ *				for a repository whose ids are rawsz bytes
+ *				(20 or 32): no tree is written, so no later
  *				git may read one through the id (no
- *				treeid_diff()); the job keeps the index's
- *				entries, for treeid_entries().  Where forge
- *				cannot read that index, git write-tree
- *				as without
- *	q.own_early = 1;	with q.own: hashed by treeid_poll() as
- *				soon as the entries are there
+ *				treeid_diff()); the job keeps that index
+ *				open, for treeid_own_fd().  Where forge
+ *				cannot read it, git write-tree as without
+ *	q.own_unhashed = 1;	with q.own: no tree id at all, for a
+ *				caller that compares the index's entries
+ *				with another's (gitindex_diff_fd()), which
+ *				reads it through: only its header is read
  *	q.quiet = 1;		a git that fails says nothing: the caller
  *				goes another way
  *	q.edits_only = 1;	stop before the add: job.index is then an
@@ -99,15 +100,19 @@
  *					that has ended runs again for that
  *					step alone (-1: it could not start,
  *					said why, and the job has failed)
- *	ix = treeid_wait_entries(&j);	with q.own: waits for git to
+ *	tree = treeid_wait_own(&j);	with q.own: waits for git to
  *					have staged the files, and gives
- *					the entries the tree id is computed
- *					from (NULL if git writes it, or the
- *					job failed), the job's until
- *					treeid_free(); the id itself is
- *					hashed only once asked for
- *	ix = treeid_entries(&j);	the same, if there yet, never
- *					waiting
+ *					the tree id forge computed of them
+ *					(NULL if git writes it, the job
+ *					failed, or q.own_unhashed), the
+ *					job's until treeid_free()
+ *	tree = treeid_own(&j);		the same, if there yet, never
+ *					waiting (and after treeid_finish())
+ *	fd = treeid_own_fd(&j);		with q.own, once git has staged the
+ *					files: the index, open (-1 if git
+ *					writes the tree, or the job failed),
+ *					the job's until treeid_free(),
+ *					whatever becomes of its name
  *	treeid_free(&j);
  *
  *	treeid_keep(&j, path);		after treeid_finish(): keep the
@@ -144,7 +149,7 @@ struct treeid_req {
 	long long		 big;
 	const struct strv	*big_from;
 	size_t			 own;
-	int			 own_early;
+	int			 own_unhashed;
 	int			 quiet;
 };
 
@@ -166,9 +171,9 @@ struct treeid_job {
 						   git hashed them */
 	int			 add_all;	/* git add leaves none of them
 						   out */
-	struct gitindex		 ix;		/* q.own's, once read */
-	int			 have_ix;
-	int			 hashed;	/* its tree id, once */
+	int			 own_fd;	/* q.own's index, once */
+	char			*own;		/* its tree id, if hashed */
+	int			 have_own;
 };
 
 int	 treeid_start(struct treeid_job *, const struct treeid_req *,
@@ -179,8 +184,9 @@ const char *treeid_wait_added(struct treeid_job *);
 const char *treeid_wait_tree(struct treeid_job *);
 int	 treeid_changed(struct treeid_job *, const char *);
 char	*treeid_finish(struct treeid_job *);
-const struct gitindex *treeid_wait_entries(struct treeid_job *);
-const struct gitindex *treeid_entries(const struct treeid_job *);
+const char *treeid_wait_own(struct treeid_job *);
+const char *treeid_own(const struct treeid_job *);
+int	 treeid_own_fd(const struct treeid_job *);
 void	 treeid_free(struct treeid_job *);
 int	 treeid_keep(struct treeid_job *, const char *);
 char	*treeid_compute(const struct treeid_req *, const char *);

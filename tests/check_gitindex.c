@@ -657,10 +657,19 @@ check_tree(size_t rawsz)
 	struct gitindex	 ix;
 	char		 hex[2 * 32 + 1], *want;
 
+	int		 fd;
+
 	ck_assert_int_eq(gitindex_read(&ix, index_path, rawsz), 0);
 	ck_assert_int_eq(gitindex_tree(&ix, hex), 0);
 	want = unitfs_sh_in(repo, "git write-tree");
 	ck_assert_str_eq(hex, want);
+	/* The same as the entries go by, none held. */
+	memset(hex, 0, sizeof(hex));
+	fd = open(index_path, O_RDONLY);
+	ck_assert_int_ne(fd, -1);
+	ck_assert_int_eq(gitindex_tree_fd(fd, rawsz, hex), 0);
+	ck_assert_str_eq(hex, want);
+	close(fd);
 	free(want);
 	gitindex_free(&ix);
 }
@@ -798,14 +807,15 @@ START_TEST(t_tree_refused)
 }
 END_TEST
 
-/* Where two indexes' trees differ: as git diff-index --raw has it. */
+/* Where two indexes' trees differ: as git diff-index --raw has it,
+ * neither held whole; an index that cannot be read, -1. */
 START_TEST(t_diff)
 {
-	struct gitindex	 a, b;
 	struct strv	 out = STRV_INIT;
 	struct buf	 got = BUF_INIT;
 	char		*want, *older;
 	size_t		 i;
+	int		 a, b, bad;
 
 	setup_repo(NULL);
 	add_edges();
@@ -820,25 +830,109 @@ START_TEST(t_diff)
 	    "git diff-index --cached --raw --no-abbrev --no-renames "
 	    "$(cat .git/ta) | sed 's/^:\\([0-7]*\\) \\([0-7]*\\) "
 	    "[^\t]*\t/\\1 \\2\t/'");
-	ck_assert_int_eq(gitindex_read(&b, index_path, 20), 0);
 	ck_assert_int_ne(asprintf(&older, "%s.a", index_path), -1);
-	ck_assert_int_eq(gitindex_read(&a, older, 20), 0);
-	free(older);
-	gitindex_diff(&a, &b, &out);
+	a = open(older, O_RDONLY);
+	ck_assert_int_ne(a, -1);
+	b = open(index_path, O_RDONLY);
+	ck_assert_int_ne(b, -1);
+	ck_assert_int_eq(gitindex_diff_fd(a, b, 20, &out), 0);
 	for (i = 0; i < out.n; i++)
 		buf_addf(&got, "%s%s", i > 0 ? "\n" : "", out.v[i]);
 	buf_str(&got);
 	ck_assert_str_eq(got.data, want);
 	ck_assert_uint_ge(out.n, 10);
-	/* Nothing differs from itself. */
+	/* Nothing differs from itself, read twice at once through one
+	 * file descriptor. */
 	strv_clear(&out);
-	gitindex_diff(&b, &b, &out);
+	ck_assert_int_eq(gitindex_diff_fd(b, b, 20, &out), 0);
 	ck_assert_uint_eq(out.n, 0);
+	/* One that is not an index, or is cut short. */
+	free(unitfs_sh_in(repo, "head -c 200 .git/index >.git/index.cut && "
+	    "printf nothing >.git/index.not"));
+	for (i = 0; i < 2; i++) {
+		free(older);
+		ck_assert_int_ne(asprintf(&older, "%s.%s", index_path,
+		    i == 0 ? "cut" : "not"), -1);
+		bad = open(older, O_RDONLY);
+		ck_assert_int_ne(bad, -1);
+		errno = 0;
+		ck_assert_int_eq(gitindex_diff_fd(a, bad, 20, &out), -1);
+		ck_assert_int_eq(errno, EINVAL);
+		ck_assert_int_eq(gitindex_diff_fd(bad, a, 20, &out), -1);
+		close(bad);
+	}
+	close(a);
+	close(b);
+	free(older);
 	free(want);
 	buf_free(&got);
 	strv_free(&out);
-	gitindex_free(&a);
-	gitindex_free(&b);
+}
+END_TEST
+
+/* An index read entry by entry: as gitindex_read() reads it, two reads
+ * of one file descriptor apart, its offset left alone; the end said
+ * again once there. */
+START_TEST(t_iter)
+{
+	struct gitindex_iter		*x, *y;
+	const struct gitindex_entry	*e, *f;
+	struct gitindex			 whole, one;
+	size_t				 i;
+	int				 v, fd;
+
+	for (v = 2; v <= 4; v++) {
+		setup_repo(NULL);
+		add_edges();
+		free(unitfs_sh_in(repo, "git update-index --index-version %d",
+		    v));
+		ck_assert_int_eq(gitindex_read(&whole, index_path, 20), 0);
+		fd = open(index_path, O_RDONLY);
+		ck_assert_int_ne(fd, -1);
+		x = gitindex_iter_fd(fd, 20);
+		ck_assert_ptr_nonnull(x);
+		ck_assert_uint_eq(gitindex_iter_count(x), whole.n);
+		/* The second a step behind the first. */
+		ck_assert_int_eq(gitindex_iter_next(x, &e), 1);
+		y = gitindex_iter_fd(fd, 20);
+		ck_assert_ptr_nonnull(y);
+		for (i = 0; i < whole.n; i++) {
+			one = whole;
+			one.v += i;
+			one.n = 1;
+			ck_assert_int_eq(gitindex_iter_next(y, &f), 1);
+			if (i + 1 < whole.n) {
+				ck_assert_int_eq(gitindex_iter_next(x, &e), 1);
+				ck_assert_str_eq(e->path, whole.v[i + 1].path);
+			} else
+				ck_assert_int_eq(gitindex_iter_next(x, &e), 0);
+			one.v = (struct gitindex_entry *)f;
+			{
+				struct gitindex	w = whole;
+
+				w.v += i;
+				w.n = 1;
+				same_entries(&w, &one);
+			}
+		}
+		ck_assert_int_eq(gitindex_iter_next(y, &f), 0);
+		ck_assert_ptr_null(f);
+		ck_assert_int_eq(gitindex_iter_next(y, &f), 0);
+		ck_assert_int_eq((int)lseek(fd, 0, SEEK_CUR), 0);
+		gitindex_iter_free(x);
+		gitindex_iter_free(y);
+		gitindex_iter_free(NULL);
+		close(fd);
+		gitindex_free(&whole);
+	}
+	/* Not an index: no iterator. */
+	free(unitfs_sh_in(repo, "printf DIRC >.git/index"));
+	fd = open(index_path, O_RDONLY);
+	ck_assert_int_ne(fd, -1);
+	errno = 0;
+	ck_assert_ptr_null(gitindex_iter_fd(fd, 20));
+	ck_assert_int_eq(errno, EINVAL);
+	close(fd);
 }
 END_TEST
 
@@ -868,6 +962,7 @@ gitindex_suite(void)
 	tcase_add_test(tc, t_tree_random);
 	tcase_add_test(tc, t_tree_refused);
 	tcase_add_test(tc, t_diff);
+	tcase_add_test(tc, t_iter);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -281,7 +281,6 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		 * ids will do, and the tree's id, computed here, too. */
 		p->src_req.info_only = 1;
 		p->src_req.own = proof_hash_size(p);
-		p->src_req.own_early = 1;
 	} else if (p->src_carried != NULL &&
 	    carried_lacks(p, l, &p->edits) == -1) {
 		free(p->src_carried);

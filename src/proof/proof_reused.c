@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,6 +191,7 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 	 * tree's id, computed here. */
 	q.info_only = 1;
 	q.own = proof_hash_size(p);
+	q.own_unhashed = 1;
 	snprintf(tag, sizeof(tag), "reused%zu-%d", p->id, p->copy_runs++);
 	p->fast_started = 1;
 	if (treeid_start(&p->fast_job, &q, tag) == -1)
@@ -199,62 +201,75 @@ proof_reused_start(struct proof *p, const char *dst_gitdir)
 }
 
 /*
- * The source's side's entries, to compare the copy's with, as soon as
- * git has staged its files: those its job computed its tree from, else
- * those of the index git writes its tree from, while it still does
- * (read into own, which the caller frees).  NULL if neither: the tree
- * is to be waited for.
+ * The copy's side's entries (the index open at fd) against the source's
+ * side as soon as git has staged its files: the index its job computed
+ * its tree from, else the one git writes its tree from, while it still
+ * does -- read side by side, neither held.  1: the same; 0: not, the
+ * paths where they differ onto fix; -1: not known so (the source's tree
+ * is to be waited for).
  */
-static const struct gitindex *
-src_side_entries(struct proof *p, size_t rawsz, struct gitindex *own)
+static int
+src_side_compare(struct proof *p, int fd, struct strv *fix)
 {
-	const struct gitindex	*e;
-	const char		*idx;
+	const char	*idx;
+	size_t		 rawsz = proof_hash_size(p);
+	int		 sfd, r;
 
 	if (p->src_failed)
-		return NULL;
-	if (p->src_req.own != 0 &&
-	    (e = treeid_wait_entries(&p->src_job)) != NULL)
-		return e;
-	if (p->src_tree != NULL ||
-	    (idx = treeid_wait_added(&p->src_job)) == NULL ||
-	    p->src_job.tree != NULL || gitindex_read(own, idx, rawsz) == -1)
-		return NULL;
-	return own;
+		return -1;
+	if (p->src_req.own != 0 && treeid_wait_own(&p->src_job) != NULL)
+		r = gitindex_diff_fd(fd, treeid_own_fd(&p->src_job), rawsz,
+		    fix);
+	else {
+		if (p->src_tree != NULL ||
+		    (idx = treeid_wait_added(&p->src_job)) == NULL ||
+		    p->src_job.tree != NULL || (sfd = open(idx, O_RDONLY |
+		    O_CLOEXEC | O_NOCTTY)) == -1)
+			return -1;
+		r = gitindex_diff_fd(fd, sfd, rawsz, fix);
+		close(sfd);
+	}
+	if (r == -1) {
+		strv_clear(fix);
+		return -1;
+	}
+	return fix->n == 0;
 }
 
 int
 proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 {
-	const struct gitindex	*ours, *theirs = NULL;
-	struct gitindex		 read;
 	const char		*a, *idx;
 	struct lsfiles_change	 c;
 	char			*b = NULL;
 	size_t			 i;
-	int			 ret = -1, afresh;
+	int			 ret = -1, afresh, same = -1, ours = -1;
 
-	memset(&read, 0, sizeof(read));
 	if (!p->fast_started && proof_reused_start(p, dst_gitdir) == -1)
 		return -1;
 	p->fast_started = 0;
-	/* The copy's entries as git staged its files (no tree hashed:
-	 * the same entries as the source's are the same tree), else the
-	 * tree git wrote. */
-	ours = p->fast_job.failed ? NULL : treeid_wait_entries(&p->fast_job);
-	if (ours == NULL && !p->fast_job.failed)
+	/* The copy's entries as git staged its files (no tree hashed: the
+	 * same entries as the source's are the same tree), else the tree
+	 * git wrote. */
+	if (!p->fast_job.failed) {
+		(void)treeid_wait_own(&p->fast_job);
+		ours = treeid_own_fd(&p->fast_job);
+	}
+	if (ours == -1 && !p->fast_job.failed)
 		b = treeid_finish(&p->fast_job);
 	p->dst_git.idle = NULL;
-	if (ours == NULL && b == NULL)
+	if (ours == -1 && b == NULL)
 		goto out;
 	proof_hold_copy_index(p, &p->fast_job);
-	if (ours != NULL) {
+	if (ours != -1) {
 		afresh = p->src_afresh;
-		if ((theirs = src_side_entries(p, ours->rawsz, &read)) != NULL)
-			gitindex_diff(ours, theirs, fix);
-		else if ((a = proof_src_side_tree(p)) == NULL ||
+		if ((same = src_side_compare(p, ours, fix)) == 0) {
+			ret = 0;
+			goto fixed;
+		}
+		if (same == -1 && ((a = proof_src_side_tree(p)) == NULL ||
 		    p->copy_index == NULL || tree_changes(&p->dst_git, p->rd,
-		    p->r.objects, a, NULL, p->copy_index, 1, fix) == -1)
+		    p->r.objects, a, NULL, p->copy_index, 1, fix) == -1))
 			goto out;
 		if (fix->n > 0) {
 			ret = 0;
@@ -263,7 +278,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		/* The same entries: the source's tree -- of those entries,
 		 * not one computed again since (its git failed). */
 		if ((a = proof_src_side_tree(p)) == NULL ||
-		    (theirs != NULL && p->src_afresh != afresh))
+		    (same == 1 && p->src_afresh != afresh))
 			goto out;
 		p->settled = xstrdup(a);
 		ret = 1;
@@ -277,7 +292,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 	 */
 	if (p->src_tree == NULL && !p->src_failed &&
 	    (idx = treeid_wait_added(&p->src_job)) != NULL &&
-	    p->src_job.tree == NULL && treeid_entries(&p->src_job) == NULL) {
+	    p->src_job.tree == NULL && treeid_own(&p->src_job) == NULL) {
 		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
 		    idx, 0, fix) == 0 && fix->n > 0) {
 			ret = 0;
@@ -291,7 +306,7 @@ proof_reused(struct proof *p, const char *dst_gitdir, struct strv *fix)
 		p->settled = b;
 		b = NULL;
 		ret = 1;
-	} else if (treeid_entries(&p->src_job) != NULL) {
+	} else if (treeid_own_fd(&p->src_job) != -1) {
 		/* No tree of the source's for git to read. */
 		if (tree_changes(&p->dst_git, p->rd, p->r.objects, b, NULL,
 		    p->src_job.index, 0, fix) == 0)
@@ -304,8 +319,6 @@ fixed:
 		if (lsfiles_change_parse(fix->v[i], &c) == 0)
 			strv_push(&p->fixed, c.path);
 out:
-	if (theirs == &read)
-		gitindex_free(&read);
 	treeid_free(&p->fast_job);
 	if (ret == -1) {
 		/* The full way, from the copy's checkout index. */
