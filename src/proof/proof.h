@@ -177,7 +177,7 @@ void		 proof_free(struct proof *);
  */
 struct proof_look {
 	int		 ok;		/* the look was made */
-	struct gitindex	 had;		/* that index's entries */
+	int		 fd;		/* of that index, open (if ok) */
 	struct stat	 seen;		/* and its file as looked at */
 	struct strv	 stale;		/* paths whose files changed since */
 	struct strv	 unsure;	/* those git might take as they

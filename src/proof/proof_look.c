@@ -3,7 +3,9 @@
 
 #include <sys/stat.h>
 
+#include <fcntl.h>
 #include <pthread.h>
+#include <unistd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -117,14 +119,23 @@ look_run(void *arg)
 {
 	struct proof_look	*lk = arg;
 	struct stat		 st;
+	int			 fd;
 
 	/* Not if the clock was set back since: a change could then be
-	 * stamped before that index's time. */
-	if (stat(lk->idx, &st) == 0 && st.st_mtim.tv_sec <= lk->since.tv_sec &&
-	    gitindex_read(&lk->had, lk->idx, lk->rawsz) == 0) {
-		lk->ok = gitindex_look(lk->src, &lk->had, &st.st_mtim,
-		    &lk->stale, &lk->unsure) == 0;
+	 * stamped before that index's time.  The index kept open, for
+	 * proof_look_take() to read again. */
+	if ((fd = open(lk->idx, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return NULL;
+	if (fstat(fd, &st) == 0 && st.st_mtim.tv_sec <= lk->since.tv_sec &&
+	    gitindex_look_fd(lk->src, fd, lk->rawsz, &st.st_mtim, &lk->stale,
+	    &lk->unsure) == 0) {
+		lk->ok = 1;
+		lk->fd = fd;
 		lk->seen = st;
+	} else {
+		close(fd);
+		strv_clear(&lk->stale);
+		strv_clear(&lk->unsure);
 	}
 	return NULL;
 }
@@ -175,7 +186,8 @@ void
 proof_look_free(struct proof_look *lk)
 {
 	proof_look_wait(lk);
-	gitindex_free(&lk->had);
+	if (lk->ok)
+		close(lk->fd);
 	strv_free(&lk->stale);
 	strv_free(&lk->unsure);
 	free(lk->idx);
@@ -266,21 +278,55 @@ nested_entry(const struct proof *p, const char *path)
 	return lsfiles_find(p->r.nested, path);
 }
 
-/* Is had's entry e already, a gitlink at the same commit?  Then the
- * tree has the same entry without its edit (and git reads no stat
- * data of a gitlink's). */
+/* Is the carried entry h (of ids rawsz bytes) already e, a gitlink at
+ * the same commit?  Then the tree has the same entry without its edit
+ * (and git reads no stat data of a gitlink's). */
 static int
-carried_gitlink(const struct gitindex *had, size_t k, const char *e)
+carried_gitlink(const struct gitindex_entry *h, size_t rawsz, const char *e)
 {
 	struct lsfiles_entry	 le;
 	char			 hex[65];
 
-	if (k >= had->n || had->v[k].mode != 0160000 ||
+	if (h == NULL || h->mode != 0160000 ||
 	    lsfiles_entry_parse(e, &le) == -1 || le.mode != 0160000 ||
-	    le.oidlen != 2 * had->rawsz || had->rawsz > 32)
+	    le.oidlen != 2 * rawsz || rawsz > 32)
 		return 0;
-	hash_hex(had->v[k].oid, had->rawsz, hex);
+	hash_hex(h->oid, rawsz, hex);
 	return memcmp(hex, le.oid, le.oidlen) == 0;
+}
+
+/*
+ * The carried entry he, whose path the working state has: onto stale if
+ * its file changed since; onto gone too (its entry to go first) where
+ * git's own look might miss the change, or where it is a directory now,
+ * which git would not take for the file it was; onto fresh instead of
+ * gone for a symlink's.  *m and *u: where the look's stale and unsure
+ * paths are, moved on to it.
+ */
+static void
+take_entry(struct proof *p, const struct gitindex_entry *he, size_t *m,
+    size_t *u, struct strv *gone, struct strv *fresh, struct strv *stale)
+{
+	const struct proof_look	*lk = p->r.look;
+	const char		*h = he->path;
+	int			 changed, isdir;
+
+	while (*m < lk->stale.n && strcmp(lk->stale.v[*m], h) < 0)
+		(*m)++;
+	while (*u < lk->unsure.n && strcmp(lk->unsure.v[*u], h) < 0)
+		(*u)++;
+	changed = *m < lk->stale.n && strcmp(lk->stale.v[*m], h) == 0;
+	isdir = changed && proof_look_is_dir(p->r.src, h);
+	if (isdir)
+		strv_push(gone, h);
+	else if (*u < lk->unsure.n && strcmp(lk->unsure.v[*u], h) == 0) {
+		if (he->mode == 0120000)
+			strv_push(fresh, h);
+		else
+			strv_push(gone, h);
+	}
+	if (!isdir && changed)
+		strv_push(stale, h);
 }
 
 /*
@@ -294,25 +340,31 @@ carried_gitlink(const struct gitindex *had, size_t k, const char *e)
 int
 proof_look_take(struct proof *p, const struct lsfiles *l)
 {
-	const struct proof_look	*lk = p->r.look;
-	struct strv		 fresh = STRV_INIT, untracked = STRV_INIT;
-	struct strv		 gone = STRV_INIT, stale = STRV_INIT;
-	struct strv		 add = STRV_INIT;
-	const char		**want, *h, *link = NULL;
-	size_t			 i, k, m, n, u;
-	int			 c, isdir;
+	const struct proof_look		*lk = p->r.look;
+	const struct gitindex_entry	*he = NULL;
+	struct gitindex_iter		*it;
+	struct strv			 fresh = STRV_INIT, untracked = STRV_INIT;
+	struct strv			 gone = STRV_INIT, stale = STRV_INIT;
+	struct strv			 add = STRV_INIT, links = STRV_INIT;
+	struct strv			 lgone = STRV_INIT;
+	const char			**want, *h, *link = NULL;
+	size_t				 i, m, n, u;
+	int				 c, hr;
 
-	if (!look_fits(p, l))
+	if (!look_fits(p, l) || (it = gitindex_iter_fd(lk->fd,
+	    lk->rawsz)) == NULL)
 		return -1;
 	want = look_want(p, l, &untracked, &n);
 	/*
-	 * Against what the carried index has: what the working state has
-	 * that changed since or is not in it, git is to look at (its entry
-	 * afresh); what it has not, removed (an untracked file gone, or
-	 * now ignored).  The changed paths come in the index's order.
+	 * Against what the carried index has, read again: what the working
+	 * state has that changed since or is not in it, git is to look at
+	 * (its entry afresh); what it has not, removed (an untracked file
+	 * gone, or now ignored).  The changed paths come in the index's
+	 * order.
 	 */
-	for (i = k = m = u = 0; i < n || k < lk->had.n;) {
-		h = k < lk->had.n ? lk->had.v[k].path : NULL;
+	hr = gitindex_iter_next(it, &he);
+	for (i = m = u = 0; hr != -1 && (i < n || hr == 1);) {
+		h = hr == 1 ? he->path : NULL;
 		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
 		if (c <= 0 && ((link = nested_entry(p, want[i])) != NULL ||
 		    (link = lsfiles_find(&l->gitlinks, want[i])) != NULL)) {
@@ -322,63 +374,51 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 			 * may be the commit an initialized one had checked
 			 * out.  Neither written where the carried index has
 			 * it so. */
-			if (c != 0 || !carried_gitlink(&lk->had, k, link))
-				strv_push(&p->edits, link);
+			if (c != 0 || !carried_gitlink(he, lk->rawsz, link))
+				strv_push(&links, link);
 			link = NULL;
 			i++;
-			k += c == 0;
+			if (c == 0)
+				hr = gitindex_iter_next(it, &he);
 		} else if (c < 0)
 			strv_push(&add, want[i++]);
 		else if (c > 0) {
 			strv_push(&gone, h);
-			strv_push(&p->look_gone, h);
-			k++;
-		} else if (lk->had.v[k].mode == 0160000) {
+			strv_push(&lgone, h);
+			hr = gitindex_iter_next(it, &he);
+		} else if (he->mode == 0160000) {
 			/* Once a submodule, now no gitlink: git looks at
 			 * what is there, its entry gone first. */
 			strv_push(&gone, h);
 			strv_push(&add, want[i++]);
-			k++;
+			hr = gitindex_iter_next(it, &he);
 		} else {
-			while (m < lk->stale.n && strcmp(lk->stale.v[m], h) < 0)
-				m++;
-			while (u < lk->unsure.n &&
-			    strcmp(lk->unsure.v[u], h) < 0)
-				u++;
-			/* Changed where git's own look might miss it: its
-			 * entry goes first; and where it is a directory now,
-			 * which git would not take for the file it was. */
-			isdir = m < lk->stale.n &&
-			    strcmp(lk->stale.v[m], h) == 0 &&
-			    proof_look_is_dir(p->r.src, h);
-			if (isdir)
-				strv_push(&gone, h);
-			else if (u < lk->unsure.n &&
-			    strcmp(lk->unsure.v[u], h) == 0) {
-				if (lk->had.v[k].mode == 0120000)
-					strv_push(&fresh, h);
-				else
-					strv_push(&gone, h);
-			}
-			if (!isdir && m < lk->stale.n &&
-			    strcmp(lk->stale.v[m], h) == 0)
-				strv_push(&stale, h);
+			take_entry(p, he, &m, &u, &gone, &fresh, &stale);
 			i++;
-			k++;
+			hr = gitindex_iter_next(it, &he);
 		}
 	}
-	/* A symlink's entry kept (with core.symlinks false, git keeps one
-	 * that is a file on disk), the others removed (removal_entries()). */
-	proof_look_fresh_entries(p, &p->edits, &fresh);
-	removal_entries(p, &p->edits, &gone);
-	for (i = 0; i < stale.n; i++)
-		strv_push(&p->look_only, stale.v[i]);
-	proof_look_not_dirs(p->r.src, &add, &p->look_only);
+	/* Read to its end as it was looked at: else git looks at all. */
+	if (hr == 0) {
+		strv_pushv(&p->edits, links.v);
+		strv_pushv(&p->look_gone, lgone.v);
+		/* A symlink's entry kept (with core.symlinks false, git
+		 * keeps one that is a file on disk), the others removed
+		 * (removal_entries()). */
+		proof_look_fresh_entries(p, &p->edits, &fresh);
+		removal_entries(p, &p->edits, &gone);
+		for (i = 0; i < stale.n; i++)
+			strv_push(&p->look_only, stale.v[i]);
+		proof_look_not_dirs(p->r.src, &add, &p->look_only);
+	}
+	gitindex_iter_free(it);
 	free(want);
 	strv_free(&fresh);
 	strv_free(&gone);
 	strv_free(&stale);
 	strv_free(&add);
+	strv_free(&links);
+	strv_free(&lgone);
 	strv_free(&untracked);
-	return 0;
+	return hr == 0 ? 0 : -1;
 }

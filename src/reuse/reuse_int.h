@@ -45,17 +45,18 @@ int	reuse_modes_fix_st(int, const char *, const char *, int, mode_t,
 	    struct stat *);
 void	reuse_modes_drop_special_top(const char *);
 int	reuse_modes_tree(const char *, const struct strv *);
-int	reuse_modes_prune_dir(int, const char *, const struct gitindex *);
+int	reuse_modes_prune_dir(int, const char *, const struct strv *);
 
 /*
  * What else dir_modes() sees to in each directory it gives a mode: if
  * drop, that it holds nothing no fresh copy has (drop_special()); if had
- * is not NULL, that it holds nothing had does not expect
+ * (the paths of an index's entries, sorted as it sorts them) is not
+ * NULL, that it holds nothing had does not expect
  * (reuse_modes_prune_dir()).
  */
 struct reuse_care {
 	int			 drop;
-	const struct gitindex	*had;
+	const struct strv	*had;
 };
 
 extern const struct reuse_care	reuse_care_drop;

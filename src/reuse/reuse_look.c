@@ -25,12 +25,31 @@
 #include "sig.h"
 #include "xmalloc.h"
 
+/* The index open at fd read through (its ids rawsz bytes), each
+ * entry's path onto had unless NULL.  -1 if it is not one forge reads. */
+static int
+had_paths(int fd, size_t rawsz, struct strv *had)
+{
+	const struct gitindex_entry	*e;
+	struct gitindex_iter		*it;
+	int				 r;
+
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
+		return -1;
+	while ((r = gitindex_iter_next(it, &e)) == 1)
+		if (had != NULL)
+			strv_push(had, e->path);
+	gitindex_iter_free(it);
+	return r;
+}
+
 /*
- * Each path of had, against the copy's file: each directory on the way
- * given a checkout's mode (dir_modes()), and if prune, rid of what had
- * does not expect (reuse_modes_prune_dir()); the path into stale if git
- * is to look at its file again (gitindex_stale()), into links if it is a
- * symlink.
+ * Each entry of the index open at fd (its ids rawsz bytes), against the
+ * copy's file: each directory on the way given a checkout's mode
+ * (dir_modes()), and if prune, rid of what the index does not expect
+ * (reuse_modes_prune_dir(), from had, its paths); the path into stale
+ * if git is to look at its file again (gitindex_stale()), into links if
+ * it is a symlink.
  * No file's mode is changed: a file whose stat data is as git kept it
  * has not been touched since, and had the mode forge gave it then; the
  * others are for reuse_look_end().  A file linked from elsewhere too
@@ -38,36 +57,47 @@
  * through the copy.
  */
 static int
-had_look(const char *copy, const struct gitindex *had,
+had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
     const struct spawn_idle *idle, const struct timespec *since,
     int prune, struct strv *stale, struct strv *links, struct strv *odd,
     int *dirs)
 {
-	struct reuse_care	 care = { 0, had };
-	struct reuse_walk	 w;
-	struct stat	 st;
-	const char	*path, *base;
-	mode_t		 mask;
-	size_t		 i;
-	int		 root, dfd, ret = 0, r;
+	struct reuse_care		 care = { 0, had };
+	const struct gitindex_entry	*e;
+	struct gitindex_iter		*it;
+	struct reuse_walk		 w;
+	struct stat			 st;
+	const char			*path, *base;
+	mode_t				 mask;
+	size_t				 i;
+	int				 root, dfd, ret = 0, r, more;
 
 	mask = fs_umask();
-	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) == -1)
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
 		return -1;
+	if ((root = open(copy, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) == -1) {
+		gitindex_iter_free(it);
+		return -1;
+	}
 	reuse_modes_walk_init(&w, root, 0777 & ~mask,
 	    prune ? &care : &reuse_care_drop, dirs);
 	if (prune && reuse_modes_prune_dir(root, "", had) == -1)
 		ret = -1;
-	for (i = 0; i < had->n && ret == 0; i++) {
+	for (i = 0; ret == 0 && (more = gitindex_iter_next(it, &e)) != 0;
+	    i++) {
+		if (more == -1) {
+			ret = -1;
+			break;
+		}
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
-		path = had->v[i].path;
+		path = e->path;
 		/* A submodule not initialized: its directory is emptied
 		 * once the look is over (snapshot.h), and git keeps its
 		 * entry as it looks there; a commit of another shows as
 		 * the two sides differ. */
-		if (had->v[i].mode == 0160000)
+		if (e->mode == 0160000)
 			continue;
 		if (reuse_modes_walk_to(&w, path, &base, &dfd) == -1)
 			ret = -1;
@@ -82,7 +112,7 @@ had_look(const char *copy, const struct gitindex *had,
 				ret = -1;
 			r = 0;
 		}
-		if (gitindex_stale(&had->v[i], r ? &st : NULL, since))
+		if (gitindex_stale(e, r ? &st : NULL, since))
 			strv_push(stale, path);
 		else if (r && S_ISREG(st.st_mode) && (st.st_mode & 07777) !=
 		    (((st.st_mode & S_IXUSR) ? 0777 : 0666) & ~mask))
@@ -91,6 +121,7 @@ had_look(const char *copy, const struct gitindex *had,
 			strv_push(links, path);
 	}
 	reuse_modes_walk_end(&w);
+	gitindex_iter_free(it);
 	close(root);
 	return ret;
 }
@@ -99,12 +130,13 @@ int
 reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
     const char *index, const struct timespec *since)
 {
-	struct gitindex	 had;
+	struct strv	 had = STRV_INIT;
 	struct timespec	 now;
 	const char	*copy = rc->copy, *head = rc->head;
 	int		 keep_ignored = rc->keep_ignored;
 	mode_t		 mask;
-	int		 r = -1;
+	size_t		 rawsz = strlen(head) / 2;
+	int		 fd, r = -1;
 
 	memset(lk, 0, sizeof(*lk));
 	/* A clock set back since then could stamp a change before it: no
@@ -112,12 +144,20 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (now.tv_sec < since->tv_sec)
 		return 0;
-	/* git's stat data of the copy as the last proof left it; a
-	 * submodule in it is an empty directory (a nested repository's
-	 * copy is set aside while the copy is parked: snapshot.h). */
-	if (since->tv_sec <= 0 || gitindex_read(&had, index,
-	    strlen(head) / 2) == -1)
+	/* git's stat data of the copy as the last proof left it, read
+	 * twice as it goes by, never held whole: its paths first, what
+	 * each directory is to hold; a submodule in it is an empty
+	 * directory (a nested repository's copy is set aside while the
+	 * copy is parked: snapshot.h). */
+	if (since->tv_sec <= 0 || (fd = open(index, O_RDONLY | O_CLOEXEC |
+	    O_NOCTTY)) == -1)
 		return 0;
+	strv_pool(&had);
+	if (had_paths(fd, rawsz, keep_ignored ? NULL : &had) == -1) {
+		strv_free(&had);
+		close(fd);
+		return 0;
+	}
 	lk->copy = xstrdup(copy);
 	lk->head = xstrdup(head);
 	lk->index = xstrdup(index);
@@ -140,10 +180,11 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 			lk->cleaning = git_start(&lk->clean, &lk->g,
 			    reuse_clean_keep, NULL, lk->out, lk->err) == 0;
 		}
-		r = had_look(copy, &had, rc->idle, since, lk->pruned,
-		    &lk->stale, &lk->links, &lk->odd, &lk->dirs);
+		r = had_look(copy, fd, rawsz, &had, rc->idle, since,
+		    lk->pruned, &lk->stale, &lk->links, &lk->odd, &lk->dirs);
 	}
-	gitindex_free(&had);
+	strv_free(&had);
+	close(fd);
 	if (r == -1) {
 		reuse_look_free(lk);
 		return -1;

@@ -292,7 +292,7 @@ reuse_modes_walk_end(struct reuse_walk *w)
  * way to its paths; 0, nothing.
  */
 static int
-had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
+had_expects(const struct strv *had, struct buf *b, const char *prefix,
     const char *name)
 {
 	size_t	i;
@@ -301,12 +301,12 @@ had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
 	buf_adds(b, prefix);
 	buf_adds(b, name);
 	buf_str(b);
-	if (gitindex_find(had, b->data) != NULL)
+	if (strv_sorted_has(had, b->data))
 		return 1;
 	buf_addc(b, '/');
 	buf_str(b);
-	i = gitindex_pos(had, b->data);
-	return i < had->n && strncmp(had->v[i].path, b->data, b->len) == 0 ?
+	i = strv_sorted_pos(had, b->data);
+	return i < had->n && strncmp(had->v[i], b->data, b->len) == 0 ?
 	    2 : 0;
 }
 
@@ -320,7 +320,7 @@ had_expects(const struct gitindex *had, struct buf *b, const char *prefix,
  * (its paths are stale).  -1: something would not go.
  */
 int
-reuse_modes_prune_dir(int root, const char *dir, const struct gitindex *had)
+reuse_modes_prune_dir(int root, const char *dir, const struct strv *had)
 {
 	struct fs_where	 top, here;
 	struct dirent	*de;
