@@ -126,15 +126,22 @@ done
 pids=
 i=0
 while [ $i -lt 16 ]; do
-	forge verify --rev="HEAD~$i" -- sh -c "$COUNT" >/dev/null 2>&1 &
+	forge verify --rev="HEAD~$i" -- sh -c "$COUNT" >"$T/conc.$i" 2>&1 &
 	pids="$pids $!"
 	i=$((i + 1))
 done
-bad=0
+bad=0 said=
+i=0
 for p in $pids; do
-	wait "$p" || bad=$((bad + 1))
+	if ! wait "$p"; then
+		bad=$((bad + 1))
+		said="$said
+run $i: $(tail -n 5 "$T/conc.$i")"
+	fi
+	i=$((i + 1))
 done
 is "16 concurrent runs pass" "$bad" 0
+[ -z "$said" ] || printf '%s\n' "$said" | sed 's/^/# /'
 is "each ran" "$(counter)" 16
 ok "the cache is whole JSON lines" json_lines "$cache"
 i=0
