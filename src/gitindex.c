@@ -488,21 +488,15 @@ gitindex_iter_free(struct gitindex_iter *it)
 }
 
 int
-gitindex_each(const char *path, size_t rawsz, gitindex_each_fn each,
-    void *arg, size_t *n)
+gitindex_each_fd(int fd, size_t rawsz, gitindex_each_fn each, void *arg,
+    size_t *n)
 {
 	struct gitindex_iter		*it;
 	const struct gitindex_entry	*e;
-	int				 fd, r, saved;
+	int				 r, saved;
 
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
 		return -1;
-	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL) {
-		saved = errno;
-		close(fd);
-		errno = saved;
-		return -1;
-	}
 	while ((r = gitindex_iter_next(it, &e)) == 1)
 		if (each != NULL && each(e, arg) == -1) {
 			r = -1;
@@ -512,6 +506,20 @@ gitindex_each(const char *path, size_t rawsz, gitindex_each_fn each,
 		*n = gitindex_iter_count(it);
 	saved = errno;
 	gitindex_iter_free(it);
+	errno = saved;
+	return r;
+}
+
+int
+gitindex_each(const char *path, size_t rawsz, gitindex_each_fn each,
+    void *arg, size_t *n)
+{
+	int	fd, r, saved;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) == -1)
+		return -1;
+	r = gitindex_each_fd(fd, rawsz, each, arg, n);
+	saved = errno;
 	close(fd);
 	errno = saved;
 	return r;
@@ -659,10 +667,11 @@ look_begin(struct look *lk, const char *top, const struct timespec *since,
 	return 0;
 }
 
-/* e's file against e. */
+/* e's file against e, in the look arg (a gitindex_each_fn). */
 static int
-look_one(struct look *lk, const struct gitindex_entry *e)
+look_one(const struct gitindex_entry *e, void *arg)
 {
+	struct look	*lk = arg;
 	struct stat	 st;
 	const char	*path = e->path, *slash = strrchr(path, '/');
 	size_t		 dlen = slash != NULL ? (size_t)(slash - path) : 0;
@@ -714,7 +723,7 @@ gitindex_look(const char *top, const struct gitindex *ix,
 	if (look_begin(&lk, top, since, stale, unsure) == -1)
 		return -1;
 	for (i = 0; i < ix->n && ret == 0; i++)
-		ret = look_one(&lk, &ix->v[i]);
+		ret = look_one(&ix->v[i], &lk);
 	look_end(&lk);
 	return ret;
 }
@@ -723,24 +732,13 @@ int
 gitindex_look_fd(const char *top, int fd, size_t rawsz,
     const struct timespec *since, struct strv *stale, struct strv *unsure)
 {
-	struct gitindex_iter		*it;
-	const struct gitindex_entry	*e;
-	struct look			 lk;
-	int				 r;
+	struct look	lk;
+	int		r;
 
-	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
+	if (look_begin(&lk, top, since, stale, unsure) == -1)
 		return -1;
-	if (look_begin(&lk, top, since, stale, unsure) == -1) {
-		gitindex_iter_free(it);
-		return -1;
-	}
-	while ((r = gitindex_iter_next(it, &e)) == 1)
-		if (look_one(&lk, e) == -1) {
-			r = -1;
-			break;
-		}
+	r = gitindex_each_fd(fd, rawsz, look_one, &lk, NULL);
 	look_end(&lk);
-	gitindex_iter_free(it);
 	return r;
 }
 
@@ -836,14 +834,16 @@ treeb_pop(struct treeb *tb)
 }
 
 /*
- * e added, after those before it in the index.  -1 where git write-tree
- * refuses: an entry without an object, a file beside a directory of the
- * same name (next to each other, as git looks).
+ * e added to the tree arg, after those before it in the index.  -1
+ * where git write-tree refuses: an entry without an object, a file
+ * beside a directory of the same name (next to each other, as git
+ * looks).
  */
 static int
-treeb_add(struct treeb *tb, const struct gitindex_entry *e)
+treeb_add(const struct gitindex_entry *e, void *arg)
 {
 	static const unsigned char	null_oid[HASH_MAX];
+	struct treeb			*tb = arg;
 	const char			*mode, *p = e->path, *slash;
 	size_t				 plen = tb->path.len;
 
@@ -898,7 +898,7 @@ gitindex_tree(const struct gitindex *ix, char *hex)
 	}
 	treeb_init(&tb, ix->rawsz);
 	for (i = 0; i < ix->n; i++)
-		if (treeb_add(&tb, &ix->v[i]) == -1) {
+		if (treeb_add(&ix->v[i], &tb) == -1) {
 			treeb_end(&tb, NULL);
 			errno = EINVAL;
 			return -1;
@@ -910,21 +910,12 @@ gitindex_tree(const struct gitindex *ix, char *hex)
 int
 gitindex_tree_fd(int fd, size_t rawsz, char *hex)
 {
-	struct gitindex_iter		*it;
-	const struct gitindex_entry	*e;
-	struct treeb			 tb;
-	int				 r;
+	struct treeb	tb;
+	int		r;
 
-	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
-		return -1;
 	treeb_init(&tb, rawsz);
-	while ((r = gitindex_iter_next(it, &e)) == 1)
-		if (treeb_add(&tb, e) == -1) {
-			r = -1;
-			break;
-		}
+	r = gitindex_each_fd(fd, rawsz, treeb_add, &tb, NULL);
 	treeb_end(&tb, r == 0 ? hex : NULL);
-	gitindex_iter_free(it);
 	if (r == -1)
 		errno = EINVAL;
 	return r;

@@ -42,6 +42,8 @@
  *			the read, which is then -1 too.  An index found bad
  *			past an entry fn had is -1 all the same: what fn
  *			made of the entries is then not to be used
+ *	gitindex_each_fd(fd, rawsz, fn, arg, &n)	the same of the index
+ *			open at fd, read as gitindex_iter_fd() reads it
  *
  *	it = gitindex_iter_fd(fd, rawsz)	the index open at fd, read
  *			entry by entry from its start (pread(): fd's offset
@@ -114,6 +116,7 @@ typedef int	(*gitindex_each_fn)(const struct gitindex_entry *, void *);
 int	 gitindex_count(const char *, size_t, size_t *);
 int	 gitindex_each(const char *, size_t, gitindex_each_fn, void *,
 	    size_t *);
+int	 gitindex_each_fd(int, size_t, gitindex_each_fn, void *, size_t *);
 int	 gitindex_parse(struct gitindex *, const unsigned char *, size_t,
 	    size_t);
 size_t	 gitindex_pos(const struct gitindex *, const char *);

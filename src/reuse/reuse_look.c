@@ -25,22 +25,12 @@
 #include "sig.h"
 #include "xmalloc.h"
 
-/* The index open at fd read through (its ids rawsz bytes), each
- * entry's path onto had unless NULL.  -1 if it is not one forge reads. */
+/* gitindex_each_fd()'s: each entry's path onto the vector arg. */
 static int
-had_paths(int fd, size_t rawsz, struct strv *had)
+had_path(const struct gitindex_entry *e, void *arg)
 {
-	const struct gitindex_entry	*e;
-	struct gitindex_iter		*it;
-	int				 r;
-
-	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL)
-		return -1;
-	while ((r = gitindex_iter_next(it, &e)) == 1)
-		if (had != NULL)
-			strv_push(had, e->path);
-	gitindex_iter_free(it);
-	return r;
+	strv_push(arg, e->path);
+	return 0;
 }
 
 /*
@@ -153,7 +143,8 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	    O_NOCTTY)) == -1)
 		return 0;
 	strv_pool(&had);
-	if (had_paths(fd, rawsz, keep_ignored ? NULL : &had) == -1) {
+	if (gitindex_each_fd(fd, rawsz, keep_ignored ? NULL : had_path, &had,
+	    NULL) == -1) {
 		strv_free(&had);
 		close(fd);
 		return 0;
