@@ -223,16 +223,22 @@ look_fits(const struct proof *p, const struct lsfiles *l)
 /*
  * What the working state has, sorted as the index is: the entries, the
  * untracked files and the conflicts' paths, each what is on disk (none
- * of them an entry).  *np paths, borrowed from p's entries and from
- * untracked, which this fills with the others; the caller frees the
- * array.
+ * of them an entry), merged as they are asked for, one path at a time
+ * (want_at()), so that no list of them all is made.  Its paths are
+ * borrowed from p's entries and from untracked, which this fills with
+ * the others.
  */
-static const char **
-look_want(const struct proof *p, const struct lsfiles *l,
-    struct strv *untracked, size_t *np)
+struct want {
+	const struct strv	*entries, *untracked;
+	size_t			 i, j;
+};
+
+static void
+want_begin(struct want *w, const struct proof *p, const struct lsfiles *l,
+    struct strv *untracked)
 {
-	const char	**want, *w;
-	size_t		  i, j, k, n;
+	const char	*path;
+	size_t		 i;
 
 	strv_pushv(untracked, l->untracked.v);
 	strv_pushv(untracked, l->unmerged.v);
@@ -243,25 +249,45 @@ look_want(const struct proof *p, const struct lsfiles *l,
 	for (i = 0; i < l->gitlinks.n; i++)
 		strv_push(untracked, lsfiles_entry_path(l->gitlinks.v[i]));
 	for (i = 0; p->r.nested != NULL && i < p->r.nested->n; i++) {
-		w = lsfiles_entry_path(p->r.nested->v[i]);
-		if (lsfiles_find(&l->gitlinks, w) == NULL)
-			strv_push(untracked, w);
+		path = lsfiles_entry_path(p->r.nested->v[i]);
+		if (lsfiles_find(&l->gitlinks, path) == NULL)
+			strv_push(untracked, path);
 	}
 	strv_sort(untracked);
-	n = p->r.entries->n + untracked->n;
-	want = xreallocarray(NULL, n + 1, sizeof(*want));
-	for (i = j = k = 0; k < n; k++) {
-		w = i < p->r.entries->n ?
-		    lsfiles_entry_path(p->r.entries->v[i]) : NULL;
-		if (w != NULL && (j == untracked->n ||
-		    strcmp(w, untracked->v[j]) < 0)) {
-			want[k] = w;
-			i++;
-		} else
-			want[k] = untracked->v[j++];
-	}
-	*np = n;
-	return want;
+	w->entries = p->r.entries;
+	w->untracked = untracked;
+	w->i = w->j = 0;
+}
+
+/* Is the merge's next path the untracked side's (on a tie too)? */
+static int
+want_untracked(const struct want *w)
+{
+	if (w->j == w->untracked->n)
+		return 0;
+	return w->i == w->entries->n ||
+	    strcmp(lsfiles_entry_path(w->entries->v[w->i]),
+	    w->untracked->v[w->j]) >= 0;
+}
+
+/* The path the merge is at, or NULL past the last. */
+static const char *
+want_at(const struct want *w)
+{
+	if (want_untracked(w))
+		return w->untracked->v[w->j];
+	return w->i < w->entries->n ?
+	    lsfiles_entry_path(w->entries->v[w->i]) : NULL;
+}
+
+/* On past the path want_at() says. */
+static void
+want_next(struct want *w)
+{
+	if (want_untracked(w))
+		w->j++;
+	else if (w->i < w->entries->n)
+		w->i++;
 }
 
 /*
@@ -347,14 +373,15 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	struct strv			 gone = STRV_INIT, stale = STRV_INIT;
 	struct strv			 add = STRV_INIT, links = STRV_INIT;
 	struct strv			 lgone = STRV_INIT;
-	const char			**want, *h, *link = NULL;
-	size_t				 i, m, n, u;
+	struct want			 w;
+	const char			*want, *h, *link = NULL;
+	size_t				 m, u;
 	int				 c, hr;
 
 	if (!look_fits(p, l) || (it = gitindex_iter_fd(lk->fd,
 	    lk->rawsz)) == NULL)
 		return -1;
-	want = look_want(p, l, &untracked, &n);
+	want_begin(&w, p, l, &untracked);
 	/*
 	 * Against what the carried index has, read again: what the working
 	 * state has that changed since or is not in it, git is to look at
@@ -363,11 +390,12 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 	 * order.
 	 */
 	hr = gitindex_iter_next(it, &he);
-	for (i = m = u = 0; hr != -1 && (i < n || hr == 1);) {
+	m = u = 0;
+	while (hr != -1 && ((want = want_at(&w)) != NULL || hr == 1)) {
 		h = hr == 1 ? he->path : NULL;
-		c = i == n ? 1 : h == NULL ? -1 : strcmp(want[i], h);
-		if (c <= 0 && ((link = nested_entry(p, want[i])) != NULL ||
-		    (link = lsfiles_find(&l->gitlinks, want[i])) != NULL)) {
+		c = want == NULL ? 1 : h == NULL ? -1 : strcmp(want, h);
+		if (c <= 0 && ((link = nested_entry(p, want)) != NULL ||
+		    (link = lsfiles_find(&l->gitlinks, want)) != NULL)) {
 			/* An initialized submodule: at its commit.  One not
 			 * initialized: the index's entry, which git keeps
 			 * as it looks at the directory -- the one carried
@@ -377,11 +405,13 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 			if (c != 0 || !carried_gitlink(he, lk->rawsz, link))
 				strv_push(&links, link);
 			link = NULL;
-			i++;
+			want_next(&w);
 			if (c == 0)
 				hr = gitindex_iter_next(it, &he);
-		} else if (c < 0)
-			strv_push(&add, want[i++]);
+		} else if (c < 0) {
+			strv_push(&add, want);
+			want_next(&w);
+		}
 		else if (c > 0) {
 			strv_push(&gone, h);
 			strv_push(&lgone, h);
@@ -390,11 +420,12 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 			/* Once a submodule, now no gitlink: git looks at
 			 * what is there, its entry gone first. */
 			strv_push(&gone, h);
-			strv_push(&add, want[i++]);
+			strv_push(&add, want);
+			want_next(&w);
 			hr = gitindex_iter_next(it, &he);
 		} else {
 			take_entry(p, he, &m, &u, &gone, &fresh, &stale);
-			i++;
+			want_next(&w);
 			hr = gitindex_iter_next(it, &he);
 		}
 	}
@@ -407,12 +438,10 @@ proof_look_take(struct proof *p, const struct lsfiles *l)
 		 * (removal_entries()). */
 		proof_look_fresh_entries(p, &p->edits, &fresh);
 		removal_entries(p, &p->edits, &gone);
-		for (i = 0; i < stale.n; i++)
-			strv_push(&p->look_only, stale.v[i]);
+		strv_pushv(&p->look_only, stale.v);
 		proof_look_not_dirs(p->r.src, &add, &p->look_only);
 	}
 	gitindex_iter_free(it);
-	free(want);
 	strv_free(&fresh);
 	strv_free(&gone);
 	strv_free(&stale);
