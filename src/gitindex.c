@@ -20,7 +20,7 @@
 /* Past this, not an index forge reads (git's own limit is 4 GiB). */
 #define INDEX_MAX	((size_t)1 << 30)
 /* How much of an index is read at once. */
-#define INDEX_WINDOW	((size_t)256 << 10)
+#define INDEX_WINDOW	((size_t)64 << 10)
 
 #define CE_ASSUME_VALID	0x8000
 #define CE_EXTENDED	0x4000

@@ -108,7 +108,7 @@ struct gitindex {
 int	 gitindex_read(struct gitindex *, const char *, size_t);
 /* gitindex_read() through a window of that many bytes, which slides
  * over the file: the file is never held whole (gitindex_read()'s window
- * is 256 KiB).  An entry longer than half of it is refused (EINVAL). */
+ * is 64 KiB).  An entry longer than half of it is refused (EINVAL). */
 int	 gitindex_read_window(struct gitindex *, const char *, size_t,
 	    size_t);
 typedef int	(*gitindex_each_fn)(const struct gitindex_entry *, void *);
