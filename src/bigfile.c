@@ -408,7 +408,8 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 {
 	struct dircache	 dc;
 	struct stat	 st;
-	const char	*path, *base, *e;
+	const char	*path, *base;
+	ssize_t		 e;
 	size_t		 i;
 	int		 dir;
 
@@ -425,7 +426,7 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 	for (i = 0; i < changed->n; i++) {
 		path = changed->v[i];
 		strv_push(&b->changed, path);
-		if ((e = lsfiles_find(b->entries, path)) == NULL) {
+		if ((e = entlist_find(b->entries, path)) == -1) {
 			/* Untracked, or a conflict, if a file is there:
 			 * not ours.  Gone, if not (a directory is no file):
 			 * only its size in HEAD counts (one line a path for
@@ -439,9 +440,9 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 				strv_pushf(&b->asked, "0 0\t%s", path);
 		} else if (big_on_disk(path, &dc) == 1)
 			strv_push(&b->paths, path);
-		else if (regular_mode(lsfiles_entry_mode(e)))
+		else if (regular_mode(entlist_mode(b->entries, (size_t)e)))
 			/* Its size in the index: in HEAD, unless staged. */
-			strv_push(&b->asked, e);
+			entlist_put(b->entries, (size_t)e, &b->asked);
 	}
 	dc_close(&dc);
 	ask_sizes(b);
@@ -449,7 +450,7 @@ bigfile_feed(struct bigfile *b, const struct strv *changed)
 
 struct bigfile *
 bigfile_begin(const struct git *src, const char *head, const char *scratch,
-    const char *tag, const struct strv *entries, long long threshold,
+    const char *tag, const struct entlist *entries, long long threshold,
     int verbose)
 {
 	struct bigfile		*b;

@@ -18,7 +18,7 @@
  *					the same, but the changed paths are
  *					to come from the proof, which lists
  *					them anyway (entries: the index's,
- *					lsfiles.h, in index order; the size
+ *					entlist.h, in index order; the size
  *					a file had is then taken from its
  *					entry, as only staged changes make
  *					it other than HEAD's):
@@ -68,6 +68,7 @@
 #ifndef BIGFILE_H
 #define BIGFILE_H
 
+#include "entlist.h"
 #include "git.h"
 #include "strv.h"
 
@@ -94,14 +95,14 @@ struct bigfile {
 						   tells ("mode oid\tpath";
 						   mode 0: the path's in
 						   HEAD) */
-	const struct strv	*entries;	/* the index's, or NULL */
+	const struct entlist	*entries;	/* the index's, or NULL */
 	long long		 threshold;	/* larger is big */
 	int			 every;		/* BIGFILE_EVERY */
 	int			 verbose;
 };
 
 struct bigfile *bigfile_begin(const struct git *, const char *, const char *,
-	    const char *, const struct strv *, long long, int);
+	    const char *, const struct entlist *, long long, int);
 void	 bigfile_feed(struct bigfile *, const struct strv *);
 void	 bigfile_poll(struct bigfile *);
 int	 bigfile_finish(struct bigfile *);

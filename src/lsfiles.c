@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "buf.h"
+#include "entlist.h"
 #include "fs.h"
 #include "fs_vis.h"
 #include "git.h"
@@ -23,7 +24,7 @@ lsfiles_free(struct lsfiles *l)
 	strv_free(&l->untracked);
 	strv_free(&l->nested);
 	strv_free(&l->flagged);
-	strv_free(&l->entries);
+	entlist_free(&l->entries);
 	strv_free(&l->gitlinks);
 	strv_free(&l->skips);
 	strv_free(&l->assumes);
@@ -293,6 +294,7 @@ empty_blob(char *e, size_t mlen)
 static int
 record(struct lsfiles *l, const char *rec, size_t rlen)
 {
+	struct lsfiles_entry	 le;
 	const char	*tab, *path;
 	size_t		 plen, mlen, elen;
 	char		*e, small[512];
@@ -362,7 +364,12 @@ record(struct lsfiles *l, const char *rec, size_t rlen)
 	}
 	if (tag == 'S' || islower(tag))
 		strv_pushn(&l->flagged, e, elen);
-	strv_pushn(&l->entries, e, elen);
+	if (lsfiles_entry_parse(e, &le) == -1 || entlist_push(&l->entries,
+	    le.mode, le.oid, le.oidlen, le.path, strlen(le.path)) == -1) {
+		if (e != small)
+			free(e);
+		return -1;
+	}
 	/* 's': skip-worktree and assume-unchanged. */
 	if (tag == 'S' || tag == 's')
 		l->sparse = 1;
@@ -382,7 +389,6 @@ lsfiles_parse(const char *p, size_t len, struct lsfiles *l)
 	size_t		 rlen;
 
 	memset(l, 0, sizeof(*l));
-	strv_pool(&l->entries);
 	while (p < end) {
 		rlen = strnlen(p, (size_t)(end - p));
 		if (record(l, p, rlen) == -1)
@@ -664,8 +670,9 @@ lsfiles_finish(struct lsfiles_job *j, struct lsfiles *l)
 		goto out;
 	}
 	/* Read a piece at a time, as lsfiles_read() reads git's pipe: a
-	 * large tree's listing is never held whole. */
-	strv_pool(&l->entries);
+	 * large tree's listing is never held whole; its untracked paths in
+	 * blocks, not one allocation each (its entries are an entlist). */
+	strv_pool(&l->untracked);
 	if ((fd = open(j->out, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1 ||
 	    git_each_fd(fd, &e) == -1) {
 		if (r.bad)
@@ -707,8 +714,8 @@ lsfiles_read(struct lsfiles *l, const struct git *g)
 	int			 st;
 
 	memset(l, 0, sizeof(*l));
-	/* One entry per tracked file: in blocks, not one allocation each. */
-	strv_pool(&l->entries);
+	/* The untracked paths in blocks, not one allocation each. */
+	strv_pool(&l->untracked);
 	r.l = l;
 	r.bad = 0;
 	e.fn = each;

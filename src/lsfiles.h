@@ -19,7 +19,8 @@
  *	if (lsfiles_finish(&j, &l) == -1) ...	message printed; ended
  *	lsfiles_cancel(&j);		ended and forgotten, if it was not
  *
- * The struct owns its vectors.
+ * The struct owns its vectors, and its entries: an entlist (entlist.h),
+ * which holds each entry's id in bytes, as a large listing is held.
  *
  * An index entry travels through forge as "mode oid\tpath", what git
  * ls-files -s prints less the stage, and what git update-index
@@ -101,6 +102,7 @@
 
 #include <stddef.h>
 
+#include "entlist.h"
 #include "git.h"
 #include "strv.h"
 
@@ -110,8 +112,8 @@ struct lsfiles {
 					   conflict) and nested repositories */
 	struct strv	 flagged;	/* "mode oid\tpath": skip-worktree or
 					   assume-unchanged */
-	struct strv	 entries;	/* "mode oid\tpath" of each stage-0 file
-					   and link, in index order */
+	struct entlist	 entries;	/* each stage-0 file and link, in
+					   index order */
 	struct strv	 gitlinks;	/* "160000 oid\tpath" of each stage-0
 					   gitlink, in index order */
 	struct strv	 skips;		/* paths of skip-worktree entries */

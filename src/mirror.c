@@ -46,18 +46,20 @@ git_feed(const struct git *g, const char *const *args, const struct strv *in)
  * paths left alone.
  */
 static void
-staged_lines(const struct strv *staged, const struct strv *entries,
+staged_lines(const struct strv *staged, const struct entlist *entries,
     const struct strv *gitlinks, const struct strv *unmerged, size_t oidlen,
     struct strv *lines)
 {
 	const char	*e;
+	ssize_t		 at;
 	size_t		 i;
 
 	for (i = 0; i < staged->n; i++) {
 		if (strv_sorted_has(unmerged, staged->v[i]))
 			continue;
-		if ((e = lsfiles_find(entries, staged->v[i])) != NULL ||
-		    (e = lsfiles_find(gitlinks, staged->v[i])) != NULL)
+		if ((at = entlist_find(entries, staged->v[i])) != -1)
+			entlist_put(entries, (size_t)at, lines);
+		else if ((e = lsfiles_find(gitlinks, staged->v[i])) != NULL)
 			strv_push(lines, e);
 		else
 			lsfiles_push_removal(lines, staged->v[i], oidlen);
@@ -250,7 +252,7 @@ git_raw(const struct git *g, const char *const *args, struct buf *out)
 
 int
 mirror_plan(const struct git *src, const char *head,
-    const struct strv *entries, const struct lsfiles *l, const char *cache,
+    const struct entlist *entries, const struct lsfiles *l, const char *cache,
     struct mirror_plan *mp)
 {
 	const char *const	 staged_args[] = { "diff-index", "--cached",
@@ -346,7 +348,7 @@ mirror_plan_free(struct mirror_plan *mp)
 
 int
 mirror_index(const struct git *src, const struct git *dst, const char *head,
-    const struct strv *entries, const struct lsfiles *l)
+    const struct entlist *entries, const struct lsfiles *l)
 {
 	struct mirror_plan	mp;
 	int			ret = -1;

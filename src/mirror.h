@@ -9,8 +9,8 @@
  *	if (mirror_index(&src, &dst, head, &entries, &l) == -1)
  *		...		a message says why
  *
- * entries and l are what lsfiles_read() found in the source: entries,
- * moved out of l, its stage-0 entries in index order; l, its gitlinks,
+ * entries and l are what lsfiles_read() found in the source: entries
+ * (entlist.h), moved out of l, its stage-0 entries in index order; l, its gitlinks,
  * skips, assumes and unmerged paths.  The index is not listed again.
  *
  * Each path whose index entry differs from HEAD's gets the source's
@@ -40,6 +40,7 @@
 
 #include "strv.h"
 
+struct entlist;
 struct git;
 struct lsfiles;
 
@@ -50,8 +51,8 @@ struct mirror_plan {
 };
 
 int	mirror_index(const struct git *, const struct git *, const char *,
-	    const struct strv *, const struct lsfiles *);
-int	mirror_plan(const struct git *, const char *, const struct strv *,
+	    const struct entlist *, const struct lsfiles *);
+int	mirror_plan(const struct git *, const char *, const struct entlist *,
 	    const struct lsfiles *, const char *, struct mirror_plan *);
 int	mirror_apply(const struct git *, const struct mirror_plan *);
 char	*mirror_key(const struct mirror_plan *, const char *, const char *);

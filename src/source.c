@@ -157,6 +157,21 @@ hash_strv(struct hash *h, const char *tag, const struct strv *v)
 		hash_update(h, v->v[i], strlen(v->v[i]) + 1);
 }
 
+/* The same of entries, each as a "mode oid\tpath" line. */
+static void
+hash_entlist(struct hash *h, const char *tag, const struct entlist *el)
+{
+	struct buf	b = BUF_INIT;
+	size_t		i;
+
+	hash_update(h, tag, strlen(tag) + 1);
+	for (i = 0; i < el->n; i++) {
+		(void)entlist_line(el, i, &b);
+		hash_update(h, b.data, b.len + 1);
+	}
+	buf_free(&b);
+}
+
 /*
  * The permission bits of each of paths (below top, no symlink followed)
  * as a copy takes them (fs.h's fs_copy_entry()), into h after a
@@ -204,7 +219,7 @@ state_convert(struct source_state *ss, const struct repo *r,
 	if ((ss->convert = convert_digest(&g, r->common, NULL, &on)) == NULL)
 		return;
 	for (i = 0; !on && i < l->entries.n; i++)
-		on = convert_is_attributes(lsfiles_entry_path(l->entries.v[i]));
+		on = convert_is_attributes(entlist_path(&l->entries, i));
 	for (i = 0; !on && i < l->untracked.n; i++)
 		on = convert_is_attributes(l->untracked.v[i]);
 	ss->converts = on;
@@ -241,7 +256,7 @@ source_state_read(struct source_state *ss, const struct repo *r,
 	ss->sparse = l.sparse;
 	/* What the copy's index is to stage, as git lists it. */
 	(void)hash_init(&h, 32);
-	hash_strv(&h, "entries", &l.entries);
+	hash_entlist(&h, "entries", &l.entries);
 	hash_strv(&h, "gitlinks", &l.gitlinks);
 	hash_strv(&h, "skips", &l.skips);
 	hash_strv(&h, "assumes", &l.assumes);
@@ -487,13 +502,15 @@ source_resolve(struct source *s, const struct repo *r, struct rundir *rd)
 static int
 all_afresh(const struct git *dst, struct lsfiles *l, struct strv *edits)
 {
-	size_t	i;
+	struct buf	b = BUF_INIT;
+	size_t		i;
 
 	if (lsfiles_read(l, dst) == -1)
 		return -1;
 	/* Flagged entries are among them too. */
 	for (i = 0; i < l->entries.n; i++)
-		strv_push(edits, l->entries.v[i]);
+		strv_push(edits, entlist_line(&l->entries, i, &b));
+	buf_free(&b);
 	return 0;
 }
 

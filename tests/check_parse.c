@@ -25,6 +25,7 @@
 #include "lsfiles.h"
 #include "repo.h"
 #include "strv.h"
+#include "sum.h"
 #include "xmalloc.h"
 
 #define OID	"78981922613b2afb6025042ff6bd878ac1994e85"
@@ -1248,25 +1249,36 @@ END_TEST
 START_TEST(t_lsfiles_find)
 {
 	struct lsfiles	l;
+	struct buf	b = BUF_INIT;
 
 	ck_assert_int_eq(ls(&l, V("H 100644 " OID " 0\ta",
 	    "H 100644 " OID " 0\ta b",
 	    "H 100755 " OID " 0\tdir/x",
+	    "H 160000 " OID " 0\tsub",
+	    "H 160000 " OID " 0\tsub2",
 	    "H 100644 " OID " 0\tz")), 0);
-	ck_assert_str_eq(lsfiles_find(&l.entries, "a"), "100644 " OID "\ta");
-	ck_assert_str_eq(lsfiles_find(&l.entries, "dir/x"),
+	/* The gitlinks apart, as their lines. */
+	ck_assert_str_eq(lsfiles_find(&l.gitlinks, "sub2"),
+	    "160000 " OID "\tsub2");
+	ck_assert_ptr_null(lsfiles_find(&l.gitlinks, "a"));
+	ck_assert_int_eq(entlist_find(&l.entries, "sub"), -1);
+	ck_assert_int_eq(entlist_find(&l.entries, "a"), 0);
+	ck_assert_int_eq(entlist_find(&l.entries, "a b"), 1);
+	ck_assert_str_eq(entlist_line(&l.entries, 2, &b),
 	    "100755 " OID "\tdir/x");
-	ck_assert_str_eq(lsfiles_find(&l.entries, "z"), "100644 " OID "\tz");
-	ck_assert_ptr_null(lsfiles_find(&l.entries, "dir"));
-	ck_assert_ptr_null(lsfiles_find(&l.entries, "b"));
+	ck_assert_int_eq(entlist_find(&l.entries, "z"), 3);
+	ck_assert_int_eq(entlist_find(&l.entries, "dir"), -1);
+	ck_assert_int_eq(entlist_find(&l.entries, "b"), -1);
 	ck_assert_ptr_null(lsfiles_find(&l.nested, "a"));	/* empty */
 	lsfiles_free(&l);
+	buf_free(&b);
 }
 END_TEST
 
 START_TEST(t_lsfiles_unmerged)
 {
 	struct lsfiles	l;
+	struct buf	b = BUF_INIT;
 
 	/* A conflict's stages are no entries: its path is listed once. */
 	ck_assert_int_eq(ls(&l, V("H 100644 " OID " 0\ta",
@@ -1277,8 +1289,8 @@ START_TEST(t_lsfiles_unmerged)
 	    "M 100644 " OID " 3\tcd",
 	    "H 100644 " OID " 0\te")), 0);
 	ck_assert_uint_eq(l.entries.n, 2);
-	ck_assert_str_eq(l.entries.v[0], "100644 " OID "\ta");
-	ck_assert_str_eq(l.entries.v[1], "100644 " OID "\te");
+	ck_assert_str_eq(entlist_line(&l.entries, 0, &b), "100644 " OID "\ta");
+	ck_assert_str_eq(entlist_line(&l.entries, 1, &b), "100644 " OID "\te");
 	ck_assert_uint_eq(l.unmerged.n, 2);
 	ck_assert_str_eq(l.unmerged.v[0], "c");
 	ck_assert_str_eq(l.unmerged.v[1], "cd");
@@ -1316,6 +1328,112 @@ START_TEST(t_lsfiles_unmerged)
 	    "M 100755 " OID " 2\tb")), 0);
 	ck_assert_str_eq(l.conflicts.v[0], "100755 " OID "\tb");
 	lsfiles_free(&l);
+	buf_free(&b);
+}
+END_TEST
+
+/*
+ * An entry list gives back each entry as it was pushed: paths of every
+ * length, one longer than a block and one that fills a block to its
+ * last byte among them, across the offsets' blocks of 16,384; an entry
+ * is found by its path, and nothing else is; an id that is not one, or
+ * of another length than the others', is refused.
+ */
+START_TEST(t_entlist)
+{
+	struct entlist	 el = ENTLIST_INIT;
+	struct strv	 want = STRV_INIT, v = STRV_INIT;
+	struct buf	 b = BUF_INIT, path = BUF_INIT;
+	const char	*hex = "0123456789abcdef0123456789ABCDEF01234567";
+	char		 oid[41], sha256[65];
+	unsigned	 mode;
+	size_t		 i, n = 40000, len;
+	int		 k;
+
+	for (i = 0; i < n; i++) {
+		buf_reset(&path);
+		buf_addf(&path, "d%05zu/", i);
+		/* A path past a block of 64 KiB, then one past three; one
+		 * whose entry fills a block exactly; one past a block
+		 * followed by short ones. */
+		len = i == 1234 ? 70000 : i == 1235 ? 3 * 65536 :
+		    i == 1236 ? 65536 - 4 - 20 - 1 - path.len :
+		    i == 2000 ? 100000 : i % 37;
+		while (len-- > 0)
+			buf_addc(&path, 'a' + (int)(i % 26));
+		snprintf(oid, sizeof(oid), "%040zx", i * 2654435761u);
+		mode = i % 3 == 0 ? 0100755 : i % 3 == 1 ? 0100644 : 0120000;
+		ck_assert_int_eq(entlist_push(&el, mode, oid, 40, path.data,
+		    path.len), 0);
+		strv_pushf(&want, "%06o %s\t%s", mode, oid, path.data);
+	}
+	ck_assert_uint_eq(el.n, n);
+	ck_assert_uint_eq(el.rawsz, 20);
+	for (i = 0; i < n; i++) {
+		ck_assert_str_eq(entlist_line(&el, i, &b), want.v[i]);
+		ck_assert_str_eq(entlist_path(&el, i),
+		    lsfiles_entry_path(want.v[i]));
+		ck_assert_uint_eq(entlist_mode(&el, i),
+		    lsfiles_entry_mode(want.v[i]));
+		ck_assert_int_eq(entlist_find(&el, entlist_path(&el, i)),
+		    (ssize_t)i);
+	}
+	/* Pushed onto a vector and summed as the lines are. */
+	for (i = 0; i < n; i += 997)
+		entlist_put(&el, i, &v);
+	for (i = 0; i < v.n; i++)
+		ck_assert_str_eq(v.v[i], want.v[i * 997]);
+	{
+		struct sum	 s, t;
+		uint64_t	 x[2], y[2];
+
+		sum_init(&s);
+		sum_init(&t);
+		entlist_sum(&el, &s, "tag");
+		strv_sum(&want, &t, "tag");
+		sum_final(&s, x);
+		sum_final(&t, y);
+		ck_assert(x[0] == y[0] && x[1] == y[1]);
+	}
+	ck_assert_int_eq(entlist_find(&el, ""), -1);
+	ck_assert_int_eq(entlist_find(&el, "d00000"), -1);
+	ck_assert_int_eq(entlist_find(&el, "d00001/c"), -1);
+	ck_assert_int_eq(entlist_find(&el, "e"), -1);
+	/* The case of an id's digits is not kept: git prints lower. */
+	ck_assert_int_eq(entlist_push(&el, 0100644, hex, 40, "zz", 2), 0);
+	ck_assert_str_eq(entlist_line(&el, n, &b), "100644 0123456789abcdef"
+	    "0123456789abcdef01234567\tzz");
+	/* No id, an odd one, one of another length. */
+	ck_assert_int_eq(entlist_push(&el, 0100644, "0123456789abcdef012345"
+	    "6789abcdef0123456g", 40, "z1", 2), -1);
+	ck_assert_int_eq(entlist_push(&el, 0100644, hex, 39, "z2", 2), -1);
+	ck_assert_int_eq(entlist_push(&el, 0100644, hex, 38, "z3", 2), -1);
+	ck_assert_int_eq(entlist_push(&el, 01000000, hex, 40, "z5", 2), -1);
+	ck_assert_int_eq(entlist_push(&el, 0777777, hex, 40, "zz0", 3), 0);
+	ck_assert_str_eq(entlist_line(&el, n + 1, &b), "777777 0123456789abcdef"
+	    "0123456789abcdef01234567\tzz0");
+	ck_assert_int_eq(entlist_push(&el, 0, hex, 40, "zz1", 3), 0);
+	ck_assert_str_eq(entlist_line(&el, n + 2, &b), "000000 0123456789abcdef"
+	    "0123456789abcdef01234567\tzz1");
+	memset(sha256, 'f', 64);
+	sha256[64] = '\0';
+	ck_assert_int_eq(entlist_push(&el, 0100644, sha256, 64, "z4", 2), -1);
+	ck_assert_uint_eq(el.n, n + 3);
+	entlist_free(&el);
+	ck_assert_uint_eq(el.n, 0);
+	/* SHA-256, into a list emptied. */
+	ck_assert_int_eq(entlist_push(&el, 0160000, sha256, 64, "s", 1), 0);
+	ck_assert_uint_eq(el.rawsz, 32);
+	ck_assert_str_eq(entlist_line(&el, 0, &b), "160000 ffffffffffffffff"
+	    "ffffffffffffffffffffffffffffffffffffffffffffffff\ts");
+	for (k = 0; k < 32; k++)
+		ck_assert_uint_eq(entlist_oid(&el, 0)[k], 0xff);
+	ck_assert_int_eq(entlist_push(&el, 0100644, hex, 40, "t", 1), -1);
+	entlist_free(&el);
+	strv_free(&want);
+	strv_free(&v);
+	buf_free(&b);
+	buf_free(&path);
 }
 END_TEST
 
@@ -1760,6 +1878,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_lsfiles_sparse);
 	tcase_add_test(tc, t_lsfiles_unmerged);
 	tcase_add_test(tc, t_lsfiles_find);
+	tcase_add_test(tc, t_entlist);
 	tcase_add_test(tc, t_lsfiles_entry);
 	tcase_add_test(tc, t_lsfiles_raw);
 	tcase_add_test(tc, t_lsfiles_listed);

@@ -276,15 +276,16 @@ START_TEST(t_src_key)
 {
 	struct proof_repo	 pr;
 	struct lsfiles		 l;
-	struct strv		 entries = STRV_INIT, exclude = STRV_INIT;
+	struct entlist		 entries = ENTLIST_INIT;
+	struct strv		 exclude = STRV_INIT, none = STRV_INIT;
 	struct strv		*lists[6];
 	char			*key, *other;
 	size_t			 i;
 
 	memset(&pr, 0, sizeof(pr));
 	memset(&l, 0, sizeof(l));
-	strv_push(&entries, "100644 0123456789012345678901234567890123456789"
-	    "\ta.txt");
+	ck_assert_int_eq(entlist_push(&entries, 0100644,
+	    "0123456789012345678901234567890123456789", 40, "a.txt", 5), 0);
 	pr.src = "/src";
 	pr.gitdir = "/src/.git";
 	pr.entries = &entries;
@@ -303,27 +304,51 @@ START_TEST(t_src_key)
 	ck_assert_str_ne(key, other);
 	free(other);
 	pr.gitdir = "/src/.git";
-	lists[0] = &entries;
+	lists[0] = &none;	/* for entries, an entry pushed */
 	lists[1] = &exclude;
 	lists[2] = &l.untracked;
 	lists[3] = &l.flagged;
 	lists[4] = &l.nested;
 	lists[5] = &l.conflicts;
 	for (i = 0; i < 6; i++) {
-		strv_push(lists[i], "z.txt");
+		if (i == 0)
+			ck_assert_int_eq(entlist_push(&entries, 0100644, "01234"
+			    "56789012345678901234567890123456789", 40, "z.txt",
+			    5), 0);
+		else
+			strv_push(lists[i], "z.txt");
 		other = proof_carry_src_key(&pr, &l);
 		ck_assert_msg(strcmp(key, other) != 0, "list %zu", i);
 		free(other);
 		strv_free(lists[i]);
-		if (i == 0)
-			strv_push(&entries, "100644 01234567890123456789"
-			    "01234567890123456789\ta.txt");
+		if (i == 0) {
+			entlist_free(&entries);
+			ck_assert_int_eq(entlist_push(&entries, 0100644, "01234"
+			    "56789012345678901234567890123456789", 40, "a.txt",
+			    5), 0);
+		}
 	}
+	/* The entry's mode and id count too. */
+	entlist_free(&entries);
+	ck_assert_int_eq(entlist_push(&entries, 0100755,
+	    "0123456789012345678901234567890123456789", 40, "a.txt", 5), 0);
+	other = proof_carry_src_key(&pr, &l);
+	ck_assert_str_ne(key, other);
+	free(other);
+	entlist_free(&entries);
+	ck_assert_int_eq(entlist_push(&entries, 0100644,
+	    "0123456789012345678901234567890123456788", 40, "a.txt", 5), 0);
+	other = proof_carry_src_key(&pr, &l);
+	ck_assert_str_ne(key, other);
+	free(other);
+	entlist_free(&entries);
+	ck_assert_int_eq(entlist_push(&entries, 0100644,
+	    "0123456789012345678901234567890123456789", 40, "a.txt", 5), 0);
 	other = proof_carry_src_key(&pr, &l);
 	ck_assert_str_eq(key, other);
 	free(other);
 	free(key);
-	strv_free(&entries);
+	entlist_free(&entries);
 }
 END_TEST
 
@@ -545,6 +570,20 @@ START_TEST(t_look)
 }
 END_TEST
 
+/* Two entry lists alike. */
+static void
+same_entlist(const struct entlist *a, const struct entlist *b)
+{
+	struct buf	x = BUF_INIT, y = BUF_INIT;
+	size_t		i;
+
+	ck_assert_uint_eq(a->n, b->n);
+	for (i = 0; i < a->n; i++)
+		ck_assert_str_eq(entlist_line(a, i, &x), entlist_line(b, i, &y));
+	buf_free(&x);
+	buf_free(&y);
+}
+
 /* Two string vectors alike. */
 static void
 same_strv(const char *what, const struct strv *a, const struct strv *b)
@@ -581,7 +620,7 @@ START_TEST(t_listing_job)
 	ck_assert_int_eq(lsfiles_finish(&j, &b), 0);
 	ck_assert_uint_gt(a.entries.n, 1500);
 	ck_assert_uint_eq(a.untracked.n, 301);
-	same_strv("entries", &a.entries, &b.entries);
+	same_entlist(&a.entries, &b.entries);
 	same_strv("untracked", &a.untracked, &b.untracked);
 	same_strv("nested", &a.nested, &b.nested);
 	same_strv("flagged", &a.flagged, &b.flagged);

@@ -148,7 +148,7 @@ touched_since_checkout(const struct proof *p, struct strv *paths,
 		/* The job's next step starts as soon as its last ends. */
 		if ((i & 255) == 0)
 			treeid_poll(job);
-		path = lsfiles_entry_path(p->r.entries->v[i]);
+		path = entlist_path(p->r.entries, i);
 		for (c = 1; k < expected->n &&
 		    (c = strcmp(expected->v[k], path)) < 0; k++)
 			;
@@ -204,6 +204,7 @@ static int
 carried_lacks(struct proof *p, const struct lsfiles *l, struct strv *edits)
 {
 	struct gitindex	 had;
+	struct buf	 b = BUF_INIT;
 	const char	*path;
 	size_t		 i, k;
 	int		 c;
@@ -215,14 +216,15 @@ carried_lacks(struct proof *p, const struct lsfiles *l, struct strv *edits)
 		    lsfiles_entry_path(l->conflicts.v[i])) == NULL)
 			strv_push(edits, l->conflicts.v[i]);
 	for (i = k = 0; i < p->r.entries->n; i++) {
-		path = lsfiles_entry_path(p->r.entries->v[i]);
+		path = entlist_path(p->r.entries, i);
 		for (c = 1; k < had.n && (c = strcmp(had.v[k].path, path)) < 0;
 		    k++)
 			;
 		if (c != 0)
-			strv_push(edits, p->r.entries->v[i]);
+			strv_push(edits, entlist_line(p->r.entries, i, &b));
 	}
 	gitindex_free(&had);
+	buf_free(&b);
 	return 0;
 }
 
@@ -462,7 +464,8 @@ start_prep(struct proof *p)
 void
 proof_copied(struct proof *p, const struct strv *paths)
 {
-	const char	*e;
+	ssize_t		 e;
+	unsigned	 mode;
 	char		 tag[32];
 	size_t		 i;
 
@@ -470,11 +473,12 @@ proof_copied(struct proof *p, const struct strv *paths)
 	    p->r.sparse || p->r.carry || p->r.convert)
 		return;
 	for (i = 0; i < paths->n; i++) {
-		e = lsfiles_find(p->r.entries, paths->v[i]);
-		if (e != NULL && (strncmp(e, "100644 ", 7) == 0 ||
-		    strncmp(e, "100755 ", 7) == 0)) {
+		if ((e = entlist_find(p->r.entries, paths->v[i])) == -1)
+			continue;
+		mode = entlist_mode(p->r.entries, (size_t)e);
+		if (mode == 0100644 || mode == 0100755) {
 			strv_push(&p->early_paths, paths->v[i]);
-			strv_push(&p->early_edits, e);
+			entlist_put(p->r.entries, (size_t)e, &p->early_edits);
 		}
 	}
 	if (p->early_paths.n == 0)

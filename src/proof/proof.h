@@ -100,8 +100,8 @@ struct proof_repo {
 	const char		*dst;		/* the copy */
 	const char		*rel;		/* the copy below the top one,
 						   for messages ("" or "a/") */
-	const struct strv	*entries;	/* the source's index entries
-						   (lsfiles.h), in index order */
+	const struct entlist	*entries;	/* the source's index entries
+						   (entlist.h), in index order */
 	const struct strv	*exclude;	/* nested repositories left out */
 	int			 sparse;	/* a sparse checkout */
 	int			 convert;	/* git may convert what it reads

@@ -169,7 +169,7 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 	sum_init(&s);
 	sum_str(&s, pr->src);
 	sum_str(&s, pr->gitdir);
-	strv_sum(pr->entries, &s, "entries");
+	entlist_sum(pr->entries, &s, "entries");
 	/* git add -A keeps an entry it made of an untracked file that has
 	 * since become ignored: the same untracked files, or none. */
 	strv_sum(&l->untracked, &s, "untracked");

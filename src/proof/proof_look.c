@@ -38,12 +38,12 @@ void
 proof_look_fresh_entries(const struct proof *p, struct strv *v,
     const struct strv *paths)
 {
-	const char	*e;
+	ssize_t		 e;
 	size_t		 i;
 
 	for (i = 0; i < paths->n; i++) {
-		if ((e = lsfiles_find(p->r.entries, paths->v[i])) != NULL)
-			strv_push(v, e);
+		if ((e = entlist_find(p->r.entries, paths->v[i])) != -1)
+			entlist_put(p->r.entries, (size_t)e, v);
 		else
 			proof_look_no_entry(p, v, paths->v[i]);
 	}
@@ -229,7 +229,8 @@ look_fits(const struct proof *p, const struct lsfiles *l)
  * the others.
  */
 struct want {
-	const struct strv	*entries, *untracked;
+	const struct entlist	*entries;
+	const struct strv	*untracked;
 	size_t			 i, j;
 };
 
@@ -266,8 +267,7 @@ want_untracked(const struct want *w)
 	if (w->j == w->untracked->n)
 		return 0;
 	return w->i == w->entries->n ||
-	    strcmp(lsfiles_entry_path(w->entries->v[w->i]),
-	    w->untracked->v[w->j]) >= 0;
+	    strcmp(entlist_path(w->entries, w->i), w->untracked->v[w->j]) >= 0;
 }
 
 /* The path the merge is at, or NULL past the last. */
@@ -276,8 +276,7 @@ want_at(const struct want *w)
 {
 	if (want_untracked(w))
 		return w->untracked->v[w->j];
-	return w->i < w->entries->n ?
-	    lsfiles_entry_path(w->entries->v[w->i]) : NULL;
+	return w->i < w->entries->n ? entlist_path(w->entries, w->i) : NULL;
 }
 
 /* On past the path want_at() says. */

@@ -27,14 +27,14 @@
 static void
 copy_entries(const struct proof *p, struct strv *v, const struct strv *paths)
 {
-	const char	*e;
+	ssize_t		 e;
 	size_t		 i;
 
 	for (i = 0; i < paths->n; i++) {
-		e = lsfiles_find(p->r.entries, paths->v[i]);
-		if (e != NULL && strncmp(e, "120000 ", 7) == 0 &&
-		    !proof_look_is_dir(p->r.dst, paths->v[i]))
-			strv_push(v, e);
+		e = entlist_find(p->r.entries, paths->v[i]);
+		if (e != -1 && entlist_mode(p->r.entries, (size_t)e) ==
+		    0120000 && !proof_look_is_dir(p->r.dst, paths->v[i]))
+			entlist_put(p->r.entries, (size_t)e, v);
 		else
 			proof_look_no_entry(p, v, paths->v[i]);
 	}

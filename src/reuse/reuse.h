@@ -22,6 +22,7 @@
 
 #include <time.h>
 
+#include "entlist.h"
 #include "git.h"
 #include "rundir.h"
 #include "spawn.h"
@@ -217,7 +218,7 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  *	    &links, &dst_gitdir)
  *			as reuse_sync(), but for its index flags, marks,
  *			and files: the modes are those of the working
- *			tree's index entries (lsfiles.h) rather than
+ *			tree's index entries (entlist.h) rather than
  *			HEAD's, and every file that index (the last
  *			proof's, forge's own, of time since) does not list
  *			is removed, ignored ones kept if rc->keep_ignored
@@ -311,11 +312,11 @@ struct reuse_prefix_job {
 };
 
 int	reuse_sync_prepare(const struct reuse_copy *, const char *, time_t,
-	    const struct strv *, const struct strv *, struct strv *,
+	    const struct entlist *, const struct strv *, struct strv *,
 	    struct strv *, char **);
 int	reuse_look_begin(struct reuse_look *, const struct reuse_copy *,
 	    const char *, const struct timespec *);
-int	reuse_look_end(struct reuse_look *, const struct strv *,
+int	reuse_look_end(struct reuse_look *, const struct entlist *,
 	    struct strv *, struct strv *, char **);
 void	reuse_look_free(struct reuse_look *);
 int	reuse_look_fix(const char *, const char *, const struct strv *);
@@ -334,9 +335,10 @@ void	reuse_look_state_forget(const char *, const char *);
  *
  *	reuse_modes(src, copy, paths, entries, flagged, filemode)
  *			the modes git does not record of those paths, as a
- *			fresh copy has them (entries, flagged: lsfiles.h)
+ *			fresh copy has them (entries: entlist.h; flagged:
+ *			lsfiles.h)
  */
 int	reuse_modes(const char *, const char *, const struct strv *,
-	    const struct strv *, const struct strv *, int);
+	    const struct entlist *, const struct strv *, int);
 
 #endif /* REUSE_H */

@@ -199,11 +199,13 @@ look_cleaned(struct reuse_look *lk)
 }
 
 int
-reuse_look_end(struct reuse_look *lk, const struct strv *entries,
+reuse_look_end(struct reuse_look *lk, const struct entlist *entries,
     struct strv *recent, struct strv *links, char **dst_gitdir)
 {
 	struct fs_pair	 pw;
-	const char	*e, *base, *path;
+	const char	*base, *path;
+	ssize_t		 e;
+	unsigned	 mode;
 	mode_t		 mask, want;
 	size_t		 i;
 	int		 st, r, ret = -1;
@@ -222,11 +224,12 @@ reuse_look_end(struct reuse_look *lk, const struct strv *entries,
 	for (i = 0; i < lk->stale.n + lk->odd.n && r == 0; i++) {
 		path = i < lk->stale.n ? lk->stale.v[i] :
 		    lk->odd.v[i - lk->stale.n];
-		if ((e = lsfiles_find(entries, path)) == NULL)
+		if ((e = entlist_find(entries, path)) == -1)
 			continue;
-		if (strncmp(e, "100755 ", 7) == 0)
+		mode = entlist_mode(entries, (size_t)e);
+		if (mode == 0100755)
 			want = 0777 & ~mask;
-		else if (strncmp(e, "100644 ", 7) == 0)
+		else if (mode == 0100644)
 			want = 0666 & ~mask;
 		else
 			continue;

@@ -443,7 +443,7 @@ pair_dir_modes(const char *dir, const char *prev, void *arg)
 
 int
 reuse_modes(const char *src, const char *copy, const struct strv *paths,
-    const struct strv *entries, const struct strv *flagged, int filemode)
+    const struct entlist *entries, const struct strv *flagged, int filemode)
 {
 	struct stat		 sst, dst;
 	struct fs_pair		 pw;
@@ -474,7 +474,7 @@ reuse_modes(const char *src, const char *copy, const struct strv *paths,
 		    fstatat(pw.dfd, base, &dst, AT_SYMLINK_NOFOLLOW) == -1 ||
 		    !S_ISREG(sst.st_mode) || !S_ISREG(dst.st_mode))
 			continue;
-		if (lsfiles_find(entries, path) != NULL &&
+		if (entlist_find(entries, path) != -1 &&
 		    lsfiles_find(flagged, path) == NULL)
 			want = filemode ? (dst.st_mode & S_IXUSR ? 0777 :
 			    0666) & ~mask : (0666 & ~mask) |

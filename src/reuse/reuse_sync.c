@@ -334,8 +334,8 @@ checkout_modes(const struct git *g, const char *copy, const char *head)
 }
 
 /*
- * checkout_modes(), from the working tree's index entries ("mode
- * oid\tpath", sorted) instead of HEAD's tree: the modes a fresh copy
+ * checkout_modes(), from the working tree's index entries (entlist.h,
+ * sorted) instead of HEAD's tree: the modes a fresh copy
  * gives its tracked files, and every directory they are in.  The files
  * of a directory come together, after its parent's own files, so a
  * directory is new when it is not the last one or an ancestor of it.
@@ -354,7 +354,7 @@ ctime_only(const struct stat *st, time_t since)
 }
 
 static int
-entry_modes(const char *copy, const struct strv *entries,
+entry_modes(const char *copy, const struct entlist *entries,
     const struct spawn_idle *idle, time_t since, struct strv *recent,
     struct strv *links, int *dirs)
 {
@@ -374,10 +374,10 @@ entry_modes(const char *copy, const struct strv *entries,
 		/* The proof's next step starts as soon as its last ends. */
 		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
 			idle->fn(idle->arg);
-		path = lsfiles_entry_path(entries->v[i]);
-		if (strncmp(entries->v[i], "100755 ", 7) == 0)
+		path = entlist_path(entries, i);
+		if (entlist_mode(entries, i) == 0100755)
 			want = 0777 & ~mask;
-		else if (strncmp(entries->v[i], "100644 ", 7) == 0)
+		else if (entlist_mode(entries, i) == 0100644)
 			want = 0666 & ~mask;
 		else
 			want = 0;	/* a symlink, a submodule: its
@@ -515,7 +515,7 @@ recent_paths(const char *copy, const struct strv *v, time_t since,
 
 int
 reuse_sync_prepare(const struct reuse_copy *rc, const char *index, time_t since,
-    const struct strv *entries, const struct strv *others,
+    const struct entlist *entries, const struct strv *others,
     struct strv *recent, struct strv *links, char **dst_gitdir)
 {
 	struct git_job		 j;

@@ -66,7 +66,7 @@ sr_free(struct snap_repo *sr)
 	free(sr->want);
 	strv_free(&sr->exclude);
 	strv_free(&sr->live);
-	strv_free(&sr->entries);
+	entlist_free(&sr->entries);
 	strv_free(&sr->state_now);
 	strv_free(&sr->state_gone);
 	free(sr->tree_index);
@@ -370,7 +370,7 @@ changes(struct snapshot *s, struct snap_repo *sr)
 	 * one is anywhere else, or git converts line endings, it is not
 	 * done either (proof.h: convert). */
 	if (sr->proof != NULL &&
-	    !snapshot_repo_has_attributes(&sr->big->changed, 0))
+	    !snapshot_repo_has_attributes(NULL, &sr->big->changed))
 		proof_copied(sr->proof, &sr->big->paths);
 	s->ms[SNAP_APPLY] += timeutil_now_ms() - t;
 	poll_proofs(s);

@@ -216,7 +216,7 @@ snapshot_fill_modes(struct snap_repo *sr)
 	/* Each path's directories opened from the top, none through a
 	 * symlink (one may stand where the index has a directory). */
 	for (i = 0; i < sr->entries.n && ret == 0; i++) {
-		path = lsfiles_entry_path(sr->entries.v[i]);
+		path = entlist_path(&sr->entries, i);
 		(void)fs_pair_to(&pw, path, &base, NULL, NULL);
 		if (pw.sfd == -1 || pw.dfd == -1 ||
 		    fstatat(pw.sfd, base, &sst, AT_SYMLINK_NOFOLLOW) == -1 ||

@@ -44,7 +44,7 @@ struct snap_repo {
 	char		*dst_gitdir;	/* the copy's registration */
 	char		*rel;		/* dst below the top copy */
 	struct strv	 exclude;	/* nested repositories left out */
-	struct strv	 entries;	/* the source's index entries */
+	struct entlist	 entries;	/* the source's index entries */
 	struct nested	*nested;	/* nested repositories found */
 	size_t		 nnested;
 	struct strv	 live;		/* the initialized ones' gitlink
@@ -100,8 +100,8 @@ struct nested {
  *	snapshot_repo_src_git(sr, &g), snapshot_repo_dst_git(sr, &g)	a git to
  *			run in sr's source (through its private index), or
  *			in its copy
- *	snapshot_repo_has_attributes(v, entries)	an attributes file among
- *			v's paths (or "mode oid\tpath" entries)
+ *	snapshot_repo_has_attributes(entries, paths)	an attributes file
+ *			among the entries' or the paths (either NULL)
  *	snapshot_repo_may_convert(sr, l)	can git convert what it reads or
  *			writes in sr?
  *	snapshot_repo_reuse_copy(s, sr, &rc)	sr's copy in a reused copy, as
@@ -146,7 +146,8 @@ struct nested {
  */
 void	snapshot_repo_src_git(const struct snap_repo *, struct git *);
 void	snapshot_repo_dst_git(const struct snap_repo *, struct git *);
-int	snapshot_repo_has_attributes(const struct strv *, int);
+int	snapshot_repo_has_attributes(const struct entlist *,
+	    const struct strv *);
 int	snapshot_repo_may_convert(const struct snap_repo *,
 	    const struct lsfiles *);
 void	snapshot_repo_reuse_copy(struct snapshot *, const struct snap_repo *,

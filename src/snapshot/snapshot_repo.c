@@ -45,16 +45,19 @@ snapshot_repo_dst_git(const struct snap_repo *sr, struct git *g)
 	g->worktree = sr->dst;
 }
 
-/* An attributes file in the list of "mode oid\tpath" entries (or of
- * paths): at the top or below. */
+/* An attributes file among entries (or NULL) or paths (or NULL): at the
+ * top or below. */
 int
-snapshot_repo_has_attributes(const struct strv *v, int entries)
+snapshot_repo_has_attributes(const struct entlist *entries,
+    const struct strv *paths)
 {
 	size_t	i;
 
-	for (i = 0; i < v->n; i++)
-		if (convert_is_attributes(entries ?
-		    lsfiles_entry_path(v->v[i]) : v->v[i]))
+	for (i = 0; entries != NULL && i < entries->n; i++)
+		if (convert_is_attributes(entlist_path(entries, i)))
+			return 1;
+	for (i = 0; paths != NULL && i < paths->n; i++)
+		if (convert_is_attributes(paths->v[i]))
 			return 1;
 	return 0;
 }
@@ -69,8 +72,8 @@ snapshot_repo_has_attributes(const struct strv *v, int entries)
 int
 snapshot_repo_may_convert(const struct snap_repo *sr, const struct lsfiles *l)
 {
-	return sr->convert || snapshot_repo_has_attributes(&sr->entries, 1) ||
-	    snapshot_repo_has_attributes(&l->untracked, 0) ||
+	return sr->convert || snapshot_repo_has_attributes(&sr->entries,
+	    &l->untracked) ||
 	    convert_outside(sr->common);
 }
 

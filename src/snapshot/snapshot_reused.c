@@ -42,14 +42,16 @@ void
 snapshot_reused_noted_begin(struct snapshot *s, struct snap_repo *sr,
     const struct lsfiles *l)
 {
-	const struct strv *const	 of[] = { &l->entries, &l->flagged,
-	    &l->gitlinks, NULL };
+	const struct strv *const	 of[] = { &l->flagged, &l->gitlinks,
+	    NULL };
 	struct strv			 old = STRV_INIT;
 	char				*name;
 	size_t				 i, k;
 
 	name = noted_name(s, sr);
 	sr->state_begun = 1;
+	for (i = 0; i < l->entries.n; i++)
+		strv_push(&sr->state_now, entlist_path(&l->entries, i));
 	for (k = 0; of[k] != NULL; k++)
 		for (i = 0; i < of[k]->n; i++)
 			strv_push(&sr->state_now,

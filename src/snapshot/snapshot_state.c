@@ -81,7 +81,7 @@ snapshot_state(const struct snapshot *s, struct strv *out)
 		 * or ignore; a nested repository is listed on its own. */
 		for (k = 0; k < l.entries.n; k++)
 			push_sig(out, s->copy, s->repos[i]->rel,
-			    lsfiles_entry_path(l.entries.v[k]));
+			    entlist_path(&l.entries, k));
 		for (k = 0; k < l.untracked.n; k++)
 			push_sig(out, s->copy, s->repos[i]->rel,
 			    l.untracked.v[k]);
