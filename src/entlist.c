@@ -1,6 +1,8 @@
 /* Index entries held compactly: mode, object id in bytes, path. */
 #include "config.h"
 
+#include <sys/mman.h>
+
 #include <err.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,21 @@ unhex(const char *hex, size_t rawsz, unsigned char *raw)
 	return 0;
 }
 
+/* size bytes mapped on their own, given back whole when unmapped: a
+ * listing freed is memory the process no longer holds, wherever the
+ * heap's top is. */
+static void *
+map(size_t size)
+{
+	void	*p;
+
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+	    MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		err(EXIT_FORGE, "mmap");
+	return p;
+}
+
 /* Room for need bytes at el->len, in one piece: a new block if the one
  * being filled (the last) has not that much left, blocks of their own
  * for more than one holds.  Where they go; el->len where they start. */
@@ -64,7 +81,7 @@ room(struct entlist *el, size_t need)
 			el->blkcap = el->nblk + k;
 		el->blk = xreallocarray(el->blk, el->blkcap, sizeof(*el->blk));
 	}
-	b = xmalloc(k * BLK);
+	b = map(k * BLK);
 	el->blk[el->nblk] = b;
 	for (i = 1; i < k; i++)
 		el->blk[el->nblk + i] = NULL;	/* b's too */
@@ -92,8 +109,7 @@ entlist_push(struct entlist *el, unsigned mode, const char *hex,
 	if ((el->n & (AT_BLK - 1)) == 0) {
 		el->at = xreallocarray(el->at, el->natblk + 1,
 		    sizeof(*el->at));
-		el->at[el->natblk++] = xreallocarray(NULL, AT_BLK,
-		    sizeof(**el->at));
+		el->at[el->natblk++] = map(AT_BLK * sizeof(**el->at));
 	}
 	el->at[el->n >> AT_SHIFT][el->n & (AT_BLK - 1)] = el->len;
 	el->n++;
@@ -216,12 +232,17 @@ entlist_find(const struct entlist *el, const char *path)
 void
 entlist_free(struct entlist *el)
 {
-	size_t	i;
+	size_t	i, k;
 
-	for (i = 0; i < el->nblk; i++)
-		free(el->blk[i]);
+	for (i = 0; i < el->nblk; i += k) {
+		/* An entry's blocks of its own: one mapping, the slots
+		 * after its first NULL. */
+		for (k = 1; i + k < el->nblk && el->blk[i + k] == NULL; k++)
+			;
+		(void)munmap(el->blk[i], k * BLK);
+	}
 	for (i = 0; i < el->natblk; i++)
-		free(el->at[i]);
+		(void)munmap(el->at[i], AT_BLK * sizeof(**el->at));
 	free(el->blk);
 	free(el->at);
 	memset(el, 0, sizeof(*el));

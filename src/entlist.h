@@ -35,9 +35,10 @@
 /*
  * The entries are written into blocks of 64 KiB, an entry never across
  * two unless it is longer than one (then in blocks of its own, one
- * allocation), and the offsets into blocks of 16,384: nothing is ever
+ * mapping), and the offsets into blocks of 16,384: nothing is ever
  * moved or copied as the list grows, so that a listing costs the room
- * it takes and no more.
+ * it takes and no more.  Each block is mapped on its own, so that the
+ * memory of a list freed goes back to the system.
  */
 struct entlist {
 	char		**blk;	/* each 64 KiB of the entries: its mode (4
