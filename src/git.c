@@ -189,8 +189,13 @@ git_lock_busy(const char *err)
 	    strstr(err, "Unable to create '") != NULL)
 		return 1;
 	/* Another git worktree add, half way through registering its
-	 * worktree, is listed by ours before its files exist. */
-	return (p = strstr(err, "failed to read ")) != NULL &&
+	 * worktree, is listed by ours before its files exist; or another
+	 * run's registration, being removed, is listed by ours as it goes
+	 * (git takes the real path of what it read a moment before). */
+	if ((p = strstr(err, "failed to read ")) != NULL &&
+	    strstr(p, "/worktrees/") != NULL)
+		return 1;
+	return (p = strstr(err, "Invalid path '")) != NULL &&
 	    strstr(p, "/worktrees/") != NULL;
 }
 

@@ -1778,6 +1778,11 @@ START_TEST(t_git_lock_busy)
 	/* Another git worktree add, half way through registering. */
 	ck_assert(git_lock_busy("fatal: failed to read "
 	    "/r/.git/worktrees/copy1/commondir: Success"));
+	/* Another run's registration, removed as ours listed it. */
+	ck_assert(git_lock_busy("fatal: Invalid path '/r/.git/worktrees/r2': "
+	    "No such file or directory"));
+	ck_assert(!git_lock_busy("fatal: Invalid path '/r/src/x': No such "
+	    "file or directory"));
 	ck_assert(!git_lock_busy("fatal: failed to read object abc: "
 	    "Input/output error"));
 	ck_assert(!git_lock_busy(""));
