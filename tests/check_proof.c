@@ -270,6 +270,18 @@ has(const struct strv *v, const char *s)
 	return 0;
 }
 
+#define OID_A	"0123456789012345678901234567890123456789"
+
+/* el emptied, then holding one entry. */
+static void
+only_entry(struct entlist *el, unsigned mode, const char *oid,
+    const char *path)
+{
+	entlist_free(el);
+	ck_assert_int_eq(entlist_push(el, mode, oid, strlen(oid), path,
+	    strlen(path)), 0);
+}
+
 /* The source's key is made of everything its side is computed from:
  * any of it changed, another key. */
 START_TEST(t_src_key)
@@ -284,8 +296,7 @@ START_TEST(t_src_key)
 
 	memset(&pr, 0, sizeof(pr));
 	memset(&l, 0, sizeof(l));
-	ck_assert_int_eq(entlist_push(&entries, 0100644,
-	    "0123456789012345678901234567890123456789", 40, "a.txt", 5), 0);
+	only_entry(&entries, 0100644, OID_A, "a.txt");
 	pr.src = "/src";
 	pr.gitdir = "/src/.git";
 	pr.entries = &entries;
@@ -312,38 +323,27 @@ START_TEST(t_src_key)
 	lists[5] = &l.conflicts;
 	for (i = 0; i < 6; i++) {
 		if (i == 0)
-			ck_assert_int_eq(entlist_push(&entries, 0100644, "01234"
-			    "56789012345678901234567890123456789", 40, "z.txt",
-			    5), 0);
+			only_entry(&entries, 0100644, OID_A, "z.txt");
 		else
 			strv_push(lists[i], "z.txt");
 		other = proof_carry_src_key(&pr, &l);
 		ck_assert_msg(strcmp(key, other) != 0, "list %zu", i);
 		free(other);
 		strv_free(lists[i]);
-		if (i == 0) {
-			entlist_free(&entries);
-			ck_assert_int_eq(entlist_push(&entries, 0100644, "01234"
-			    "56789012345678901234567890123456789", 40, "a.txt",
-			    5), 0);
-		}
+		if (i == 0)
+			only_entry(&entries, 0100644, OID_A, "a.txt");
 	}
 	/* The entry's mode and id count too. */
-	entlist_free(&entries);
-	ck_assert_int_eq(entlist_push(&entries, 0100755,
-	    "0123456789012345678901234567890123456789", 40, "a.txt", 5), 0);
+	only_entry(&entries, 0100755, OID_A, "a.txt");
 	other = proof_carry_src_key(&pr, &l);
 	ck_assert_str_ne(key, other);
 	free(other);
-	entlist_free(&entries);
-	ck_assert_int_eq(entlist_push(&entries, 0100644,
-	    "0123456789012345678901234567890123456788", 40, "a.txt", 5), 0);
+	only_entry(&entries, 0100644, "0123456789012345678901234567890123456788",
+	    "a.txt");
 	other = proof_carry_src_key(&pr, &l);
 	ck_assert_str_ne(key, other);
 	free(other);
-	entlist_free(&entries);
-	ck_assert_int_eq(entlist_push(&entries, 0100644,
-	    "0123456789012345678901234567890123456789", 40, "a.txt", 5), 0);
+	only_entry(&entries, 0100644, OID_A, "a.txt");
 	other = proof_carry_src_key(&pr, &l);
 	ck_assert_str_eq(key, other);
 	free(other);
