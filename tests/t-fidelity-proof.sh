@@ -210,4 +210,43 @@ run_forge verify --isolated --no-cache -- grep -q bad f
 is "as a fresh run says" "$rc" 0
 is "nothing is left behind" "$(leftovers "$T/repl")" ""
 
+# An entry git added under attributes since dropped: "* text=auto" made
+# the staged blob of a CRLF file with LF endings, and without the
+# attribute the file hashes to another blob -- but its stat data is as
+# git kept it, and git takes the entry's word.  The copy holds the file
+# as the working tree has it, and the proof says so: the source's side
+# looks at what differs afresh, and the tree is that of the files as they
+# are (the tree expected_tree makes).
+new_repo "$T/stale"
+printf '* text=auto\n' >.gitattributes
+git add .gitattributes && git commit -q -m attributes || exit 99
+printf 'new\r\n' >n.txt
+cp n.txt "$T/n.txt.want"
+# Older than the index git writes next: not racily clean.
+touch -d '@1700000000' n.txt
+git add n.txt && git rm -q --cached .gitattributes && rm .gitattributes ||
+    exit 99
+stale=$(git write-tree)
+want=$(expected_tree)
+if [ "$(git status --porcelain -- n.txt)" = "A  n.txt" ] &&
+    [ "$stale" != "$want" ]; then
+	run_forge verify --isolated --no-cache -- cmp -s n.txt \
+	    "$T/n.txt.want"
+	is "an entry stale against today's attributes: forge passes" "$rc" 0
+	like "with the tree of the file as it is" \
+	    "$(printf '%s\n' "$err" | tail -n 1)" \
+	    "tree $(printf '%s' "$want" | cut -c 1-12), "
+	run_forge verify --reuse --no-cache -- cmp -s n.txt "$T/n.txt.want"
+	run_forge verify --reuse --no-cache -- cmp -s n.txt "$T/n.txt.want"
+	is "reused: it passes too" "$rc" 0
+	like "reused, the same tree" "$(printf '%s\n' "$err" | tail -n 1)" \
+	    "reused, (audited, )?tree $(printf '%s' "$want" | cut -c 1-12), "
+	is "the user's index is as it was" "$(git write-tree)" "$stale"
+	forge gc --all >/dev/null 2>&1
+	is "nothing is left behind" "$(leftovers "$T/stale")" ""
+else
+	skip "an entry stale against today's attributes" \
+	    "git read the file again: its entry is not stale"
+fi
+
 done_testing

@@ -774,13 +774,61 @@ poll_early(void *arg)
 		treeid_poll(&p->early_job);
 }
 
+/*
+ * The two sides differ still: where the working state's index has an
+ * entry git takes at its stat data's word, its file not read again, the
+ * copy's side hashed the file forge wrote, as it is -- and an entry git
+ * made under other attributes (text=auto since dropped, say) names
+ * another blob than the file hashes to now.  The paths that differ are
+ * looked at afresh on the source's side too, once, from the entries
+ * the working state's index has for them (proof_look_fresh_entries()):
+ * its tree is then that of the files as they are.  NULL: none of them
+ * has an entry, or git failed.
+ */
+static char *
+src_side_stale(struct proof *p, const struct treeid_req *q, const char *a,
+    const char *b)
+{
+	struct strv	 paths = STRV_INIT, fresh = STRV_INIT;
+	char		*t = NULL;
+	size_t		 i;
+
+	if (p->src_stale || p->r.entries == NULL ||
+	    treeid_diff(q, a, b, &paths) == -1)
+		goto out;
+	for (i = 0; i < paths.n; i++)
+		if (entlist_find(p->r.entries, paths.v[i]) != -1)
+			break;
+	if (i == paths.n)
+		goto out;
+	p->src_stale = 1;
+	proof_carry_drop(p->rd, p->id, "src");
+	free(p->src_carried);
+	p->src_carried = NULL;
+	/* The look's edits go (src_side_afresh()), the flagged entries'
+	 * stay: these go after them. */
+	if (p->src_req.only != NULL) {
+		p->src_req.only = NULL;
+		p->src_req.info_only = 0;
+		p->src_req.own = 0;
+		strv_clear(&p->edits);
+	}
+	proof_look_fresh_entries(p, &fresh, &paths);
+	strv_pushv(&p->edits, fresh.v);
+	t = src_side_afresh(p);
+out:
+	strv_free(&paths);
+	strv_free(&fresh);
+	return t;
+}
+
 char *
 proof_finish(struct proof *p)
 {
 	struct treeid_req	 q = TREEID_INIT;
 	struct strv		 edits = STRV_INIT;
 	const char		*src;
-	char			*a = NULL, *b = NULL;
+	char			*a = NULL, *b = NULL, *t;
 
 	if ((src = proof_src_side_tree(p)) == NULL || src_side_done(p) == -1)
 		goto fail;
@@ -812,6 +860,12 @@ proof_finish(struct proof *p)
 			goto fail;
 		}
 		a = xstrdup(p->src_tree);
+	}
+	if (strcmp(a, b) != 0 && (t = src_side_stale(p, &q, a, b)) != NULL) {
+		free(p->src_tree);
+		p->src_tree = t;
+		free(a);
+		a = xstrdup(t);
 	}
 	if (strcmp(a, b) != 0) {
 		differs(p, &q, a, b);

@@ -75,6 +75,7 @@ struct proof {
 	char			*src_tree;	/* the source's side's tree */
 	int			 src_failed;
 	int			 src_afresh;	/* times computed again */
+	int			 src_stale;	/* stale entries looked at */
 
 	/*
 	 * The copy's side (proof.c): its index made ready as soon as git
