@@ -646,7 +646,7 @@ cmd_hook(int argc, char **argv)
 	k = argc == 2 ? hook_index(argv[1]) : 0;
 	if (k == -1)
 		return EXIT_USAGE;
-	if (git_init() == -1 || repo_open(&r) == -1)
+	if (repo_open(&r) == -1)
 		return EXIT_FORGE;
 	if (strcmp(argv[0], "install") == 0)
 		st = install(&r, k, command);

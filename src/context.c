@@ -33,7 +33,7 @@ context_open_at(struct context *ctx, int flags, const char *from)
 	memset(ctx, 0, sizeof(*ctx));
 	settings_init(&ctx->cfg);
 	ctx->state.lockfd = -1;
-	if (git_init() == -1 || repo_open(&ctx->repo) == -1)
+	if (repo_open(&ctx->repo) == -1)
 		return EXIT_FORGE;
 	ctx->opened = 1;
 	if (from != NULL && strcmp(from, ":") != 0 &&

@@ -126,6 +126,23 @@ git_unset_local(struct strv *env)
 		strv_push(env, local_vars.v[i]);
 }
 
+int
+git_user_env_local(void)
+{
+	size_t	i;
+
+	if (local_vars.n == 0) {
+		for (i = 0; builtin_local[i] != NULL; i++)
+			if (getenv(builtin_local[i]) != NULL)
+				return 1;
+		return 0;
+	}
+	for (i = 0; i < local_vars.n; i++)
+		if (getenv(local_vars.v[i]) != NULL)
+			return 1;
+	return 0;
+}
+
 void
 git_env(const struct git *g, struct strv *env)
 {
@@ -598,23 +615,36 @@ git_why(struct buf *err, int status)
 int
 git_init(void)
 {
+	return git_init_with(NULL, 0);
+}
+
+int
+git_init_with(struct git_call *with, size_t n)
+{
 	const char *const	 ver[] = { "version", NULL };
 	const char *const	 lv[] = { "rev-parse", "--local-env-vars", NULL };
 	struct buf		 out = BUF_INIT, err = BUF_INIT;
 	struct buf		 lout = BUF_INIT, lerr = BUF_INIT;
-	struct git_call		 c[2] = {
-		{ NULL, ver, 0, &out, &err, 0 },
-		{ NULL, lv, 0, &lout, &lerr, 0 },
-	};
+	struct git_call		*c;
 	char			*line, *p;
+	size_t			 i;
 	int			 st, ret = -1;
 
+	for (i = 0; i < n; i++)
+		with[i].status = -1;
 	if ((git_bin = spawn_which("git", getenv("PATH"))) == NULL) {
 		warnx("git not found on PATH");
 		return -1;
 	}
-	/* Neither needs the other: git's start is most of what they cost. */
-	git_run_all(c, 2);
+	/* None needs another: git's start is most of what they cost. */
+	c = xreallocarray(NULL, n + 2, sizeof(*c));
+	c[0] = (struct git_call){ NULL, ver, 0, &out, &err, 0 };
+	c[1] = (struct git_call){ NULL, lv, 0, &lout, &lerr, 0 };
+	for (i = 0; i < n; i++)
+		c[i + 2] = with[i];
+	git_run_all(c, n + 2);
+	for (i = 0; i < n; i++)
+		with[i].status = c[i + 2].status;
 	if ((st = c[0].status) != 0) {
 		if (st > 0)
 			warnx("git version failed: %s", git_why(&err, st));
@@ -642,6 +672,7 @@ git_init(void)
 			strv_push(&local_vars, line);
 	ret = 0;
 out:
+	free(c);
 	buf_free(&out);
 	buf_free(&err);
 	buf_free(&lout);

@@ -139,6 +139,17 @@ struct git_call {
 
 void		 git_run_all(struct git_call *, size_t);
 /*
+ * git_init(), with n more short gits run alongside its own two (as
+ * git_run_all() runs them; each one's status set, -1 if git could not
+ * be run at all): for the first question a command asks, whose git
+ * needs nothing git_init() learns.
+ */
+int		 git_init_with(struct git_call *, size_t);
+/* 1 if the caller's environment sets a repository-local variable
+ * (GIT_DIR, GIT_OBJECT_DIRECTORY, ...), which a GIT_USER_ENV run keeps
+ * and every other run drops. */
+int		 git_user_env_local(void);
+/*
  * git's -z output record by record, as it comes, never held whole:
  *
  *	struct git_each e = { fn, arg };

@@ -182,6 +182,15 @@ absolute_in(const char *dir, const char *p)
 	return real;
 }
 
+/* One object id in hex, and nothing else. */
+static int
+is_id(const char *s)
+{
+	size_t	n = strlen(s);
+
+	return (n == 40 || n == 64) && strspn(s, "0123456789abcdef") == n;
+}
+
 /* Take the next line of a rev-parse answer. */
 static char *
 next_line(char **p)
@@ -194,28 +203,36 @@ next_line(char **p)
 	return line;
 }
 
+/*
+ * Where the repository is, and its commit, asked with git's own
+ * questions (git_init_with()): rev-parse without --path-format, which
+ * git_init() has yet to learn git has, the paths made absolute here.
+ * Its commit is taken from that run only where the caller's
+ * environment sets no repository-local variable (which that run keeps,
+ * and forge's others drop); else, and where it has none, asked again
+ * (repo_resolve_commit(), which tells no commit from a git that
+ * failed).
+ */
 int
 repo_open(struct repo *r)
 {
-	struct strv		 a = STRV_INIT;
+	const char *const	 a[] = { "rev-parse", "--absolute-git-dir",
+	    "--git-common-dir", "--is-bare-repository",
+	    "--is-inside-work-tree", "--show-prefix", "--show-toplevel",
+	    "-q", "--verify", "HEAD^{commit}", NULL };
 	struct buf		 out = BUF_INIT, errb = BUF_INIT;
+	/* The caller's GIT_DIR and GIT_WORK_TREE count here, and only
+	 * here. */
+	struct git_call		 c = { NULL, a, GIT_USER_ENV, &out, &errb, 0 };
 	char			*p, *gitdir, *common, *bare, *inside;
-	char			*prefix, *top, *idx;
+	char			*prefix, *top, *head, *idx;
 	int			 ret = -1, st;
 
 	memset(r, 0, sizeof(*r));
-	dir_args(&a);
-	strv_push(&a, "--is-bare-repository");
-	strv_push(&a, "--is-inside-work-tree");
-	strv_push(&a, "--show-prefix");
-	strv_push(&a, "--show-toplevel");
-	/* The caller's GIT_DIR and GIT_WORK_TREE count here, and only here. */
-	st = git_run(NULL, (const char *const *)a.v, GIT_USER_ENV, NULL, &out,
-	    &errb);
-	strv_free(&a);
-	if (st == -1)
+	if (git_init_with(&c, 1) == -1)
 		goto out;
-
+	if ((st = c.status) == -1)
+		goto out;
 	p = out.data;
 	gitdir = next_line(&p);
 	common = next_line(&p);
@@ -223,6 +240,7 @@ repo_open(struct repo *r)
 	inside = next_line(&p);
 	prefix = next_line(&p);
 	top = next_line(&p);
+	head = st == 0 ? next_line(&p) : NULL;
 	if (gitdir == NULL || *gitdir == '\0' || common == NULL ||
 	    bare == NULL || inside == NULL) {
 		buf_rtrim(&errb);
@@ -262,7 +280,9 @@ repo_open(struct repo *r)
 	if ((idx = getenv("GIT_INDEX_FILE")) != NULL && *idx != '\0')
 		r->index = *idx == '/' ? xstrdup(idx) :
 		    xasprintf("%s/%s", r->top, idx);
-	if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
+	if (head != NULL && !git_user_env_local() && is_id(head))
+		r->head = xstrdup(head);
+	else if ((r->head = repo_resolve_commit(r, "HEAD")) == NULL) {
 		if (errno == ENOENT)
 			warnx("%s has no commit yet: forge verifies from "
 			    "HEAD, so commit something first", r->top);

@@ -2,11 +2,14 @@
  * Finding the repository forge was started in.
  *
  *	struct repo r;
- *	if (repo_open(&r) == -1)	prints why (not a repository, bare,
- *		exit(125);		inside .git, no commit yet)
+ *	if (repo_open(&r) == -1)	prints why (no git, too old a git,
+ *		exit(125);		not a repository, bare, inside .git,
+ *					no commit yet)
  *	... r.top, r.gitdir, r.common, r.prefix, r.head ...
  *	repo_close(&r);
  *
+ * repo_open() readies git first (git_init()), its gits and the one
+ * that finds the repository run side by side.
  * Discovery honours the caller's GIT_DIR and GIT_WORK_TREE, as the user's
  * own git would; afterwards forge names the repository explicitly (see
  * repo_git()), so nothing else in the environment can redirect it.  All

@@ -1792,6 +1792,30 @@ START_TEST(t_git_lock_busy)
 }
 END_TEST
 
+/* The variables a GIT_USER_ENV run keeps and the others drop: any one
+ * of them set says so (repo_open() then asks for HEAD again). */
+START_TEST(t_git_user_env_local)
+{
+	const char *const	 v[] = { "GIT_DIR", "GIT_COMMON_DIR",
+	    "GIT_OBJECT_DIRECTORY", "GIT_INDEX_FILE", NULL };
+	size_t			 i;
+
+	for (i = 0; v[i] != NULL; i++)
+		unsetenv(v[i]);
+	unsetenv("GIT_WORK_TREE");
+	ck_assert_int_eq(git_user_env_local(), 0);
+	for (i = 0; v[i] != NULL; i++) {
+		setenv(v[i], "/x", 1);
+		ck_assert_int_eq(git_user_env_local(), 1);
+		unsetenv(v[i]);
+	}
+	/* Not one of them. */
+	setenv("GIT_AUTHOR_NAME", "x", 1);
+	ck_assert_int_eq(git_user_env_local(), 0);
+	unsetenv("GIT_AUTHOR_NAME");
+}
+END_TEST
+
 START_TEST(t_git_env_argv)
 {
 	const char *const	 args[] = { "ls-files", "-z", NULL };
@@ -1897,6 +1921,7 @@ parse_suite(void)
 	tcase_add_test(tc, t_change_json);
 	tcase_add_test(tc, t_git_version);
 	tcase_add_test(tc, t_git_lock_busy);
+	tcase_add_test(tc, t_git_user_env_local);
 	tcase_add_test(tc, t_git_env_argv);
 	suite_add_tcase(s, tc);
 	return s;
