@@ -252,6 +252,13 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  *	reuse_look_prefix_wait(&job)		job.paths were looked at, and
  *			job.done holds what reuse_look_prefix() gives
  *	reuse_look_prefix_free(&job)		waited for too
+ *	reuse_look_then(&lk, &job, src, copy, paths)	the same as
+ *			reuse_look_prefix_start(), but done by the look's
+ *			own thread once its walk is over (and only if the
+ *			walk did not fail); else, the look walking in no
+ *			thread, started as that does.  Once
+ *			reuse_look_wait(&lk) returns, reuse_look_prefix_wait()
+ *			and job.done are as after reuse_look_prefix_start()
  *
  * reuse_sync_prepare() begun before the working tree is listed, from the
  * last proof's index alone, so that it runs beside git ls-files:
@@ -265,7 +272,13 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  *			does that), and each of its paths looked at: those
  *			whose file git is to look at again
  *			(gitindex_stale()) noted, and the symlinks.
- *			-1 with a message: the copy is not to be used
+ *			-1 with a message: the copy is not to be used.
+ *			The walk over the copy goes on in a thread of its
+ *			own (signals blocked there): until it is waited
+ *			for, the caller touches neither the copy nor lk
+ *	r = reuse_look_wait(&lk)	the walk over: its result, 0 or -1
+ *			(with a message: the copy is not to be used);
+ *			reuse_look_end() and reuse_look_free() wait too
  *	reuse_look_end(&lk, entries, &recent, &links, &dst_gitdir)
  *			the noted files that entries track given their
  *			modes, git clean waited for (run again if a
@@ -290,6 +303,12 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  *			or a path of it is none git could have (absolute,
  *			"..", ".git")
  */
+struct reuse_prefix_job {
+	pthread_t	 thread;
+	int		 running;
+	char		*src, *copy;
+	struct strv	 paths, done;
+};
 struct reuse_look {
 	char		*copy, *head, *index, *adm;
 	struct git	 g;
@@ -303,12 +322,20 @@ struct reuse_look {
 	struct strv	 stale, links;
 	struct strv	 odd;		/* unchanged files of modes no
 					   checkout gives */
-};
-struct reuse_prefix_job {
-	pthread_t	 thread;
-	int		 running;
-	char		*src, *copy;
-	struct strv	 paths, done;
+	/* The walk over the copy, in a thread of its own until
+	 * reuse_look_wait(); nothing above but what it fills is touched
+	 * meanwhile, nor the copy. */
+	pthread_t	 thread, owner;	/* its, and its caller's */
+	int		 walking;	/* its thread not joined */
+	int		 fd;		/* the index it reads, or -1 */
+	size_t		 rawsz;
+	struct strv	 had;
+	struct timespec	 since;
+	int		 walked;	/* its result: 0, or -1 */
+	pthread_mutex_t	 mu;
+	pthread_cond_t	 cv;
+	int		 decided;	/* reuse_look_then() said, or not */
+	struct reuse_prefix_job *then;	/* its to do after the walk */
 };
 
 int	reuse_sync_prepare(const struct reuse_copy *, const char *, time_t,
@@ -319,6 +346,9 @@ int	reuse_look_begin(struct reuse_look *, const struct reuse_copy *,
 int	reuse_look_end(struct reuse_look *, const struct entlist *,
 	    struct strv *, struct strv *, char **);
 void	reuse_look_free(struct reuse_look *);
+int	reuse_look_wait(struct reuse_look *);
+void	reuse_look_then(struct reuse_look *, struct reuse_prefix_job *,
+	    const char *, const char *, const struct strv *);
 int	reuse_look_fix(const char *, const char *, const struct strv *);
 void	reuse_look_prefix(const char *, const char *, const struct strv *,
 	    const struct strv *, const struct strv *, struct strv *);

@@ -48,9 +48,8 @@ had_path(const struct gitindex_entry *e, void *arg)
  */
 static int
 had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
-    const struct spawn_idle *idle, const struct timespec *since,
-    int prune, struct strv *stale, struct strv *links, struct strv *odd,
-    int *dirs)
+    const struct timespec *since, int prune, struct strv *stale,
+    struct strv *links, struct strv *odd, int *dirs)
 {
 	struct reuse_care		 care = { 0, had };
 	const struct gitindex_entry	*e;
@@ -80,8 +79,6 @@ had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
 			ret = -1;
 			break;
 		}
-		if ((i & 255) == 0 && idle != NULL && idle->fn != NULL)
-			idle->fn(idle->arg);
 		path = e->path;
 		/* A submodule not initialized: its directory is emptied
 		 * once the look is over (snapshot.h), and git keeps its
@@ -116,19 +113,48 @@ had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
 	return ret;
 }
 
+/*
+ * The walk over the copy (had_look()), in the look's own thread; then
+ * what reuse_look_then() gave it to do, once the caller says whether
+ * there is anything (only where its walk did not fail).  Run on the
+ * caller's thread (no thread could be made), the walk alone.
+ */
+static void *
+walk_run(void *arg)
+{
+	struct reuse_look	*lk = arg;
+	struct reuse_prefix_job	*job;
+	struct strv		 none = STRV_INIT;
+
+	lk->walked = had_look(lk->copy, lk->fd, lk->rawsz, &lk->had,
+	    &lk->since, lk->pruned, &lk->stale, &lk->links, &lk->odd,
+	    &lk->dirs);
+	if (pthread_equal(pthread_self(), lk->owner))
+		return NULL;
+	pthread_mutex_lock(&lk->mu);
+	while (!lk->decided)
+		pthread_cond_wait(&lk->cv, &lk->mu);
+	job = lk->then;
+	pthread_mutex_unlock(&lk->mu);
+	if (job != NULL && lk->walked == 0)
+		reuse_look_prefix(job->src, job->copy, &none, &job->paths,
+		    NULL, &job->done);
+	return NULL;
+}
+
 int
 reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
     const char *index, const struct timespec *since)
 {
-	struct strv	 had = STRV_INIT;
 	struct timespec	 now;
 	const char	*copy = rc->copy, *head = rc->head;
 	int		 keep_ignored = rc->keep_ignored;
 	mode_t		 mask;
 	size_t		 rawsz = strlen(head) / 2;
-	int		 fd, r = -1;
+	int		 fd;
 
 	memset(lk, 0, sizeof(*lk));
+	lk->fd = -1;
 	/* A clock set back since then could stamp a change before it: no
 	 * change time is believed. */
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -142,45 +168,98 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	if (since->tv_sec <= 0 || (fd = open(index, O_RDONLY | O_CLOEXEC |
 	    O_NOCTTY)) == -1)
 		return 0;
-	strv_pool(&had);
-	if (gitindex_each_fd(fd, rawsz, keep_ignored ? NULL : had_path, &had,
-	    NULL) == -1) {
-		strv_free(&had);
+	strv_pool(&lk->had);
+	if (gitindex_each_fd(fd, rawsz, keep_ignored ? NULL : had_path,
+	    &lk->had, NULL) == -1) {
+		strv_free(&lk->had);
 		close(fd);
 		return 0;
 	}
+	lk->fd = fd;
+	lk->rawsz = rawsz;
+	lk->since = *since;
 	lk->copy = xstrdup(copy);
 	lk->head = xstrdup(head);
 	lk->index = xstrdup(index);
 	lk->keep_ignored = keep_ignored;
+	/* Read before the walk's thread is: reading it sets it. */
 	mask = fs_umask();
-	if (reuse_sync_begin(rc, &lk->g, &lk->adm) == 0 &&
-	    reuse_modes_fix(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == 0) {
-		lk->g.index = lk->index;
-		/*
-		 * What that index does not have goes as forge looks at each
-		 * directory, where the copy keeps no ignored files of its
-		 * own; else git clean, which knows what is ignored, walks
-		 * the copy meanwhile (reuse_sync_prepare()).
-		 */
-		lk->pruned = !keep_ignored;
-		if (keep_ignored) {
-			reuse_modes_drop_special_top(copy);
-			lk->out = xasprintf("%s/clean.out", rc->scratch);
-			lk->err = xasprintf("%s/clean.err", rc->scratch);
-			lk->cleaning = git_start(&lk->clean, &lk->g,
-			    reuse_clean_keep, NULL, lk->out, lk->err) == 0;
-		}
-		r = had_look(copy, fd, rawsz, &had, rc->idle, since,
-		    lk->pruned, &lk->stale, &lk->links, &lk->odd, &lk->dirs);
+	if (reuse_sync_begin(rc, &lk->g, &lk->adm) == -1 ||
+	    reuse_modes_fix(AT_FDCWD, copy, copy, 1, 0777 & ~mask) == -1) {
+		reuse_look_free(lk);
+		return -1;
 	}
-	strv_free(&had);
-	close(fd);
-	if (r == -1) {
+	lk->g.index = lk->index;
+	/*
+	 * What that index does not have goes as forge looks at each
+	 * directory, where the copy keeps no ignored files of its own;
+	 * else git clean, which knows what is ignored, walks the copy
+	 * meanwhile (reuse_sync_prepare()).
+	 */
+	lk->pruned = !keep_ignored;
+	if (keep_ignored) {
+		reuse_modes_drop_special_top(copy);
+		lk->out = xasprintf("%s/clean.out", rc->scratch);
+		lk->err = xasprintf("%s/clean.err", rc->scratch);
+		lk->cleaning = git_start(&lk->clean, &lk->g, reuse_clean_keep,
+		    NULL, lk->out, lk->err) == 0;
+	}
+	/* Beside what forge does next: listing the working tree, and
+	 * starting the proof of its side. */
+	pthread_mutex_init(&lk->mu, NULL);
+	pthread_cond_init(&lk->cv, NULL);
+	lk->walking = 1;
+	lk->owner = pthread_self();
+	if (sig_thread(&lk->thread, walk_run, lk))
+		return 1;
+	/* Walked already, here. */
+	lk->walking = 0;
+	pthread_mutex_destroy(&lk->mu);
+	pthread_cond_destroy(&lk->cv);
+	if (lk->walked == -1) {
 		reuse_look_free(lk);
 		return -1;
 	}
 	return 1;
+}
+
+int
+reuse_look_wait(struct reuse_look *lk)
+{
+	if (lk->walking) {
+		pthread_mutex_lock(&lk->mu);
+		lk->decided = 1;
+		pthread_cond_signal(&lk->cv);
+		pthread_mutex_unlock(&lk->mu);
+		(void)pthread_join(lk->thread, NULL);
+		lk->walking = 0;
+		pthread_mutex_destroy(&lk->mu);
+		pthread_cond_destroy(&lk->cv);
+	}
+	if (lk->fd != -1)
+		close(lk->fd);
+	lk->fd = -1;
+	strv_free(&lk->had);
+	return lk->walked;
+}
+
+void
+reuse_look_then(struct reuse_look *lk, struct reuse_prefix_job *job,
+    const char *src, const char *copy, const struct strv *paths)
+{
+	if (!lk->walking) {
+		reuse_look_prefix_start(job, src, copy, paths);
+		return;
+	}
+	memset(job, 0, sizeof(*job));
+	job->src = xstrdup(src);
+	job->copy = xstrdup(copy);
+	strv_pushv(&job->paths, paths->v);
+	pthread_mutex_lock(&lk->mu);
+	lk->then = job;
+	lk->decided = 1;
+	pthread_cond_signal(&lk->cv);
+	pthread_mutex_unlock(&lk->mu);
 }
 
 /* The clean, if it runs still, waited for: its status. */
@@ -211,6 +290,10 @@ reuse_look_end(struct reuse_look *lk, const struct entlist *entries,
 	int		 st, r, ret = -1;
 
 	*dst_gitdir = NULL;
+	if (reuse_look_wait(lk) == -1) {
+		reuse_look_free(lk);
+		return -1;
+	}
 	mask = fs_umask();
 	/* The copy alone; its paths in index order, a directory's
 	 * together. */
@@ -257,6 +340,7 @@ out:
 void
 reuse_look_free(struct reuse_look *lk)
 {
+	(void)reuse_look_wait(lk);
 	(void)look_cleaned(lk);
 	free(lk->copy);
 	free(lk->head);
@@ -268,6 +352,7 @@ reuse_look_free(struct reuse_look *lk)
 	strv_free(&lk->links);
 	strv_free(&lk->odd);
 	memset(lk, 0, sizeof(*lk));
+	lk->fd = -1;
 }
 
 /* Remove the directories path was in, from the deepest, while empty

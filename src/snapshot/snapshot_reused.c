@@ -183,12 +183,13 @@ snapshot_reused_sync(struct snapshot *s, struct snap_repo *sr)
 void
 snapshot_reused_stop(struct snapshot *s)
 {
-	if (s->prefixing)
-		reuse_look_prefix_free(&s->prefix);
-	s->prefixing = 0;
+	/* The look's thread first: it may be putting the prefix in. */
 	if (s->looking)
 		reuse_look_free(&s->look);
 	s->looking = 0;
+	if (s->prefixing)
+		reuse_look_prefix_free(&s->prefix);
+	s->prefixing = 0;
 }
 
 /* Is a .gitignore among the paths of fix ("old new\tpath")? */
@@ -436,6 +437,8 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 	a.looked = s->looking;
 	/* Nothing else touches the copy while that goes on. */
 	if (s->prefixing) {
+		if (s->looking)
+			(void)reuse_look_wait(&s->look);
 		reuse_look_prefix_wait(&s->prefix);
 		strv_pushv(&a.prefixed, s->prefix.done.v);
 	}
@@ -520,10 +523,11 @@ snapshot_reused_list(struct snapshot *s, struct snap_repo *sr,
 	}
 	proof_look_wait(&s->source_look);
 	/* The working tree's changed files put in the copy while forge
-	 * goes on (snapshot_reused_as_is()). */
+	 * goes on, by the copy's look once its walk is over
+	 * (snapshot_reused_as_is()). */
 	if (s->looking && !s->incremental && s->source_look.ok) {
 		sig_test_stall("prefix");
-		reuse_look_prefix_start(&s->prefix, sr->src, sr->dst,
+		reuse_look_then(&s->look, &s->prefix, sr->src, sr->dst,
 		    &s->source_look.stale);
 		s->prefixing = 1;
 	}
