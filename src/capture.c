@@ -329,10 +329,6 @@ capture_start(struct capture *cap, struct runlog *log, int flags)
 	sig_block_all(&old);
 	cap->running = pthread_create(&cap->thread, NULL, tee_thread, cap) == 0;
 	sig_restore(&old);
-	/* Waited for through its reply channel, never joined (runlog.c
-	 * says why). */
-	if (cap->running)
-		(void)pthread_detach(cap->thread);
 	if (!cap->running) {
 		warnx("the run's output will not be kept: no thread to pass "
 		    "it on");
@@ -442,6 +438,9 @@ capture_stop(struct capture *cap)
 	close(cap->ctl[1]);
 	while (read(cap->ack[0], &c, 1) != 0)
 		;
+	/* It is at its end (it closed the reply channel last): joined, so
+	 * that what it did to cap happened before what is done here. */
+	(void)pthread_join(cap->thread, NULL);
 	chan_close(&cap->out);
 	chan_close(&cap->err);
 	close(cap->ctl[0]);

@@ -89,6 +89,9 @@ writer_wait(struct runlog *lg)
 	while (read(lg->done[0], &c, 1) != 0)
 		;
 	close(lg->done[0]);
+	/* At its end: joined, so that what it did to lg happened before
+	 * what the caller does next. */
+	(void)pthread_join(lg->thread, NULL);
 }
 
 void
@@ -187,10 +190,8 @@ runlog_open(struct runlog *lg, const char *logs, long long cap,
 	sig_block_all(&old);
 	lg->running = pthread_create(&lg->thread, NULL, writer, lg) == 0;
 	sig_restore(&old);
-	if (lg->running) {
-		(void)pthread_detach(lg->thread);
+	if (lg->running)
 		return 0;
-	}
 	warnx("the run's output will not be kept: no thread to write it");
 fail:
 	if (lg->pipe[0] != -1) {
