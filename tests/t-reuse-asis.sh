@@ -76,6 +76,23 @@ like "with a fresh copy's mode" "$out" "^$(printf '%o' $((0666 & ~$(umask))))\$"
 is "nothing outside the copy was touched" "$(ls -A "$T/away")" "keep"
 is "not even the file in it" "$(cat "$T/away/keep")" "mine"
 
+# A directory forge need not read again is one whose times are both
+# older than the copy's proof: a file the command leaves in one, and a
+# directory of the same name put in another's place, made before with
+# an extra file and old times, renamed there -- which its change time
+# tells.  Both are undone.
+run_forge verify --reuse -- sh -c '
+    echo junk >d/junk
+    mkdir "$1/old" && cp -a d "$1/old/d" && rm "$1/old/d/junk" &&
+    echo extra >"$1/old/d/extra" &&
+    touch -d @1700000000 "$1/old/d/extra" "$1/old/d/g" "$1/old/d" &&
+    rm -r d && mv "$1/old/d" d && rmdir "$1/old"' sh "$T"
+is "a run that leaves a file and a directory with old times passes" \
+    "$rc" 0
+run_forge verify --reuse -v -- sh -c 'ls -A d; cat d/g' sh
+is "the next run passes" "$rc" 0
+is "without either file left in that directory" "$out" "$(printf 'g\ndeep')"
+
 # A file changed at every run, keeping its size: each run puts it right
 # path by path, never believing a file forge wrote to be the one it
 # replaced (same size, same second, maybe the same inode).

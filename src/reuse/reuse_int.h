@@ -52,12 +52,19 @@ int	reuse_modes_prune_dir(int, const char *, const struct strv *);
  * drop, that it holds nothing no fresh copy has (drop_special()); if had
  * (the paths of an index's entries, sorted as it sorts them) is not
  * NULL, that it holds nothing had does not expect
- * (reuse_modes_prune_dir()).
+ * (reuse_modes_prune_dir()) -- but not one whose modification and
+ * change times are both older than since, if not NULL: whatever had a
+ * name in it made, took or renamed since would have stamped the one,
+ * and a directory put in its place (renamed there) the other, so it
+ * holds what it held then, which is what had holds of it.
  */
 struct reuse_care {
 	int			 drop;
 	const struct strv	*had;
+	const struct timespec	*since;
 };
+int	reuse_modes_unchanged_since(const struct stat *,
+	    const struct timespec *);
 
 extern const struct reuse_care	reuse_care_drop;
 

@@ -51,7 +51,7 @@ had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
     const struct timespec *since, int prune, struct strv *stale,
     struct strv *links, struct strv *odd, int *dirs)
 {
-	struct reuse_care		 care = { 0, had };
+	struct reuse_care		 care = { 0, had, since };
 	const struct gitindex_entry	*e;
 	struct gitindex_iter		*it;
 	struct reuse_walk		 w;
@@ -71,7 +71,9 @@ had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
 	}
 	reuse_modes_walk_init(&w, root, 0777 & ~mask,
 	    prune ? &care : &reuse_care_drop, dirs);
-	if (prune && reuse_modes_prune_dir(root, "", had) == -1)
+	if (prune && (fstat(root, &st) == -1 ||
+	    !reuse_modes_unchanged_since(&st, since)) &&
+	    reuse_modes_prune_dir(root, "", had) == -1)
 		ret = -1;
 	for (i = 0; ret == 0 && (more = gitindex_iter_next(it, &e)) != 0;
 	    i++) {

@@ -221,8 +221,23 @@ reuse_modes_tree(const char *copy, const struct strv *ls)
 	return ret;
 }
 
-const struct reuse_care	reuse_care_drop = { 1, NULL };
-static const struct reuse_care	care_none = { 0, NULL };
+const struct reuse_care	reuse_care_drop = { 1, NULL, NULL };
+static const struct reuse_care	care_none = { 0, NULL, NULL };
+
+static int
+before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec &&
+	    a->tv_nsec < b->tv_nsec);
+}
+
+int
+reuse_modes_unchanged_since(const struct stat *st,
+    const struct timespec *since)
+{
+	return since != NULL && before(&st->st_mtim, since) &&
+	    before(&st->st_ctim, since);
+}
 
 static int	dir_modes(int, const char *, const char *, mode_t, int *,
 		    const struct reuse_care *);
@@ -407,6 +422,7 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want,
 		if (reuse_modes_fix_st(fd, base, b.data, 1, want, &st) == -1 ||
 		    (S_ISDIR(st.st_mode) && (foreign_git(fd, base, b.data,
 		    care->drop) || (care->had != NULL &&
+		    !reuse_modes_unchanged_since(&st, care->since) &&
 		    reuse_modes_prune_dir(root, b.data, care->had) == -1))))
 			ret = -1;
 		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
