@@ -266,7 +266,8 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  *	r = reuse_look_begin(&lk, rc, index, &since)
  *			0: that index cannot be read (gitindex.h), nothing
  *			done: reuse_sync_prepare() it is.  1: each directory on
- *			the way to its paths given a checkout's mode and
+ *			the way to its paths given a checkout's mode and,
+ *			if it changed since (reuse_int.h's reuse_care),
  *			rid of what that index does not have (unless
  *			rc->keep_ignored: then git clean, started with it,
  *			does that), and each of its paths looked at: those
@@ -329,7 +330,6 @@ struct reuse_look {
 	int		 walking;	/* its thread not joined */
 	int		 fd;		/* the index it reads, or -1 */
 	size_t		 rawsz;
-	struct strv	 had;
 	struct timespec	 since;
 	int		 walked;	/* its result: 0, or -1 */
 	pthread_mutex_t	 mu;

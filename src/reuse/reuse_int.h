@@ -49,19 +49,18 @@ int	reuse_modes_prune_dir(int, const char *, const struct strv *);
 
 /*
  * What else dir_modes() sees to in each directory it gives a mode: if
- * drop, that it holds nothing no fresh copy has (drop_special()); if had
- * (the paths of an index's entries, sorted as it sorts them) is not
- * NULL, that it holds nothing had does not expect
- * (reuse_modes_prune_dir()) -- but not one whose modification and
- * change times are both older than since, if not NULL: whatever had a
- * name in it made, took or renamed since would have stamped the one,
- * and a directory put in its place (renamed there) the other, so it
- * holds what it held then, which is what had holds of it.
+ * drop, that it holds nothing no fresh copy has (drop_special()); if
+ * changed is not NULL, the directory's path pushed there, for what it
+ * holds to be seen to once the walk is over (reuse_modes_prune_dir()) --
+ * but not one whose modification and change times are both older than
+ * since, if not NULL: whatever made, took or renamed a name in it since
+ * would have stamped the one, and a directory put in its place
+ * (renamed there) the other, so it holds what it held then.
  */
 struct reuse_care {
 	int			 drop;
-	const struct strv	*had;
 	const struct timespec	*since;
+	struct strv		*changed;
 };
 int	reuse_modes_unchanged_since(const struct stat *,
 	    const struct timespec *);

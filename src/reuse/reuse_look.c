@@ -25,12 +25,68 @@
 #include "sig.h"
 #include "xmalloc.h"
 
-/* gitindex_each_fd()'s: each entry's path onto the vector arg. */
+/*
+ * What an index expects in the directories of dirs (sorted): for each
+ * entry below one, the name it has there, as a path -- "dir/name" for
+ * the entry's own, "dir/name/" for a directory on the way to it -- so
+ * that reuse_modes_prune_dir() finds in it what it would in all the
+ * entries' paths.
+ */
+struct expect {
+	const struct strv	*dirs;
+	struct strv		*out;
+	struct buf		 b;
+};
+
 static int
-had_path(const struct gitindex_entry *e, void *arg)
+expect_one(const struct gitindex_entry *e, void *arg)
 {
-	strv_push(arg, e->path);
-	return 0;
+	struct expect	*x = arg;
+	const char	*p = e->path, *next;
+	size_t		 at = 0;
+
+	/* Each directory above the entry, the top ("") first. */
+	for (;;) {
+		buf_reset(&x->b);
+		buf_add(&x->b, p, at);
+		buf_str(&x->b);
+		if (strv_sorted_has(x->dirs, x->b.data)) {
+			next = strchr(p + at + (at > 0), '/');
+			buf_reset(&x->b);
+			buf_add(&x->b, p, next != NULL ?
+			    (size_t)(next - p) + 1 : strlen(p));
+			strv_push(x->out, buf_str(&x->b));
+		}
+		if ((next = strchr(p + at + (at > 0), '/')) == NULL)
+			return 0;
+		at = (size_t)(next - p);
+	}
+}
+
+/* The directories of changed rid of what the index open at fd does not
+ * expect in them. */
+static int
+prune_changed(int root, int fd, size_t rawsz, struct strv *changed)
+{
+	struct strv	 had = STRV_INIT;
+	struct expect	 x;
+	size_t		 i;
+	int		 ret = 0;
+
+	strv_sort_uniq(changed);
+	x.dirs = changed;
+	x.out = &had;
+	x.b = (struct buf)BUF_INIT;
+	strv_pool(&had);
+	if (gitindex_each_fd(fd, rawsz, expect_one, &x, NULL) == -1)
+		ret = -1;
+	buf_free(&x.b);
+	strv_sort_uniq(&had);
+	for (i = 0; ret == 0 && i < changed->n; i++)
+		if (reuse_modes_prune_dir(root, changed->v[i], &had) == -1)
+			ret = -1;
+	strv_free(&had);
+	return ret;
 }
 
 /*
@@ -47,18 +103,18 @@ had_path(const struct gitindex_entry *e, void *arg)
  * through the copy.
  */
 static int
-had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
-    const struct timespec *since, int prune, struct strv *stale,
-    struct strv *links, struct strv *odd, int *dirs)
+had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
+    int prune, struct strv *stale, struct strv *links, struct strv *odd,
+    int *dirs)
 {
-	struct reuse_care		 care = { 0, had, since };
+	struct strv			 changed = STRV_INIT;
+	struct reuse_care		 care = { 0, since, &changed };
 	const struct gitindex_entry	*e;
 	struct gitindex_iter		*it;
 	struct reuse_walk		 w;
 	struct stat			 st;
 	const char			*path, *base;
 	mode_t				 mask;
-	size_t				 i;
 	int				 root, dfd, ret = 0, r, more;
 
 	mask = fs_umask();
@@ -72,11 +128,9 @@ had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
 	reuse_modes_walk_init(&w, root, 0777 & ~mask,
 	    prune ? &care : &reuse_care_drop, dirs);
 	if (prune && (fstat(root, &st) == -1 ||
-	    !reuse_modes_unchanged_since(&st, since)) &&
-	    reuse_modes_prune_dir(root, "", had) == -1)
-		ret = -1;
-	for (i = 0; ret == 0 && (more = gitindex_iter_next(it, &e)) != 0;
-	    i++) {
+	    !reuse_modes_unchanged_since(&st, since)))
+		strv_push(&changed, "");
+	while (ret == 0 && (more = gitindex_iter_next(it, &e)) != 0) {
 		if (more == -1) {
 			ret = -1;
 			break;
@@ -111,6 +165,13 @@ had_look(const char *copy, int fd, size_t rawsz, const struct strv *had,
 	}
 	reuse_modes_walk_end(&w);
 	gitindex_iter_free(it);
+	/* Then what the index does not expect goes from the directories
+	 * that changed since (a file in the way of an expected one was
+	 * noted stale all the same), from what the index expects of each
+	 * alone: not every path it has, held at once. */
+	if (ret == 0 && changed.n > 0)
+		ret = prune_changed(root, fd, rawsz, &changed);
+	strv_free(&changed);
 	close(root);
 	return ret;
 }
@@ -128,8 +189,7 @@ walk_run(void *arg)
 	struct reuse_prefix_job	*job;
 	struct strv		 none = STRV_INIT;
 
-	lk->walked = had_look(lk->copy, lk->fd, lk->rawsz, &lk->had,
-	    &lk->since, lk->pruned, &lk->stale, &lk->links, &lk->odd,
+	lk->walked = had_look(lk->copy, lk->fd, lk->rawsz, &lk->since, lk->pruned, &lk->stale, &lk->links, &lk->odd,
 	    &lk->dirs);
 	if (pthread_equal(pthread_self(), lk->owner))
 		return NULL;
@@ -148,6 +208,7 @@ int
 reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
     const char *index, const struct timespec *since)
 {
+	struct gitindex_iter	*it;
 	struct timespec	 now;
 	const char	*copy = rc->copy, *head = rc->head;
 	int		 keep_ignored = rc->keep_ignored;
@@ -162,21 +223,20 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	clock_gettime(CLOCK_REALTIME, &now);
 	if (now.tv_sec < since->tv_sec)
 		return 0;
-	/* git's stat data of the copy as the last proof left it, read
-	 * twice as it goes by, never held whole: its paths first, what
-	 * each directory is to hold; a submodule in it is an empty
-	 * directory (a nested repository's copy is set aside while the
-	 * copy is parked: snapshot.h). */
+	/* git's stat data of the copy as the last proof left it, read as
+	 * it goes by, never held whole (and again for what the
+	 * directories that changed since are to hold); a submodule in it
+	 * is an empty directory (a nested repository's copy is set aside
+	 * while the copy is parked: snapshot.h).  One git wrote, whose
+	 * start forge reads. */
 	if (since->tv_sec <= 0 || (fd = open(index, O_RDONLY | O_CLOEXEC |
 	    O_NOCTTY)) == -1)
 		return 0;
-	strv_pool(&lk->had);
-	if (gitindex_each_fd(fd, rawsz, keep_ignored ? NULL : had_path,
-	    &lk->had, NULL) == -1) {
-		strv_free(&lk->had);
+	if ((it = gitindex_iter_fd(fd, rawsz)) == NULL) {
 		close(fd);
 		return 0;
 	}
+	gitindex_iter_free(it);
 	lk->fd = fd;
 	lk->rawsz = rawsz;
 	lk->since = *since;
@@ -241,7 +301,6 @@ reuse_look_wait(struct reuse_look *lk)
 	if (lk->fd != -1)
 		close(lk->fd);
 	lk->fd = -1;
-	strv_free(&lk->had);
 	return lk->walked;
 }
 

@@ -420,12 +420,14 @@ dir_modes(int root, const char *dir, const char *prev, mode_t want,
 		if ((fd = reuse_modes_parent_of(root, b.data, &base)) == -1)
 			continue;
 		if (reuse_modes_fix_st(fd, base, b.data, 1, want, &st) == -1 ||
-		    (S_ISDIR(st.st_mode) && (foreign_git(fd, base, b.data,
-		    care->drop) || (care->had != NULL &&
-		    !reuse_modes_unchanged_since(&st, care->since) &&
-		    reuse_modes_prune_dir(root, b.data, care->had) == -1))))
+		    (S_ISDIR(st.st_mode) && foreign_git(fd, base, b.data,
+		    care->drop)))
 			ret = -1;
-		else if (S_ISDIR(st.st_mode) && (st.st_mode & 07777) != want)
+		else if (S_ISDIR(st.st_mode) && care->changed != NULL &&
+		    !reuse_modes_unchanged_since(&st, care->since))
+			strv_push(care->changed, b.data);
+		if (ret == 0 && S_ISDIR(st.st_mode) &&
+		    (st.st_mode & 07777) != want)
 			(*changed)++;
 		close(fd);
 	}
