@@ -24,6 +24,7 @@
 #include "journal.h"
 #include "journal_reclaim.h"
 #include "proc.h"
+#include "sig.h"
 #include "timeutil.h"
 #include "xmalloc.h"
 
@@ -90,20 +91,28 @@ read_adm(int admfd, const char *name, struct buf *b)
 
 /*
  * The registration name (in the worktrees directory dfd) removed, its
- * lock reason last.  Where the directory itself does not go once the
- * reason has, the reason is written back: an empty directory would be
- * left that nothing proves forge's, and no later try would take it.  0,
- * or -1 with errno.
+ * lock reason last -- if it is still the directory seen (its device and
+ * inode), which the caller found forge's: not another that took its name
+ * since (1, left alone).  Where the directory itself does not go once
+ * the reason has, the reason is written back: an empty directory would
+ * be left that nothing proves forge's, and no later try would take it.
+ * 0, or -1 with errno.
  */
 static int
-remove_registration(int dfd, const char *name)
+remove_registration(int dfd, const char *name, const struct stat *seen)
 {
 	struct buf	 lock = BUF_INIT;
 	struct stat	 st;
 	int		 afd, fd, r, e;
 
+	sig_test_stall("unregister");
 	afd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC);
+	if (afd != -1 && (fstat(afd, &st) == -1 ||
+	    st.st_dev != seen->st_dev || st.st_ino != seen->st_ino)) {
+		close(afd);
+		return 1;
+	}
 	if (afd != -1)
 		read_adm(afd, REG_PROOF, &lock);
 	if ((r = fs_remove_last_at(dfd, name, REG_PROOF)) == -1) {
@@ -176,6 +185,7 @@ remove_registrations(const char *common, const char *top, const char *run,
     int by_path, int dry, const char *only, struct strv *left)
 {
 	struct dirent	*de;
+	struct stat	 seen;
 	DIR		*d;
 	int		 dfd, afd, ret = 0;
 
@@ -189,8 +199,9 @@ remove_registrations(const char *common, const char *top, const char *run,
 		    O_NOFOLLOW | O_CLOEXEC);
 		if (afd == -1)
 			continue;
-		if (reg_is_ours(afd, top, run, by_path) && names(afd, only) &&
-		    !dry && remove_registration(dfd, de->d_name) == -1) {
+		if (fstat(afd, &seen) == 0 &&
+		    reg_is_ours(afd, top, run, by_path) && names(afd, only) &&
+		    !dry && remove_registration(dfd, de->d_name, &seen) == -1) {
 			strv_pushf(left, "cannot remove %s/worktrees/%s: %s",
 			    fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));
@@ -642,10 +653,10 @@ int
 journal_reclaim_orphans(const char *common, int flags, struct reclaim *rc)
 {
 	struct dirent	*de;
-	struct stat	 st;
+	struct stat	 st, seen;
 	DIR		*d;
 	char		*rec, run[32];
-	int		 dfd, afd, ours, ret = 0;
+	int		 dfd, afd, ours, r, ret = 0;
 
 	if ((d = worktrees(common)) == NULL)
 		return errno == ENOENT ? 0 : -1;
@@ -659,7 +670,8 @@ journal_reclaim_orphans(const char *common, int flags, struct reclaim *rc)
 		 * with no record left (a record means reclaim decides);
 		 * only when the copy is gone from the disk.
 		 */
-		ours = forge_lock_run(afd, run, sizeof(run));
+		ours = fstat(afd, &seen) == 0 &&
+		    forge_lock_run(afd, run, sizeof(run));
 		if (ours) {
 			rec = forgedir_record(common, run);
 			ours = lstat(rec, &st) == -1 && errno == ENOENT &&
@@ -669,13 +681,14 @@ journal_reclaim_orphans(const char *common, int flags, struct reclaim *rc)
 		close(afd);
 		if (!ours)
 			continue;
-		if (!(flags & JOURNAL_DRY_RUN) &&
-		    remove_registration(dfd, de->d_name) == -1) {
+		r = flags & JOURNAL_DRY_RUN ? 0 :
+		    remove_registration(dfd, de->d_name, &seen);
+		if (r == -1) {
 			strv_pushf(&rc->left, "cannot remove %s/worktrees/%s: "
 			    "%s", fs_vis(common), fs_vis(de->d_name),
 			    strerror(errno));
 			ret = -1;
-		} else
+		} else if (r == 0)
 			strv_pushf(&rc->registrations, "%s (forge run %s)",
 			    fs_vis(de->d_name), run);
 	}

@@ -115,5 +115,39 @@ ok "a journal pointing elsewhere removes nothing" test -d "$T/precious"
 like "and gc says it refused" "$err" 'refusing to remove'
 rm -f "$common/forge/copies/00000000000000aa"
 
+# A registration of forge's left alone by all else (its copy and its
+# record gone) is removed by gc -- only if it is still the one gc found
+# forge's: here another took its name as gc was about to.
+new_repo "$T/o"
+FORGE_TEST_STALL=proof start_forge "$T/orphan.err" verify --isolated \
+    -- true
+pid=$forge_pid
+wait_for 30 grep -q "test stall: proof" "$T/orphan.err"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null
+name=$(ls "$T/o/.git/worktrees")
+[ -n "$name" ] || echo "Bail out! no registration left by the killed run"
+rm -rf "$TMPDIR"/forge-* "$T/o/.git/forge/copies"/*
+FORGE_TEST_STALL=unregister FORGE_TEST_STALL_RELEASE="$T/go-gc" \
+    start_forge "$T/gc.err" gc
+pid=$forge_pid
+wait_for 30 grep -q "test stall: unregister" "$T/gc.err"
+mv "$T/o/.git/worktrees/$name" "$T/forge-reg"
+mkdir "$T/o/.git/worktrees/$name"
+printf 'not forge'"'"'s\n' >"$T/o/.git/worktrees/$name/marker"
+touch "$T/go-gc"
+wait "$pid"
+is "gc, its registration swapped as it was about to remove it, ends well" \
+    "$?" 0
+is "the registration that took its name is left alone" \
+    "$(cat "$T/o/.git/worktrees/$name/marker")" "not forge's"
+is "and nothing said of it" "$(grep -v 'test stall' "$T/gc.err")" ""
+rm -rf "$T/o/.git/worktrees/$name"
+mv "$T/forge-reg" "$T/o/.git/worktrees/$name"
+run_forge gc
+like "put back, gc removes forge's" "$out" "$name"
+is "and nothing is left" "$(leftovers "$T/o")" ""
+cd "$T/r" || exit 99
+
 is "the source was never touched" "$(state_of "$T/r")" "$before"
 done_testing
