@@ -531,6 +531,24 @@ end_step(struct treeid_job *j, int st)
 	}
 }
 
+/*
+ * The index a job starts from, at to.  One it starts from that a run
+ * carried (q->start), which nothing writes in place, is linked there:
+ * git writes an index anew and renames it over, through its lock file,
+ * so the carried one stays as it was -- but not one whose times the job
+ * sets (q->trust: trust_index()).  Else, or where no link can be made,
+ * a copy that keeps its mtime: git trusts an entry's stat data only if
+ * the file is older than the index ("racily clean" otherwise), and a
+ * fresh mtime would make it trust a same-size edit it never looked at.
+ */
+static int
+start_index(const struct treeid_req *q, const char *to)
+{
+	if (q->start != NULL && !q->trust && link(q->start, to) == 0)
+		return 0;
+	return fs_copy_file(q->start != NULL ? q->start : q->index, to);
+}
+
 int
 treeid_start(struct treeid_job *j, const struct treeid_req *q,
     const char *tag)
@@ -540,13 +558,8 @@ treeid_start(struct treeid_job *j, const struct treeid_req *q,
 	j->job.done = 1;
 	j->prefix = xasprintf("%s/tree-%s", q->scratch, tag);
 	j->index = path_of(j, "index");
-	/* The copy keeps the index's mtime: git trusts an entry's stat
-	 * data only if the file is older than the index ("racily clean"
-	 * otherwise), and a fresh mtime would make it trust a same-size
-	 * edit it never looked at. */
 	if ((q->start != NULL || q->index != NULL) &&
-	    fs_copy_file(q->start != NULL ? q->start : q->index,
-	    j->index) == -1 && errno != ENOENT) {
+	    start_index(q, j->index) == -1 && errno != ENOENT) {
 		warn("cannot copy the index %s", fs_vis(q->start != NULL ?
 		    q->start : q->index));
 		j->failed = 1;

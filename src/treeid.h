@@ -12,7 +12,9 @@
  *				on the same working tree, whose index had
  *				the same entries: git then looks again only
  *				at files whose stat data changed since (its
- *				stat cache, carried over)
+ *				stat cache, carried over).  Linked, not
+ *				copied, unless q.trust: nothing may write
+ *				it in place meanwhile
  *	q.scratch = dir;	private directory for temporary files
  *	q.objdir = dir;		the temporary object directory: the trees
  *	q.blobdir = dir;	the files' blobs, if not there: kept apart,
