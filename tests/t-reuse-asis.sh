@@ -93,6 +93,22 @@ run_forge verify --reuse -v -- sh -c 'ls -A d; cat d/g' sh
 is "the next run passes" "$rc" 0
 is "without either file left in that directory" "$out" "$(printf 'g\ndeep')"
 
+# Two directories swapped: what each has below it keeps its own times
+# (rename(2) stamps only what it moves), and each is read all the same
+# -- the files below them are not the ones the proof saw there.
+mkdir -p s1/sub s2/sub
+printf 'one\n' >s1/sub/x
+printf 'two\n' >s2/sub/x
+printf 'two y\n' >s2/sub/y
+git add s1 s2 && git commit -q -m swap
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c 'mv s1 t && mv s2 s1 && mv t s2'
+is "a run that swaps two directories passes" "$rc" 0
+run_forge verify --reuse -v -- sh -c 'ls -A s1/sub s2/sub; cat s1/sub/x' sh
+is "the next run passes" "$rc" 0
+is "with each directory below them as the working tree has it" "$out" \
+    "$(printf 's1/sub:\nx\n\ns2/sub:\nx\ny\none')"
+
 # A file changed at every run, keeping its size: each run puts it right
 # path by path, never believing a file forge wrote to be the one it
 # replaced (same size, same second, maybe the same inode).
@@ -656,4 +672,22 @@ else
 	skip "a same-second rewrite: the file" "no rewrite"
 fi
 forge gc --all >/dev/null 2>&1
+# A directory that holds nothing but a submodule not initialized (an
+# empty directory, as a fresh clone has it) is the copy's all the same:
+# what a command leaves there goes.
+new_repo "$T/g"
+git config forge.breakerThreshold 0
+mkdir -p deps/libfoo
+git update-index --add --cacheinfo "160000,$(git rev-parse HEAD),deps/libfoo"
+git commit -q -m gitlink
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c 'echo stray >deps/stray'
+is "a run that leaves a file beside a submodule passes" "$rc" 0
+run_forge verify --reuse -v -- ls -A deps
+is "the next run passes" "$rc" 0
+is "without the file" "$out" "libfoo"
+forge gc --all >/dev/null 2>&1
+is "nothing is left of the submodule's repository's copies" \
+    "$(leftovers "$T/g")" ""
+
 done_testing

@@ -63,6 +63,33 @@ expect_one(const struct gitindex_entry *e, void *arg)
 	}
 }
 
+/*
+ * Each directory above path (the top "" too) onto v: a directory with
+ * a stale file below it may not be the one the index saw there, times
+ * and all -- one that came with a directory renamed above it keeps its
+ * own times (rename(2) stamps only what it moves), and each file the
+ * index expects below it is then another, or gone, or was moved there
+ * itself: stale.  What the directory holds is seen to.
+ */
+static void
+push_above(struct strv *v, struct buf *last, const char *path)
+{
+	const char	*p, *slash = strrchr(path, '/');
+	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
+
+	/* The index's order keeps a directory's files together: its
+	 * directories pushed once for them all. */
+	if (last->data != NULL && last->len == n &&
+	    memcmp(last->data, path, n) == 0)
+		return;
+	buf_reset(last);
+	buf_add(last, path, n);
+	buf_str(last);
+	strv_push(v, "");
+	for (p = path; (p = strchr(p, '/')) != NULL; p++)
+		strv_pushf(v, "%.*s", (int)(p - path), path);
+}
+
 /* The directories of changed rid of what the index open at fd does not
  * expect in them. */
 static int
@@ -109,6 +136,7 @@ had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
 {
 	struct strv			 changed = STRV_INIT;
 	struct reuse_care		 care = { 0, since, &changed };
+	struct buf			 last = BUF_INIT;
 	const struct gitindex_entry	*e;
 	struct gitindex_iter		*it;
 	struct reuse_walk		 w;
@@ -136,14 +164,15 @@ had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
 			break;
 		}
 		path = e->path;
+		if (reuse_modes_walk_to(&w, path, &base, &dfd) == -1)
+			ret = -1;
 		/* A submodule not initialized: its directory is emptied
 		 * once the look is over (snapshot.h), and git keeps its
 		 * entry as it looks there; a commit of another shows as
-		 * the two sides differ. */
+		 * the two sides differ.  The directories on the way to it
+		 * are seen to all the same: one may hold nothing else. */
 		if (e->mode == 0160000)
 			continue;
-		if (reuse_modes_walk_to(&w, path, &base, &dfd) == -1)
-			ret = -1;
 		/* Gone, or not to be looked at without following a link on
 		 * the way: for git to look at (and find it gone). */
 		r = dfd != -1 && fstatat(dfd, base, &st,
@@ -155,9 +184,11 @@ had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
 				ret = -1;
 			r = 0;
 		}
-		if (gitindex_stale(e, r ? &st : NULL, since))
+		if (gitindex_stale(e, r ? &st : NULL, since)) {
 			strv_push(stale, path);
-		else if (r && S_ISREG(st.st_mode) && (st.st_mode & 07777) !=
+			if (prune)
+				push_above(&changed, &last, path);
+		} else if (r && S_ISREG(st.st_mode) && (st.st_mode & 07777) !=
 		    (((st.st_mode & S_IXUSR) ? 0777 : 0666) & ~mask))
 			strv_push(odd, path);
 		if (r && S_ISLNK(st.st_mode))
@@ -166,12 +197,14 @@ had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
 	reuse_modes_walk_end(&w);
 	gitindex_iter_free(it);
 	/* Then what the index does not expect goes from the directories
-	 * that changed since (a file in the way of an expected one was
-	 * noted stale all the same), from what the index expects of each
-	 * alone: not every path it has, held at once. */
+	 * that changed since, and those above a stale file (a file in the
+	 * way of an expected one was noted stale all the same), from what
+	 * the index expects of each alone: not every path it has, held at
+	 * once. */
 	if (ret == 0 && changed.n > 0)
 		ret = prune_changed(root, fd, rawsz, &changed);
 	strv_free(&changed);
+	buf_free(&last);
 	close(root);
 	return ret;
 }
