@@ -435,10 +435,14 @@ snapshot_reused_as_is(struct snapshot *s, struct snap_repo *sr,
 
 	memset(&a, 0, sizeof(a));
 	a.looked = s->looking;
-	/* Nothing else touches the copy while that goes on. */
+	/* The walk over: one that failed says the copy is not to be used,
+	 * whichever way it is brought up to date.  Nothing else touches
+	 * the copy while the prefix goes on. */
+	if (s->looking && reuse_look_wait(&s->look) == -1) {
+		snapshot_reused_stop(s);
+		return -1;
+	}
 	if (s->prefixing) {
-		if (s->looking)
-			(void)reuse_look_wait(&s->look);
 		reuse_look_prefix_wait(&s->prefix);
 		strv_pushv(&a.prefixed, s->prefix.done.v);
 	}
