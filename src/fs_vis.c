@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <vis.h>
 
@@ -21,18 +22,58 @@ fs_vis_dup(const char *p)
 	return out;
 }
 
+/*
+ * The last few names made fit, each thread its own: a helper thread's
+ * warning never frees a name the main thread is printing.  A thread's
+ * go when it ends.
+ */
+struct ring {
+	char	*v[4];
+	int	 next;
+};
+
+static pthread_key_t	ring_key;
+static pthread_once_t	ring_once = PTHREAD_ONCE_INIT;
+static int		ring_keyed;
+
+static void
+ring_free(void *arg)
+{
+	struct ring	*r = arg;
+	int		 i;
+
+	for (i = 0; i < 4; i++)
+		free(r->v[i]);
+	free(r);
+}
+
+static void
+ring_init(void)
+{
+	ring_keyed = pthread_key_create(&ring_key, ring_free) == 0;
+}
+
 const char *
 fs_vis(const char *p)
 {
-	static char	*ring[4];
-	static int	 next;
+	struct ring	*r;
 	char		*out;
 
+	(void)pthread_once(&ring_once, ring_init);
+	if (!ring_keyed)
+		return "(unprintable name)";
+	if ((r = pthread_getspecific(ring_key)) == NULL) {
+		if ((r = calloc(1, sizeof(*r))) == NULL ||
+		    pthread_setspecific(ring_key, r) != 0) {
+			free(r);
+			return "(unprintable name)";
+		}
+	}
 	if ((out = fs_vis_dup(p)) == NULL)
 		return "(unprintable name)";
-	free(ring[next]);
-	ring[next] = out;
-	next = (next + 1) % 4;
+	free(r->v[r->next]);
+	r->v[r->next] = out;
+	r->next = (r->next + 1) % 4;
 	return out;
 }
 
