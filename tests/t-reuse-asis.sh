@@ -109,6 +109,23 @@ is "the next run passes" "$rc" 0
 is "with each directory below them as the working tree has it" "$out" \
     "$(printf 's1/sub:\nx\n\ns2/sub:\nx\ny\none')"
 
+# And a directory that came along, whose files below it are the proof's
+# own: a directory of them moved in whole, into one below it.  What it
+# holds is read all the same.
+mkdir -p m1/p/c/g m2/p/c
+printf 'f\n' >m1/p/c/g/f
+printf 'h\n' >m2/p/c/h
+printf 'y\n' >m2/p/y
+git add m1 m2 && git commit -q -m moved
+run_forge verify --reuse -- true
+run_forge verify --reuse -- sh -c 'printf changed >m2/p/y &&
+    mv m1 t && mv m2 m1 && mv t m2 && mv m2/p/c/g m1/p/c/g'
+is "a run that moves directories about passes" "$rc" 0
+run_forge verify --reuse -v -- sh -c 'find m1 m2 -type f | sort' sh
+is "the next run passes" "$rc" 0
+is "with the files where the working tree has them" "$out" \
+    "$(find m1 m2 -type f | sort)"
+
 # A file changed at every run, keeping its size: each run puts it right
 # path by path, never believing a file forge wrote to be the one it
 # replaced (same size, same second, maybe the same inode).

@@ -72,9 +72,21 @@ expect_one(const struct gitindex_entry *e, void *arg)
  * itself: stale.  What the directory holds is seen to.
  */
 static void
+push_dirs_above(struct strv *v, const char *path)
+{
+	const char	*p;
+
+	if (*path == '\0')
+		return;
+	strv_push(v, "");
+	for (p = path; (p = strchr(p, '/')) != NULL; p++)
+		strv_pushf(v, "%.*s", (int)(p - path), path);
+}
+
+static void
 push_above(struct strv *v, struct buf *last, const char *path)
 {
-	const char	*p, *slash = strrchr(path, '/');
+	const char	*slash = strrchr(path, '/');
 	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
 
 	/* The index's order keeps a directory's files together: its
@@ -85,9 +97,7 @@ push_above(struct strv *v, struct buf *last, const char *path)
 	buf_reset(last);
 	buf_add(last, path, n);
 	buf_str(last);
-	strv_push(v, "");
-	for (p = path; (p = strchr(p, '/')) != NULL; p++)
-		strv_pushf(v, "%.*s", (int)(p - path), path);
+	push_dirs_above(v, path);
 }
 
 /* The directories of changed rid of what the index open at fd does not
@@ -97,9 +107,16 @@ prune_changed(int root, int fd, size_t rawsz, struct strv *changed)
 {
 	struct strv	 had = STRV_INIT;
 	struct expect	 x;
-	size_t		 i;
+	size_t		 i, n;
 	int		 ret = 0;
 
+	/* And those above each: one that came along with a directory
+	 * renamed above it keeps its times, and so can every file below
+	 * it, if a directory of those moved in whole from elsewhere --
+	 * into a directory that is then one of these. */
+	n = changed->n;
+	for (i = 0; i < n; i++)
+		push_dirs_above(changed, changed->v[i]);
 	strv_sort_uniq(changed);
 	x.dirs = changed;
 	x.out = &had;
@@ -131,11 +148,12 @@ prune_changed(int root, int fd, size_t rawsz, struct strv *changed)
  */
 static int
 had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
-    int prune, struct strv *stale, struct strv *links, struct strv *odd,
-    int *dirs)
+    int by_times, int prune, struct strv *stale, struct strv *links,
+    struct strv *odd, int *dirs)
 {
 	struct strv			 changed = STRV_INIT;
-	struct reuse_care		 care = { 0, since, &changed };
+	struct reuse_care		 care = { 0, by_times ? since : NULL,
+					    &changed };
 	struct buf			 last = BUF_INIT;
 	const struct gitindex_entry	*e;
 	struct gitindex_iter		*it;
@@ -156,7 +174,7 @@ had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
 	reuse_modes_walk_init(&w, root, 0777 & ~mask,
 	    prune ? &care : &reuse_care_drop, dirs);
 	if (prune && (fstat(root, &st) == -1 ||
-	    !reuse_modes_unchanged_since(&st, since)))
+	    !reuse_modes_unchanged_since(&st, care.since)))
 		strv_push(&changed, "");
 	while (ret == 0 && (more = gitindex_iter_next(it, &e)) != 0) {
 		if (more == -1) {
@@ -222,7 +240,8 @@ walk_run(void *arg)
 	struct reuse_prefix_job	*job;
 	struct strv		 none = STRV_INIT;
 
-	lk->walked = had_look(lk->copy, lk->fd, lk->rawsz, &lk->since, lk->pruned, &lk->stale, &lk->links, &lk->odd,
+	lk->walked = had_look(lk->copy, lk->fd, lk->rawsz, &lk->since,
+	    lk->by_times, lk->pruned, &lk->stale, &lk->links, &lk->odd,
 	    &lk->dirs);
 	if (pthread_equal(pthread_self(), lk->owner))
 		return NULL;
@@ -239,7 +258,7 @@ walk_run(void *arg)
 
 int
 reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
-    const char *index, const struct timespec *since)
+    const char *index, const struct timespec *since, int by_times)
 {
 	struct gitindex_iter	*it;
 	struct timespec	 now;
@@ -273,6 +292,7 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	lk->fd = fd;
 	lk->rawsz = rawsz;
 	lk->since = *since;
+	lk->by_times = by_times;
 	lk->copy = xstrdup(copy);
 	lk->head = xstrdup(head);
 	lk->index = xstrdup(index);
