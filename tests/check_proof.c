@@ -494,6 +494,40 @@ START_TEST(t_reused_as_is)
 }
 END_TEST
 
+/* The clocks carried beside the copy's index: steady as carried; not
+ * after another boot, nor once the real-time clock is set back. */
+START_TEST(t_clock)
+{
+	char		*path, line[160], boot[64];
+	long long	 r, b;
+	FILE		*f;
+
+	setup();
+	prove_fresh(0);
+	ck_assert_int_eq(proof_carry_clock_steady(&rd, 0), 1);
+	path = unitfs_path(rd.carry, "dst0.clock");
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(line, sizeof(line), f));
+	fclose(f);
+	ck_assert_int_eq(sscanf(line, "%63s %lld %lld", boot, &r, &b), 3);
+	/* Carried ten seconds ahead of the clock now: set back since. */
+	f = fopen(path, "w");
+	fprintf(f, "%s %lld %lld\n", boot, r + 10000000000LL, b);
+	fclose(f);
+	ck_assert_int_eq(proof_carry_clock_steady(&rd, 0), 0);
+	/* Another boot's. */
+	f = fopen(path, "w");
+	fprintf(f, "x%s %lld %lld\n", boot, r, b);
+	fclose(f);
+	ck_assert_int_eq(proof_carry_clock_steady(&rd, 0), 0);
+	/* None. */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(proof_carry_clock_steady(&rd, 0), 0);
+	free(path);
+}
+END_TEST
+
 /* Where it differs, each path is said with its modes in the copy and in
  * the working state; once put right, it is proved. */
 START_TEST(t_reused_fix)
@@ -654,6 +688,7 @@ proof_suite(void)
 	tcase_add_test(tc, t_damaged);
 	tcase_add_test(tc, t_reused_as_is);
 	tcase_add_test(tc, t_reused_fix);
+	tcase_add_test(tc, t_clock);
 	tcase_add_test(tc, t_look);
 	tcase_add_test(tc, t_listing_job);
 	suite_add_tcase(s, tc);

@@ -259,6 +259,13 @@ const char	*proof_reused_copy_index(const struct proof *);
  */
 char		*proof_carry_copy_index(struct rundir *, size_t, const char *,
 		    int, struct timespec *);
+/*
+ * 1 if the real-time clock has not been set back since the copy's
+ * index of proof id was carried, in this boot (the boot-time clock
+ * moved no further than it, to a second); else 0, and no time of the
+ * copy's is to be compared with that index's for order.
+ */
+int		 proof_carry_clock_steady(const struct rundir *, size_t);
 
 /*
  * In place, there is no copy, only the source's tree id to record:

@@ -130,6 +130,56 @@ proof_carry_drop(const struct rundir *rd, size_t id, const char *side)
 	path = proof_carry_path(rd, id, side, "index");
 	(void)unlink(path);
 	free(path);
+	path = proof_carry_path(rd, id, side, "clock");
+	(void)unlink(path);
+	free(path);
+}
+
+/*
+ * The clocks now, as one line: the boot's id, the real-time clock and
+ * the boot-time clock (which no one sets) in nanoseconds.  -1 if the
+ * boot cannot be told.
+ */
+static int
+clocks(char *line, size_t n)
+{
+	struct timespec	 r, b;
+	char		 boot[64];
+	FILE		*f;
+	int		 ok;
+
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "re")) == NULL)
+		return -1;
+	ok = fgets(boot, sizeof(boot), f) != NULL;
+	fclose(f);
+	if (!ok || clock_gettime(CLOCK_REALTIME, &r) == -1 ||
+	    clock_gettime(CLOCK_BOOTTIME, &b) == -1)
+		return -1;
+	boot[strcspn(boot, "\n")] = '\0';
+	snprintf(line, n, "%s %lld %lld\n", boot,
+	    (long long)r.tv_sec * 1000000000LL + r.tv_nsec,
+	    (long long)b.tv_sec * 1000000000LL + b.tv_nsec);
+	return 0;
+}
+
+int
+proof_carry_clock_steady(const struct rundir *rd, size_t id)
+{
+	struct buf	 b = BUF_INIT;
+	char		 now[128], was_boot[64], now_boot[64], *path;
+	long long	 r0, b0, r1, b1;
+	int		 ok = 0;
+
+	path = proof_carry_path(rd, id, "dst", "clock");
+	if (fs_read_file(path, &b, 256) == 0 && clocks(now, sizeof(now)) == 0 &&
+	    sscanf(buf_str(&b), "%63s %lld %lld", was_boot, &r0, &b0) == 3 &&
+	    sscanf(now, "%63s %lld %lld", now_boot, &r1, &b1) == 3 &&
+	    strcmp(was_boot, now_boot) == 0 &&
+	    r1 - r0 >= b1 - b0 - 1000000000LL)
+		ok = 1;
+	free(path);
+	buf_free(&b);
+	return ok;
 }
 
 /*
@@ -279,6 +329,21 @@ proof_carry_copy_index(struct rundir *rd, size_t id, const char *dst,
 	return idx;
 }
 
+/* Beside the copy's carried index, the clocks as it was timed: a
+ * real-time clock set back since could stamp a directory changed after
+ * it older than it (proof_carry_clock_steady()). */
+static void
+write_clocks(const struct proof *p)
+{
+	char	line[128], *path;
+
+	if (clocks(line, sizeof(line)) == -1)
+		return;
+	path = proof_carry_path(p->rd, p->id, "dst", "clock");
+	(void)fs_write_atomic(path, line, strlen(line), 0600);
+	free(path);
+}
+
 /* Carry the index the copy's side ended with to the next run, timed
  * now: no later change to a file can look older. */
 void
@@ -302,6 +367,8 @@ proof_carry_leave_copy(struct proof *p)
 	    utimensat(AT_FDCWD, idx, t, 0) == -1 ||
 	    seal_write(key, k, idx) == -1)
 		(void)unlink(idx);
+	else
+		write_clocks(p);
 	free(p->copy_index);
 	p->copy_index = NULL;
 	free(idx);

@@ -263,11 +263,13 @@ int	reuse_rules_drop(const struct reuse_copy *, const char *,
  * reuse_sync_prepare() begun before the working tree is listed, from the
  * last proof's index alone, so that it runs beside git ls-files:
  *
- *	r = reuse_look_begin(&lk, rc, index, &since)
+ *	r = reuse_look_begin(&lk, rc, index, &since, by_times)
  *			0: that index cannot be read (gitindex.h), nothing
  *			done: reuse_sync_prepare() it is.  1: each directory on
  *			the way to its paths given a checkout's mode and,
- *			if it changed since (reuse_int.h's reuse_care),
+ *			if it changed since (reuse_int.h's reuse_care;
+ *			every one, unless by_times: the real-time clock
+ *			was not set back since, proof.h),
  *			rid of what that index does not have (unless
  *			rc->keep_ignored: then git clean, started with it,
  *			does that), and each of its paths looked at: those
@@ -331,6 +333,7 @@ struct reuse_look {
 	int		 fd;		/* the index it reads, or -1 */
 	size_t		 rawsz;
 	struct timespec	 since;
+	int		 by_times;	/* directories' times believed */
 	int		 walked;	/* its result: 0, or -1 */
 	pthread_mutex_t	 mu;
 	pthread_cond_t	 cv;
@@ -342,7 +345,7 @@ int	reuse_sync_prepare(const struct reuse_copy *, const char *, time_t,
 	    const struct entlist *, const struct strv *, struct strv *,
 	    struct strv *, char **);
 int	reuse_look_begin(struct reuse_look *, const struct reuse_copy *,
-	    const char *, const struct timespec *);
+	    const char *, const struct timespec *, int);
 int	reuse_look_end(struct reuse_look *, const struct entlist *,
 	    struct strv *, struct strv *, char **);
 void	reuse_look_free(struct reuse_look *);

@@ -494,7 +494,8 @@ look_begin(struct snapshot *s, struct snap_repo *sr)
 	    s->incremental, &since)) == NULL)
 		return 0;
 	snapshot_repo_reuse_copy(s, sr, &rc);
-	r = reuse_look_begin(&s->look, &rc, idx, &since);
+	r = reuse_look_begin(&s->look, &rc, idx, &since,
+	    proof_carry_clock_steady(s->rd, s->nrepos));
 	free(idx);
 	s->looking = r == 1;
 	return r == -1 ? -1 : 0;
