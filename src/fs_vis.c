@@ -33,7 +33,6 @@ struct ring {
 };
 
 static pthread_key_t	ring_key;
-static pthread_once_t	ring_once = PTHREAD_ONCE_INIT;
 static int		ring_keyed;
 
 static void
@@ -47,6 +46,10 @@ ring_free(void *arg)
 	free(r);
 }
 
+/* Made before main(), before any thread: nothing to wait on (not even
+ * pthread_once(), whose wake-up glibc aborts on if it fails). */
+static void	ring_init(void) __attribute__((constructor));
+
 static void
 ring_init(void)
 {
@@ -59,7 +62,6 @@ fs_vis(const char *p)
 	struct ring	*r;
 	char		*out;
 
-	(void)pthread_once(&ring_once, ring_init);
 	if (!ring_keyed)
 		return "(unprintable name)";
 	if ((r = pthread_getspecific(ring_key)) == NULL) {
