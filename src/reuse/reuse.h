@@ -335,9 +335,8 @@ struct reuse_look {
 	struct timespec	 since;
 	int		 by_times;	/* directories' times believed */
 	int		 walked;	/* its result: 0, or -1 */
-	pthread_mutex_t	 mu;
-	pthread_cond_t	 cv;
-	int		 decided;	/* reuse_look_then() said, or not */
+	int		 go[2];		/* a byte: then is set; its end:
+					   nothing more will be */
 	struct reuse_prefix_job *then;	/* its to do after the walk */
 };
 

@@ -239,17 +239,18 @@ walk_run(void *arg)
 	struct reuse_look	*lk = arg;
 	struct reuse_prefix_job	*job;
 	struct strv		 none = STRV_INIT;
+	char			 c;
 
 	lk->walked = had_look(lk->copy, lk->fd, lk->rawsz, &lk->since,
 	    lk->by_times, lk->pruned, &lk->stale, &lk->links, &lk->odd,
 	    &lk->dirs);
 	if (pthread_equal(pthread_self(), lk->owner))
 		return NULL;
-	pthread_mutex_lock(&lk->mu);
-	while (!lk->decided)
-		pthread_cond_wait(&lk->cv, &lk->mu);
+	/* A byte once reuse_look_then() has set then, or the end of the
+	 * pipe once the caller waits: nothing a lost wake-up can hold. */
+	while (read(lk->go[0], &c, 1) == -1 && errno == EINTR)
+		;
 	job = lk->then;
-	pthread_mutex_unlock(&lk->mu);
 	if (job != NULL && lk->walked == 0)
 		reuse_look_prefix(job->src, job->copy, &none, &job->paths,
 		    NULL, &job->done);
@@ -270,6 +271,7 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 
 	memset(lk, 0, sizeof(*lk));
 	lk->fd = -1;
+	lk->go[0] = lk->go[1] = -1;
 	/* A clock set back since then could stamp a change before it: no
 	 * change time is believed. */
 	clock_gettime(CLOCK_REALTIME, &now);
@@ -321,16 +323,18 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 	}
 	/* Beside what forge does next: listing the working tree, and
 	 * starting the proof of its side. */
-	pthread_mutex_init(&lk->mu, NULL);
-	pthread_cond_init(&lk->cv, NULL);
-	lk->walking = 1;
 	lk->owner = pthread_self();
-	if (sig_thread(&lk->thread, walk_run, lk))
-		return 1;
+	if (pipe2(lk->go, O_CLOEXEC) == 0) {
+		lk->walking = 1;
+		if (sig_thread(&lk->thread, walk_run, lk))
+			return 1;
+		lk->walking = 0;
+		close(lk->go[0]);
+		close(lk->go[1]);
+	} else
+		(void)walk_run(lk);
+	lk->go[0] = lk->go[1] = -1;
 	/* Walked already, here. */
-	lk->walking = 0;
-	pthread_mutex_destroy(&lk->mu);
-	pthread_cond_destroy(&lk->cv);
 	if (lk->walked == -1) {
 		reuse_look_free(lk);
 		return -1;
@@ -342,14 +346,11 @@ int
 reuse_look_wait(struct reuse_look *lk)
 {
 	if (lk->walking) {
-		pthread_mutex_lock(&lk->mu);
-		lk->decided = 1;
-		pthread_cond_signal(&lk->cv);
-		pthread_mutex_unlock(&lk->mu);
+		close(lk->go[1]);
 		(void)pthread_join(lk->thread, NULL);
 		lk->walking = 0;
-		pthread_mutex_destroy(&lk->mu);
-		pthread_cond_destroy(&lk->cv);
+		close(lk->go[0]);
+		lk->go[0] = lk->go[1] = -1;
 	}
 	if (lk->fd != -1)
 		close(lk->fd);
@@ -369,11 +370,9 @@ reuse_look_then(struct reuse_look *lk, struct reuse_prefix_job *job,
 	job->src = xstrdup(src);
 	job->copy = xstrdup(copy);
 	strv_pushv(&job->paths, paths->v);
-	pthread_mutex_lock(&lk->mu);
 	lk->then = job;
-	lk->decided = 1;
-	pthread_cond_signal(&lk->cv);
-	pthread_mutex_unlock(&lk->mu);
+	/* Not written: it is told as the caller waits (reuse_look_wait()). */
+	(void)fs_write_all(lk->go[1], "p", 1);
 }
 
 /* The clean, if it runs still, waited for: its status. */
@@ -467,6 +466,7 @@ reuse_look_free(struct reuse_look *lk)
 	strv_free(&lk->odd);
 	memset(lk, 0, sizeof(*lk));
 	lk->fd = -1;
+	lk->go[0] = lk->go[1] = -1;
 }
 
 /* Remove the directories path was in, from the deepest, while empty
