@@ -632,6 +632,12 @@ git_init_with(struct git_call *with, size_t n)
 
 	for (i = 0; i < n; i++)
 		with[i].status = -1;
+	/* Again (a test's second repository): what the last one found
+	 * goes first. */
+	free(git_bin);
+	free(version);
+	version = NULL;
+	strv_free(&local_vars);
 	if ((git_bin = spawn_which("git", getenv("PATH"))) == NULL) {
 		warnx("git not found on PATH");
 		return -1;
