@@ -45,19 +45,19 @@ expect_one(const struct gitindex_entry *e, void *arg)
 	const char	*p = e->path, *next;
 	size_t		 at = 0;
 
-	/* Each directory above the entry, the top ("") first. */
+	/* Each directory above the entry, the top ("") first; next, the
+	 * end of the entry's name in it. */
 	for (;;) {
+		next = strchr(p + at + (at > 0), '/');
 		buf_reset(&x->b);
 		buf_add(&x->b, p, at);
-		buf_str(&x->b);
-		if (strv_sorted_has(x->dirs, x->b.data)) {
-			next = strchr(p + at + (at > 0), '/');
+		if (strv_sorted_has(x->dirs, buf_str(&x->b))) {
 			buf_reset(&x->b);
 			buf_add(&x->b, p, next != NULL ?
 			    (size_t)(next - p) + 1 : strlen(p));
 			strv_push(x->out, buf_str(&x->b));
 		}
-		if ((next = strchr(p + at + (at > 0), '/')) == NULL)
+		if (next == NULL)
 			return 0;
 		at = (size_t)(next - p);
 	}
