@@ -320,6 +320,10 @@ struct reuse_look {
 	int		 pruned;	/* or none needed: forge removed
 					   what the index has not */
 	char		*out, *err;	/* its files */
+	struct git_job	 detach;	/* HEAD detached at head, begun
+					   with the look */
+	int		 detaching;	/* started, not waited for */
+	char		*dout, *derr;	/* its files */
 	int		 keep_ignored;
 	int		 dirs;		/* directories whose mode was reset */
 	struct strv	 stale, links;

@@ -307,6 +307,16 @@ reuse_look_begin(struct reuse_look *lk, const struct reuse_copy *rc,
 		return -1;
 	}
 	lk->g.index = lk->index;
+	/* HEAD detached at head meanwhile (reuse_sync_clean_detach()):
+	 * nothing of it is read by the look. */
+	lk->dout = xasprintf("%s/detach.out", rc->scratch);
+	lk->derr = xasprintf("%s/detach.err", rc->scratch);
+	if (reuse_sync_detach_start(&lk->detach, &lk->g, head, lk->dout,
+	    lk->derr) == -1) {
+		reuse_look_free(lk);
+		return -1;
+	}
+	lk->detaching = 1;
 	/*
 	 * What that index does not have goes as forge looks at each
 	 * directory, where the copy keeps no ignored files of its own;
@@ -376,6 +386,23 @@ reuse_look_then(struct reuse_look *lk, struct reuse_prefix_job *job,
 }
 
 /* The clean, if it runs still, waited for: its status. */
+/* The detach waited for: 0 if it did, -1 (said why) if not, or if it
+ * was waited for already. */
+static int
+look_detached(struct reuse_look *lk)
+{
+	int	r = -1;
+
+	if (lk->detaching) {
+		r = reuse_sync_detach_finish(&lk->detach, lk->adm, lk->head,
+		    lk->derr);
+		lk->detaching = 0;
+		(void)unlink(lk->dout);
+		(void)unlink(lk->derr);
+	}
+	return r;
+}
+
 static int
 look_cleaned(struct reuse_look *lk)
 {
@@ -435,8 +462,13 @@ reuse_look_end(struct reuse_look *lk, const struct entlist *entries,
 	}
 	fs_pair_close(&pw);
 	st = look_cleaned(lk);
-	if (r == -1 || reuse_sync_clean_detach(&lk->g, lk->head,
-	    lk->keep_ignored, lk->pruned || (st == 0 && lk->dirs == 0)) == -1)
+	if (r == -1 || (!lk->pruned && (st != 0 || lk->dirs != 0) &&
+	    reuse_sync_git(&lk->g, lk->keep_ignored ? reuse_clean_keep :
+	    reuse_clean_all, NULL, NULL) == -1))
+		goto out;
+	/* Half brought up to date: neither the last run's nor HEAD's. */
+	sig_test_stall("sync");
+	if (look_detached(lk) == -1)
 		goto out;
 	for (i = 0; i < lk->stale.n; i++)
 		strv_push(recent, lk->stale.v[i]);
@@ -455,6 +487,13 @@ reuse_look_free(struct reuse_look *lk)
 {
 	(void)reuse_look_wait(lk);
 	(void)look_cleaned(lk);
+	if (lk->detaching) {
+		(void)git_finish(&lk->detach);
+		(void)unlink(lk->dout);
+		(void)unlink(lk->derr);
+	}
+	free(lk->dout);
+	free(lk->derr);
 	free(lk->copy);
 	free(lk->head);
 	free(lk->index);

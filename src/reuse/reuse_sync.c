@@ -411,12 +411,23 @@ const char *const	 reuse_clean_keep[] = { "clean", "-ffdq", NULL };
  * git worktree add reads as it sets a fresh copy's HEAD (the settings
  * of a ref's lock), and a setting that fails a fresh copy fails this
  * one too. */
+static void
+detach_args(const char **a, const char *head)
+{
+	a[0] = "update-ref";
+	a[1] = "--no-deref";
+	a[2] = "-m";
+	a[3] = "forge: reuse";
+	a[4] = "HEAD";
+	a[5] = head;
+	a[6] = NULL;
+}
+
 int
 reuse_sync_clean_detach(struct git *g, const char *head, int keep_ignored,
     int cleaned)
 {
-	const char *const	 detach[] = { "update-ref", "--no-deref", "-m",
-	    "forge: reuse", "HEAD", head, NULL };
+	const char		*detach[7];
 	const char		*index = g->index;
 	int			 r;
 
@@ -426,12 +437,51 @@ reuse_sync_clean_detach(struct git *g, const char *head, int keep_ignored,
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
 	g->index = NULL;
+	detach_args(detach, head);
 	r = reuse_sync_git(g, detach, NULL, NULL);
 	g->index = index;
 	if (r == -1)
 		return -1;
 	/* Its reflog and ORIG_HEAD a fresh copy's. */
 	registration_detached(g->gitdir, head);
+	return 0;
+}
+
+/*
+ * The same detach in the background, beside what forge does next (no
+ * index is read: the copy's files are not its concern), its output and
+ * error in out and err; reuse_sync_detach_finish() waits.  -1 with a
+ * message: nothing started.
+ */
+int
+reuse_sync_detach_start(struct git_job *j, const struct git *g,
+    const char *head, const char *out, const char *err)
+{
+	const char		*detach[7];
+	struct git		 dg = *g;
+
+	dg.index = NULL;
+	detach_args(detach, head);
+	return git_start(j, &dg, detach, NULL, out, err);
+}
+
+/* That detach waited for: as reuse_sync_clean_detach() ends. */
+int
+reuse_sync_detach_finish(struct git_job *j, const char *gitdir,
+    const char *head, const char *err)
+{
+	struct buf	b = BUF_INIT;
+	int		st;
+
+	if ((st = git_finish(j)) > 0) {
+		(void)fs_read_file(err, &b, 1 << 20);
+		warnx("git update-ref failed in the reused copy: %s",
+		    git_why(&b, st));
+	}
+	buf_free(&b);
+	if (st != 0)
+		return -1;
+	registration_detached(gitdir, head);
 	return 0;
 }
 
