@@ -282,8 +282,26 @@ only_entry(struct entlist *el, unsigned mode, const char *oid,
 	    strlen(path)), 0);
 }
 
+/* The source's key, and the look's (which the untracked files do not
+ * change), freed: 1 if the look's is look. */
+static char *
+src_key(const struct proof_repo *pr, const struct lsfiles *l,
+    const char *look, int *same_look)
+{
+	char	*k, *lk;
+
+	k = proof_carry_src_key(pr, l, &lk);
+	ck_assert_ptr_nonnull(lk);
+	ck_assert_str_ne(k, lk);
+	if (same_look != NULL)
+		*same_look = look != NULL && strcmp(look, lk) == 0;
+	free(lk);
+	return k;
+}
+
 /* The source's key is made of everything its side is computed from:
- * any of it changed, another key. */
+ * any of it changed, another key; and so the look's, but for the
+ * untracked files, which the look sees to itself. */
 START_TEST(t_src_key)
 {
 	struct proof_repo	 pr;
@@ -291,8 +309,9 @@ START_TEST(t_src_key)
 	struct entlist		 entries = ENTLIST_INIT;
 	struct strv		 exclude = STRV_INIT, none = STRV_INIT;
 	struct strv		*lists[6];
-	char			*key, *other;
+	char			*key, *other, *look;
 	size_t			 i;
+	int			 same;
 
 	memset(&pr, 0, sizeof(pr));
 	memset(&l, 0, sizeof(l));
@@ -301,18 +320,21 @@ START_TEST(t_src_key)
 	pr.gitdir = "/src/.git";
 	pr.entries = &entries;
 	pr.exclude = &exclude;
-	key = proof_carry_src_key(&pr, &l);
-	other = proof_carry_src_key(&pr, &l);
+	key = proof_carry_src_key(&pr, &l, &look);
+	other = src_key(&pr, &l, look, &same);
 	ck_assert_str_eq(key, other);
+	ck_assert_int_eq(same, 1);
 	free(other);
 	pr.src = "/elsewhere";
-	other = proof_carry_src_key(&pr, &l);
+	other = src_key(&pr, &l, look, &same);
 	ck_assert_str_ne(key, other);
+	ck_assert_int_eq(same, 0);
 	free(other);
 	pr.src = "/src";
 	pr.gitdir = "/src/.git/worktrees/w";
-	other = proof_carry_src_key(&pr, &l);
+	other = src_key(&pr, &l, look, &same);
 	ck_assert_str_ne(key, other);
+	ck_assert_int_eq(same, 0);
 	free(other);
 	pr.gitdir = "/src/.git";
 	lists[0] = &none;	/* for entries, an entry pushed */
@@ -326,8 +348,10 @@ START_TEST(t_src_key)
 			only_entry(&entries, 0100644, OID_A, "z.txt");
 		else
 			strv_push(lists[i], "z.txt");
-		other = proof_carry_src_key(&pr, &l);
+		other = src_key(&pr, &l, look, &same);
 		ck_assert_msg(strcmp(key, other) != 0, "list %zu", i);
+		ck_assert_msg(same == (lists[i] == &l.untracked),
+		    "look, list %zu", i);
 		free(other);
 		strv_free(lists[i]);
 		if (i == 0)
@@ -335,19 +359,23 @@ START_TEST(t_src_key)
 	}
 	/* The entry's mode and id count too. */
 	only_entry(&entries, 0100755, OID_A, "a.txt");
-	other = proof_carry_src_key(&pr, &l);
+	other = src_key(&pr, &l, look, &same);
 	ck_assert_str_ne(key, other);
+	ck_assert_int_eq(same, 0);
 	free(other);
 	only_entry(&entries, 0100644, "0123456789012345678901234567890123456788",
 	    "a.txt");
-	other = proof_carry_src_key(&pr, &l);
+	other = src_key(&pr, &l, look, &same);
 	ck_assert_str_ne(key, other);
+	ck_assert_int_eq(same, 0);
 	free(other);
 	only_entry(&entries, 0100644, OID_A, "a.txt");
-	other = proof_carry_src_key(&pr, &l);
+	other = src_key(&pr, &l, look, &same);
 	ck_assert_str_eq(key, other);
+	ck_assert_int_eq(same, 1);
 	free(other);
 	free(key);
+	free(look);
 	entlist_free(&entries);
 }
 END_TEST

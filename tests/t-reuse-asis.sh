@@ -369,7 +369,7 @@ unlike "the copy has no such directory" "$out" '^newd$'
 rmdir newd
 
 # The copy is put right while git still writes the working tree's tree
-# (where git adds every file: a new untracked file): what differs is
+# (where git adds every file: an entry marked unchanged): what differs is
 # found from the index that tree is written from.  A wrapper holds the
 # working tree's git write-tree until the copy's paths are put right (3
 # seconds at most), and says which came first: in the reused run, not
@@ -396,10 +396,12 @@ esac
 exec "\$real" "\$@"
 EOF
 chmod +x "$T/gitw/git"
+git update-index --assume-unchanged a
 run_forge verify --reuse -- true
 printf 'while written\n' >>f3
 rm -f "$T/fixed" "$T/order"
 PATH="$T/gitw:$PATH" run_forge verify --reuse --no-audit -v -- cat f3
+git update-index --no-assume-unchanged a
 is "put right as the tree is written: the run passes" "$rc" 0
 like "one path put right" "$err" 'proved as it stood once 1 path'
 is "with the file as it is now" "$out" "$(cat f3)"

@@ -149,10 +149,33 @@ check "a conflict's file rewritten" 1
 rm x && ln -s f1 x
 check "a conflict's file made a symlink" 1
 
-# What changes the listing is no look: every file.
+# What changes the untracked files is a look all the same: git looks at
+# a new one alone, and what the working state no longer has (one
+# removed, one ignored since) goes from both sides, and from the copy.
 printf 'new\n' >v
 next_second
-check "a new untracked file" all
+check "a new untracked file" 1
+check "then nothing changed" 0
+rm v
+check "an untracked file removed" 0
+run_forge verify --reuse -- test ! -e v
+is "the copy does not have it" "$rc" 0
+printf 'soon ignored\n' >v2
+check "another new untracked file" 1
+printf 'v2\n' >>.gitignore
+check "that file ignored since" 1
+run_forge verify --reuse -- test ! -e v2
+is "the copy does not have it" "$rc" 0
+git checkout -q -- .gitignore
+check "and no longer ignored" 2
+run_forge verify --reuse -- cat v2
+is "the copy has it again" "$out" "soon ignored"
+rm v2
+check "then removed" 0
+# A new file and the index changed with it (git add): every file.
+printf 'staged\n' >v3 && git add v3
+next_second
+check "a new file added to the index" all
 # Right after a run that looked at every file, one may still be racily
 # clean to git (seen under load, the file not known): 0 or 1.
 check "then nothing changed" 0-1

@@ -234,6 +234,7 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 {
 	struct proof	*p;
 	char		 tag[32];
+	int		 look_alone = 0;
 
 	p = xcalloc(1, sizeof(*p));
 	p->r = *pr;
@@ -252,8 +253,14 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 	if (p->plain)
 		strv_pushv(&p->untracked, l->untracked.v);
 	if (!pr->sparse) {
-		p->src_key = proof_carry_src_key(pr, l);
+		p->src_key = proof_carry_src_key(pr, l, &p->src_look_key);
 		p->src_carried = proof_carry_find(rd, id, "src", p->src_key);
+		/* One carried for other untracked files: for the look
+		 * alone, which sees to them. */
+		if (p->src_carried == NULL && pr->look != NULL &&
+		    (p->src_carried = proof_carry_find(rd, id, "src",
+		    p->src_look_key)) != NULL)
+			look_alone = 1;
 	}
 	memset(&p->src_git, 0, sizeof(p->src_git));
 	p->src_git.dir = pr->src;
@@ -283,8 +290,8 @@ proof_begin(const struct proof_repo *pr, const struct lsfiles *l,
 		 * ids will do, and the tree's id, computed here, too. */
 		p->src_req.info_only = 1;
 		p->src_req.own = proof_hash_size(p);
-	} else if (p->src_carried != NULL &&
-	    carried_lacks(p, l, &p->edits) == -1) {
+	} else if (p->src_carried != NULL && (look_alone ||
+	    carried_lacks(p, l, &p->edits) == -1)) {
 		free(p->src_carried);
 		p->src_carried = NULL;
 		p->src_req.start = NULL;
@@ -914,6 +921,7 @@ proof_free(struct proof *p)
 	free(p->dst_index);
 	free(p->dst_gitdir);
 	free(p->src_key);
+	free(p->src_look_key);
 	free(p->src_carried);
 	free(p->src_tree);
 	if (p->copy_index != NULL)

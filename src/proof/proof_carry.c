@@ -62,34 +62,51 @@ seal_of(const char *key, const char *idx)
 	return seal;
 }
 
-/* Does the key file at path seal idx for key? */
+/* Does the key file at path seal idx for key -- is its seal one of the
+ * file's lines? */
 static int
 seal_holds(const char *path, const char *key, const char *idx)
 {
 	struct buf	 b = BUF_INIT;
 	struct stat	 st;
+	const char	*line;
 	char		*seal = NULL;
-	int		 ok;
+	size_t		 n;
+	int		 ok = 0;
 
-	ok = lstat(idx, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (lstat(idx, &st) == 0 && S_ISREG(st.st_mode) &&
 	    fs_read_file(path, &b, 4096) == 0 && b.data != NULL &&
-	    (seal = seal_of(key, idx)) != NULL && strcmp(b.data, seal) == 0;
+	    (seal = seal_of(key, idx)) != NULL) {
+		/* Each seal is a line, its newline and all. */
+		n = strlen(seal);
+		for (line = b.data; !ok && *line != '\0';
+		    line += strcspn(line, "\n") + (line[strcspn(line, "\n")] ==
+		    '\n'))
+			ok = strncmp(line, seal, n) == 0;
+	}
 	free(seal);
 	buf_free(&b);
 	return ok;
 }
 
-/* Seal idx for key in the key file at path: -1 if it cannot be. */
+/* Seal idx for key, and for key2 too if not NULL, in the key file at
+ * path: -1 if it cannot be. */
 static int
-seal_write(const char *path, const char *key, const char *idx)
+seal_write(const char *path, const char *key, const char *key2,
+    const char *idx)
 {
-	char	*seal;
-	int	 ret;
+	char	*seal, *seal2 = NULL, *both;
+	int	 ret = -1;
 
-	if ((seal = seal_of(key, idx)) == NULL)
-		return -1;
-	ret = fs_write_atomic(path, seal, strlen(seal), 0600);
+	if ((seal = seal_of(key, idx)) == NULL ||
+	    (key2 != NULL && (seal2 = seal_of(key2, idx)) == NULL))
+		goto out;
+	both = xasprintf("%s%s", seal, seal2 != NULL ? seal2 : "");
+	ret = fs_write_atomic(path, both, strlen(both), 0600);
+	free(both);
+out:
 	free(seal);
+	free(seal2);
 	return ret;
 }
 
@@ -212,17 +229,16 @@ gitlinks_there(struct sum *s, const char *top, const struct strv *v)
 }
 
 char *
-proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
+proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l,
+    char **look)
 {
-	struct sum	 s;
+	struct sum	 s, f;
+	char		*key;
 
 	sum_init(&s);
 	sum_str(&s, pr->src);
 	sum_str(&s, pr->gitdir);
 	entlist_sum(pr->entries, &s, "entries");
-	/* git add -A keeps an entry it made of an untracked file that has
-	 * since become ignored: the same untracked files, or none. */
-	strv_sum(&l->untracked, &s, "untracked");
 	strv_sum(&l->flagged, &s, "flagged");
 	strv_sum(&l->nested, &s, "nested");
 	/* A submodule's commit, and whether its directory is there: git
@@ -235,7 +251,17 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l)
 	 * entries as they were. */
 	strv_sum(&l->conflicts, &s, "conflicts");
 	strv_sum(pr->exclude, &s, "exclude");
-	return sum_line(&s, "forge carry 5 ");
+	*look = sum_line(&s, "forge carry 6 look ");
+	/* git add -A keeps an entry it made of an untracked file that has
+	 * since become ignored: the same untracked files, or none.  Not
+	 * so the look (proof_look_take()), which removes what the index
+	 * has that the working state has not, and has git look at what
+	 * it has that the index has not. */
+	sum_init(&f);
+	sum_str(&f, *look);
+	strv_sum(&l->untracked, &f, "untracked");
+	key = sum_line(&f, "forge carry 6 ");
+	return key;
 }
 
 /* Carry the source's side's index to the next run (if that fails, the
@@ -259,7 +285,7 @@ proof_carry_leave_src(struct proof *p)
 	t[1] = p->src_since;
 	if (treeid_keep(&p->src_job, idx) == 0 &&
 	    (utimensat(AT_FDCWD, idx, t, 0) == -1 ||
-	    seal_write(key, p->src_key, idx) == -1))
+	    seal_write(key, p->src_key, p->src_look_key, idx) == -1))
 		(void)unlink(idx);
 	free(idx);
 	free(key);
@@ -365,7 +391,7 @@ proof_carry_leave_copy(struct proof *p)
 	fs_present(p->r.dst, &t[1]);
 	if (rename(p->copy_index, idx) == -1 ||
 	    utimensat(AT_FDCWD, idx, t, 0) == -1 ||
-	    seal_write(key, k, idx) == -1)
+	    seal_write(key, k, NULL, idx) == -1)
 		(void)unlink(idx);
 	else
 		write_clocks(p);

@@ -64,6 +64,10 @@ struct proof {
 						   side looked at its files */
 	char			*src_key;	/* what the source's carried
 						   index is to be for */
+	char			*src_look_key;	/* the same but for the
+						   untracked files: for the
+						   look alone, which sees
+						   to them */
 	char			*src_carried;	/* that index, if the last run
 						   left one sealed for it */
 	struct git		 src_git;
@@ -214,7 +218,10 @@ int		 proof_look_take(struct proof *, const struct lsfiles *);
 /*
  * proof_carry.c, the carried indexes, files in rd->carry named for the
  * side and the proof's id; the caller frees every string returned:
- *	key = proof_carry_src_key(pr, l);	the source's side's key
+ *	key = proof_carry_src_key(pr, l, &look);	the source's side's
+ *				key, and into look the one that the look
+ *				alone may start from (proof_look_take()):
+ *				the same but for the untracked files
  *	path = proof_carry_path(rd, id, side, what);	"index" or "key"
  *	idx = proof_carry_find(rd, id, side, key);	the side's carried
  *				index, if sealed for key (else NULL)
@@ -226,7 +233,7 @@ int		 proof_look_take(struct proof *, const struct lsfiles *);
  *					fails)
  */
 char		*proof_carry_src_key(const struct proof_repo *,
-		    const struct lsfiles *);
+		    const struct lsfiles *, char **);
 char		*proof_carry_path(const struct rundir *, size_t, const char *,
 		    const char *);
 char		*proof_carry_find(const struct rundir *, size_t, const char *,
