@@ -238,7 +238,6 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l,
 	sum_init(&s);
 	sum_str(&s, pr->src);
 	sum_str(&s, pr->gitdir);
-	entlist_sum(pr->entries, &s, "entries");
 	strv_sum(&l->flagged, &s, "flagged");
 	strv_sum(&l->nested, &s, "nested");
 	/* A submodule's commit, and whether its directory is there: git
@@ -253,12 +252,16 @@ proof_carry_src_key(const struct proof_repo *pr, const struct lsfiles *l,
 	strv_sum(pr->exclude, &s, "exclude");
 	*look = sum_line(&s, "forge carry 6 look ");
 	/* git add -A keeps an entry it made of an untracked file that has
-	 * since become ignored: the same untracked files, or none.  Not
-	 * so the look (proof_look_take()), which removes what the index
-	 * has that the working state has not, and has git look at what
-	 * it has that the index has not. */
+	 * since become ignored, and an entry it found in the index it
+	 * starts from: the same untracked files and entries, or none.  Not
+	 * so the look (proof_look_take()), which removes what the carried
+	 * index has that the working state has not, has git look at what
+	 * it has that the index has not, and at every file whose stat data
+	 * changed: what the working tree's index stages since changes
+	 * nothing it sees. */
 	sum_init(&f);
 	sum_str(&f, *look);
+	entlist_sum(pr->entries, &f, "entries");
 	strv_sum(&l->untracked, &f, "untracked");
 	key = sum_line(&f, "forge carry 6 ");
 	return key;

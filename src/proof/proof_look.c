@@ -359,7 +359,10 @@ take_entry(struct proof *p, const struct gitindex_entry *he, size_t *m,
  * begun before (proof_look_start()): git looks at the paths whose files
  * changed since, the ones the working state has that the index has not,
  * and nothing else; what the index has that the working state has not
- * (an untracked file gone or now ignored) is removed.  0: so it is set
+ * (an untracked file gone or now ignored) is removed.  What the working
+ * tree's index stages does not count but for which paths it tracks: an
+ * entry whose stat data is as git kept it names the file's blob, and
+ * modes are the files' own (core.fileMode true: treeid.c).  0: so it is set
  * up; -1: git is to look at every file (git add -A).
  */
 int
