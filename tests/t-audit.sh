@@ -173,4 +173,19 @@ like "the copy is not carried on" "$err" \
     "the last commit's copy cannot be carried on"
 is "nothing left behind" "$(leftovers "$R")" ""
 
+# --- Another tree: the working state changed as the run went on --------
+# The command writes in the working tree itself: the audit's fresh copy
+# holds another tree, and the fast verdict stands unchecked, recorded
+# so (a suite in which nothing changes fails on it: tests/lib.sh).
+run_forge verify --reuse -- true
+run_forge verify --reuse --audit -- sh -c "printf 'late\\n' >'$R/late.txt'"
+is "a fast verdict, the working tree written meanwhile: it stands" "$rc" 0
+like "another tree said" "$err" \
+    'audit: the fresh copy holds another tree .*: the reused copy.s verdict stands unchecked'
+is "recorded as another tree" \
+    "$(last_verify "$R" | "$JSONPICK" audit)" "other tree"
+is "no divergence" "$(divergences)" $((n + 1))
+rm late.txt
+run_forge gc --all
+
 done_testing

@@ -135,10 +135,14 @@ judge(struct run *r, const struct run *a)
 		    fs_vis(a->res.failed) : "no reason given", r->res.fast);
 		return;
 	}
+	/* The working state changed meanwhile -- or the fast path's proof
+	 * was not a fresh copy's: recorded apart, for a suite in which
+	 * nothing changes to fail on. */
 	if (t != NULL && a->res.tree != NULL && strcmp(t, a->res.tree) != 0) {
-		warnx("audit: the tree changed meanwhile (%.12s, then %.12s): "
-		    "the %s's verdict stands unchecked", t, a->res.tree,
-		    r->res.fast);
+		warnx("audit: the fresh copy holds another tree (%.12s, then "
+		    "%.12s: the working state changed meanwhile?): the %s's "
+		    "verdict stands unchecked", t, a->res.tree, r->res.fast);
+		r->res.audited = "other tree";
 		return;
 	}
 	if (a->res.verdict != r->res.verdict) {
