@@ -252,4 +252,45 @@ like "not reused" "$err" 'not reused: core.symlinks is false'
 is "with the working tree's file" "$out" "other.txt"
 forge gc --all >/dev/null 2>&1
 
+# An attributes file the working state ignores: git converts by it in
+# the working tree, and no copy has it -- so a reused copy's look, which
+# takes the files it found unchanged as git last hashed them, could
+# prove another tree than a fresh copy.  Not reused, saying why; the
+# tree and the copy a fresh copy's.  (Found in review: a file staged
+# renormalized, and an attributes file new with the rule ignoring it.)
+new_repo "$T/attrs"
+git config forge.breakerThreshold 0
+printf 'a\r\nb\r\n' >t.txt && git add t.txt && git commit -q -m crlf
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+echo .gitattributes >>.git/info/exclude
+printf '*.txt text eol=lf\n' >.gitattributes
+git add --renormalize t.txt
+lf='! grep -q "$(printf "\r")" t.txt'
+run_forge verify --reuse -v -- sh -c "$lf"
+is "an ignored attributes file, a file staged renormalized: passes" "$rc" 0
+like "not reused, saying why" "$err" \
+    'not reused: an ignored .gitattributes, which git reads and no copy has'
+like "the tree a fresh copy's" "$err" "tree $(git_tree | cut -c1-12)"
+git reset -q --hard && rm .gitattributes && git checkout -q -- .
+sed -i '/^.gitattributes$/d' .git/info/exclude
+run_forge verify --reuse -- true
+run_forge verify --reuse -- true
+mkdir -p sub && printf 'c\r\n' >sub/v.txt && git add sub/v.txt &&
+    git commit -q -m sub
+run_forge verify --reuse -- true
+printf '*.txt text eol=lf\n' >sub/.gitattributes
+printf '.gitattributes\n' >sub/.gitignore
+git add --renormalize sub/v.txt
+run_forge verify --reuse -v -- true
+is "one in a directory, ignored by a rule as new: passes" "$rc" 0
+like "not reused" "$err" 'not reused: an ignored .gitattributes'
+like "with git's tree" "$err" "tree $(git_tree | cut -c1-12)"
+rm sub/.gitignore
+run_forge verify --reuse -v -- true
+run_forge verify --reuse -v -- true
+unlike "no longer ignored: reused again" "$err" 'not reused'
+like "with git's tree" "$err" "tree $(git_tree | cut -c1-12)"
+forge gc --all >/dev/null 2>&1
+
 done_testing

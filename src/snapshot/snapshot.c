@@ -663,6 +663,10 @@ copy_repo(struct snapshot *s, struct snap_repo *sr)
 	if (sr_settings(sr, l.sparse, sr == s->repos[0] ? s->core :
 	    have_text ? &text : NULL) == -1)
 		goto out;
+	/* An ignored attributes file: git converts by it in the working
+	 * tree alone, and what a reused copy's look found unchanged may not
+	 * be what git makes of it (snapshot_repo_not_reusable()). */
+	sr->unlisted_attrs = snapshot_repo_attributes_on_disk(sr, &l);
 	/* A conflict over a submodule, and sparse patterns, have a copy of
 	 * their own: such copies are not reused, which is said once, as
 	 * the fresh copy is made (its caller).  Nested repositories' copies

@@ -57,6 +57,9 @@ struct snap_repo {
 					   file outside the tree: what is
 					   on disk may not be what a
 					   checkout writes */
+	int		 unlisted_attrs; /* an attributes file on disk that
+					   the listing has not (ignored):
+					   git reads it, no copy has it */
 	struct proof	*proof;		/* NULL: not proved */
 	char		*want;		/* a copy of a tree: the tree it
 					   must hold (below the top) */
@@ -104,6 +107,8 @@ struct nested {
  *			among the entries' or the paths (either NULL)
  *	snapshot_repo_may_convert(sr, l)	can git convert what it reads or
  *			writes in sr?
+ *	snapshot_repo_attributes_on_disk(sr, l)	is there an attributes file
+ *			in a directory of what l lists (ignored ones too)?
  *	snapshot_repo_reuse_copy(s, sr, &rc)	sr's copy in a reused copy, as
  *			reuse.h's steps take it (its ignored files kept for
  *			an incremental one)
@@ -149,6 +154,8 @@ void	snapshot_repo_dst_git(const struct snap_repo *, struct git *);
 int	snapshot_repo_has_attributes(const struct entlist *,
 	    const struct strv *);
 int	snapshot_repo_may_convert(const struct snap_repo *,
+	    const struct lsfiles *);
+int	snapshot_repo_attributes_on_disk(const struct snap_repo *,
 	    const struct lsfiles *);
 void	snapshot_repo_reuse_copy(struct snapshot *, const struct snap_repo *,
 	    struct reuse_copy *);

@@ -1,6 +1,8 @@
 /* One repository of a copy: its gits, conversions, submodules' directories. */
 #include "config.h"
 
+#include <sys/stat.h>
+
 #include <err.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -9,7 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "convert.h"
+#include "entlist.h"
 #include "fs.h"
 #include "fs_remove.h"
 #include "fs_vis.h"
@@ -60,6 +64,65 @@ snapshot_repo_has_attributes(const struct entlist *entries,
 		if (convert_is_attributes(paths->v[i]))
 			return 1;
 	return 0;
+}
+
+/* Each directory above path ("" for the top too) onto v, once for a run
+ * of paths in the same directory (last: the directory pushed last). */
+static void
+push_dirs(struct strv *v, struct buf *last, const char *path)
+{
+	const char	*slash = strrchr(path, '/'), *p;
+	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
+
+	if (last->data != NULL && last->len == n &&
+	    memcmp(last->data, path, n) == 0)
+		return;
+	buf_reset(last);
+	buf_add(last, path, n);
+	buf_str(last);
+	strv_push(v, "");
+	for (p = path; (p = strchr(p, '/')) != NULL; p++)
+		strv_pushf(v, "%.*s", (int)(p - path), path);
+}
+
+/*
+ * git reads every attributes file in a directory above a file it
+ * hashes or writes, whether the working state has it or ignores it;
+ * no copy has an ignored one.  Is there one that l does not list?  Each
+ * directory above what l lists is looked in (a stat each: a few hundred
+ * at 20,000 files); one that cannot be looked in counts.
+ */
+int
+snapshot_repo_attributes_on_disk(const struct snap_repo *sr,
+    const struct lsfiles *l)
+{
+	struct strv	 dirs = STRV_INIT;
+	struct buf	 last = BUF_INIT;
+	struct stat	 st;
+	char		*rel, *p;
+	size_t		 i;
+	int		 found = 0;
+
+	strv_pool(&dirs);
+	for (i = 0; i < l->entries.n; i++)
+		push_dirs(&dirs, &last, entlist_path(&l->entries, i));
+	buf_reset(&last);
+	for (i = 0; i < l->untracked.n; i++)
+		push_dirs(&dirs, &last, l->untracked.v[i]);
+	strv_sort_uniq(&dirs);
+	for (i = 0; !found && i < dirs.n; i++) {
+		rel = *dirs.v[i] != '\0' ? xasprintf("%s/.gitattributes",
+		    dirs.v[i]) : xstrdup(".gitattributes");
+		p = xasprintf("%s/%s", sr->src, rel);
+		found = (lstat(p, &st) == 0 || (errno != ENOENT &&
+		    errno != ENOTDIR)) && entlist_find(&l->entries, rel) == -1 &&
+		    !strv_sorted_has(&l->untracked, rel);
+		free(p);
+		free(rel);
+	}
+	strv_free(&dirs);
+	buf_free(&last);
+	return found;
 }
 
 /*
@@ -210,6 +273,9 @@ snapshot_repo_not_reusable(const struct snap_repo *sr,
 		return "core.symlinks is false";
 	if (sr->ignorestat)
 		return "core.ignoreStat is set";
+	if (sr->unlisted_attrs)
+		return "an ignored .gitattributes, which git reads and no "
+		    "copy has";
 	for (i = 0; i < l->nested.n; i++)
 		if (listed(&l->unmerged, l->nested.v[i]))
 			return "a conflict over a submodule";
