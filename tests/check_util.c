@@ -726,6 +726,36 @@ START_TEST(t_xalloc)
 }
 END_TEST
 
+/* The directories above a path, the top first; with a buffer, once
+ * for paths in the same directory. */
+START_TEST(t_strv_push_dirs)
+{
+	struct strv	 v = STRV_INIT;
+	struct buf	 last = BUF_INIT;
+	char		*j;
+
+	strv_push_dirs(&v, NULL, "");
+	ck_assert_uint_eq(v.n, 0);
+	strv_push_dirs(&v, NULL, "top");
+	strv_push_dirs(&v, NULL, "a/b/c");
+	j = strv_join(&v, ",");
+	ck_assert_str_eq(j, ",,a,a/b");
+	free(j);
+	strv_clear(&v);
+	strv_push_dirs(&v, &last, "a/b/c");
+	strv_push_dirs(&v, &last, "a/b/d");
+	strv_push_dirs(&v, &last, "a/bc");
+	strv_push_dirs(&v, &last, "a/e");
+	strv_push_dirs(&v, &last, "x");
+	strv_push_dirs(&v, &last, "y");
+	j = strv_join(&v, ",");
+	ck_assert_str_eq(j, ",a,a/b,,a,");
+	free(j);
+	strv_free(&v);
+	buf_free(&last);
+}
+END_TEST
+
 /* Sorted as strcmp() sorts; each string once, pooled or not. */
 START_TEST(t_strv_sort_uniq)
 {
@@ -953,6 +983,7 @@ util_suite(void)
 	tcase_add_test(tc, t_strv_join);
 	tcase_add_test(tc, t_strv_split_z);
 	tcase_add_test(tc, t_strv_sort_uniq);
+	tcase_add_test(tc, t_strv_push_dirs);
 	tcase_add_test(tc, t_strv_join_shell);
 	tcase_add_test(tc, t_strv_join_shell_roundtrip);
 	suite_add_tcase(s, tc);

@@ -63,43 +63,6 @@ expect_one(const struct gitindex_entry *e, void *arg)
 	}
 }
 
-/*
- * Each directory above path (the top "" too) onto v: a directory with
- * a stale file below it may not be the one the index saw there, times
- * and all -- one that came with a directory renamed above it keeps its
- * own times (rename(2) stamps only what it moves), and each file the
- * index expects below it is then another, or gone, or was moved there
- * itself: stale.  What the directory holds is seen to.
- */
-static void
-push_dirs_above(struct strv *v, const char *path)
-{
-	const char	*p;
-
-	if (*path == '\0')
-		return;
-	strv_push(v, "");
-	for (p = path; (p = strchr(p, '/')) != NULL; p++)
-		strv_pushf(v, "%.*s", (int)(p - path), path);
-}
-
-static void
-push_above(struct strv *v, struct buf *last, const char *path)
-{
-	const char	*slash = strrchr(path, '/');
-	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
-
-	/* The index's order keeps a directory's files together: its
-	 * directories pushed once for them all. */
-	if (last->data != NULL && last->len == n &&
-	    memcmp(last->data, path, n) == 0)
-		return;
-	buf_reset(last);
-	buf_add(last, path, n);
-	buf_str(last);
-	push_dirs_above(v, path);
-}
-
 /* The directories of changed rid of what the index open at fd does not
  * expect in them. */
 static int
@@ -116,7 +79,7 @@ prune_changed(int root, int fd, size_t rawsz, struct strv *changed)
 	 * into a directory that is then one of these. */
 	n = changed->n;
 	for (i = 0; i < n; i++)
-		push_dirs_above(changed, changed->v[i]);
+		strv_push_dirs(changed, NULL, changed->v[i]);
 	strv_sort_uniq(changed);
 	x.dirs = changed;
 	x.out = &had;
@@ -204,8 +167,17 @@ had_look(const char *copy, int fd, size_t rawsz, const struct timespec *since,
 		}
 		if (gitindex_stale(e, r ? &st : NULL, since)) {
 			strv_push(stale, path);
+			/* Each directory above it: one with a stale
+			 * file below it may not be the one the index
+			 * saw there, times and all -- one that came
+			 * with a directory renamed above it keeps its
+			 * own times (rename(2) stamps only what it
+			 * moves), and each file the index expects below
+			 * it is then another, or gone, or was moved
+			 * there itself: stale.  What the directory
+			 * holds is seen to. */
 			if (prune)
-				push_above(&changed, &last, path);
+				strv_push_dirs(&changed, &last, path);
 		} else if (r && S_ISREG(st.st_mode) && (st.st_mode & 07777) !=
 		    (((st.st_mode & S_IXUSR) ? 0777 : 0666) & ~mask))
 			strv_push(odd, path);

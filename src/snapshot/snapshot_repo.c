@@ -66,25 +66,6 @@ snapshot_repo_has_attributes(const struct entlist *entries,
 	return 0;
 }
 
-/* Each directory above path ("" for the top too) onto v, once for a run
- * of paths in the same directory (last: the directory pushed last). */
-static void
-push_dirs(struct strv *v, struct buf *last, const char *path)
-{
-	const char	*slash = strrchr(path, '/'), *p;
-	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
-
-	if (last->data != NULL && last->len == n &&
-	    memcmp(last->data, path, n) == 0)
-		return;
-	buf_reset(last);
-	buf_add(last, path, n);
-	buf_str(last);
-	strv_push(v, "");
-	for (p = path; (p = strchr(p, '/')) != NULL; p++)
-		strv_pushf(v, "%.*s", (int)(p - path), path);
-}
-
 /*
  * git reads every attributes file in a directory above a file it
  * hashes or writes, whether the working state has it or ignores it;
@@ -105,10 +86,10 @@ snapshot_repo_attributes_on_disk(const struct snap_repo *sr,
 
 	strv_pool(&dirs);
 	for (i = 0; i < l->entries.n; i++)
-		push_dirs(&dirs, &last, entlist_path(&l->entries, i));
+		strv_push_dirs(&dirs, &last, entlist_path(&l->entries, i));
 	buf_reset(&last);
 	for (i = 0; i < l->untracked.n; i++)
-		push_dirs(&dirs, &last, l->untracked.v[i]);
+		strv_push_dirs(&dirs, &last, l->untracked.v[i]);
 	strv_sort_uniq(&dirs);
 	for (i = 0; !found && i < dirs.n; i++) {
 		rel = *dirs.v[i] != '\0' ? xasprintf("%s/.gitattributes",

@@ -268,6 +268,27 @@ strv_sort_uniq(struct strv *v)
 }
 
 void
+strv_push_dirs(struct strv *v, struct buf *last, const char *path)
+{
+	const char	*slash = strrchr(path, '/'), *p;
+	size_t		 n = slash != NULL ? (size_t)(slash - path) : 0;
+
+	if (last != NULL) {
+		if (last->data != NULL && last->len == n &&
+		    memcmp(last->data, path, n) == 0)
+			return;
+		buf_reset(last);
+		buf_add(last, path, n);
+		buf_str(last);
+	}
+	if (*path == '\0')
+		return;
+	strv_push(v, "");
+	for (p = path; (p = strchr(p, '/')) != NULL; p++)
+		strv_pushf(v, "%.*s", (int)(p - path), path);
+}
+
+void
 strv_sum(const struct strv *v, struct sum *s, const char *tag)
 {
 	size_t	i;

@@ -54,6 +54,12 @@ void	 strv_sort_uniq(struct strv *);
  * string of v not before it (v->n if none). */
 int	 strv_sorted_has(const struct strv *, const char *);
 size_t	 strv_sorted_pos(const struct strv *, const char *);
+/* Each directory above a path ("dir/sub/name": "", "dir", "dir/sub")
+ * onto v; with last (a buffer kept from the call before, or NULL),
+ * nothing where the path before was in the same directory: paths in
+ * an index's order push each directory of theirs about once. */
+struct buf;
+void	 strv_push_dirs(struct strv *, struct buf *, const char *);
 /* Add to a checksum (sum.h) a tag, then each string of v (NULL: none). */
 struct sum;
 void	 strv_sum(const struct strv *, struct sum *, const char *);
