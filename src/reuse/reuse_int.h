@@ -34,6 +34,7 @@ int	reuse_sync_git(const struct git *, const char *const *,
 	    const struct buf *, struct buf *);
 int	reuse_sync_ls(const struct git *, const char *const *, struct strv *);
 int	reuse_sync_begin(const struct reuse_copy *, struct git *, char **);
+int	reuse_sync_clean(const struct git *, int, int);
 int	reuse_sync_clean_detach(struct git *, const char *, int, int);
 int	reuse_sync_detach_start(struct git_job *, const struct git *,
 	    const char *, const char *, const char *);

@@ -357,7 +357,6 @@ reuse_look_then(struct reuse_look *lk, struct reuse_prefix_job *job,
 	(void)fs_write_all(lk->go[1], "p", 1);
 }
 
-/* The clean, if it runs still, waited for: its status. */
 /* The detach waited for: 0 if it did, -1 (said why) if not, or if it
  * was waited for already. */
 static int
@@ -375,6 +374,7 @@ look_detached(struct reuse_look *lk)
 	return r;
 }
 
+/* The clean, if it runs still, waited for: its status. */
 static int
 look_cleaned(struct reuse_look *lk)
 {
@@ -434,9 +434,8 @@ reuse_look_end(struct reuse_look *lk, const struct entlist *entries,
 	}
 	fs_pair_close(&pw);
 	st = look_cleaned(lk);
-	if (r == -1 || (!lk->pruned && (st != 0 || lk->dirs != 0) &&
-	    reuse_sync_git(&lk->g, lk->keep_ignored ? reuse_clean_keep :
-	    reuse_clean_all, NULL, NULL) == -1))
+	if (r == -1 || reuse_sync_clean(&lk->g, lk->keep_ignored,
+	    lk->pruned || (st == 0 && lk->dirs == 0)) == -1)
 		goto out;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");

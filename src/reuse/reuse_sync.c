@@ -405,12 +405,7 @@ entry_modes(const char *copy, const struct entlist *entries,
 const char *const	 reuse_clean_all[] = { "clean", "-ffdqx", NULL };
 const char *const	 reuse_clean_keep[] = { "clean", "-ffdq", NULL };
 
-/* Every file that g's index does not list removed (ignored ones kept
- * if keep_ignored), unless cleaned says it is done, then HEAD detached
- * at head by git -- even where it is so already: git then reads what
- * git worktree add reads as it sets a fresh copy's HEAD (the settings
- * of a ref's lock), and a setting that fails a fresh copy fails this
- * one too. */
+/* git update-ref's arguments that detach HEAD at head, into a. */
 static void
 detach_args(const char **a, const char *head)
 {
@@ -423,6 +418,21 @@ detach_args(const char **a, const char *head)
 	a[6] = NULL;
 }
 
+/* Every file that g's index does not list removed (ignored ones kept
+ * if keep_ignored), unless cleaned says it is done.  -1 with a message. */
+int
+reuse_sync_clean(const struct git *g, int keep_ignored, int cleaned)
+{
+	if (cleaned)
+		return 0;
+	return reuse_sync_git(g, keep_ignored ? reuse_clean_keep :
+	    reuse_clean_all, NULL, NULL);
+}
+
+/* The clean (reuse_sync_clean()), then HEAD detached at head by git --
+ * even where it is so already: git then reads what git worktree add
+ * reads as it sets a fresh copy's HEAD (the settings of a ref's lock),
+ * and a setting that fails a fresh copy fails this one too. */
 int
 reuse_sync_clean_detach(struct git *g, const char *head, int keep_ignored,
     int cleaned)
@@ -431,8 +441,7 @@ reuse_sync_clean_detach(struct git *g, const char *head, int keep_ignored,
 	const char		*index = g->index;
 	int			 r;
 
-	if (!cleaned && reuse_sync_git(g, keep_ignored ? reuse_clean_keep :
-	    reuse_clean_all, NULL, NULL) == -1)
+	if (reuse_sync_clean(g, keep_ignored, cleaned) == -1)
 		return -1;
 	/* Half brought up to date: neither the last run's nor HEAD's. */
 	sig_test_stall("sync");
